@@ -1,0 +1,123 @@
+"""Exhaustive depth-first search: the independent referee.
+
+It explores states (fan heights, rank on the hole) depth first and remembers every state
+it has left without a win, so each is expanded once; the suit of the hole's card never
+matters, so the rank is the whole key. A branch is cut when some rank that still has
+cards cannot be reached from the hole's rank by walking the rank cycle through ranks
+that still have cards: every later hole rank is the rank of a card still in the fans,
+and each move changes the hole's rank by one. Both the memo and the cut keep it
+complete, so "unsolvable" here is a proof by exhaustion.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from blackhole.backends import Backend, Options, Result, Verdict
+from blackhole.problem import Problem
+
+_CHECK_EVERY = 4096  # nodes between clock reads
+
+
+class _OutOfTime(Exception):
+    pass
+
+
+class SearchBackend(Backend):
+    name = "search"
+
+    def solve(self, problem: Problem, options: Options) -> Result:
+        began = time.perf_counter()
+        deadline = None if options.timeout is None else began + options.timeout
+        searcher = _Searcher(problem, deadline)
+        try:
+            found = searcher.run()
+            verdict = Verdict.SOLVED if found else Verdict.UNSOLVABLE
+        except _OutOfTime:
+            verdict = Verdict.UNKNOWN
+        order = tuple(searcher.path) if verdict is Verdict.SOLVED else None
+        return Result(verdict, order, self.name, "dfs", time.perf_counter() - began,
+                      {"states": searcher.states})
+
+
+class _Searcher:
+    def __init__(self, problem: Problem, deadline: float | None) -> None:
+        m = problem.modulus
+        self.modulus = m
+        self.fans = [list(fan) for fan in problem.fans]
+        self.rank = problem.rank
+        self.heights = [len(fan) for fan in problem.fans]
+        # fits[h][r]: rank r may go onto hole rank h; row 0 is the empty foundation.
+        self.fits = [[True] * (m + 1)] + [
+            [r != 0 and (r - h) % m in (1, m - 1) and r != h for r in range(m + 1)]
+            for h in range(1, m + 1)]
+        self.count = [0] * (m + 1)
+        for fan in problem.fans:
+            for node in fan:
+                self.count[problem.rank[node]] += 1
+        base = max(self.heights, default=0) + 1
+        self.weight = [base ** f for f in range(len(self.fans))]
+        self.hole = 0 if problem.start is None else problem.rank[problem.start]
+        self.deadline = deadline
+        self.seen: set[int] = set()
+        self.path: list[int] = []
+        self.states = 0
+
+    def run(self) -> bool:
+        code = sum(h * w for h, w in zip(self.heights, self.weight, strict=True))
+        left = sum(self.heights)
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, left + 100))
+        try:
+            return self._dfs(self.hole, code, left)
+        finally:
+            sys.setrecursionlimit(limit)
+
+    def _reaches_all(self, hole: int, left: int) -> bool:
+        """Can the hole's rank walk to every rank that still has cards?"""
+        m, count = self.modulus, self.count
+        covered = count[hole]
+        up = hole
+        for _ in range(m - 1):
+            up = up % m + 1
+            if not count[up]:
+                break
+            covered += count[up]
+        else:
+            return True  # every rank is on one unbroken walk
+        down = hole
+        for _ in range(m - 1):  # stops at the gap the upward walk found, at the latest
+            down = (down - 2) % m + 1
+            if not count[down]:
+                break
+            covered += count[down]
+        return covered >= left
+
+    def _dfs(self, hole: int, code: int, left: int) -> bool:
+        if left == 0:
+            return True
+        key = code * 16 + hole
+        if key in self.seen:
+            return False
+        self.seen.add(key)
+        self.states += 1
+        if self.states % _CHECK_EVERY == 0 and self.deadline is not None \
+                and time.perf_counter() > self.deadline:
+            raise _OutOfTime
+        if hole and not self._reaches_all(hole, left):
+            return False
+        fits = self.fits[hole]
+        heights, fans, rank, count = self.heights, self.fans, self.rank, self.count
+        for f, h in enumerate(heights):
+            if h and fits[rank[node := fans[f][h - 1]]]:
+                r = rank[node]
+                heights[f] = h - 1
+                count[r] -= 1
+                self.path.append(node)
+                if self._dfs(r, code - self.weight[f], left - 1):
+                    return True
+                self.path.pop()
+                count[r] += 1
+                heights[f] = h
+        return False

@@ -1,0 +1,70 @@
+"""Cards: ranks, suits, parsing and writing.
+
+Ranks are integers 1..R (A=1, J=11, Q=12, K=13 in the standard deck) and wrap around,
+so with R=13 the king and the ace are adjacent. Suits never matter to the rules; they
+only make each card unique.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SUITS = "CDHS"
+SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+RED_SUITS = frozenset("DH")
+RANK_LETTERS = {1: "A", 10: "T", 11: "J", 12: "Q", 13: "K"}
+_LETTER_RANKS = {letter: rank for rank, letter in RANK_LETTERS.items()}
+_SYMBOL_SUITS = {symbol: suit for suit, symbol in SUIT_SYMBOLS.items()}
+STANDARD_RANKS = 13
+
+
+@dataclass(frozen=True, order=True)
+class Card:
+    rank: int
+    suit: str
+
+    def __str__(self) -> str:
+        return rank_text(self.rank) + self.suit
+
+    def unicode(self) -> str:
+        """`K♥`, `10♠`: the form people read."""
+        text = "10" if self.rank == 10 else rank_text(self.rank)
+        return text + SUIT_SYMBOLS[self.suit]
+
+    @property
+    def is_red(self) -> bool:
+        return self.suit in RED_SUITS
+
+
+def rank_text(rank: int) -> str:
+    return RANK_LETTERS.get(rank, str(rank))
+
+
+def parse_card(token: str) -> Card:
+    """Parse `AS`, `TH`, `10H`, `K♥`, `qd`. Raises ValueError with a short reason."""
+    text = token.strip()
+    if len(text) < 2:
+        raise ValueError("unknown card")
+    rank_part, suit_part = text[:-1].upper(), text[-1]
+    suit = _SYMBOL_SUITS.get(suit_part, suit_part.upper())
+    if suit not in SUITS:
+        raise ValueError("unknown suit in card")
+    if rank_part in _LETTER_RANKS:
+        rank = _LETTER_RANKS[rank_part]
+    elif rank_part.isdigit() and not rank_part.startswith("0"):
+        rank = int(rank_part)
+        if rank == 1:
+            raise ValueError("unknown rank in card (write the ace as A)")
+    else:
+        raise ValueError("unknown rank in card")
+    return Card(rank, suit)
+
+
+def deck(ranks: int = STANDARD_RANKS) -> list[Card]:
+    """Every card of a deck with `ranks` ranks in each of the four suits, in a fixed order."""
+    return [Card(rank, suit) for suit in SUITS for rank in range(1, ranks + 1)]
+
+
+def rank_adjacent(a: int, b: int, ranks: int = STANDARD_RANKS) -> bool:
+    """True when ranks a and b differ by one, with the top rank wrapping to the ace."""
+    return (a - b) % ranks in (1, ranks - 1) and a != b

@@ -1,0 +1,97 @@
+"""The deal as a Hamiltonian path with precedence: the one input of every backend.
+
+Nodes are cards. When the foundation holds a card, that card is node 0 and the path
+starts there; otherwise (All in a Row) the path may start at any card. An arc joins two
+rank-adjacent cards. Within each fan a card must be played before the card under it, so
+precedence pairs run top → middle → bottom. A solution visits every node once, moving
+only along arcs, and respects every precedence pair. No backend re-derives game rules:
+they all read this structure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from blackhole.cards import Card, rank_adjacent
+from blackhole.deal import Deal
+
+
+@dataclass(frozen=True)
+class Problem:
+    cards: tuple[Card, ...]  # node → card
+    start: int | None  # the foundation's node, or None when the first card is free
+    rank: tuple[int, ...]  # node → rank, 1..modulus
+    modulus: int  # number of ranks; ranks wrap modulo this
+    fans: tuple[tuple[int, ...], ...]  # node ids of each fan, bottom → top
+    fan_of: tuple[int, ...]  # node → fan index (-1 for the start)
+    depth: tuple[int, ...]  # node → cards lying on it (0 = top card; 0 for the start)
+    neighbours: tuple[tuple[int, ...], ...]  # node → rank-adjacent nodes, start excluded
+    precedence: tuple[tuple[int, int], ...]  # (before, after): a card before the one under it
+
+    @property
+    def size(self) -> int:
+        return len(self.cards)
+
+    @property
+    def moves(self) -> tuple[int, ...]:
+        """The nodes a solution plays, in node order (all but the start)."""
+        return tuple(v for v in range(self.size) if v != self.start)
+
+    def above(self, node: int) -> int | None:
+        """The card lying directly on `node`, which must be played first."""
+        return self._fan_neighbour(node, +1)
+
+    def below(self, node: int) -> int | None:
+        """The card directly under `node`, freed when it is played."""
+        return self._fan_neighbour(node, -1)
+
+    def _fan_neighbour(self, node: int, step: int) -> int | None:
+        if self.fan_of[node] < 0:
+            return None
+        fan = self.fans[self.fan_of[node]]
+        index = fan.index(node) + step
+        return fan[index] if 0 <= index < len(fan) else None
+
+    def adjacent(self, a: int, b: int) -> bool:
+        return rank_adjacent(self.rank[a], self.rank[b], self.modulus)
+
+    def to_json(self) -> dict:
+        return {
+            "nodes": [{"card": str(card), "rank": self.rank[v], "fan": self.fan_of[v],
+                       "depth": self.depth[v]} for v, card in enumerate(self.cards)],
+            "start": self.start,
+            "modulus": self.modulus,
+            "arcs": [[a, b] for a in range(self.size) for b in self.neighbours[a]
+                     if a != b and (self.start is None or a == self.start
+                                    or b != self.start)],
+            "precedence": [list(pair) for pair in self.precedence],
+        }
+
+
+def build_problem(deal: Deal) -> Problem:
+    cards: list[Card] = []
+    fan_of: list[int] = []
+    depth: list[int] = []
+    start = None
+    if deal.foundation is not None:
+        start = 0
+        cards.append(deal.foundation)
+        fan_of.append(-1)
+        depth.append(0)
+    fans = []
+    for f, fan in enumerate(deal.fans):
+        ids = []
+        for height, card in enumerate(fan):
+            ids.append(len(cards))
+            cards.append(card)
+            fan_of.append(f)
+            depth.append(len(fan) - 1 - height)
+        fans.append(tuple(ids))
+    rank = tuple(card.rank for card in cards)
+    neighbours = tuple(
+        tuple(b for b in range(len(cards))
+              if b != start and rank_adjacent(rank[a], rank[b], deal.ranks))
+        for a in range(len(cards)))
+    precedence = tuple((fan[h + 1], fan[h]) for fan in fans for h in range(len(fan) - 1))
+    return Problem(tuple(cards), start, rank, deal.ranks, tuple(fans), tuple(fan_of),
+                   tuple(depth), neighbours, precedence)
