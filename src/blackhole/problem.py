@@ -95,3 +95,40 @@ def build_problem(deal: Deal) -> Problem:
     precedence = tuple((fan[h + 1], fan[h]) for fan in fans for h in range(len(fan) - 1))
     return Problem(tuple(cards), start, rank, deal.ranks, tuple(fans), tuple(fan_of),
                    tuple(depth), neighbours, precedence)
+
+
+@dataclass(frozen=True)
+class SameRankPair:
+    """Two cards of one rank in different fans, `first` earlier in the fixed order.
+
+    Some solution keeps `first` before `second` whenever one exists and
+    `above_first` (if any) is played before `second` and `first` before `below_second`
+    (if any): under that condition the two cards can trade places in any solution.
+    """
+
+    first: int
+    second: int
+    above_first: int | None
+    below_second: int | None
+
+
+def same_rank_pairs(problem: Problem) -> list[SameRankPair]:
+    """The same-rank symmetry (Gent et al. 2007) over one fixed total order per rank.
+
+    Cards of each rank are ordered by (depth, fan); ordering every pair the same way
+    cannot form a cycle, so at least one solution survives: swapping an inverted pair
+    lowers the number of inversions, so repeated swaps end in a solution that obeys
+    every pair.
+    """
+    by_rank: dict[int, list[int]] = {}
+    for node in problem.moves:
+        by_rank.setdefault(problem.rank[node], []).append(node)
+    pairs = []
+    for nodes in by_rank.values():
+        nodes.sort(key=lambda v: (problem.depth[v], problem.fan_of[v]))
+        for i, first in enumerate(nodes):
+            for second in nodes[i + 1:]:
+                if problem.fan_of[first] != problem.fan_of[second]:
+                    pairs.append(SameRankPair(first, second, problem.above(first),
+                                              problem.below(second)))
+    return pairs
