@@ -1,0 +1,653 @@
+"""Independent checker for DRUP/DRAT refutation proofs.
+
+The solver that writes a proof must never be the one that judges it, so this
+module depends on the standard library only and shares no code with the rest
+of the project.
+
+Algorithm (the published backward-checking scheme of drat-trim, written anew):
+
+* Forward pass: add the formula, then replay the proof (additions and
+  deletions) with two-watched-literal unit propagation at the top level until
+  unit propagation hits a conflict.  The proof is only as good as the point
+  where that happens; lemmas after it are never looked at.  No conflict means
+  the proof is rejected (truncated, or the formula is satisfiable).
+* Backward pass: mark the clauses behind the final conflict as *core*, then
+  walk the proof backwards, undoing every step.  Only core lemmas are checked
+  (RUP first, RAT on the lemma's first literal as a fallback) and each check
+  marks, through conflict analysis, the clauses it relied on as core.
+  Propagation prefers core clauses ("core-first") so the core stays small.
+
+Because the top-level trail only ever grows in the forward pass, the trail
+before step ``k`` is a prefix of the final trail; undoing step ``k`` therefore
+only truncates the trail to the length recorded there.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = [
+    "CheckResult",
+    "DratError",
+    "Proof",
+    "check_files",
+    "check_proof",
+    "parse_binary_proof",
+    "parse_dimacs",
+    "parse_proof",
+]
+
+
+class DratError(ValueError):
+    """Malformed DIMACS formula or DRAT proof."""
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """Outcome of a proof check.
+
+    ``reason`` is empty when ``ok``; otherwise it says exactly why the proof
+    was rejected.  ``stats`` holds counters (``lemmas``, ``core_lemmas``,
+    ``rat_lemmas``, ``deletions``, ``ignored_deletions``, ``seconds``).
+    """
+
+    ok: bool
+    reason: str = ""
+    stats: dict[str, float] = field(default_factory=dict, compare=False)
+
+
+class Proof(list[tuple[bool, list[int]]]):
+    """Parsed proof steps ``(is_deletion, literals)``.
+
+    ``lines`` holds the 1-based source line of every step so that a rejection
+    can point into the proof file; a plain list works as a proof too.
+    """
+
+    def __init__(
+        self,
+        steps: Iterable[tuple[bool, list[int]]] = (),
+        lines: Iterable[int] = (),
+    ) -> None:
+        super().__init__(steps)
+        self.lines: list[int] = list(lines)
+
+
+# --------------------------------------------------------------------------
+# Parsing
+# --------------------------------------------------------------------------
+
+
+def parse_dimacs(text: str) -> tuple[int, list[list[int]]]:
+    """Parse a DIMACS CNF text into ``(num_vars, clauses)``.
+
+    Comment lines (``c``) are skipped, clauses may span lines, a SATLIB-style
+    ``%`` line ends the formula.  Without a ``p cnf`` header the variable
+    count is the largest variable used.
+    """
+    header: tuple[int, int] | None = None
+    body: list[tuple[int, str]] = []
+    for lineno, line in enumerate(text.splitlines(), 1):
+        s = line.strip()
+        if not s or s[0] == "c":
+            continue
+        if s[0] == "%":
+            break
+        if s[0] == "p":
+            parts = s.split()
+            if header is not None:
+                raise DratError(f"line {lineno}: second 'p' header")
+            if body:
+                raise DratError(f"line {lineno}: 'p' header after clauses")
+            if len(parts) != 4 or parts[1] != "cnf":
+                raise DratError(f"line {lineno}: expected 'p cnf <vars> <clauses>', got {s!r}")
+            try:
+                header = (int(parts[2]), int(parts[3]))
+            except ValueError:
+                raise DratError(f"line {lineno}: non-integer counts in header {s!r}") from None
+            if header[0] < 0 or header[1] < 0:
+                raise DratError(f"line {lineno}: negative counts in header {s!r}")
+            continue
+        body.append((lineno, s))
+
+    try:
+        nums = list(map(int, " ".join(s for _, s in body).split()))
+    except ValueError:
+        # Slow path only to name the offending line.
+        for lineno, s in body:
+            for tok in s.split():
+                try:
+                    int(tok)
+                except ValueError:
+                    raise DratError(f"line {lineno}: invalid literal {tok!r}") from None
+        raise  # pragma: no cover - the loop above always finds it
+
+    clauses: list[list[int]] = []
+    cur: list[int] = []
+    for x in nums:
+        if x:
+            cur.append(x)
+        else:
+            clauses.append(cur)
+            cur = []
+    if cur:
+        raise DratError("last clause is not terminated by 0")
+
+    max_var = max(map(abs, nums), default=0)
+    if header is None:
+        return max_var, clauses
+    num_vars, num_clauses = header
+    if max_var > num_vars:
+        raise DratError(f"literal {max_var} exceeds the {num_vars} variables declared in the header")
+    if len(clauses) != num_clauses:
+        raise DratError(f"header declares {num_clauses} clauses but {len(clauses)} were found")
+    return num_vars, clauses
+
+
+def parse_proof(text: str) -> Proof:
+    """Parse a text DRAT proof: one ``l1 ... 0`` or ``d l1 ... 0`` per line.
+
+    Blank lines and ``c`` comment lines are skipped.  Returns a :class:`Proof`
+    (a list of ``(is_deletion, literals)``) that remembers source lines.
+    """
+    proof = Proof()
+    steps = proof
+    lines = proof.lines
+    for lineno, line in enumerate(text.splitlines(), 1):
+        s = line.strip()
+        if not s or s[0] == "c":
+            continue
+        is_del = s[0] == "d"
+        if is_del:
+            s = s[1:]
+        try:
+            nums = list(map(int, s.split()))
+        except ValueError:
+            raise DratError(f"line {lineno}: invalid token in {line.strip()!r}") from None
+        if not nums or nums[-1] != 0:
+            raise DratError(f"line {lineno}: clause is not terminated by 0")
+        nums.pop()
+        if 0 in nums:
+            raise DratError(f"line {lineno}: more than one clause on a line")
+        steps.append((is_del, nums))
+        lines.append(lineno)
+    return proof
+
+
+def parse_binary_proof(data: bytes) -> Proof:
+    """Parse a binary DRAT proof (``a``/``d`` bytes, varint literals, 0 ends).
+
+    Step numbers stand in for line numbers in rejection messages.
+    """
+    proof = Proof()
+    i = 0
+    n = len(data)
+    while i < n:
+        tag = data[i]
+        i += 1
+        if tag not in (0x61, 0x64):
+            raise DratError(f"byte {i - 1}: expected 'a' or 'd', got 0x{tag:02x}")
+        lits: list[int] = []
+        while True:
+            code = 0
+            shift = 0
+            while True:
+                if i >= n:
+                    raise DratError("binary proof ends inside a clause")
+                b = data[i]
+                i += 1
+                code |= (b & 0x7F) << shift
+                shift += 7
+                if b < 0x80:
+                    break
+            if code == 0:
+                break
+            if code == 1:
+                raise DratError(f"byte {i - 1}: invalid literal code 1")
+            lits.append(-(code >> 1) if code & 1 else code >> 1)
+        proof.append((tag == 0x64, lits))
+    return proof
+
+
+# --------------------------------------------------------------------------
+# Checking
+# --------------------------------------------------------------------------
+
+
+class _Checker:
+    """State of one check.  Clauses are lists of ints in ``cls``; positions
+    0 and 1 of a clause (length >= 2) are its watched literals.
+
+    Per-literal arrays have size ``2 * n + 1`` and are indexed by the literal
+    itself: Python's negative indexing keeps ``-v`` apart from ``v``.
+    """
+
+    def __init__(self, num_vars: int, clauses: Sequence[Sequence[int]], proof: Sequence[tuple[bool, Sequence[int]]]) -> None:
+        n = max(num_vars, 0)
+        for c in clauses:
+            if c:
+                if 0 in c:
+                    raise DratError("a formula clause contains literal 0")
+                n = max(n, max(map(abs, c)))
+        for _, c in proof:
+            if c:
+                if 0 in c:
+                    raise DratError("a proof clause contains literal 0")
+                n = max(n, max(map(abs, c)))
+        self.formula = clauses
+        self.proof = proof
+        size = 2 * n + 1
+        self.val = [0] * size  # 1 true, -1 false, 0 unassigned
+        self.wcore: list[list[int]] = [[] for _ in range(size)]
+        self.wnon: list[list[int]] = [[] for _ in range(size)]
+        self.reason = [-1] * (n + 1)  # clause id, -1 for assumptions/unassigned
+        self.seen = bytearray(n + 1)  # analysed; kept while the var stays assigned
+        self.trail: list[int] = []
+        self.cls: list[list[int]] = []
+        self.core = bytearray()
+        self.active = bytearray()
+        self.stats: dict[str, float] = {
+            "lemmas": 0,
+            "core_lemmas": 0,
+            "rat_lemmas": 0,
+            "deletions": 0,
+            "ignored_deletions": 0,
+        }
+
+    # -- propagation -------------------------------------------------------
+
+    def _scan(self, watch: list[list[int]], fl: int) -> int:
+        """Visit clauses in ``watch`` watching the now-false literal ``fl``.
+
+        Returns a conflicting clause id or -1.
+        """
+        ws = watch[fl]
+        if not ws:
+            return -1
+        val = self.val
+        cls = self.cls
+        trail = self.trail
+        reason = self.reason
+        i = j = 0
+        n = len(ws)
+        while i < n:
+            c = ws[i]
+            i += 1
+            cl = cls[c]
+            other = cl[0]
+            if other == fl:
+                other = cl[1]
+                cl[0] = other
+                cl[1] = fl
+            if val[other] == 1:
+                ws[j] = c
+                j += 1
+                continue
+            for k in range(2, len(cl)):
+                lit = cl[k]
+                if val[lit] != -1:
+                    cl[1] = lit
+                    cl[k] = fl
+                    watch[lit].append(c)
+                    break
+            else:
+                ws[j] = c
+                j += 1
+                if val[other] == -1:
+                    del ws[j:i]  # keep the unvisited tail
+                    return c
+                # The implied literal is always cl[0]; deletion relies on it.
+                val[other] = 1
+                val[-other] = -1
+                reason[abs(other)] = c
+                trail.append(other)
+        del ws[j:]
+        return -1
+
+    def _propagate(self, qhead: int) -> int:
+        """Propagate trail[qhead:]; core clauses to fixpoint before each
+        non-core literal, so conflicts are found through core clauses when
+        possible (keeps the set of lemmas to check small)."""
+        trail = self.trail
+        scan = self._scan
+        wcore = self.wcore
+        wnon = self.wnon
+        qc = qa = qhead
+        while True:
+            while qc < len(trail):
+                conf = scan(wcore, -trail[qc])
+                qc += 1
+                if conf >= 0:
+                    return conf
+            if qa >= len(trail):
+                return -1
+            conf = scan(wnon, -trail[qa])
+            qa += 1
+            if conf >= 0:
+                return conf
+
+    def _assign(self, lit: int, reason: int) -> None:
+        self.val[lit] = 1
+        self.val[-lit] = -1
+        self.reason[abs(lit)] = reason
+        self.trail.append(lit)
+
+    def _backtrack(self, to: int) -> None:
+        trail = self.trail
+        val = self.val
+        reason = self.reason
+        seen = self.seen
+        for lit in trail[to:]:
+            val[lit] = 0
+            val[-lit] = 0
+            v = abs(lit)
+            reason[v] = -1
+            seen[v] = 0
+        del trail[to:]
+
+    # -- clause (de)activation --------------------------------------------
+
+    def _attach(self, c: int) -> int:
+        """Watch clause ``c`` (length >= 2); return how many of its literals
+        are non-false (capped at 2).
+
+        With fewer than two non-false literals the other watch is the false
+        literal assigned last, so that truncating the trail never leaves a
+        clause whose only non-false literal is unwatched.
+        """
+        cl = self.cls[c]
+        val = self.val
+        k = 0
+        for i in range(len(cl)):
+            if val[cl[i]] != -1:
+                cl[k], cl[i] = cl[i], cl[k]
+                k += 1
+                if k == 2:
+                    break
+        if k < 2:
+            trail = self.trail
+            for slot in range(k, 2):
+                best, best_pos = slot, -1
+                for i in range(slot, len(cl)):
+                    p = trail.index(-cl[i])
+                    if p > best_pos:
+                        best, best_pos = i, p
+                cl[slot], cl[best] = cl[best], cl[slot]
+        w = self.wcore if self.core[c] else self.wnon
+        w[cl[0]].append(c)
+        w[cl[1]].append(c)
+        return k
+
+    def _detach(self, c: int) -> None:
+        cl = self.cls[c]
+        if len(cl) >= 2:
+            w = self.wcore if self.core[c] else self.wnon
+            w[cl[0]].remove(c)
+            w[cl[1]].remove(c)
+
+    def _mark_core(self, c: int) -> None:
+        self.core[c] = 1
+        cl = self.cls[c]
+        if len(cl) >= 2 and self.active[c]:
+            wnon, wcore = self.wnon, self.wcore
+            wnon[cl[0]].remove(c)
+            wnon[cl[1]].remove(c)
+            wcore[cl[0]].append(c)
+            wcore[cl[1]].append(c)
+
+    # -- conflict analysis ---------------------------------------------------
+
+    def _analyze(self, conf: int, start: Iterable[int] = ()) -> None:
+        """Mark as core every clause in the implication graph of the conflict
+        clause ``conf`` (or, with conf -1, of the literals in ``start``).
+
+        A variable stays ``seen`` until it is unassigned, so the cone of a
+        top-level literal is walked once for the whole backward pass.
+        """
+        cls = self.cls
+        core = self.core
+        reason = self.reason
+        seen = self.seen
+        stack: list[int] = []
+        lits = start
+        if conf >= 0:
+            if not core[conf]:
+                self._mark_core(conf)
+            lits = cls[conf]
+        for lit in lits:
+            v = abs(lit)
+            if not seen[v]:
+                seen[v] = 1
+                stack.append(v)
+        while stack:
+            r = reason[stack.pop()]
+            if r >= 0:
+                if not core[r]:
+                    self._mark_core(r)
+                for lit in cls[r]:
+                    v = abs(lit)
+                    if not seen[v]:
+                        seen[v] = 1
+                        stack.append(v)
+
+    # -- lemma checks --------------------------------------------------------
+
+    def _rup(self, lits: Sequence[int]) -> bool:
+        """Is ``lits`` implied by unit propagation on the active clauses?"""
+        trail = self.trail
+        val = self.val
+        reason = self.reason
+        base = len(trail)
+        for lit in lits:
+            v = val[lit]
+            if v == 1:
+                # True at top level (or a tautology): no propagation needed.
+                self._analyze(-1, (lit,))
+                self._backtrack(base)
+                return True
+            if v == 0:
+                val[lit] = -1
+                val[-lit] = 1
+                reason[abs(lit)] = -1
+                trail.append(-lit)
+        conf = self._propagate(base)
+        if conf >= 0:
+            self._analyze(conf)
+        self._backtrack(base)
+        return conf >= 0
+
+    def _rat(self, c: int, pivot: int) -> bool:
+        """RAT on ``pivot``: every resolvent with an active clause holding
+        ``-pivot`` must be RUP.  Rare in practice, so a linear scan is fine."""
+        cls = self.cls
+        active = self.active
+        lits = cls[c]
+        neg = -pivot
+        cands = [d for d in range(c) if active[d] and neg in cls[d]]
+        for d in cands:
+            res = lits + [lit for lit in cls[d] if lit != neg]
+            lset = set(res)
+            if any(-lit in lset for lit in lset):
+                continue  # tautological resolvent
+            if not self._rup(res):
+                return False
+        for d in cands:
+            if not self.core[d]:
+                self._mark_core(d)
+        return True
+
+    # -- driver --------------------------------------------------------------
+
+    def run(self) -> str:
+        """Check; return "" if the proof is valid, else the reason."""
+        if not self.formula:
+            return "formula has no clauses"
+        cls = self.cls
+        core = self.core
+        active = self.active
+        val = self.val
+        stats = self.stats
+
+        # Formula: watch first two literals (nothing is assigned yet), then
+        # propagate the unit clauses.
+        units: list[int] = []
+        wnon = self.wnon
+        for c0 in self.formula:
+            cl = list(dict.fromkeys(c0)) if len(set(c0)) != len(c0) else list(c0)
+            c = len(cls)
+            cls.append(cl)
+            core.append(0)
+            active.append(1)
+            if len(cl) >= 2:
+                wnon[cl[0]].append(c)
+                wnon[cl[1]].append(c)
+            elif cl:
+                units.append(c)
+            else:
+                stats["trivial"] = 1  # formula contains the empty clause
+                return ""
+        conflict = -1
+        for c in units:
+            lit = cls[c][0]
+            if val[lit] == -1:
+                conflict = c
+                break
+            if val[lit] == 0:
+                self._assign(lit, c)
+        if conflict < 0:
+            conflict = self._propagate(0)
+        if conflict >= 0:
+            stats["trivial"] = 1  # unit propagation refutes the formula
+            return ""
+        num_formula = len(cls)
+
+        # Forward pass.
+        step_c: list[int] = []  # clause id of an addition, ~id of a deletion
+        step_t: list[int] = []  # trail length before the step
+        lemma_step: list[int] = []  # proof index of each lemma
+        pivots: list[int] = []
+        index: dict[tuple[int, ...], list[int]] | None = None
+        reason = self.reason
+        trail = self.trail
+        for idx, (is_del, lits0) in enumerate(self.proof):
+            if is_del:
+                stats["deletions"] += 1
+                key = tuple(sorted(set(lits0)))
+                if index is None:
+                    index = {}
+                    for d in range(len(cls)):
+                        if active[d]:
+                            index.setdefault(tuple(sorted(cls[d])), []).append(d)
+                ids = index.get(key)
+                # Like drat-trim, ignore deletions of unit clauses and of
+                # clauses that are the reason of a top-level literal: the
+                # trail can then only grow, which the backward pass needs.
+                if not ids or len(cls[ids[-1]]) < 2 or reason[abs(cls[ids[-1]][0])] == ids[-1]:
+                    stats["ignored_deletions"] += 1
+                    continue
+                d = ids.pop()
+                self._detach(d)
+                active[d] = 0
+                step_c.append(~d)
+                step_t.append(len(trail))
+                continue
+
+            stats["lemmas"] += 1
+            lits = list(dict.fromkeys(lits0))
+            c = len(cls)
+            if not lits:
+                # No conflict so far, so the empty clause is not RUP.
+                return self._lemma_reason(c - num_formula, idx)
+            cls.append(lits)
+            core.append(0)
+            active.append(1)
+            pivots.append(lits[0])
+            lemma_step.append(idx)
+            step_c.append(c)
+            step_t.append(len(trail))
+            if index is not None:
+                index.setdefault(tuple(sorted(lits)), []).append(c)
+            if len(lits) == 1:
+                lit = lits[0]
+                if val[lit] == -1:
+                    conflict = c
+                    break
+                if val[lit] == 0:
+                    self._assign(lit, c)
+                    conflict = self._propagate(len(trail) - 1)
+                    if conflict >= 0:
+                        break
+                continue
+            k = self._attach(c)
+            if k == 0:
+                conflict = c
+                break
+            if k == 1 and val[lits[0]] == 0:
+                self._assign(lits[0], c)
+                conflict = self._propagate(len(trail) - 1)
+                if conflict >= 0:
+                    break
+        if conflict < 0:
+            return "proof does not derive the empty clause"
+
+        # Backward pass.
+        self._analyze(conflict)
+        for s in range(len(step_c) - 1, -1, -1):
+            c = step_c[s]
+            if c < 0:
+                d = ~c
+                active[d] = 1
+                self._attach(d)
+                continue
+            self._detach(c)
+            active[c] = 0
+            self._backtrack(step_t[s])
+            if not core[c]:
+                continue
+            stats["core_lemmas"] += 1
+            if self._rup(cls[c]):
+                continue
+            if self._rat(c, pivots[c - num_formula]):
+                stats["rat_lemmas"] += 1
+                continue
+            return self._lemma_reason(c - num_formula, lemma_step[c - num_formula])
+        return ""
+
+    def _lemma_reason(self, lemma_no: int, idx: int) -> str:
+        lines = getattr(self.proof, "lines", None)
+        if lines is not None and len(lines) == len(self.proof):
+            where = f"line {lines[idx]}"
+        else:
+            where = f"proof step {idx + 1}"
+        return f"lemma {lemma_no + 1} ({where}) is not RUP/RAT"
+
+
+def check_proof(
+    num_vars: int,
+    clauses: Sequence[Sequence[int]],
+    proof: Sequence[tuple[bool, Sequence[int]]],
+) -> CheckResult:
+    """Check that ``proof`` (DRUP/DRAT steps) refutes the CNF ``clauses``.
+
+    The proof is valid iff unit propagation on the formula plus the lemmas
+    reaches a conflict (e.g. the empty clause is added) and every lemma that
+    conflict depends on is RUP, or RAT on its first literal, with respect to
+    the clauses active when it was added.
+    """
+    start = time.perf_counter()
+    checker = _Checker(num_vars, clauses, proof)
+    reason = checker.run()
+    stats = dict(checker.stats)
+    stats["seconds"] = time.perf_counter() - start
+    return CheckResult(ok=not reason, reason=reason, stats=stats)
+
+
+def check_files(cnf_path: str | Path, proof_path: str | Path) -> CheckResult:
+    """Parse a DIMACS file and a DRAT proof file (text or binary) and check."""
+    num_vars, clauses = parse_dimacs(Path(cnf_path).read_text(encoding="latin-1"))
+    data = Path(proof_path).read_bytes()
+    # Text proofs never contain NUL bytes; every binary clause ends with one.
+    proof = parse_binary_proof(data) if b"\0" in data else parse_proof(data.decode("latin-1"))
+    return check_proof(num_vars, clauses, proof)

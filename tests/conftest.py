@@ -1,0 +1,30 @@
+"""Shared test data: the independent C solver's verdicts for PySolFC deals 1-1000."""
+
+from __future__ import annotations
+
+import csv
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+REFERENCE_CSV = ROOT / "tests" / "data" / "pysol-1-1000.csv"
+
+
+@cache
+def reference() -> dict[int, dict[str, str]]:
+    """deal number → {"verdict", "states_checked", "seconds"} from black-hole-solve 1.14.0."""
+    with REFERENCE_CSV.open(newline="") as handle:
+        return {int(row["deal"]): row for row in csv.DictReader(handle)}
+
+
+def easy_for_search(limit: int = 20000) -> list[int]:
+    """Deals the pure-Python referee settles quickly: few states for the C solver too."""
+    return [n for n, row in reference().items() if int(row["states_checked"]) < limit]
+
+
+@pytest.fixture(scope="session")
+def ref() -> dict[int, dict[str, str]]:
+    return reference()

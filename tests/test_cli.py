@@ -1,0 +1,111 @@
+"""The command line through Typer's CliRunner: exit codes, output, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from blackhole.cli import app
+
+from .conftest import EXAMPLES
+
+runner = CliRunner()
+
+
+def run(*args: str, stdin: str | None = None):
+    return runner.invoke(app, list(args), input=stdin)
+
+
+def test_show_draws_unicode_and_ascii() -> None:
+    result = run("show", "pysol:2")
+    assert result.exit_code == 0 and "Q♦" in result.output and "A♠" in result.output
+    plain = run("show", "pysol:2", "--ascii")
+    assert plain.exit_code == 0 and "QD JC [TC]" in plain.output
+
+
+def test_deal_writes_board_and_json_that_read_back(tmp_path) -> None:
+    board = run("deal", "pysol:2")
+    assert board.output == (EXAMPLES / "pysol-2.board").read_text()
+    as_json = run("deal", "pysol:2", "--format", "json")
+    path = tmp_path / "d.json"
+    path.write_text(as_json.output)
+    assert run("deal", str(path)).output == board.output
+
+
+def test_stdin_deal() -> None:
+    text = (EXAMPLES / "pysol-2.board").read_text()
+    assert run("deal", "-", stdin=text).output == text
+
+
+def test_check_accepts_our_json_and_black_hole_solve_output() -> None:
+    for name in ["pysol-2.solution.json", "pysol-2.black-hole-solve.txt"]:
+        result = run("check", "pysol:2", str(EXAMPLES / name))
+        assert result.exit_code == 0, result.output
+        assert "won" in result.output
+
+
+def test_check_plain_card_list_and_failures(tmp_path) -> None:
+    moves = json.loads((EXAMPLES / "pysol-2.solution.json").read_text())["moves"]
+    listing = tmp_path / "moves.txt"
+    listing.write_text(" ".join(m["card"] for m in moves[:10]) + "\n")
+    partial = run("check", "pysol:2", str(listing), "--json")
+    assert partial.exit_code == 1
+    assert json.loads(partial.output)["played"] == 10
+    swapped = [m["card"] for m in moves]
+    swapped[0], swapped[1] = swapped[1], swapped[0]
+    listing.write_text(", ".join(swapped))
+    illegal = run("check", "pysol:2", str(listing), "--json")
+    assert illegal.exit_code == 1 and json.loads(illegal.output)["illegal_move"] == 1
+
+
+def test_solve_search_json_schema_and_exit_codes() -> None:
+    solved = run("solve", "pysol:2", "--backend", "search", "--json")
+    assert solved.exit_code == 0
+    data = json.loads(solved.output)
+    assert set(data) == {"deal", "verdict", "moves", "backend", "solver", "seconds", "stats"}
+    assert data["verdict"] == "solved" and len(data["moves"]) == 51
+    assert all(set(m) == {"card", "fan"} for m in data["moves"])
+    unsolvable = run("solve", "pysol:1", "--backend", "search", "--json")
+    assert unsolvable.exit_code == 1 and json.loads(unsolvable.output)["moves"] == []
+    unknown = run("solve", "pysol:837", "--backend", "search", "--timeout", "0.2")
+    assert unknown.exit_code == 3 and "unknown" in unknown.output
+
+
+def test_solve_pysol_format_round_trips_through_check(tmp_path) -> None:
+    out = run("solve", "pysol:2", "--backend", "search", "--format", "pysol")
+    assert out.exit_code == 0 and out.output.startswith("Solved!")
+    path = tmp_path / "bhs.txt"
+    path.write_text(out.output)
+    assert run("check", "pysol:2", str(path)).exit_code == 0
+
+
+@pytest.mark.parametrize("args", [
+    ["show", "missing.board"],
+    ["show", "pysol:abc"],
+    ["solve", "pysol:2", "--backend", "nope"],
+    ["check", "pysol:2", "no-such-solution.json"],
+])
+def test_bad_input_is_one_line_exit_2(args) -> None:
+    result = run(*args)
+    assert result.exit_code == 2
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error:")
+    assert "Traceback" not in result.output
+
+
+def test_malformed_board_file_names_file_line_token(tmp_path) -> None:
+    text = (EXAMPLES / "pysol-2.board").read_text().replace("QC 8C 2S", "QC 8C 2S 2S")
+    path = tmp_path / "dup.board"
+    path.write_text(text)
+    result = run("show", str(path))
+    assert result.exit_code == 2
+    assert result.output.strip() == f"error: {path}:3: duplicate card: '2S'"
+
+
+def test_malformed_solution_file(tmp_path) -> None:
+    path = tmp_path / "s.txt"
+    path.write_text("2S 3H\nQQ\n")
+    result = run("check", "pysol:2", str(path))
+    assert result.exit_code == 2 and f"{path}:2" in result.output and "'QQ'" in result.output

@@ -1,0 +1,148 @@
+"""Cards, deal formats, deal sources and the malformed-input errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from blackhole.cards import Card, deck, parse_card, rank_adjacent
+from blackhole.deal import (
+    board_text,
+    deal_json,
+    expand_specs,
+    load_deal,
+    parse_board,
+    parse_json,
+    random_deal,
+)
+from blackhole.errors import InputError
+
+from .conftest import EXAMPLES
+
+
+@pytest.mark.parametrize("token,card", [
+    ("AS", Card(1, "S")), ("TH", Card(10, "H")), ("10H", Card(10, "H")),
+    ("K♥", Card(13, "H")), ("qd", Card(12, "D")), ("2c", Card(2, "C")), ("J♣", Card(11, "C")),
+])
+def test_parse_card_forms(token: str, card: Card) -> None:
+    assert parse_card(token) == card
+
+
+@pytest.mark.parametrize("token", ["", "X", "1S", "0S", "11", "KX", "ZZ", "010H", "A"])
+def test_parse_card_rejects(token: str) -> None:
+    with pytest.raises(ValueError):
+        parse_card(token)
+
+
+@given(st.sampled_from(deck()))
+def test_card_text_round_trips(card: Card) -> None:
+    assert parse_card(str(card)) == card
+    assert parse_card(card.unicode()) == card
+    assert parse_card(str(card).lower()) == card
+
+
+def test_rank_adjacency_wraps_and_refuses_equal() -> None:
+    assert rank_adjacent(13, 1) and rank_adjacent(1, 13) and rank_adjacent(1, 2)
+    assert not rank_adjacent(5, 5) and not rank_adjacent(1, 3) and not rank_adjacent(12, 1)
+
+
+def test_pysol_deals_match_pysolfc() -> None:
+    one, two = load_deal("pysol:1"), load_deal("pysol:2")
+    assert [list(map(str, f)) for f in one.fans[:2]] == [["JD", "KS", "TH"], ["2D", "9D", "8H"]]
+    assert [list(map(str, f)) for f in two.fans[:2]] == [["QD", "JC", "TC"], ["QC", "8C", "2S"]]
+    assert one.foundation == Card(1, "S") and len(one.fans) == 17
+
+
+@given(st.integers(min_value=0, max_value=10**9))
+def test_random_deals_are_valid_and_reproducible(seed: int) -> None:
+    deal = random_deal(seed)
+    assert deal == random_deal(seed)
+    assert len(deal.fans) == 17 and all(len(f) == 3 for f in deal.fans)
+    variant = random_deal(seed, any_card_hole=True)
+    assert variant.foundation is not None and variant == load_deal(f"random:{seed}:any")
+
+
+@given(st.integers(min_value=1, max_value=5000))
+def test_board_and_json_round_trip(number: int) -> None:
+    deal = random_deal(number)
+    assert parse_board(board_text(deal)) == deal
+    assert parse_json(json.dumps(deal_json(deal))) == deal
+
+
+def test_board_tolerates_crlf_bom_blank_lines_and_no_final_newline() -> None:
+    text = board_text(load_deal("pysol:2"))
+    messy = "\ufeff" + text.replace("\n", "\r\n\r\n").rstrip()
+    assert parse_board(messy) == load_deal("pysol:2")
+
+
+def test_black_hole_solve_colon_prefixed_fans() -> None:
+    text = board_text(load_deal("pysol:5"))
+    lines = text.splitlines()
+    colons = "\n".join([lines[0]] + [": " + line for line in lines[1:]])
+    assert parse_board(colons) == load_deal("pysol:5")
+
+
+def _bad_board(replace: tuple[str, str] | None = None, drop_line: int | None = None) -> str:
+    lines = board_text(load_deal("pysol:2")).splitlines()
+    if drop_line is not None:
+        del lines[drop_line]
+    text = "\n".join(lines) + "\n"
+    if replace:
+        text = text.replace(*replace, 1)
+    return text
+
+
+@pytest.mark.parametrize("text,line,token,words", [
+    (_bad_board(("QC 8C 2S", "QC 8C QD")), 3, "QD", "duplicate"),
+    (_bad_board(("QC 8C 2S", "QC 8C 2X")), 3, "2X", "unknown suit"),
+    (_bad_board(("QC 8C 2S", "QC 8C 2S 3S")), 4, "3S", "duplicate"),  # 3S is in fan 3 too
+    (_bad_board(("QC 8C 2S", "QC 8C")), 18, "2S", "missing"),
+    (_bad_board(drop_line=17), 17, "TD", "missing"),
+    ("\n\n", None, None, "empty"),
+])
+def test_malformed_boards_name_line_and_token(text, line, token, words) -> None:
+    with pytest.raises(InputError) as caught:
+        parse_board(text, "bad.board")
+    error = caught.value
+    assert error.source == "bad.board" and words in str(error)
+    if line is not None:
+        assert error.line == line
+    if token is not None:
+        assert token in error.token
+    assert "\n" not in str(error)
+
+
+def test_wrong_number_of_fans() -> None:
+    lines = board_text(load_deal("pysol:2")).splitlines()
+    # 16 fans holding all 51 cards: the deck is complete but the layout is not Black Hole.
+    merged = lines[:16] + [lines[16] + " " + lines[17]]
+    with pytest.raises(InputError, match="expected 17 fans"):
+        parse_board("\n".join(merged), "bad.board")
+
+
+def test_bad_json_deal() -> None:
+    with pytest.raises(InputError) as caught:
+        parse_json('{"fans": [["JD", "KS", "TH"],\n ["2D", "9D", "ZZ"]]}', "d.json")
+    assert caught.value.line == 2 and caught.value.token == "ZZ"
+    with pytest.raises(InputError, match="invalid JSON"):
+        parse_json('{"fans": [', "d.json")
+
+
+def test_missing_file_and_bad_specs() -> None:
+    for spec in ["does-not-exist.board", "pysol:x", "pysol:0", "random:1:other", "random:-1"]:
+        with pytest.raises(InputError):
+            load_deal(spec)
+
+
+def test_examples_load_in_every_format() -> None:
+    assert load_deal(str(EXAMPLES / "pysol-2.board")) == load_deal("pysol:2")
+    assert load_deal(str(EXAMPLES / "pysol-2.json")) == load_deal("pysol:2")
+
+
+def test_expand_specs_ranges_and_folders() -> None:
+    assert expand_specs("pysol:3-5,random:7") == ["pysol:3", "pysol:4", "pysol:5", "random:7"]
+    assert expand_specs("random:1-2:any") == ["random:1:any", "random:2:any"]
+    assert str(EXAMPLES / "pysol-2.board") in expand_specs(str(EXAMPLES))

@@ -1,0 +1,155 @@
+"""The reference rules engine, against the rules as stated and a naive in-test checker."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from blackhole.cards import Card, parse_card
+from blackhole.deal import Deal, load_deal, random_deal
+from blackhole.rules import Move, Outcome, initial_state, legal_moves, play, replay
+
+from .conftest import EXAMPLES
+
+WORKED = str(EXAMPLES / "worked-example.board")
+
+
+def cards(text: str) -> list[Card]:
+    return [parse_card(token) for token in text.split()]
+
+
+def test_worked_example_from_the_rules() -> None:
+    deal = load_deal(WORKED)
+    assert [str(c) for c in deal.fans[0]] == ["4C", "QD", "KH"]
+    assert replay(deal, cards("4C")).reason == "4C is not a top card"
+    assert replay(deal, cards("KH QD JC")).outcome is Outcome.UNFINISHED
+    assert replay(deal, cards("KH QD JC")).played == 3
+    # the 4C under the queen is still blocked after KH: QD covers it
+    assert replay(deal, cards("KH 4C")).index == 1
+
+
+def test_wrap_around_king_ace_two() -> None:
+    # pysol:2 has KH on top of fan 12 and 2S on top of fan 1: A-K and K-A-2 style runs
+    deal = load_deal("pysol:2")
+    state = initial_state(deal)
+    assert 12 in legal_moves(deal, state)  # KH onto the ace
+    assert 1 in legal_moves(deal, state)  # 2S onto the ace
+    after_king = play(deal, state, 12)
+    assert after_king.hole == Card(13, "H")
+
+
+def test_equal_ranks_never_fit() -> None:
+    deal = random_deal(11)
+    state = initial_state(deal)
+    for fan in legal_moves(deal, state):
+        after = play(deal, state, fan)
+        for other in legal_moves(deal, after):
+            assert deal.fans[other][after.heights[other] - 1].rank != after.hole.rank
+
+
+def test_emptied_fan_stays_empty() -> None:
+    fans = (tuple(cards("3C 3D 2H")),) + tuple(
+        tuple(c) for c in _chunks([c for c in _rest_of_deck("3C 3D 2H")], 3))
+    deal = Deal(fans)
+    result = replay(deal, [Move(fan=0)])
+    assert result.played == 1
+    result = replay(deal, cards("2H 3D"))  # 2H onto the ace, then 3D onto 2H
+    assert result.played == 2
+    assert replay(deal, cards("2H 3D 3C")).reason.endswith("not rank-adjacent to 3D")
+    state = play(deal, play(deal, initial_state(deal), 0), 0)
+    assert state.heights[0] == 1
+
+
+def _rest_of_deck(used: str) -> list[Card]:
+    from blackhole.cards import deck
+
+    taken = set(cards(used)) | {Card(1, "S")}
+    return [c for c in deck() if c not in taken]
+
+
+def _chunks(items: list[Card], n: int) -> list[list[Card]]:
+    return [items[i:i + n] for i in range(0, len(items), n)]
+
+
+def test_illegal_reasons() -> None:
+    deal = load_deal("pysol:2")
+    assert replay(deal, cards("AS")).reason == "AS already played"
+    assert replay(deal, cards("2S 2S")).reason == "2S already played"
+    assert "not a top card" in replay(deal, cards("QC")).reason
+    assert "not rank-adjacent" in replay(deal, cards("TC")).reason
+    assert replay(deal, [Move(card=Card(14, "S"))]).reason == "unknown card 14S"
+
+
+# ------------------------------------------------------------ property tests
+
+
+def naive_is_legal_win_or_prefix(deal: Deal, moves: list[Card]) -> tuple[bool, int]:
+    """An independent, deliberately simple statement of the rules: lists of cards."""
+    piles = [list(fan) for fan in deal.fans]
+    hole = deal.foundation
+    for i, card in enumerate(moves):
+        tops = [pile[-1] for pile in piles if pile]
+        if card not in tops:
+            return False, i
+        diff = abs(card.rank - hole.rank)
+        if diff not in (1, deal.ranks - 1):
+            return False, i
+        for pile in piles:
+            if pile and pile[-1] == card:
+                pile.pop()
+        hole = card
+    return True, len(moves)
+
+
+def random_play(deal: Deal, rng: random.Random) -> list[Card]:
+    state, played = initial_state(deal), []
+    while options := legal_moves(deal, state):
+        fan = rng.choice(options)
+        played.append(deal.fans[fan][state.heights[fan] - 1])
+        state = play(deal, state, fan)
+    return played
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 10**6), st.integers(0, 10**6))
+def test_random_legal_play_is_accepted(deal_seed: int, play_seed: int) -> None:
+    deal = random_deal(deal_seed)
+    moves = random_play(deal, random.Random(play_seed))
+    judged = replay(deal, moves)
+    assert judged.outcome in (Outcome.WON, Outcome.BLOCKED)
+    assert judged.played == len(moves)
+    assert naive_is_legal_win_or_prefix(deal, moves) == (True, len(moves))
+
+
+mutation = st.sampled_from(["swap", "drop", "duplicate"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 10**6), st.integers(0, 10**6), mutation, st.data())
+def test_mutated_sequences_are_refused_unless_legal_by_chance(deal_seed, play_seed, kind,
+                                                              data) -> None:
+    deal = random_deal(deal_seed)
+    moves = random_play(deal, random.Random(play_seed))
+    if len(moves) < 2:
+        return
+    i = data.draw(st.integers(0, len(moves) - 1))
+    j = data.draw(st.integers(0, len(moves) - 1))
+    mutated = list(moves)
+    if kind == "swap":
+        mutated[i], mutated[j] = mutated[j], mutated[i]
+    elif kind == "drop":
+        del mutated[i]
+    else:
+        mutated.insert(j, moves[i])
+    legal, first_bad = naive_is_legal_win_or_prefix(deal, mutated)
+    judged = replay(deal, mutated)
+    if legal:
+        assert judged.outcome is not Outcome.ILLEGAL
+    else:
+        assert judged.outcome is Outcome.ILLEGAL and judged.index == first_bad
+
+
+def test_worked_example_parse_is_the_example_file() -> None:
+    assert parse_card("K♥") == load_deal(WORKED).fans[0][-1]
