@@ -71,9 +71,22 @@ class BenchEvent:
 
 @dataclass(frozen=True)
 class BenchSummary:
-    written: int
-    skipped: int
+    written: int  # results written by this run
+    skipped: int  # pairs already in the results file
     seconds: float  # wall seconds of the whole run
+    slots: int  # tasks in flight at once (jobs, or Dask threads)
+    busy: float  # Σ seconds from sending each task to its result, seen by the pool
+    solving: float  # Σ the backends' own seconds
+
+    @property
+    def overhead_ms(self) -> float | None:
+        """Per task, the time in flight beyond the solve: start, load, build, replay, IPC."""
+        return (self.busy - self.solving) / self.written * 1000 if self.written else None
+
+    @property
+    def utilisation(self) -> float | None:
+        """The share of the run's slot-seconds with a task in flight (1.0: never idle)."""
+        return self.busy / (self.slots * self.seconds) if self.written and self.seconds else None
 
 
 ProgressCallback = Callable[[BenchEvent], None]
@@ -102,7 +115,7 @@ def backend_options(label: str, options: Options) -> tuple[str, Options]:
 def plan_tasks(specs: str | Sequence[str], backends: Sequence[str] | None,
                options: Options) -> list[Task]:
     """Every (deal, backend) task, deal-major, so partial runs compare backends fairly."""
-    deals = expand_specs(specs)
+    deals = list(dict.fromkeys(expand_specs(specs)))
     if not deals:
         raise InputError("no deals to run", "SPECS", token=str(specs))
     for spec in deals:
@@ -154,25 +167,28 @@ def run_bench(specs: str | Sequence[str], backends: Sequence[str] | None = None,
         progress(BenchEvent(len(todo), 0, skipped, None))
     out.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(out, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    done = 0
+    done, busy, solving = 0, 0.0, 0.0
+    slots = [jobs or os.cpu_count() or 1]
     try:
         if dask_address:
-            results = _run_dask(todo, dask_address, limit, memory_mb)
+            results = _run_dask(todo, dask_address, limit, memory_mb, slots)
         else:
-            results = _run_local(todo, jobs or os.cpu_count() or 1, limit, memory_mb)
-        for record in results:
+            results = _run_local(todo, slots[0], limit, memory_mb)
+        for record, in_flight in results:
             os.write(fd, (json.dumps(record, default=str) + "\n").encode())
             done += 1
+            busy += in_flight
+            solving += record["seconds"]
             if progress:
                 progress(BenchEvent(len(todo), done, skipped, record))
     finally:
         os.close(fd)
-    return BenchSummary(done, skipped, time.perf_counter() - began)
+    return BenchSummary(done, skipped, time.perf_counter() - began, slots[0], busy, solving)
 
 
 def _run_local(tasks: list[Task], jobs: int, limit: float,
-               memory_mb: int | None) -> Iterator[dict[str, Any]]:
-    """A pool of sandboxes fed one task at a time; results in the order they finish."""
+               memory_mb: int | None) -> Iterator[tuple[dict[str, Any], float]]:
+    """A pool of sandboxes fed one task at a time; (result, seconds in flight) as they end."""
     pending = list(reversed(tasks))
     selector = selectors.DefaultSelector()
     busy: dict[Sandbox, tuple[Task, float]] = {}
@@ -199,19 +215,21 @@ def _run_local(tasks: list[Task], jobs: int, limit: float,
                     continue  # part of a line; the rest follows
                 selector.unregister(sandbox.stdout)
                 del busy[sandbox]
+                elapsed = time.perf_counter() - started
                 if record is None:  # the worker died mid-task
                     sandbox.kill()
-                    yield failed_record(task, time.perf_counter() - started, sandbox.death())
+                    yield failed_record(task, elapsed, sandbox.death()), elapsed
                 else:
                     idle.append(sandbox)
-                    yield record
+                    yield record, elapsed
             now = time.perf_counter()
             for sandbox, (task, started) in list(busy.items()):
                 if now - started >= limit:
                     selector.unregister(sandbox.stdout)
                     del busy[sandbox]
                     sandbox.kill()
-                    yield failed_record(task, now - started, f"killed at hard limit {limit:g} s")
+                    reason = f"killed at hard limit {limit:g} s"
+                    yield failed_record(task, now - started, reason), now - started
     finally:
         for sandbox in [*busy, *idle]:
             sandbox.close()
@@ -468,15 +486,21 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _dask_task(task: Task, limit: float) -> dict[str, Any]:
+def _dask_task(task: Task, limit: float) -> tuple[dict[str, Any], float]:
     from distributed import get_worker
 
-    return get_worker().plugins[SandboxPlugin.name].run(task, limit)
+    began = time.perf_counter()
+    record = get_worker().plugins[SandboxPlugin.name].run(task, limit)
+    return record, time.perf_counter() - began
 
 
-def _run_dask(tasks: list[Task], address: str, limit: float,
-              memory_mb: int | None) -> Iterator[dict[str, Any]]:
-    """Send tasks to a Dask scheduler, a bounded window at a time; results as they finish."""
+def _run_dask(tasks: list[Task], address: str, limit: float, memory_mb: int | None,
+              slots: list[int]) -> Iterator[tuple[dict[str, Any], float]]:
+    """Send tasks to a Dask scheduler, a bounded window at a time; results as they finish.
+
+    `slots[0]` is set to the cluster's thread count. The seconds in flight are measured
+    on the workers (the sandbox round trip), as the client cannot see when a task starts.
+    """
     from distributed import Client, as_completed
 
     try:
@@ -487,7 +511,7 @@ def _run_dask(tasks: list[Task], address: str, limit: float,
     with client:
         plugin = __getattr__("DaskSandboxPlugin")(memory_mb)
         client.register_plugin(plugin, name=SandboxPlugin.name)
-        threads = sum(client.nthreads().values()) or 1
+        threads = slots[0] = sum(client.nthreads().values()) or 1
         queue = iter(tasks)
         owner: dict[Any, Task] = {}
         running = as_completed()
@@ -502,7 +526,9 @@ def _run_dask(tasks: list[Task], address: str, limit: float,
         for future in running:
             task = owner.pop(future)
             try:
-                yield future.result()
+                record, in_flight = future.result()
             except Exception as error:  # a lost worker, a task Dask gave up on
-                yield failed_record(task, 0.0, f"dask: {error.__class__.__name__}: {error}")
+                reason = f"dask: {error.__class__.__name__}: {error}"
+                record, in_flight = failed_record(task, 0.0, reason), 0.0
+            yield record, in_flight
             submit(1)

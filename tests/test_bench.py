@@ -1,0 +1,339 @@
+"""Bench and report: real runs in sandboxed workers, resume, hard limits, figures, Dask."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from blackhole.backends import Options, make_backend
+from blackhole.bench import run_bench
+from blackhole.errors import InputError
+from blackhole.report import (
+    quantile,
+    read_results,
+    summarize,
+    wilson_interval,
+    write_plots,
+)
+
+from .conftest import ROOT, reference
+
+SRC = ROOT / "src"
+# Deals the search referee settles in a few milliseconds, unsolvable and solvable ones.
+QUICK = ["pysol:1", "pysol:5", "pysol:6", "pysol:25", "pysol:27", "pysol:29", "pysol:34"]
+HARD = "pysol:837"  # unsolvable; the referee needs far more than a minute and ~1 GB
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (str(SRC), os.environ.get("PYTHONPATH")) if p)}
+
+
+def _pairs(path: Path) -> Counter[tuple[str, str]]:
+    return Counter((r["deal"], r["backend"]) for r in read_results(path))
+
+
+# ---------------------------------------------------------------- running
+
+
+def test_results_match_the_reference(tmp_path: Path) -> None:
+    out = tmp_path / "r.jsonl"
+    events = []
+    summary = run_bench(QUICK, ["search"], Options(timeout=20), out_path=out, jobs=2,
+                        progress=events.append)
+    assert summary.written == len(QUICK) and summary.skipped == 0
+    assert events[0].record is None and events[0].total == len(QUICK)
+    assert [e.done for e in events[1:]] == list(range(1, len(QUICK) + 1))
+    for record in read_results(out):
+        number = int(record["deal"].split(":")[1])
+        assert record["verdict"] == reference()[number]["verdict"]
+        assert record["backend"] == "search" and record["solver"] == "dfs"
+        assert record["peak_mb"] > 0 and record["wall"] >= record["seconds"]
+        assert (len(record["moves"]) == 51) == (record["verdict"] == "solved")
+
+
+def test_existing_results_need_resume(tmp_path: Path) -> None:
+    out = tmp_path / "r.jsonl"
+    run_bench("pysol:1", ["search"], out_path=out, jobs=1)
+    with pytest.raises(InputError, match="--resume"):
+        run_bench("pysol:1", ["search"], out_path=out, jobs=1)
+    assert run_bench("pysol:1,pysol:5", ["search"], out_path=out, jobs=1,
+                     resume=True).written == 1
+    assert _pairs(out) == {("pysol:1", "search"): 1, ("pysol:5", "search"): 1}
+
+
+def test_bad_specs_and_backends_fail_before_running(tmp_path: Path) -> None:
+    out = tmp_path / "r.jsonl"
+    with pytest.raises(InputError, match="no such deal file"):
+        run_bench(str(tmp_path / "missing.board"), ["search"], out_path=out)
+    with pytest.raises(InputError, match="unknown backend"):
+        run_bench("pysol:1", ["nope"], out_path=out)
+    with pytest.raises(InputError, match="no :VARIANT"):
+        run_bench("pysol:1", ["search:x"], out_path=out)
+    assert not out.exists()
+
+
+def test_resume_after_a_killed_run_loses_and_repeats_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "r.jsonl"
+    specs = "pysol:1-24"
+    script = ("from blackhole.bench import run_bench; from blackhole.backends import Options; "
+              f"run_bench({specs!r}, ['search'], Options(timeout=0.4), out_path={str(out)!r}, "
+              "jobs=2)")
+    child = subprocess.Popen([sys.executable, "-c", script], env=_env())
+    try:
+        deadline = time.monotonic() + 60
+        while (not out.exists() or out.read_bytes().count(b"\n") < 4) \
+                and time.monotonic() < deadline and child.poll() is None:
+            time.sleep(0.05)
+        assert child.poll() is None, "the run ended before it could be killed"
+        child.send_signal(signal.SIGKILL)  # as hard an interruption as there is
+    finally:
+        child.wait()
+    before = out.read_bytes()
+    first = _pairs(out)
+    assert 4 <= sum(first.values()) < 24 and max(first.values()) == 1
+    summary = run_bench(specs, ["search"], Options(timeout=0.4), out_path=out, jobs=2,
+                        resume=True)
+    assert out.read_bytes().startswith(before)  # nothing written earlier was touched
+    assert summary.skipped == sum(first.values())
+    assert summary.written == 24 - summary.skipped
+    pairs = _pairs(out)
+    assert set(pairs) == {(f"pysol:{n}", "search") for n in range(1, 25)}
+    assert set(pairs.values()) == {1}
+
+
+def test_a_task_past_its_hard_limit_is_killed_and_the_run_goes_on(tmp_path: Path) -> None:
+    out = tmp_path / "r.jsonl"
+    began = time.monotonic()
+    summary = run_bench([HARD, "pysol:1", "pysol:5"], ["search"], Options(timeout=120),
+                        out_path=out, jobs=1, hard_limit=1.0)
+    assert time.monotonic() - began < 30
+    assert summary.written == 3
+    records = {r["deal"]: r for r in read_results(out)}
+    killed = records[HARD]
+    assert killed["verdict"] == "unknown"
+    assert killed["reason"] == "killed at hard limit 1 s"
+    assert 1.0 <= killed["seconds"] < 10
+    assert records["pysol:1"]["verdict"] == "unsolvable"  # a fresh worker took over
+    assert records["pysol:5"]["verdict"] == "solved"
+
+
+def test_a_memory_blow_up_is_an_unknown_not_a_crash(tmp_path: Path) -> None:
+    out = tmp_path / "r.jsonl"
+    run_bench([HARD, "pysol:1"], ["search"], Options(timeout=120), out_path=out, jobs=1,
+              memory_mb=100, hard_limit=60)
+    records = {r["deal"]: r for r in read_results(out)}
+    assert records[HARD]["verdict"] == "unknown"
+    assert records[HARD]["reason"] == "memory limit"
+    assert records["pysol:1"]["verdict"] == "unsolvable"
+
+
+@pytest.mark.parametrize("backend", ["sat", "cpsat"])
+def test_solver_backends_agree_with_the_referee(tmp_path: Path, backend: str) -> None:
+    try:
+        make_backend(backend)
+    except InputError:
+        pytest.skip(f"{backend} backend not importable here yet")
+    out = tmp_path / "r.jsonl"
+    run_bench(QUICK[:4], [backend, "search"], Options(timeout=60), out_path=out, jobs=2)
+    report = summarize(read_results(out))
+    assert not report.disagreements and not report.errors
+    assert {b.backend: b.solved + b.unsolvable for b in report.backends} == {
+        backend: 4, "search": 4}
+
+
+# ---------------------------------------------------------------- report figures
+
+
+def _line(deal: str, backend: str, verdict: str, seconds: float) -> str:
+    return json.dumps({"deal": deal, "backend": backend, "verdict": verdict,
+                       "seconds": seconds}) + "\n"
+
+
+@pytest.fixture
+def known(tmp_path: Path) -> Path:
+    """Ten PySolFC deals, two backends; sat superseded once, one disagreement on deal 10."""
+    sat = [1, 2, 3, 4, 10, 0.5, 0.25, 6, 7, 8]
+    cpsat = [2, 1, 1, 5, 20, 1, 1, 9, 9, 9]
+    verdicts = ["solved"] * 8 + ["unsolvable", "solved"]
+    lines = [_line("pysol:1", "sat", "unknown", 99)]  # replaced by the later line
+    for n in range(1, 11):
+        lines.append(_line(f"pysol:{n}", "sat", verdicts[n - 1], sat[n - 1]))
+        cp_verdict = "unsolvable" if n == 10 else ("unknown" if n == 8 else verdicts[n - 1])
+        lines.append(_line(f"pysol:{n}", "cpsat", cp_verdict, cpsat[n - 1]))
+    path = tmp_path / "known.jsonl"
+    path.write_text("".join(lines))
+    return path
+
+
+def test_quantiles_and_wilson_by_hand() -> None:
+    assert quantile([10, 1, 4, 2, 3], 0.5) == 3
+    assert quantile([1, 2, 3, 4, 10], 0.9) == pytest.approx(4 + 0.6 * 6)  # rank 3.6
+    assert quantile([], 0.5) is None
+    low, high = wilson_interval(8, 10)
+    # p = 0.8, z = 1.96: centre (0.8 + 0.19208) / 1.38416 = 0.71674,
+    # half-width 1.96 / 1.38416 * sqrt(0.016 + 0.0096040) = 0.22658
+    assert low == pytest.approx(0.71674 - 0.22658, abs=1e-4)
+    assert high == pytest.approx(0.71674 + 0.22658, abs=1e-4)
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+    low, high = wilson_interval(869_413, 1_000_000)
+    assert low < 0.869413 < high and high - low < 0.0014
+
+
+def test_report_figures(known: Path) -> None:
+    report = summarize(read_results(known), str(known))
+    assert report.records == 21 and report.duplicates == 1 and report.deals == 10
+    sat, cpsat = report.backends
+    assert (sat.backend, sat.tasks, sat.solved, sat.unsolvable, sat.unknown) == (
+        "sat", 10, 9, 1, 0)
+    # sat seconds sorted: 0.25 0.5 1 2 3 4 6 7 8 10
+    assert sat.median == pytest.approx(3.5)
+    assert sat.p90 == pytest.approx(8 + 0.1 * 2)  # rank 8.1
+    assert sat.p99 == pytest.approx(8 + 0.91 * 2)  # rank 8.91
+    assert (sat.max, sat.total) == (10, pytest.approx(41.75))
+    assert (cpsat.solved, cpsat.unsolvable, cpsat.unknown) == (7, 2, 1)
+    assert cpsat.median == pytest.approx(3.5) and cpsat.max == 20
+    # fastest: sat wins deals 1, 4, 5, 6, 7, 8 (cpsat unknown), 9, 10; cpsat wins 2 and 3
+    assert (sat.fastest, cpsat.fastest) == (8, 2)
+    assert [(d.deal, d.solved_by, d.unsolvable_by) for d in report.disagreements] == [
+        ("pysol:10", ["sat"], ["cpsat"])]
+    assert not report.consistent
+    (pysol,) = report.solvability
+    # deal 9 unsolvable, deal 10 disputed: 8 solvable of 9 settled
+    assert (pysol.source, pysol.deals, pysol.solvable, pysol.unsolvable, pysol.unsettled) == (
+        "pysol", 10, 8, 1, 1)
+    assert pysol.fraction == pytest.approx(8 / 9)
+    assert (pysol.low, pysol.high) == pytest.approx(wilson_interval(8, 9))
+    assert pysol.published == 0.869413 and pysol.published_inside is True
+    data = json.loads(json.dumps(report.to_json()))
+    assert data["backends"][0]["p90"] == pytest.approx(8.2)
+    assert data["disagreements"][0]["deal"] == "pysol:10"
+
+
+def test_published_figure_outside_a_lopsided_sample(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    path.write_text("".join(_line(f"pysol:{n}", "search", "solved" if n <= 50 else
+                                  "unsolvable", 0.1) for n in range(1, 101)))
+    (pysol,) = summarize(read_results(path)).solvability
+    assert pysol.fraction == 0.5 and pysol.published_inside is False
+    assert summarize(read_results(path)).consistent
+
+
+def test_bad_results_files_name_file_line_and_token(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no such results file"):
+        read_results(tmp_path / "none.jsonl")
+    path = tmp_path / "bad.jsonl"
+    path.write_text(_line("pysol:1", "sat", "solved", 1) + '{"deal": "pysol:2", oops}\n')
+    with pytest.raises(InputError) as caught:
+        read_results(path)
+    assert str(caught.value).startswith(f"{path}:2: invalid JSON")
+    assert "'oops}'" in str(caught.value)
+    path.write_text(_line("pysol:1", "sat", "maybe", 1))
+    with pytest.raises(InputError, match=r":1: unknown verdict: 'maybe'"):
+        read_results(path)
+
+
+def test_a_cut_last_line_is_dropped_on_resume_only(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    whole = _line("pysol:1", "search", "unsolvable", 0.1)
+    path.write_text(whole + '{"deal": "pysol:5", "back')
+    with pytest.raises(InputError, match=":2: invalid JSON"):
+        read_results(path)
+    run_bench("pysol:1,pysol:5", ["search"], out_path=path, jobs=1, resume=True)
+    assert path.read_text().startswith(whole)
+    assert set(_pairs(path).values()) == {1} and len(_pairs(path)) == 2
+
+
+def test_plots_are_valid_images(known: Path, tmp_path: Path) -> None:
+    from matplotlib.image import imread
+
+    folder = tmp_path / "plots"
+    written = write_plots(read_results(known), folder)
+    assert sorted(p.name for p in written) == [
+        "cactus.png", "cactus.svg", "sat-vs-cpsat.png", "sat-vs-cpsat.svg"]
+    for path in written:
+        data = path.read_bytes()
+        if path.suffix == ".png":
+            assert data.startswith(b"\x89PNG\r\n\x1a\n")
+            image = imread(path)
+            assert image.shape[0] > 100 and image.shape[1] > 100
+        else:
+            assert b"<svg" in data[:1000]
+    only_search = tmp_path / "one.jsonl"
+    only_search.write_text(_line("pysol:1", "search", "unsolvable", 0.1))
+    assert [p.name for p in write_plots(read_results(only_search), tmp_path / "p2")] == [
+        "cactus.png", "cactus.svg"]
+
+
+# ---------------------------------------------------------------- Dask
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _stop(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)  # its own group: it and its children
+            process.wait()
+
+
+@pytest.fixture(scope="module")
+def dask_cluster(tmp_path_factory: pytest.TempPathFactory):
+    distributed = pytest.importorskip("distributed")
+    dask = Path(sys.executable).with_name("dask")
+    if not dask.exists():
+        pytest.skip("no dask command next to this Python")
+    folder = tmp_path_factory.mktemp("dask")
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    common = {"env": _env(), "cwd": folder, "start_new_session": True,
+              "stdout": subprocess.DEVNULL, "stderr": (folder / "log").open("w")}
+    scheduler = subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port",
+                                  address.rsplit(":", 1)[1], "--no-dashboard"], **common)
+    worker = None
+    try:
+        worker = subprocess.Popen([dask, "worker", address, "--nthreads", "1", "--nworkers",
+                                   "1", "--no-dashboard", "--local-directory", str(folder)],
+                                  **common)
+        with distributed.Client(address, timeout=30) as client:
+            client.wait_for_workers(1, timeout=60)
+        yield address
+    finally:
+        if worker is not None:
+            _stop(worker)
+        _stop(scheduler)
+
+
+def test_dask_gives_the_local_verdicts_and_keeps_the_hard_limit(
+        dask_cluster: str, tmp_path: Path) -> None:
+    specs = [*QUICK, "pysol:2", "pysol:4"]
+    local, remote = tmp_path / "local.jsonl", tmp_path / "dask.jsonl"
+    options = Options(timeout=30)
+    run_bench(specs, ["search"], options, out_path=local, jobs=2)
+    summary = run_bench([*specs, HARD], ["search"], options, out_path=remote,
+                        dask_address=dask_cluster, hard_limit=1.0)
+    assert summary.written == len(specs) + 1 and summary.slots == 1
+    verdicts = {r["deal"]: r["verdict"] for r in read_results(local)}
+    remote_records = {r["deal"]: r for r in read_results(remote)}
+    assert {d: remote_records[d]["verdict"] for d in specs} == verdicts
+    assert remote_records[HARD]["verdict"] == "unknown"
+    assert remote_records[HARD]["reason"] == "killed at hard limit 1 s"
+    # resumable on the client side, as locally
+    again = run_bench([*specs, HARD], ["search"], options, out_path=remote,
+                      dask_address=dask_cluster, resume=True)
+    assert (again.written, again.skipped) == (0, len(specs) + 1)
