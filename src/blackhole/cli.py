@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.text import Text
 
 from blackhole.backends import REGISTRY, Options, Verdict
-from blackhole.deal import board_text, deal_json, load_deal
+from blackhole.deal import board_text, deal_json, expand_specs, load_deal
 from blackhole.errors import InputError, InternalError
 from blackhole.problem import build_problem
 from blackhole.rules import replay
@@ -235,3 +235,244 @@ def encode(
         out.write_text(text, encoding="utf-8")
 
 
+
+
+@app.command("certify")
+def certify_command(
+    specs: Annotated[str, typer.Argument(
+        help="A deal spec, or several: ranges such as pysol:1-1000, folders, @list.txt.",
+        show_default=False)],
+    out: Annotated[Path, typer.Option(help="Certificate folder (one subfolder per deal "
+                                           "when several are given).")] = Path("certificate"),
+    solver: Annotated[str, typer.Option(help="Proof-logging pysat solver.")] = "g4",
+    checker: Annotated[str, typer.Option(help="blackhole (own checker) or drat-trim.")]
+    = "blackhole",
+    timeout: Annotated[float | None, typer.Option(min=0.0, help="Seconds per deal.")] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Prove a deal unsolvable with a checked DRUP certificate, or give its winning moves."""
+    from blackhole.certify import certify
+
+    with user_errors():
+        deal_specs = expand_specs(specs)
+        many = len(deal_specs) > 1
+        rows = []
+        for spec in deal_specs:
+            deal = load_deal(spec)
+            folder = out / _folder_name(spec) if many else out
+            rows.append((spec, certify(deal, spec, folder, solver, timeout, checker)))
+            if not as_json and many:
+                _print_certificate(*rows[-1])
+    if as_json:
+        typer.echo(json.dumps([_certificate_json(spec, c) for spec, c in rows]))
+    elif many:
+        _print_certificate_summary([c for _, c in rows])
+    else:
+        _print_certificate(*rows[0])
+    raise typer.Exit(max(_certificate_exit(c) for _, c in rows))
+
+
+def _folder_name(spec: str) -> str:
+    return Path(spec).stem if Path(spec).suffix else spec.replace(":", "-").replace("/", "_")
+
+
+def _certificate_exit(cert) -> int:
+    if cert.verdict is Verdict.UNSOLVABLE:
+        return EXIT_NO if cert.check.ok else EXIT_INTERNAL
+    return VERDICT_EXIT[cert.verdict]
+
+
+def _certificate_json(spec: str, cert) -> dict:
+    data = {"deal": spec, "verdict": cert.verdict.value, "folder": str(cert.folder)}
+    if cert.check is not None:
+        data.update(certified=cert.check.ok, reason=cert.check.reason,
+                    proof_lines=cert.manifest["proof"]["lines"],
+                    proof_bytes=cert.manifest["proof"]["bytes"],
+                    seconds=cert.manifest["seconds"])
+    if cert.solution is not None:
+        data["moves"] = [{"card": str(card), "fan": fan} for card, fan in cert.solution.moves]
+    return data
+
+
+def _print_certificate(spec: str, cert) -> None:
+    if cert.verdict is Verdict.UNSOLVABLE:
+        seconds = cert.manifest["seconds"]
+        proof = cert.manifest["proof"]
+        if cert.check.ok:
+            console.print(Text(f"{spec}: certified unsolvable", style="bold red"),
+                          f"({proof['lines']} proof lines, {proof['bytes']} bytes; solve "
+                          f"{seconds['solve']:.3f} s, check {seconds['check']:.3f} s) "
+                          f"→ {cert.folder}")
+        else:
+            console.print(Text(f"{spec}: proof REJECTED by the checker: {cert.check.reason}",
+                               style="bold red on white"))
+    elif cert.verdict is Verdict.SOLVED:
+        console.print(Text(f"{spec}: solvable", style="bold green"),
+                      f"— no certificate of unsolvability; the winning moves "
+                      f"({cert.solution.replay.played} cards, replayed) are in "
+                      f"{cert.folder / 'solution.json'}")
+    else:
+        console.print(Text(f"{spec}: unknown (time limit reached)", style="yellow"))
+
+
+def _print_certificate_summary(certs: list) -> None:
+    from statistics import median
+
+    proofs = [c for c in certs if c.check is not None]
+    counts = {v: sum(c.verdict is v for c in certs) for v in Verdict}
+    console.print(f"{len(certs)} deals: {counts[Verdict.UNSOLVABLE]} certified unsolvable "
+                  f"({sum(not c.check.ok for c in proofs)} rejected), "
+                  f"{counts[Verdict.SOLVED]} solvable, {counts[Verdict.UNKNOWN]} unknown")
+    if proofs:
+        total = [sum(c.manifest["seconds"].values()) for c in proofs]
+        lines = [c.manifest["proof"]["lines"] for c in proofs]
+        size = [c.manifest["proof"]["bytes"] for c in proofs]
+        console.print(f"per certificate (encode + solve + check): median {median(total):.3f} s, "
+                      f"max {max(total):.3f} s, total {sum(total):.1f} s; proof lines median "
+                      f"{median(lines):.0f}, max {max(lines)}; bytes max {max(size)}")
+
+
+@app.command()
+def verify(
+    folder: Annotated[Path, typer.Argument(help="A folder written by `blackhole certify`.")],
+    checker: Annotated[str, typer.Option(help="blackhole (own checker) or drat-trim.")]
+    = "blackhole",
+    as_json: JsonFlag = False,
+) -> None:
+    """Re-derive the CNF from the certificate's deal and check its proof: VERIFIED or why not."""
+    from blackhole.certify import verify as verify_certificate
+
+    with user_errors():
+        check = verify_certificate(folder, checker)
+    if as_json:
+        typer.echo(json.dumps({"folder": str(folder), "verified": check.ok,
+                               "reason": check.reason, "stats": check.stats}))
+    elif check.ok:
+        console.print(Text("VERIFIED", style="bold green"),
+                      f"the deal in {folder} has no solution "
+                      f"(proof checked in {check.stats.get('seconds', 0):.3f} s)")
+    else:
+        console.print(Text("NOT VERIFIED", style="bold red"), check.reason)
+    raise typer.Exit(EXIT_OK if check.ok else EXIT_NO)
+
+
+# ---------------------------------------------------------------- bench and report
+
+
+@contextmanager
+def _bench_progress(show: bool) -> Iterator[Callable]:
+    """A live bar on stderr: tasks done, time left, counts per verdict and per backend."""
+    from collections import Counter
+
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    colours = {"solved": "green", "unsolvable": "red", "unknown": "yellow", "error": "magenta"}
+    verdicts: Counter[str] = Counter()
+    per_backend: dict[str, Counter[str]] = {}
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
+                        TextColumn("{task.fields[counts]}"),
+                        console=Console(stderr=True), disable=not show)
+    bar = progress.add_task("bench", total=None, counts="")
+
+    def update(event) -> None:
+        if event.record is not None:
+            verdicts[event.record["verdict"]] += 1
+            per_backend.setdefault(event.record["backend"], Counter())[
+                event.record["verdict"]] += 1
+        counts = " ".join(f"[{colours[v]}]{v} {verdicts[v]}[/]" for v in colours if verdicts[v])
+        counts += "".join(f" | {b} " + "/".join(str(c[v]) for v in colours)
+                          for b, c in per_backend.items())
+        progress.update(bar, total=event.total, completed=event.done, counts=counts,
+                        description=f"bench (+{event.skipped} before)" if event.skipped
+                        else "bench")
+
+    with progress:
+        yield update
+
+
+def _report(results: Path, plots: Path | None, as_json: bool, run: dict | None = None) -> None:
+    """Print the report of a results file; exit 4 on a disagreement or an error record."""
+    from blackhole.report import read_results, report_json, summarize, tables, write_plots
+
+    with user_errors():
+        records = read_results(results)
+        summary = summarize(records, str(results))
+        written = write_plots(records, plots) if plots is not None else []
+    if as_json:
+        typer.echo(json.dumps(report_json(summary, written, run)))
+    else:
+        for item in tables(summary):
+            console.print(item)
+        if written:
+            console.print("plots: " + ", ".join(map(str, written)))
+    raise typer.Exit(EXIT_OK if summary.consistent else EXIT_INTERNAL)
+
+
+PlotsOption = Annotated[Path | None, typer.Option(
+    help="Write a cactus plot (and SAT vs CP-SAT seconds) here, as PNG and SVG.")]
+
+
+@app.command()
+def bench(
+    specs: Annotated[str, typer.Argument(
+        help="Deals: pysol:1-1000, random:1-500, a folder of deal files, comma lists.",
+        show_default=False)],
+    backends: Annotated[str | None, typer.Option(
+        help="Comma list (default: every installed backend but external); "
+             "sat:SOLVER and cpsat:MODEL pick variants.")] = None,
+    timeout: Annotated[float, typer.Option(
+        min=0.0, help="Backend seconds per task; its worker is killed 5 s later.")] = 60.0,
+    jobs: Annotated[int | None, typer.Option(
+        min=1, help="Worker processes (default: the CPU count).")] = None,
+    out: Annotated[Path, typer.Option(help="Results file, one JSON line per task.")]
+    = Path("results.jsonl"),
+    resume: Annotated[bool, typer.Option(
+        "--resume", help="Continue --out, skipping the (deal, backend) pairs it holds.")]
+    = False,
+    dask: Annotated[str | None, typer.Option(
+        help="Run on a Dask cluster: the scheduler's address, tcp://HOST:8786.")] = None,
+    memory: Annotated[int, typer.Option(
+        min=0, help="Address-space cap per worker in MB (0: none).")] = 4096,
+    plots: PlotsOption = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Compare backends over many deals, each task in a killable worker; then the report."""
+    from blackhole.bench import run_bench
+
+    labels = [name.strip() for name in backends.split(",") if name.strip()] if backends else None
+    with user_errors():
+        try:
+            with _bench_progress(show=not as_json) as on_event:
+                summary = run_bench(specs, labels, Options(timeout=timeout), out_path=out,
+                                    jobs=jobs, resume=resume, memory_mb=memory or None,
+                                    dask_address=dask, progress=on_event)
+        except KeyboardInterrupt:
+            typer.echo(f"interrupted: finished results are in {out}; "
+                       "run again with --resume", err=True)
+            raise typer.Exit(130) from None
+    if not as_json:
+        run = summary.to_json()
+        console.print(f"{summary.written} results written to {out} "
+                      f"({summary.skipped} there before) in {summary.seconds:.1f} s; "
+                      f"slots busy {run['utilisation'] or 0:.0%}, "
+                      f"{run['overhead_ms'] or 0:.1f} ms per task beyond the solves")
+    _report(out, plots, as_json, run=summary.to_json())
+
+
+@app.command("report")
+def report_command(
+    results: Annotated[Path, typer.Argument(
+        help="A results file written by `blackhole bench`.", show_default=False)],
+    plots: PlotsOption = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Summarise bench results: counts, times, fastest, disagreements, solvable fraction."""
+    _report(results, plots, as_json)

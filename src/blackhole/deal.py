@@ -273,11 +273,17 @@ def _number(spec: str, text: str, minimum: int) -> int:
 
 
 def expand_specs(specs: str | Iterable[str]) -> list[str]:
-    """`pysol:1-1000,random:5`, folders and single specs → a flat list of single specs."""
+    """`pysol:1-1000,random:5`, folders, `@list.txt` and single specs → single specs.
+
+    `@FILE` reads more specs from FILE, one or more per line (`#` starts a comment).
+    """
     items = specs.split(",") if isinstance(specs, str) else list(specs)
     out: list[str] = []
     for item in (s.strip() for s in items):
         if not item:
+            continue
+        if item.startswith("@"):
+            out.extend(expand_specs(_spec_list(item[1:])))
             continue
         prefix, _, rest = item.partition(":")
         if prefix in ("pysol", "random") and "-" in rest.split(":")[0]:
@@ -295,3 +301,15 @@ def expand_specs(specs: str | Iterable[str]) -> list[str]:
         else:
             out.append(item)
     return out
+
+
+def _spec_list(path: str) -> list[str]:
+    """The specs listed in a file: whitespace or commas between them, `#` comments."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        raise InputError("cannot read spec list file", path) from None
+    specs = []
+    for line in text.splitlines():
+        specs.extend(line.split("#", 1)[0].replace(",", " ").split())
+    return specs
