@@ -337,3 +337,54 @@ def test_dask_gives_the_local_verdicts_and_keeps_the_hard_limit(
     again = run_bench([*specs, HARD], ["search"], options, out_path=remote,
                       dask_address=dask_cluster, resume=True)
     assert (again.written, again.skipped) == (0, len(specs) + 1)
+
+
+# ---------------------------------------------------------------- the commands
+
+
+def _cli(*args: str):
+    from typer.testing import CliRunner
+
+    from blackhole.cli import app
+
+    return CliRunner().invoke(app, list(args))
+
+
+def test_bench_command_runs_and_reports(tmp_path: Path) -> None:
+    out, plots = tmp_path / "r.jsonl", tmp_path / "plots"
+    result = _cli("bench", "pysol:1,pysol:5,pysol:25", "--backends", "search", "--timeout",
+                  "10", "--jobs", "2", "--out", str(out), "--plots", str(plots), "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["run"]["written"] == 3 and data["run"]["skipped"] == 0
+    (search,) = data["backends"]
+    assert (search["backend"], search["solved"], search["unsolvable"]) == ("search", 1, 2)
+    assert {Path(p).name for p in data["plots"]} == {"cactus.png", "cactus.svg"}
+    again = _cli("bench", "pysol:1,pysol:5,pysol:25", "--backends", "search", "--out",
+                 str(out), "--resume")
+    assert again.exit_code == 0 and "0 results written" in again.stdout
+    assert "search" in again.stdout and "86.94% (outside)" in again.stdout  # 1 of 3
+    refused = _cli("bench", "pysol:1", "--backends", "search", "--out", str(out))
+    assert refused.exit_code == 2 and "--resume" in refused.stderr
+
+
+def test_report_command_exits_4_on_a_disagreement(known: Path) -> None:
+    result = _cli("report", str(known))
+    assert result.exit_code == 4
+    assert "DISAGREEMENT pysol:10: solved by sat; unsolvable per cpsat" in result.stdout
+    as_json = _cli("report", str(known), "--json")
+    assert as_json.exit_code == 4
+    assert json.loads(as_json.stdout)["disagreements"] == [
+        {"deal": "pysol:10", "solved_by": ["sat"], "unsolvable_by": ["cpsat"]}]
+
+
+def test_report_command_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    missing = _cli("report", str(tmp_path / "none.jsonl"))
+    assert missing.exit_code == 2
+    assert missing.stderr == f"error: {tmp_path / 'none.jsonl'}: no such results file\n"
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(_line("pysol:1", "sat", "solved", 1) + "[1, 2\n")
+    result = _cli("report", str(bad), "--json")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.output
+    assert result.stderr.startswith(f"error: {bad}:2: invalid JSON")

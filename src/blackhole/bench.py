@@ -28,6 +28,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import closing
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
@@ -87,6 +88,17 @@ class BenchSummary:
     def utilisation(self) -> float | None:
         """The share of the run's slot-seconds with a task in flight (1.0: never idle)."""
         return self.busy / (self.slots * self.seconds) if self.written and self.seconds else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"written": self.written, "skipped": self.skipped,
+                "seconds": round(self.seconds, 3), "slots": self.slots,
+                "busy": round(self.busy, 3), "solving": round(self.solving, 3),
+                "overhead_ms": _rounded(self.overhead_ms, 2),
+                "utilisation": _rounded(self.utilisation, 3)}
+
+
+def _rounded(value: float | None, digits: int) -> float | None:
+    return None if value is None else round(value, digits)
 
 
 ProgressCallback = Callable[[BenchEvent], None]
@@ -174,13 +186,14 @@ def run_bench(specs: str | Sequence[str], backends: Sequence[str] | None = None,
             results = _run_dask(todo, dask_address, limit, memory_mb, slots)
         else:
             results = _run_local(todo, slots[0], limit, memory_mb)
-        for record, in_flight in results:
-            os.write(fd, (json.dumps(record, default=str) + "\n").encode())
-            done += 1
-            busy += in_flight
-            solving += record["seconds"]
-            if progress:
-                progress(BenchEvent(len(todo), done, skipped, record))
+        with closing(results):  # an interrupt, or an error here, stops the workers at once
+            for record, in_flight in results:
+                os.write(fd, (json.dumps(record, default=str) + "\n").encode())
+                done += 1
+                busy += in_flight
+                solving += record["seconds"]
+                if progress:
+                    progress(BenchEvent(len(todo), done, skipped, record))
     finally:
         os.close(fd)
     return BenchSummary(done, skipped, time.perf_counter() - began, slots[0], busy, solving)

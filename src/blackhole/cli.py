@@ -459,11 +459,11 @@ def bench(
                        "run again with --resume", err=True)
             raise typer.Exit(130) from None
     if not as_json:
-        run = summary.to_json()
-        console.print(f"{summary.written} results written to {out} "
-                      f"({summary.skipped} there before) in {summary.seconds:.1f} s; "
-                      f"slots busy {run['utilisation'] or 0:.0%}, "
-                      f"{run['overhead_ms'] or 0:.1f} ms per task beyond the solves")
+        figures = "" if not summary.written else (
+            f"; slots busy {summary.utilisation:.0%}, "
+            f"{summary.overhead_ms:.1f} ms per task beyond the solves")
+        console.print(f"{summary.written} results written to {out} ({summary.skipped} there "
+                      f"before) in {summary.seconds:.1f} s{figures}")
     _report(out, plots, as_json, run=summary.to_json())
 
 

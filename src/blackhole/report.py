@@ -265,26 +265,33 @@ def _solvability(by_deal: dict[str, dict[str, dict[str, Any]]]) -> list[Solvabil
 
 def tables(report: Report) -> list[Any]:
     """Rich renderables for the report: backends, solvability, disagreements and errors."""
+    from rich import box
     from rich.table import Table
     from rich.text import Text
+
+    compact = {"box": box.SIMPLE_HEAD, "pad_edge": False, "show_edge": False,
+                "padding": 0, "title_justify": "left"}
 
     def secs(value: float | None) -> str:
         return "-" if value is None else f"{value:.3f}"
 
     out: list[Any] = []
     main = Table(title=f"{report.deals} deals, {report.records} results"
-                 + (f" ({report.duplicates} superseded)" if report.duplicates else ""))
-    for column in ("backend", "solved", "unsolvable", "unknown", "error", "median s",
-                   "p90 s", "p99 s", "max s", "total s", "fastest"):
-        main.add_column(column, justify="left" if column == "backend" else "right")
+                 + (f" ({report.duplicates} superseded)" if report.duplicates else "")
+                 + "; seconds per task", **compact)
+    for column in ("backend", "solved", "unsolv", "unknown", "error", "median", "p90", "p99",
+                   "max", "total", "fastest"):
+        main.add_column(column, justify="left" if column == "backend" else "right",
+                        min_width=len(column))
     for b in report.backends:
         main.add_row(b.backend, str(b.solved), str(b.unsolvable), str(b.unknown),
                      Text(str(b.error), style="red" if b.error else ""), secs(b.median),
                      secs(b.p90), secs(b.p99), secs(b.max), f"{b.total:.2f}", str(b.fastest))
     out.append(main)
-    solv = Table(title="solvable fraction (95% Wilson interval)")
+    solv = Table(title="solvable fraction (95% Wilson interval)", **compact)
     for column in ("source", "settled", "solvable", "fraction", "95% interval", "published"):
-        solv.add_column(column, justify="left" if column == "source" else "right")
+        solv.add_column(column, justify="left" if column == "source" else "right",
+                        min_width=len(column))
     for s in report.solvability:
         published = "-"
         if s.published is not None:
@@ -315,7 +322,11 @@ def write_plots(records: Sequence[dict[str, Any]], folder: Path | str) -> list[P
     from matplotlib.figure import Figure  # no pyplot: no global state, no display
 
     target = Path(folder)
-    target.mkdir(parents=True, exist_ok=True)
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise InputError(f"cannot create the plot folder ({error.strerror})",
+                         str(target)) from None
     table = latest(records)
     by_backend: dict[str, dict[str, dict[str, Any]]] = {}
     for (deal, backend), record in table.items():
@@ -398,7 +409,11 @@ def _save(figure: Any, stem: Path) -> list[Path]:
     return paths
 
 
-def write_report_json(report: Report, plots: Sequence[Path] = ()) -> str:
+def report_json(report: Report, plots: Sequence[Path] = (),
+                run: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The `--json` document of `blackhole report` and `blackhole bench` (docs/bench.md)."""
     data = report.to_json()
     data["plots"] = [str(path) for path in plots]
-    return json.dumps(data)
+    if run is not None:
+        data["run"] = run
+    return data
