@@ -146,3 +146,26 @@ def test_expand_specs_ranges_and_folders() -> None:
     assert expand_specs("pysol:3-5,random:7") == ["pysol:3", "pysol:4", "pysol:5", "random:7"]
     assert expand_specs("random:1-2:any") == ["random:1:any", "random:2:any"]
     assert str(EXAMPLES / "pysol-2.board") in expand_specs(str(EXAMPLES))
+
+
+@given(st.text(alphabet="ASHDC23456789TJQK10♥♠♦♣:-# \n\r{}[]\",x", max_size=300))
+def test_any_text_parses_or_fails_with_an_input_error(text: str) -> None:
+    from blackhole.deal import parse_deal_text
+
+    try:
+        parse_deal_text(text, "fuzz")
+    except InputError as error:
+        assert "\n" not in str(error) and str(error).startswith("fuzz")
+
+
+@given(st.integers(1, 2000), st.data())
+def test_one_corrupted_token_is_named(seed: int, data) -> None:
+    lines = board_text(random_deal(seed)).splitlines()
+    row = data.draw(st.integers(1, len(lines) - 1))
+    col = data.draw(st.integers(0, 2))
+    tokens = lines[row].split()
+    tokens[col] = data.draw(st.sampled_from(["ZZ", "1S", "QX", "0H"]))
+    lines[row] = " ".join(tokens)
+    with pytest.raises(InputError) as caught:
+        parse_board("\n".join(lines), "c.board")
+    assert caught.value.line == row + 1 and caught.value.token == tokens[col]

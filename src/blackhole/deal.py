@@ -26,6 +26,7 @@ from blackhole.errors import InputError
 FOUNDATION_SPADE_ACE = Card(1, "S")
 BLACK_HOLE_LAYOUT = (17, 3)  # fans, cards per fan, with the A♠ in the hole
 ALL_IN_A_ROW_LAYOUT = (13, 4)  # with an empty foundation
+MAX_RANKS = 1000  # generalised decks for scaling studies stay far below this
 
 
 @dataclass(frozen=True)
@@ -159,8 +160,9 @@ def parse_json(text: str, source: str = "<json>") -> Deal:
     if not isinstance(data, dict) or not isinstance(data.get("fans"), list):
         raise InputError("JSON deal needs an object with a \"fans\" list", source, 1, "fans")
     ranks = data.get("ranks", STANDARD_RANKS)
-    if not isinstance(ranks, int) or isinstance(ranks, bool) or ranks < 1:
-        raise InputError("\"ranks\" must be a positive integer", source, None, str(ranks))
+    if not isinstance(ranks, int) or isinstance(ranks, bool) or not 1 <= ranks <= MAX_RANKS:
+        raise InputError(f"\"ranks\" must be a whole number from 1 to {MAX_RANKS}", source,
+                         None, str(ranks))
     lines = _json_token_lines(text)
     entries: list[Entry] = []
 
