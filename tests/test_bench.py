@@ -8,6 +8,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -134,6 +135,47 @@ def test_a_memory_blow_up_is_an_unknown_not_a_crash(tmp_path: Path) -> None:
     records = {r["deal"]: r for r in read_results(out)}
     assert records[HARD]["verdict"] == "unknown"
     assert records[HARD]["reason"] == "memory limit"
+    assert records["pysol:1"]["verdict"] == "unsolvable"
+
+
+def _sandboxes() -> list[int]:
+    """The worker processes this test process started."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            command = (stat.parent / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(fields[1]) == os.getpid() and b"worker_main" in command:
+            found.append(int(stat.parent.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_a_worker_killed_from_outside_is_recorded_and_replaced(tmp_path: Path) -> None:
+    """As the kernel's OOM killer would: SIGKILL the worker in the middle of a solve."""
+    out = tmp_path / "r.jsonl"
+
+    def kill_the_worker() -> None:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and not out.exists():
+            time.sleep(0.05)
+        time.sleep(0.5)
+        for pid in _sandboxes():
+            os.kill(pid, signal.SIGKILL)
+
+    killer = threading.Thread(target=kill_the_worker)
+    killer.start()
+    try:
+        run_bench([HARD, "pysol:1"], ["search"], Options(timeout=60), out_path=out, jobs=1,
+                  hard_limit=30)
+    finally:
+        killer.join()
+    records = {r["deal"]: r for r in read_results(out)}
+    assert records[HARD]["verdict"] == "unknown"
+    assert records[HARD]["reason"] == "worker died (signal 9)"
+    assert records[HARD]["seconds"] < 20
     assert records["pysol:1"]["verdict"] == "unsolvable"
 
 

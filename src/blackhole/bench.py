@@ -25,10 +25,11 @@ import selectors
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import closing
+from contextlib import ExitStack, closing, contextmanager
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
@@ -177,26 +178,35 @@ def run_bench(specs: str | Sequence[str], backends: Sequence[str] | None = None,
     skipped = len(tasks) - len(todo)
     if progress:
         progress(BenchEvent(len(todo), 0, skipped, None))
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(out, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     done, busy, solving = 0, 0.0, 0.0
-    slots = [jobs or os.cpu_count() or 1]
-    try:
+    with ExitStack() as stack:
+        fd = _open_results(out)
+        stack.callback(os.close, fd)
         if dask_address:
-            results = _run_dask(todo, dask_address, limit, memory_mb, slots)
+            client = stack.enter_context(_dask_client(dask_address))
+            slots = sum(client.nthreads().values()) or 1
+            results = _run_dask(client, todo, limit, memory_mb, slots)
         else:
-            results = _run_local(todo, slots[0], limit, memory_mb)
-        with closing(results):  # an interrupt, or an error here, stops the workers at once
-            for record, in_flight in results:
-                os.write(fd, (json.dumps(record, default=str) + "\n").encode())
-                done += 1
-                busy += in_flight
-                solving += record["seconds"]
-                if progress:
-                    progress(BenchEvent(len(todo), done, skipped, record))
-    finally:
-        os.close(fd)
-    return BenchSummary(done, skipped, time.perf_counter() - began, slots[0], busy, solving)
+            slots = jobs or os.cpu_count() or 1
+            results = _run_local(todo, slots, limit, memory_mb)
+        stack.enter_context(closing(results))  # an interrupt here stops the workers at once
+        for record, in_flight in results:
+            os.write(fd, (json.dumps(record, default=str) + "\n").encode())  # one write
+            done += 1
+            busy += in_flight
+            solving += record["seconds"]
+            if progress:
+                progress(BenchEvent(len(todo), done, skipped, record))
+    return BenchSummary(done, skipped, time.perf_counter() - began, slots, busy, solving)
+
+
+def _open_results(out: Path) -> int:
+    """The results file, opened for appending whole lines."""
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        return os.open(out, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    except OSError as error:
+        raise InputError(f"cannot write the results file ({error.strerror})", str(out)) from None
 
 
 def _run_local(tasks: list[Task], jobs: int, limit: float,
@@ -215,8 +225,14 @@ def _run_local(tasks: list[Task], jobs: int, limit: float,
             while pending and len(busy) < jobs:
                 sandbox = idle.pop() if idle else hire()
                 task = pending.pop()
-                sandbox.send(task)
-                busy[sandbox] = (task, time.perf_counter())
+                started = time.perf_counter()
+                try:
+                    sandbox.send(task)
+                except OSError:  # it died while idle: hand the task to a fresh one
+                    sandbox.kill()
+                    sandbox = hire()
+                    sandbox.send(task)
+                busy[sandbox] = (task, started)
                 selector.register(sandbox.stdout, selectors.EVENT_READ, sandbox)
             now = time.perf_counter()
             wait = max(0.0, min(started + limit for _, started in busy.values()) - now)
@@ -230,8 +246,9 @@ def _run_local(tasks: list[Task], jobs: int, limit: float,
                 del busy[sandbox]
                 elapsed = time.perf_counter() - started
                 if record is None:  # the worker died mid-task
+                    reason = sandbox.death()
                     sandbox.kill()
-                    yield failed_record(task, elapsed, sandbox.death()), elapsed
+                    yield failed_record(task, elapsed, reason), elapsed
                 else:
                     idle.append(sandbox)
                     yield record, elapsed
@@ -274,9 +291,10 @@ class Sandbox:
     """A worker process: one task line in on stdin, one result line out on stdout."""
 
     def __init__(self, memory_mb: int | None) -> None:
+        self._stderr = tempfile.TemporaryFile()  # its last words, should it die
         self.process = subprocess.Popen(
             [sys.executable, "-c", _WORKER_BOOT, str(memory_mb or 0)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
             env=_worker_env(), bufsize=0)
         self.stdout = self.process.stdout
         self._buffer = b""
@@ -302,9 +320,10 @@ class Sandbox:
 
     def death(self) -> str:
         code = self.process.returncode
-        if code is not None and code < 0:
-            return f"worker died (signal {-code})"
-        return f"worker died (exit code {code})"
+        how = f"signal {-code}" if code is not None and code < 0 else f"exit code {code}"
+        self._stderr.seek(max(0, self._stderr.seek(0, os.SEEK_END) - 400))
+        lines = self._stderr.read().decode(errors="replace").strip().splitlines()
+        return f"worker died ({how})" + (f": {lines[-1].strip()}" if lines else "")
 
     def run(self, task: Task, limit: float) -> dict[str, Any]:
         """Send one task and wait for its result, killing the worker at `limit` seconds."""
@@ -342,7 +361,7 @@ class Sandbox:
         self.kill()
 
     def _close_pipes(self) -> None:
-        for pipe in (self.process.stdin, self.process.stdout):
+        for pipe in (self.process.stdin, self.process.stdout, self._stderr):
             try:
                 pipe.close()
             except OSError:
@@ -370,13 +389,13 @@ def worker_main(argv: Sequence[str]) -> None:
     channel = os.fdopen(os.dup(1), "w", buffering=1)
     null = os.open(os.devnull, os.O_WRONLY)
     os.dup2(null, 1)
+    _watch_parent(os.getppid())  # before the cap, which would leave no room for its stack
     if memory_mb > 0:
         cap = memory_mb * 1024 * 1024
         _, hard = resource.getrlimit(resource.RLIMIT_AS)
         if hard != resource.RLIM_INFINITY:
             cap = min(cap, hard)
         resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
-    _watch_parent(os.getppid())
     for line in sys.stdin:
         message = json.loads(line)
         opts = dict(message["options"])
@@ -507,14 +526,9 @@ def _dask_task(task: Task, limit: float) -> tuple[dict[str, Any], float]:
     return record, time.perf_counter() - began
 
 
-def _run_dask(tasks: list[Task], address: str, limit: float, memory_mb: int | None,
-              slots: list[int]) -> Iterator[tuple[dict[str, Any], float]]:
-    """Send tasks to a Dask scheduler, a bounded window at a time; results as they finish.
-
-    `slots[0]` is set to the cluster's thread count. The seconds in flight are measured
-    on the workers (the sandbox round trip), as the client cannot see when a task starts.
-    """
-    from distributed import Client, as_completed
+@contextmanager
+def _dask_client(address: str) -> Iterator[Any]:
+    from distributed import Client
 
     try:
         client = Client(address, timeout=15)
@@ -522,26 +536,37 @@ def _run_dask(tasks: list[Task], address: str, limit: float, memory_mb: int | No
         raise InputError(f"cannot reach the Dask scheduler ({error})", "--dask",
                          token=address) from None
     with client:
-        plugin = __getattr__("DaskSandboxPlugin")(memory_mb)
-        client.register_plugin(plugin, name=SandboxPlugin.name)
-        threads = slots[0] = sum(client.nthreads().values()) or 1
-        queue = iter(tasks)
-        owner: dict[Any, Task] = {}
-        running = as_completed()
+        yield client
 
-        def submit(count: int) -> None:
-            for _, task in zip(range(count), queue, strict=False):
-                future = client.submit(_dask_task, task, limit, pure=False)
-                owner[future] = task
-                running.add(future)
 
-        submit(max(4, 2 * threads))
-        for future in running:
-            task = owner.pop(future)
-            try:
-                record, in_flight = future.result()
-            except Exception as error:  # a lost worker, a task Dask gave up on
-                reason = f"dask: {error.__class__.__name__}: {error}"
-                record, in_flight = failed_record(task, 0.0, reason), 0.0
-            yield record, in_flight
-            submit(1)
+def _run_dask(client: Any, tasks: list[Task], limit: float, memory_mb: int | None,
+              slots: int) -> Iterator[tuple[dict[str, Any], float]]:
+    """Send tasks to the cluster, a bounded window at a time; results as they finish.
+
+    The seconds in flight are measured on the workers (the sandbox round trip), since
+    the client cannot see when a queued task starts.
+    """
+    from distributed import as_completed
+
+    plugin = __getattr__("DaskSandboxPlugin")(memory_mb)
+    client.register_plugin(plugin, name=SandboxPlugin.name)
+    queue = iter(tasks)
+    owner: dict[Any, Task] = {}
+    running = as_completed()
+
+    def submit(count: int) -> None:
+        for _, task in zip(range(count), queue, strict=False):
+            future = client.submit(_dask_task, task, limit, pure=False)
+            owner[future] = task
+            running.add(future)
+
+    submit(max(4, 2 * slots))
+    for future in running:
+        task = owner.pop(future)
+        try:
+            record, in_flight = future.result()
+        except Exception as error:  # a lost worker, a task Dask gave up on
+            reason = f"dask: {error.__class__.__name__}: {error}"
+            record, in_flight = failed_record(task, 0.0, reason), 0.0
+        yield record, in_flight
+        submit(1)
