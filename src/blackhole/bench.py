@@ -430,6 +430,8 @@ def run_task(spec: str, label: str, backend: str, options: Options) -> dict[str,
         data = solution_json(spec, solution)
         verdict, seconds, solver = data["verdict"], data["seconds"], data["solver"]
         stats, moves = data["stats"], data["moves"]
+        if verdict == "unknown":
+            reason = "backend limit reached"
     except MemoryError:
         verdict, reason = "unknown", "memory limit"
     except (InternalError, InputError) as error:
