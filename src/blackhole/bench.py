@@ -22,6 +22,7 @@ import json
 import os
 import resource
 import selectors
+import signal
 import socket
 import subprocess
 import sys
@@ -214,28 +215,23 @@ def _run_local(tasks: list[Task], jobs: int, limit: float,
     """A pool of sandboxes fed one task at a time; (result, seconds in flight) as they end."""
     pending = list(reversed(tasks))
     selector = selectors.DefaultSelector()
-    busy: dict[Sandbox, tuple[Task, float]] = {}
+    busy: dict[Sandbox, tuple[Task, float]] = {}  # worker → its task, and when it was sent
     idle: list[Sandbox] = []
-
-    def hire() -> Sandbox:
-        return Sandbox(memory_mb)
-
     try:
         while pending or busy:
             while pending and len(busy) < jobs:
-                sandbox = idle.pop() if idle else hire()
+                sandbox = idle.pop() if idle else Sandbox(memory_mb)
                 task = pending.pop()
-                started = time.perf_counter()
                 try:
                     sandbox.send(task)
                 except OSError:  # it died while idle: hand the task to a fresh one
                     sandbox.kill()
-                    sandbox = hire()
+                    sandbox = Sandbox(memory_mb)
                     sandbox.send(task)
-                busy[sandbox] = (task, started)
+                busy[sandbox] = (task, time.perf_counter())
                 selector.register(sandbox.stdout, selectors.EVENT_READ, sandbox)
-            now = time.perf_counter()
-            wait = max(0.0, min(started + limit for _, started in busy.values()) - now)
+            first_deadline = min(sent + limit for _, sent in busy.values())
+            wait = max(0.0, first_deadline - time.perf_counter())
             for key, _ in selector.select(wait):
                 sandbox = key.data
                 task, started = busy[sandbox]
@@ -386,6 +382,7 @@ def worker_main(argv: Sequence[str]) -> None:
     corrupt the protocol. The worker ends when its input ends or its parent is gone.
     """
     memory_mb = int(argv[0]) if argv else 0
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     channel = os.fdopen(os.dup(1), "w", buffering=1)
     null = os.open(os.devnull, os.O_WRONLY)
     os.dup2(null, 1)
