@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import threading
@@ -14,6 +15,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from blackhole.backends import Options, make_backend
 from blackhole.bench import run_bench
@@ -229,6 +232,23 @@ def test_quantiles_and_wilson_by_hand() -> None:
     assert wilson_interval(0, 0) == (0.0, 1.0)
     low, high = wilson_interval(869_413, 1_000_000)
     assert low < 0.869413 < high and high - low < 0.0014
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(0, 1e4, allow_nan=False), min_size=2, max_size=60),
+       st.integers(1, 99))
+def test_quantile_is_the_inclusive_method(values: list[float], percent: int) -> None:
+    expected = statistics.quantiles(values, n=100, method="inclusive")[percent - 1]
+    assert quantile(values, percent / 100) == pytest.approx(expected, rel=1e-9, abs=1e-9)
+
+
+@given(st.integers(0, 10_000), st.integers(0, 10_000))
+def test_wilson_interval_holds_the_observed_fraction(successes: int, extra: int) -> None:
+    trials = successes + extra
+    low, high = wilson_interval(successes, trials)
+    assert 0 <= low <= high <= 1
+    if trials:
+        assert low - 1e-12 <= successes / trials <= high + 1e-12
 
 
 def test_report_figures(known: Path) -> None:
