@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from pysat.formula import IDPool
 
@@ -55,12 +56,20 @@ Lit = int | _Const
 class Encoding:
     clauses: list[list[int]]
     num_vars: int
-    pool: IDPool
+    keys: tuple[tuple, ...]  # variable v has the readable key keys[v - 1]
     problem: Problem
     features: frozenset[str]
     family_counts: dict[str, int] = field(default_factory=dict)
     # position → ((variable, node), ...): the at-variables read back by `decode`
     slots: tuple[tuple[tuple[int, int], ...], ...] = ()
+
+    @cached_property
+    def pool(self) -> IDPool:
+        """A pysat IDPool holding the same numbering (made on demand: encoding stays fast)."""
+        pool = IDPool()
+        for key in self.keys:
+            pool.id(key)
+        return pool
 
     def counts(self) -> dict[str, int]:
         """Clauses per family, as named in encodings/sat.md."""
@@ -79,7 +88,7 @@ class Encoding:
 
     def describe(self, var: int) -> str:
         """What variable `var` means, in words."""
-        return describe_key(self.problem, self.pool.obj(var))
+        return describe_key(self.problem, self.keys[var - 1])
 
     def dimacs(self) -> str:
         lines = [f"c blackhole SAT encoding {ENCODING_VERSION}",
@@ -127,13 +136,17 @@ class _Builder:
     def __init__(self, problem: Problem, features: frozenset[str]) -> None:
         self.problem = problem
         self.features = features
-        self.pool = IDPool()
+        self.keys: list[tuple] = []  # variable v has key keys[v - 1]
         self.clauses: list[list[int]] = []
         self.family: dict[str, int] = {}
         self.moves = problem.moves
         self.n = len(self.moves)
 
     # ------------------------------------------------------------ clause plumbing
+
+    def var(self, key: tuple) -> int:
+        self.keys.append(key)
+        return len(self.keys)
 
     def add(self, family: str, clauses: list[list[int]]) -> None:
         self.clauses.extend(clauses)
@@ -161,12 +174,12 @@ class _Builder:
             return FALSE if lit.value else TRUE
         return -lit
 
-    def at_most_one(self, family: str, key: object, lits: list[int]) -> None:
+    def at_most_one(self, family: str, key: tuple, lits: list[int]) -> None:
         if len(lits) < 2:
             return
         if "compact" in self.features and len(lits) > _PAIRWISE_UP_TO:
-            # sequential counter: s_i = one of lits[0..i] is true
-            seq = [self.pool.id(("seq", key, i)) for i in range(len(lits) - 1)]
+            # sequential counter: seq[i] = one of lits[0..i] is true
+            seq = [self.var(("seq", key, i)) for i in range(len(lits) - 1)]
             clauses = [[-lits[0], seq[0]]]
             for i in range(1, len(lits) - 1):
                 clauses += [[-lits[i], seq[i]], [-seq[i - 1], seq[i]], [-lits[i], -seq[i - 1]]]
@@ -190,63 +203,52 @@ class _Builder:
             self.symmetry()
         slots = tuple(tuple((self.at[c][p], c) for c in self.cards_at[p])
                       for p in range(1, self.n + 1))
-        return Encoding(self.clauses, self.pool.top, self.pool, self.problem, self.features,
-                        self.family, slots)
+        return Encoding(self.clauses, len(self.keys), tuple(self.keys), self.problem,
+                        self.features, self.family, slots)
 
     def domains(self) -> None:
-        """lo[c]..hi[c]: the positions card c may take (all of 1..n without cuts)."""
+        """The positions each card may take: all of 1..n, less what the cuts rule out."""
         p, n = self.problem, self.n
-        self.lo = dict.fromkeys(self.moves, 1)
-        self.hi = dict.fromkeys(self.moves, n)
+        lo = dict.fromkeys(self.moves, 1)
+        hi = dict.fromkeys(self.moves, n)
         if "domain" in self.features:
             before = _closure(self.moves, [(a, b) for a, b in p.precedence])
             after = _closure(self.moves, [(b, a) for a, b in p.precedence])
             for c in self.moves:
-                self.lo[c] = 1 + len(after[c])  # every card that must precede c
-                self.hi[c] = n - len(before[c])  # every card that must follow c
-        # ranks a walk from the start can show at each position (all ranks without cuts)
-        self.ranks = sorted({p.rank[c] for c in self.moves})
+                lo[c] = 1 + len(after[c])  # every card that must precede c
+                hi[c] = n - len(before[c])  # every card that must follow c
         self.rank_adj = _rank_graph(p)
-        present = set(self.ranks)
-        walk: list[set[int]] = [set(present) for _ in range(n + 1)]
-        if "reach" in self.features:
-            walk[0] = {p.rank[p.start]} if p.start is not None else set()
-            for q in range(1, n + 1):
-                if q == 1 and p.start is None:
-                    walk[q] = set(present)
-                else:
-                    walk[q] = {k for j in walk[q - 1] for k in self.rank_adj.get(j, ())} \
-                        & present
+        present = {p.rank[c] for c in self.moves}
+        # walk[q]: the ranks a walk of q moves from the start can show
+        walk: list[set[int]] = [present] * (n + 1)
+        if "reach" in self.features and p.start is not None:
+            walk = [{p.rank[p.start]}]
+            for _ in range(n):
+                walk.append({k for j in walk[-1] for k in self.rank_adj.get(j, ())} & present)
         self.cards_at: list[list[int]] = [[] for _ in range(n + 1)]
         for c in self.moves:
-            for q in range(self.lo[c], self.hi[c] + 1):
-                if p.rank[c] in walk[q]:
+            k = p.rank[c]
+            for q in range(lo[c], hi[c] + 1):
+                if k in walk[q]:
                     self.cards_at[q].append(c)
-        # the reach cut can hollow a domain; keep the span from first to last position
-        self.allowed = {c: set() for c in self.moves}
-        for q in range(1, n + 1):
-            for c in self.cards_at[q]:
-                self.allowed[c].add(q)
 
     def variables(self) -> None:
-        pool, n = self.pool, self.n
+        n, var = self.n, self.var
         self.at: dict[int, dict[int, int]] = {c: {} for c in self.moves}
         for q in range(1, n + 1):
             for c in self.cards_at[q]:
-                self.at[c][q] = pool.id(("at", c, q))
-        # by[c][q] for q in first..last-1 of the allowed span; constants outside
-        self.first = {c: min(self.allowed[c], default=n + 1) for c in self.moves}
-        self.last = {c: max(self.allowed[c], default=0) for c in self.moves}
-        self.by_var: dict[int, dict[int, int]] = {c: {} for c in self.moves}
-        for c in self.moves:
-            for q in range(self.first[c], self.last[c]):
-                self.by_var[c][q] = pool.id(("by", c, q))
+                self.at[c][q] = var(("at", c, q))
+        # by[c][q] exists for first <= q < last; FALSE before, TRUE from last on
+        self.first = {c: min(self.at[c], default=n + 1) for c in self.moves}
+        self.last = {c: max(self.at[c], default=0) for c in self.moves}
+        self.by_var: dict[int, dict[int, int]] = {
+            c: {q: var(("by", c, q)) for q in range(self.first[c], self.last[c])}
+            for c in self.moves}
         if "rank" in self.features:
-            self.rank_at: list[dict[int, int]] = [{} for _ in range(n + 1)]
             rank = self.problem.rank
-            for q in range(1, n + 1):
-                for k in sorted({rank[c] for c in self.cards_at[q]}):
-                    self.rank_at[q][k] = pool.id(("rank", q, k))
+            self.rank_at: list[dict[int, int]] = [{}] + [
+                {k: var(("rank", q, k)) for k in sorted({rank[c] for c in self.cards_at[q]})}
+                for q in range(1, n + 1)]
 
     def by(self, c: int, q: int) -> Lit:
         """Literal for "c is played at position q or earlier"."""
@@ -261,21 +263,29 @@ class _Builder:
 
     def card_exactly_one(self) -> None:
         """Order encoding: by[c] rises once, and at[c][q] is exactly that rise."""
-        link: list[list[Lit]] = []
-        mono: list[list[Lit]] = []
+        link: list[list[int]] = []
+        mono: list[list[int]] = []
         for c in self.moves:
-            lo, hi = self.first[c], self.last[c]
-            if lo > hi:
-                self.add("card", [[]])  # no position left for c: the deal is lost
+            first, last, at, by = self.first[c], self.last[c], self.at[c], self.by_var[c]
+            if first > last:
+                link.append([])  # no position left for c: the deal is lost
                 continue
-            for q in range(lo, hi + 1):
-                x, now, before = self.at_lit(c, q), self.by(c, q), self.by(c, q - 1)
-                link += [[self.neg(x), now], [self.neg(x), self.neg(before)],
-                         [self.neg(now), before, x]]
-                if lo <= q < hi - 1:
-                    mono.append([self.neg(now), self.by(c, q + 1)])
-        self.add_folded("card", link)
-        self.add_folded("order", mono)
+            for q in range(first, last + 1):
+                x = at.get(q)
+                rise = [] if x is None else [x]
+                if q < last:
+                    rise.append(-by[q])
+                    if x is not None:
+                        link.append([-x, by[q]])
+                    if q < last - 1:
+                        mono.append([-by[q], by[q + 1]])
+                if q > first:
+                    rise.append(by[q - 1])
+                    if x is not None:
+                        link.append([-x, -by[q - 1]])
+                link.append(rise)
+        self.add("card", link)
+        self.add("order", mono)
 
     def position_constraints(self) -> None:
         rank = self.problem.rank
@@ -334,9 +344,16 @@ class _Builder:
             self.add("forward", ahead)
 
     def precedence(self) -> None:
-        clauses = [[self.neg(self.by(b, q)), self.by(a, q - 1)]
-                   for a, b in self.problem.precedence for q in range(1, self.n + 1)]
-        self.add_folded("precedence", clauses)
+        """a before b: by[b][q] implies by[a][q-1]."""
+        clauses = []
+        first, last, by = self.first, self.last, self.by_var
+        for a, b in self.problem.precedence:
+            for q in range(first[b], last[a] + 1):  # elsewhere the clause is true
+                clause = [-by[b][q]] if q < last[b] else []
+                if q - 1 >= first[a]:
+                    clause.append(by[a][q - 1])
+                clauses.append(clause)
+        self.add("precedence", clauses)
 
     def hole(self, q: int, k: int) -> list[int]:
         """Literals that say the hole shows rank k after position q (one is true if so)."""
@@ -355,8 +372,8 @@ class _Builder:
         chain: list[list[Lit]] = []
         need: list[list[Lit]] = []
         for q in range(1, self.n):
-            up = {k: self.pool.id(("up", k, q)) for k in range(1, m + 1)}
-            down = {k: self.pool.id(("down", k, q)) for k in range(1, m + 1)}
+            up = {k: self.var(("up", k, q)) for k in range(1, m + 1)}
+            down = {k: self.var(("down", k, q)) for k in range(1, m + 1)}
             for k in range(1, m + 1):
                 left = [self.neg(self.by(c, q)) for c in by_rank.get(k, ())]
                 hole = self.hole(q, k)
@@ -383,7 +400,7 @@ class _Builder:
                 clauses += [[neg(at(c2, q)), neg(by(a1, q - 1)), by(c1, q - 1)]
                             for q in positions]
             else:  # never a1 < c2 < c1 < b2, through swap = (a1 < c2 < c1)
-                swap = self.pool.id(("swap", c1, c2))
+                swap = self.var(("swap", c1, c2))
                 clauses += [[neg(at(c2, q)), neg(by(a1, q - 1)), by(c1, q - 1), swap]
                             for q in positions]
                 clauses += [[-swap, neg(at(c1, q)), by(b2, q - 1)] for q in positions]
