@@ -140,7 +140,9 @@ def parse_dimacs(text: str) -> tuple[int, list[list[int]]]:
         return max_var, clauses
     num_vars, num_clauses = header
     if max_var > num_vars:
-        raise DratError(f"literal {max_var} exceeds the {num_vars} variables declared in the header")
+        raise DratError(
+            f"literal {max_var} exceeds the {num_vars} variables declared in the header"
+        )
     if len(clauses) != num_clauses:
         raise DratError(f"header declares {num_clauses} clauses but {len(clauses)} were found")
     return num_vars, clauses
@@ -217,21 +219,32 @@ def parse_binary_proof(data: bytes) -> Proof:
 
 
 class _Checker:
-    """State of one check.  Clauses are lists of ints in ``cls``; positions
-    0 and 1 of a clause (length >= 2) are its watched literals.
+    """State of one check.
+
+    Clauses are int lists in ``cls``.  Binary clauses live in implication
+    lists (``bo[l]``: literals implied when ``l`` becomes false, ``bc[l]``:
+    their clause ids); longer clauses are watched on positions 0 and 1.
+    Every structure exists twice, for core and for non-core clauses.
 
     Per-literal arrays have size ``2 * n + 1`` and are indexed by the literal
     itself: Python's negative indexing keeps ``-v`` apart from ``v``.
     """
 
-    def __init__(self, num_vars: int, clauses: Sequence[Sequence[int]], proof: Sequence[tuple[bool, Sequence[int]]]) -> None:
+    def __init__(
+        self,
+        num_vars: int,
+        clauses: Sequence[Sequence[int]],
+        proof: Sequence[tuple[bool, Sequence[int]]],
+    ) -> None:
         n = max(num_vars, 0)
         for c in clauses:
             if c:
                 if 0 in c:
                     raise DratError("a formula clause contains literal 0")
                 n = max(n, max(map(abs, c)))
-        for _, c in proof:
+        lemmas = 0
+        for is_del, c in proof:
+            lemmas += not is_del
             if c:
                 if 0 in c:
                     raise DratError("a proof clause contains literal 0")
@@ -242,35 +255,41 @@ class _Checker:
         self.val = [0] * size  # 1 true, -1 false, 0 unassigned
         self.wcore: list[list[int]] = [[] for _ in range(size)]
         self.wnon: list[list[int]] = [[] for _ in range(size)]
-        self.reason = [-1] * (n + 1)  # clause id, -1 for assumptions/unassigned
+        self.bocore: list[list[int]] = [[] for _ in range(size)]
+        self.bccore: list[list[int]] = [[] for _ in range(size)]
+        self.bonon: list[list[int]] = [[] for _ in range(size)]
+        self.bcnon: list[list[int]] = [[] for _ in range(size)]
+        self.reason = [-1] * (n + 1)  # clause id; -1 for assumptions/unassigned
         self.seen = bytearray(n + 1)  # analysed; kept while the var stays assigned
         self.trail: list[int] = []
         self.cls: list[list[int]] = []
+        self.spos: list[int] = []  # where the next watch search starts
         self.core = bytearray()
         self.active = bytearray()
         self.stats: dict[str, float] = {
-            "lemmas": 0,
-            "core_lemmas": 0,
-            "rat_lemmas": 0,
-            "deletions": 0,
-            "ignored_deletions": 0,
+            "lemmas": lemmas,  # in the whole proof
+            "deletions": len(proof) - lemmas,  # in the whole proof
+            "core_lemmas": 0,  # lemmas checked (RUP or RAT)
+            "rat_lemmas": 0,  # lemmas that needed the RAT check
+            "ignored_deletions": 0,  # of unit/reason clauses, or of unknown clauses
         }
 
     # -- propagation -------------------------------------------------------
 
-    def _scan(self, watch: list[list[int]], fl: int) -> int:
-        """Visit clauses in ``watch`` watching the now-false literal ``fl``.
+    def _scan(self, watch: list[list[int]], fl: int, start: int, early: bool) -> int:
+        """Visit the long clauses in ``watch[fl]`` (``fl`` just became false)
+        from index ``start`` on.
 
-        Returns a conflicting clause id or -1.
+        Returns a conflicting clause id, or -1 when the list is done, or (with
+        ``early``, after the first implied literal) ``-2 - i`` to resume at i.
         """
         ws = watch[fl]
-        if not ws:
-            return -1
         val = self.val
         cls = self.cls
+        spos = self.spos
         trail = self.trail
         reason = self.reason
-        i = j = 0
+        i = j = start
         n = len(ws)
         while i < n:
             c = ws[i]
@@ -285,48 +304,113 @@ class _Checker:
                 ws[j] = c
                 j += 1
                 continue
-            for k in range(2, len(cl)):
+            # Circular search from where the last one stopped (Gent 2013):
+            # long clauses whose literals fall one by one cost linear time.
+            p = spos[c]
+            for k in range(p, len(cl)):
                 lit = cl[k]
                 if val[lit] != -1:
                     cl[1] = lit
                     cl[k] = fl
                     watch[lit].append(c)
+                    spos[c] = k
                     break
             else:
+                for k in range(2, p):
+                    lit = cl[k]
+                    if val[lit] != -1:
+                        cl[1] = lit
+                        cl[k] = fl
+                        watch[lit].append(c)
+                        spos[c] = k
+                        break
+                else:
+                    k = 0
+                if k:
+                    continue
                 ws[j] = c
                 j += 1
                 if val[other] == -1:
                     del ws[j:i]  # keep the unvisited tail
                     return c
-                # The implied literal is always cl[0]; deletion relies on it.
+                # The implied literal of a long clause is always cl[0].
                 val[other] = 1
                 val[-other] = -1
                 reason[abs(other)] = c
                 trail.append(other)
+                if early:
+                    del ws[j:i]
+                    return -2 - j
         del ws[j:]
         return -1
 
     def _propagate(self, qhead: int) -> int:
-        """Propagate trail[qhead:]; core clauses to fixpoint before each
-        non-core literal, so conflicts are found through core clauses when
-        possible (keeps the set of lemmas to check small)."""
+        """Propagate trail[qhead:]; return a conflicting clause id or -1.
+
+        Core-first: core clauses are propagated to fixpoint before each single
+        non-core implication, so conflicts are found through clauses that are
+        already core whenever possible, which keeps the set of lemmas that
+        must be checked small.
+        """
         trail = self.trail
+        val = self.val
+        reason = self.reason
         scan = self._scan
-        wcore = self.wcore
-        wnon = self.wnon
+        wcore, wnon = self.wcore, self.wnon
+        bocore, bccore = self.bocore, self.bccore
+        bonon, bcnon = self.bonon, self.bcnon
         qc = qa = qhead
+        bpos = lpos = 0  # resume points in the non-core lists of trail[qa]
         while True:
             while qc < len(trail):
-                conf = scan(wcore, -trail[qc])
+                fl = -trail[qc]
                 qc += 1
-                if conf >= 0:
-                    return conf
+                bo = bocore[fl]
+                if bo:
+                    for k, o in enumerate(bo):
+                        vo = val[o]
+                        if vo != 1:
+                            if vo:
+                                return bccore[fl][k]
+                            val[o] = 1
+                            val[-o] = -1
+                            reason[abs(o)] = bccore[fl][k]
+                            trail.append(o)
+                if wcore[fl]:
+                    conf = scan(wcore, fl, 0, False)
+                    if conf >= 0:
+                        return conf
             if qa >= len(trail):
                 return -1
-            conf = scan(wnon, -trail[qa])
+            fl = -trail[qa]
+            bo = bonon[fl]
+            if bpos < len(bo):
+                implied = False
+                for k in range(bpos, len(bo)):
+                    o = bo[k]
+                    vo = val[o]
+                    if vo != 1:
+                        if vo:
+                            return bcnon[fl][k]
+                        val[o] = 1
+                        val[-o] = -1
+                        reason[abs(o)] = bcnon[fl][k]
+                        trail.append(o)
+                        bpos = k + 1
+                        implied = True
+                        break
+                if implied:
+                    continue
+                bpos = len(bo)
+            if lpos < len(wnon[fl]):
+                conf = scan(wnon, fl, lpos, True)
+                if conf >= 0:
+                    return conf
+                if conf != -1:
+                    lpos = -2 - conf
+                    continue
             qa += 1
-            if conf >= 0:
-                return conf
+            bpos = lpos = 0
 
     def _assign(self, lit: int, reason: int) -> None:
         self.val[lit] = 1
@@ -349,9 +433,36 @@ class _Checker:
 
     # -- clause (de)activation --------------------------------------------
 
+    def _watch(self, c: int, core: int) -> None:
+        cl = self.cls[c]
+        if len(cl) == 2:
+            a, b = cl
+            bo, bc = (self.bocore, self.bccore) if core else (self.bonon, self.bcnon)
+            bo[a].append(b)
+            bc[a].append(c)
+            bo[b].append(a)
+            bc[b].append(c)
+        else:
+            w = self.wcore if core else self.wnon
+            w[cl[0]].append(c)
+            w[cl[1]].append(c)
+
+    def _unwatch(self, c: int, core: int) -> None:
+        cl = self.cls[c]
+        if len(cl) == 2:
+            bo, bc = (self.bocore, self.bccore) if core else (self.bonon, self.bcnon)
+            for lit in cl:
+                k = bc[lit].index(c)
+                del bc[lit][k]
+                del bo[lit][k]
+        else:
+            w = self.wcore if core else self.wnon
+            w[cl[0]].remove(c)
+            w[cl[1]].remove(c)
+
     def _attach(self, c: int) -> int:
         """Watch clause ``c`` (length >= 2); return how many of its literals
-        are non-false (capped at 2).
+        are non-false (capped at 2).  Those come first in the clause.
 
         With fewer than two non-false literals the other watch is the false
         literal assigned last, so that truncating the trail never leaves a
@@ -375,27 +486,25 @@ class _Checker:
                     if p > best_pos:
                         best, best_pos = i, p
                 cl[slot], cl[best] = cl[best], cl[slot]
-        w = self.wcore if self.core[c] else self.wnon
-        w[cl[0]].append(c)
-        w[cl[1]].append(c)
+        self._watch(c, self.core[c])
         return k
 
     def _detach(self, c: int) -> None:
-        cl = self.cls[c]
-        if len(cl) >= 2:
-            w = self.wcore if self.core[c] else self.wnon
-            w[cl[0]].remove(c)
-            w[cl[1]].remove(c)
+        if len(self.cls[c]) >= 2:
+            self._unwatch(c, self.core[c])
 
     def _mark_core(self, c: int) -> None:
         self.core[c] = 1
+        if len(self.cls[c]) >= 2 and self.active[c]:
+            self._unwatch(c, 0)
+            self._watch(c, 1)
+
+    def _is_reason(self, c: int) -> bool:
+        # Only the first two literals can have been implied by c: position 0
+        # for long clauses, either one for binary clauses.
         cl = self.cls[c]
-        if len(cl) >= 2 and self.active[c]:
-            wnon, wcore = self.wnon, self.wcore
-            wnon[cl[0]].remove(c)
-            wnon[cl[1]].remove(c)
-            wcore[cl[0]].append(c)
-            wcore[cl[1]].append(c)
+        reason = self.reason
+        return reason[abs(cl[0])] == c or (len(cl) > 1 and reason[abs(cl[1])] == c)
 
     # -- conflict analysis ---------------------------------------------------
 
@@ -485,28 +594,28 @@ class _Checker:
         if not self.formula:
             return "formula has no clauses"
         cls = self.cls
+        spos = self.spos
         core = self.core
         active = self.active
         val = self.val
         stats = self.stats
 
-        # Formula: watch first two literals (nothing is assigned yet), then
-        # propagate the unit clauses.
+        # Formula: watch the first two literals (nothing is assigned yet),
+        # then propagate the unit clauses.
         units: list[int] = []
-        wnon = self.wnon
         for c0 in self.formula:
             cl = list(dict.fromkeys(c0)) if len(set(c0)) != len(c0) else list(c0)
             c = len(cls)
             cls.append(cl)
+            spos.append(2)
             core.append(0)
             active.append(1)
             if len(cl) >= 2:
-                wnon[cl[0]].append(c)
-                wnon[cl[1]].append(c)
+                self._watch(c, 0)
             elif cl:
                 units.append(c)
             else:
-                stats["trivial"] = 1  # formula contains the empty clause
+                stats["trivial"] = 1  # the formula contains the empty clause
                 return ""
         conflict = -1
         for c in units:
@@ -519,7 +628,7 @@ class _Checker:
         if conflict < 0:
             conflict = self._propagate(0)
         if conflict >= 0:
-            stats["trivial"] = 1  # unit propagation refutes the formula
+            stats["trivial"] = 1  # unit propagation alone refutes the formula
             return ""
         num_formula = len(cls)
 
@@ -529,22 +638,19 @@ class _Checker:
         lemma_step: list[int] = []  # proof index of each lemma
         pivots: list[int] = []
         index: dict[tuple[int, ...], list[int]] | None = None
-        reason = self.reason
         trail = self.trail
         for idx, (is_del, lits0) in enumerate(self.proof):
             if is_del:
-                stats["deletions"] += 1
-                key = tuple(sorted(set(lits0)))
                 if index is None:
                     index = {}
                     for d in range(len(cls)):
                         if active[d]:
                             index.setdefault(tuple(sorted(cls[d])), []).append(d)
-                ids = index.get(key)
+                ids = index.get(tuple(sorted(set(lits0))))
                 # Like drat-trim, ignore deletions of unit clauses and of
                 # clauses that are the reason of a top-level literal: the
-                # trail can then only grow, which the backward pass needs.
-                if not ids or len(cls[ids[-1]]) < 2 or reason[abs(cls[ids[-1]][0])] == ids[-1]:
+                # trail then only grows, which the backward pass relies on.
+                if not ids or len(cls[ids[-1]]) < 2 or self._is_reason(ids[-1]):
                     stats["ignored_deletions"] += 1
                     continue
                 d = ids.pop()
@@ -554,13 +660,13 @@ class _Checker:
                 step_t.append(len(trail))
                 continue
 
-            stats["lemmas"] += 1
             lits = list(dict.fromkeys(lits0))
             c = len(cls)
             if not lits:
                 # No conflict so far, so the empty clause is not RUP.
                 return self._lemma_reason(c - num_formula, idx)
             cls.append(lits)
+            spos.append(2)
             core.append(0)
             active.append(1)
             pivots.append(lits[0])

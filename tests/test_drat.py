@@ -1,0 +1,501 @@
+"""Tests for the project's own DRUP/DRAT checker (`blackhole.drat`).
+
+pysat is used here only to *produce* proofs; the checker itself never sees it.
+Every tampering test asserts a rejection that must happen, and says why:
+either unit propagation over the formula plus *all* remaining lemmas (a superset
+of what the checker may use) reaches no conflict, so no empty clause can be
+derived, or the formula is satisfiable, or a hand-checked lemma is not RUP/RAT.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pysat.solvers import Solver
+
+from blackhole.drat import (
+    CheckResult,
+    DratError,
+    Proof,
+    check_files,
+    check_proof,
+    parse_binary_proof,
+    parse_dimacs,
+    parse_proof,
+)
+
+# --------------------------------------------------------------------------
+# Helpers: formulas, proofs from pysat, and an independent naive oracle
+# --------------------------------------------------------------------------
+
+ALL_2VARS = [[1, 2], [1, -2], [-1, 2], [-1, -2]]
+# Pigeonhole 4 into 3 (see `pigeonhole`): a case split on pigeon 0, done by hand.
+PHP43_PROOF = ["-1 -5 0", "-1 0", "-2 -4 0", "-2 0", "-4 0", "0"]
+
+
+def pigeonhole(pigeons: int, holes: int) -> list[list[int]]:
+    """Pigeon i in hole j is variable i * holes + j + 1."""
+
+    def var(i: int, j: int) -> int:
+        return i * holes + j + 1
+
+    clauses = [[var(i, j) for j in range(holes)] for i in range(pigeons)]
+    for j in range(holes):
+        for a, b in itertools.combinations(range(pigeons), 2):
+            clauses.append([-var(a, j), -var(b, j)])
+    return clauses
+
+
+def random_3sat(num_vars: int, num_clauses: int, seed: int) -> list[list[int]]:
+    rng = random.Random(seed)
+    return [
+        [v * rng.choice((-1, 1)) for v in rng.sample(range(1, num_vars + 1), 3)]
+        for _ in range(num_clauses)
+    ]
+
+
+def num_vars_of(clauses: list[list[int]]) -> int:
+    return max(abs(lit) for clause in clauses for lit in clause)
+
+
+def solver_proof(clauses: list[list[int]]) -> Proof:
+    """Glucose 4's DRUP proof of an unsatisfiable formula, parsed."""
+    with Solver(name="g4", bootstrap_with=clauses, with_proof=True) as solver:
+        assert solver.solve() is False, "the test formula must be unsatisfiable"
+        lines = solver.get_proof()
+    return parse_proof("\n".join(lines))
+
+
+def is_sat(clauses: list[list[int]]) -> bool:
+    with Solver(name="g4", bootstrap_with=clauses) as solver:
+        return bool(solver.solve())
+
+
+def brute_force_sat(num_vars: int, clauses: list[list[int]]) -> bool:
+    for bits in itertools.product((False, True), repeat=num_vars):
+        if all(any(bits[abs(lit) - 1] == (lit > 0) for lit in c) for c in clauses):
+            return True
+    return False
+
+
+def up_conflict(clauses: list[list[int]]) -> bool:
+    """Naive unit propagation to fixpoint: does it falsify a clause?"""
+    assigned: set[int] = set()
+    changed = True
+    while changed:
+        changed = False
+        for clause in clauses:
+            if any(lit in assigned for lit in clause):
+                continue
+            open_lits = [lit for lit in clause if -lit not in assigned]
+            if not open_lits:
+                return True
+            if len(open_lits) == 1:
+                assigned.add(open_lits[0])
+                changed = True
+    return False
+
+
+def lemmas_of(proof: list[tuple[bool, list[int]]]) -> list[list[int]]:
+    return [lits for is_del, lits in proof if not is_del]
+
+
+def hopeless(clauses: list[list[int]], proof: list[tuple[bool, list[int]]]) -> bool:
+    """Unit propagation over the formula plus *every* non-empty lemma (deletions
+    ignored, RUP/RAT unchecked: a superset of what the checker may use) finds no
+    conflict.  Then the checker cannot reach one either, so it must reject."""
+    return not up_conflict(clauses + [lits for lits in lemmas_of(proof) if lits])
+
+
+def text(steps: list[str]) -> Proof:
+    return parse_proof("\n".join(steps))
+
+
+# --------------------------------------------------------------------------
+# Parsing
+# --------------------------------------------------------------------------
+
+
+def test_parse_dimacs_comments_header_and_spanning_clauses() -> None:
+    num_vars, clauses = parse_dimacs("c hello\np cnf 3 2\n1 -2\n 3 0\nc mid\n-1 0\n")
+    assert num_vars == 3
+    assert clauses == [[1, -2, 3], [-1]]
+
+
+def test_parse_dimacs_without_header_and_satlib_end_marker() -> None:
+    assert parse_dimacs("1 2 0\n-2 0\n%\n0\n") == (2, [[1, 2], [-2]])
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("p cnf 2 1\n1 x 0\n", "line 2: invalid literal 'x'"),
+        ("p cnf 2 1\n1 2\n", "not terminated by 0"),
+        ("p cnf 2 2\n1 2 0\n", "declares 2 clauses but 1"),
+        ("p cnf 2 1\n1 3 0\n", "literal 3 exceeds the 2 variables"),
+        ("p dnf 2 1\n1 0\n", "expected 'p cnf"),
+        ("p cnf 2 1\np cnf 2 1\n1 0\n", "second 'p' header"),
+        ("1 0\np cnf 1 1\n", "header after clauses"),
+    ],
+)
+def test_parse_dimacs_rejects_malformed_input(source: str, message: str) -> None:
+    with pytest.raises(DratError, match=message) as info:
+        parse_dimacs(source)
+    assert isinstance(info.value, ValueError)
+    assert "\n" not in str(info.value)
+
+
+def test_parse_proof_lemmas_deletions_comments_and_lines() -> None:
+    proof = parse_proof("c start\n1 2 0\n\nd 1 2 0\n   -3 0\n0\n")
+    assert list(proof) == [(False, [1, 2]), (True, [1, 2]), (False, [-3]), (False, [])]
+    assert proof.lines == [2, 4, 5, 6]
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("1 2\n", "line 1: clause is not terminated by 0"),
+        ("1 a 0\n", "line 1: invalid token"),
+        ("1 0 2 0\n", "line 1: more than one clause"),
+        ("1 0\nd\n", "line 2: clause is not terminated by 0"),
+    ],
+)
+def test_parse_proof_rejects_malformed_input(source: str, message: str) -> None:
+    with pytest.raises(DratError, match=message):
+        parse_proof(source)
+
+
+def test_parse_binary_proof() -> None:
+    # 'a' 1 -2 0, 'd' 1 -2 0, 'a' 0, with literal l coded as 2*|l| + (l < 0)
+    data = bytes([0x61, 2, 5, 0, 0x64, 2, 5, 0, 0x61, 0])
+    assert list(parse_binary_proof(data)) == [(False, [1, -2]), (True, [1, -2]), (False, [])]
+    # a multi-byte varint: literal 100 is 200 = 0xC8 0x01
+    assert list(parse_binary_proof(bytes([0x61, 0xC8, 0x01, 0]))) == [(False, [100])]
+    with pytest.raises(DratError):
+        parse_binary_proof(bytes([0x61, 2]))
+
+
+def test_check_proof_rejects_literal_zero() -> None:
+    with pytest.raises(DratError):
+        check_proof(2, [[1, 0, 2]], [])
+
+
+# --------------------------------------------------------------------------
+# Hand-written proofs
+# --------------------------------------------------------------------------
+
+
+def test_all_four_clauses_over_two_variables() -> None:
+    result = check_proof(2, ALL_2VARS, text(["1 0", "0"]))
+    assert result == CheckResult(ok=True)
+    assert result.reason == ""
+    assert result.stats["lemmas"] == 2
+    assert result.stats["core_lemmas"] == 1
+    assert result.stats["seconds"] >= 0
+
+
+def test_all_four_clauses_removed_lemma_is_rejected() -> None:
+    # Without "1 0" no clause is unit, so the empty clause is not RUP.
+    result = check_proof(2, ALL_2VARS, text(["0"]))
+    assert not result.ok
+    assert result.reason == "lemma 1 (line 1) is not RUP/RAT"
+
+
+def test_truncated_proofs_are_rejected() -> None:
+    assert hopeless(ALL_2VARS, [])
+    result = check_proof(2, ALL_2VARS, [])
+    assert not result.ok
+    assert result.reason == "proof does not derive the empty clause"
+    php = pigeonhole(4, 3)
+    truncated = text(PHP43_PROOF[:4])
+    assert hopeless(php, truncated)
+    result = check_proof(12, php, truncated)
+    assert result == CheckResult(ok=False, reason="proof does not derive the empty clause")
+
+
+def test_pigeonhole_3_into_2() -> None:
+    # p(i, j) = 2i + j + 1.  Pigeon 0 in hole 0 forces pigeons 1 and 2 into hole 1.
+    php = pigeonhole(3, 2)
+    assert check_proof(6, php, text(["-1 0", "0"])).ok
+    assert not check_proof(6, php, text(["0"])).ok
+
+
+def test_pigeonhole_4_into_3() -> None:
+    # p(i, j) = 3i + j + 1; the lemmas follow a small case split by hand.
+    php = pigeonhole(4, 3)
+    result = check_proof(12, php, text(PHP43_PROOF))
+    assert result.ok, result.reason
+    # The last lemma before "0" already makes propagation fail.
+    assert result.stats["core_lemmas"] == 5
+
+
+def test_pigeonhole_4_into_3_removed_lemma_is_rejected() -> None:
+    php = pigeonhole(4, 3)
+    tampered = [step for step in PHP43_PROOF if step != "-1 0"]
+    # Even keeping every other lemma, propagation reaches no conflict.
+    assert hopeless(php, text(tampered))
+    result = check_proof(12, php, text(tampered))
+    assert not result.ok
+    assert result.reason == "lemma 5 (line 5) is not RUP/RAT"
+
+
+# F: not-1 is refuted by (1 3)(1 -3); with 1, "2" and then the empty clause follow.
+FLIP_FORMULA = [[1, 3], [1, -3], [-1, 2, 4], [-1, 2, -4], [-1, -2, 5], [-1, -2, -5]]
+
+
+def test_flipped_literal_is_rejected() -> None:
+    assert check_proof(5, FLIP_FORMULA, text(["1 0", "2 0", "0"])).ok
+    # "-1 0": F has no units, so any conflict after it depends on it; assuming 1
+    # propagates nothing (not RUP) and the resolvent (-1 3) with (1 3) is not RUP
+    # either (not RAT).
+    result = check_proof(5, FLIP_FORMULA, text(["-1 0", "2 0", "0"]))
+    assert not result.ok
+    assert result.reason == "lemma 1 (line 1) is not RUP/RAT"
+
+
+# "1" is not RUP (assuming -1 propagates nothing) but is RAT on 1: both
+# resolvents (1 2) and (1 -2) are RUP.
+RAT_FORMULA = [[-1, 2], [-1, -2], [1, 2, 3], [1, 2, -3], [1, -2, 4], [1, -2, -4]]
+
+
+def test_rat_lemma_is_accepted() -> None:
+    result = check_proof(4, RAT_FORMULA, text(["1 0", "0"]))
+    assert result.ok, result.reason
+    assert result.stats["rat_lemmas"] == 1
+
+
+def test_rat_needs_the_pivot_first() -> None:
+    # (1 5) and (1 -5) are RAT on 1 (their resolvents with (-1 2), (-1 -2) are
+    # RUP), and "1" follows from them by unit propagation.
+    result = check_proof(5, RAT_FORMULA, text(["1 5 0", "1 -5 0", "1 0", "0"]))
+    assert result.ok, result.reason
+    assert result.stats["rat_lemmas"] == 2
+    # Written with 5 first, (5 1) is still RAT (no clause holds -5) but (-5 1)
+    # is not: its only resolvent on -5 is (1), which is not RUP.  "1" needs both.
+    result = check_proof(5, RAT_FORMULA, text(["5 1 0", "-5 1 0", "1 0", "0"]))
+    assert not result.ok
+    assert result.reason == "lemma 2 (line 2) is not RUP/RAT"
+
+
+def test_lines_in_reason_skip_comments() -> None:
+    result = check_proof(2, ALL_2VARS, parse_proof("c a comment\n\n0\n"))
+    assert result.reason == "lemma 1 (line 3) is not RUP/RAT"
+    # A plain list has no line numbers: proof steps are counted instead.
+    result = check_proof(2, ALL_2VARS, [(True, [1, 2]), (False, [])])
+    assert result.reason == "lemma 1 (proof step 2) is not RUP/RAT"
+
+
+def test_deleted_clause_is_not_used() -> None:
+    # After deleting (1 -2), "1" is no longer RUP.
+    assert check_proof(2, ALL_2VARS, text(["1 0", "0"])).ok
+    result = check_proof(2, ALL_2VARS, text(["d 1 -2 0", "1 0", "0"]))
+    assert not result.ok
+    assert result.reason == "lemma 1 (line 2) is not RUP/RAT"
+    assert result.stats["deletions"] == 1
+
+
+def test_deleting_unit_clauses_is_ignored() -> None:
+    formula = [[1], [-1, 2], [-2, 3], [-3, -1]]
+    # Unit propagation refutes the formula; the proof need not say anything.
+    assert check_proof(3, formula, text([])).ok
+    # With the unit (1), "2" is RUP; were its deletion honoured, it would not be.
+    formula = [[1], [-1, 2, 3], [-1, 2, -3], [-1, -2, 4], [-1, -2, -4]]
+    assert not up_conflict(formula)
+    result = check_proof(4, formula, text(["d 1 0", "2 0", "0"]))
+    assert result.ok, result.reason
+    assert result.stats["ignored_deletions"] == 1
+
+
+def test_conflict_before_the_empty_clause_suffices() -> None:
+    # "1" makes unit propagation fail, so the rest of the proof is not needed.
+    assert check_proof(2, ALL_2VARS, text(["1 0"] + ["d 1 2 0"] * 3)).ok
+
+
+def test_formula_with_empty_clause() -> None:
+    assert check_proof(1, [[1], []], []).ok
+
+
+def test_formula_has_no_clauses() -> None:
+    result = check_proof(3, [], text(["0"]))
+    assert result == CheckResult(ok=False, reason="formula has no clauses")
+
+
+def test_empty_clause_not_rup_when_no_conflict() -> None:
+    # "2" is RUP, but the formula is satisfiable: the empty clause is not.
+    result = check_proof(2, [[1, 2], [-1, 2]], text(["2 0", "0"]))
+    assert not result.ok
+    assert result.reason == "lemma 2 (line 2) is not RUP/RAT"
+
+
+def test_result_is_frozen() -> None:
+    result = check_proof(2, ALL_2VARS, text(["1 0", "0"]))
+    with pytest.raises(AttributeError):
+        result.ok = False  # type: ignore[misc]
+
+
+# --------------------------------------------------------------------------
+# Real proofs from pysat's Glucose 4
+# --------------------------------------------------------------------------
+
+UNSAT_CASES = {
+    "php5-4": pigeonhole(5, 4),
+    "php6-5": pigeonhole(6, 5),
+    "rand60": random_3sat(60, 300, 1),
+    "rand80": random_3sat(80, 400, 7),
+    "rand100": random_3sat(100, 500, 3),
+}
+
+
+@pytest.fixture(scope="module")
+def proofs() -> dict[str, Proof]:
+    return {name: solver_proof(clauses) for name, clauses in UNSAT_CASES.items()}
+
+
+@pytest.mark.parametrize("name", sorted(UNSAT_CASES))
+def test_solver_proofs_are_accepted(name: str, proofs: dict[str, Proof]) -> None:
+    clauses = UNSAT_CASES[name]
+    result = check_proof(num_vars_of(clauses), clauses, proofs[name])
+    assert result.ok, result.reason
+    assert result.stats["lemmas"] == len(lemmas_of(proofs[name]))
+    assert 0 < result.stats["core_lemmas"] <= result.stats["lemmas"]
+
+
+@pytest.mark.parametrize("name", sorted(UNSAT_CASES))
+def test_truncated_solver_proof_is_rejected(name: str, proofs: dict[str, Proof]) -> None:
+    clauses = UNSAT_CASES[name]
+    proof = proofs[name]
+    # The longest prefix after which propagation over the formula plus all of its
+    # lemmas still finds no conflict: cut just before the proof succeeds.
+    lo, hi = 0, len(proof)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if hopeless(clauses, proof[:mid]):
+            lo = mid
+        else:
+            hi = mid - 1
+    assert lo < len(proof)
+    result = check_proof(num_vars_of(clauses), clauses, proof[:lo])
+    assert not result.ok
+    assert result.reason == "proof does not derive the empty clause"
+
+
+@pytest.mark.parametrize("name", sorted(UNSAT_CASES))
+def test_solver_proof_without_its_lemmas_is_rejected(name: str, proofs: dict[str, Proof]) -> None:
+    clauses = UNSAT_CASES[name]
+    tampered = [(d, lits) for d, lits in proofs[name] if d or not lits]
+    assert hopeless(clauses, tampered)
+    result = check_proof(num_vars_of(clauses), clauses, tampered)
+    assert not result.ok
+    assert result.reason.endswith("is not RUP/RAT")
+
+
+@pytest.mark.parametrize("name", ["php6-5", "rand100"])
+def test_proof_for_another_cnf_is_rejected(name: str, proofs: dict[str, Proof]) -> None:
+    clauses = UNSAT_CASES[name]
+    # Dropping a fifth of the clauses makes the formula satisfiable, so no
+    # proof whatsoever can be valid for it.
+    other = [c for i, c in enumerate(clauses) if i % 5]
+    assert is_sat(other)
+    result = check_proof(num_vars_of(clauses), other, proofs[name])
+    assert not result.ok
+
+
+def test_satisfiable_formula_rejects_any_proof(proofs: dict[str, Proof]) -> None:
+    formula = random_3sat(100, 300, 11)
+    assert is_sat(formula)
+    for proof in [*proofs.values(), text(["0"]), text(["1 0", "-1 0", "0"])]:
+        result = check_proof(100, formula, proof)
+        assert not result.ok
+
+
+def test_flipped_literal_in_solver_proof_is_caught_or_harmless(proofs: dict[str, Proof]) -> None:
+    # A flip may leave a valid proof (the lemma may be unused or still RUP), but
+    # an accepted tampered proof must still only contain sound reasoning: the
+    # formula is UNSAT, so we can only check that a rejection names a lemma.
+    clauses = UNSAT_CASES["php5-4"]
+    proof = list(proofs["php5-4"])
+    rejected = 0
+    for k in range(0, len(proof), 7):
+        is_del, lits = proof[k]
+        if is_del or not lits:
+            continue
+        flipped = [*proof[:k], (False, [-lits[0], *lits[1:]]), *proof[k + 1 :]]
+        result = check_proof(num_vars_of(clauses), clauses, flipped)
+        if not result.ok:
+            rejected += 1
+            assert result.reason.endswith("is not RUP/RAT")
+    assert rejected > 0
+
+
+def test_check_files_text_and_binary(tmp_path, proofs: dict[str, Proof]) -> None:
+    clauses = UNSAT_CASES["php5-4"]
+    cnf = tmp_path / "f.cnf"
+    cnf.write_text(
+        f"c test\np cnf {num_vars_of(clauses)} {len(clauses)}\n"
+        + "".join(" ".join(map(str, c)) + " 0\n" for c in clauses)
+    )
+    proof = proofs["php5-4"]
+    drup = tmp_path / "p.drup"
+    drup.write_text(
+        "".join(("d " if d else "") + " ".join(map(str, [*lits, 0])) + "\n" for d, lits in proof)
+    )
+    assert check_files(cnf, drup).ok
+
+    def varint(x: int) -> bytes:
+        out = bytearray()
+        while x > 0x7F:
+            out.append(x & 0x7F | 0x80)
+            x >>= 7
+        out.append(x)
+        return bytes(out)
+
+    data = bytearray()
+    for d, lits in proof:
+        data.append(0x64 if d else 0x61)
+        for lit in lits:
+            data += varint(2 * abs(lit) + (lit < 0))
+        data.append(0)
+    binary = tmp_path / "p.drat"
+    binary.write_bytes(bytes(data))
+    assert check_files(cnf, binary).ok
+    truncated = tmp_path / "t.drup"
+    truncated.write_text("1 0\n")
+    assert not check_files(cnf, truncated).ok
+
+
+# --------------------------------------------------------------------------
+# Properties
+# --------------------------------------------------------------------------
+
+literal = st.integers(1, 5).flatmap(lambda v: st.sampled_from([v, -v]))
+clause = st.lists(literal, min_size=1, max_size=3)
+formula = st.lists(clause, min_size=1, max_size=14)
+step = st.tuples(st.booleans(), st.lists(literal, max_size=3))
+
+
+@settings(max_examples=250, deadline=None)
+@given(formula, st.lists(step, max_size=10))
+def test_accepted_proofs_only_for_unsat_formulas(
+    clauses: list[list[int]], proof: list[tuple[bool, list[int]]]
+) -> None:
+    """Soundness: whatever the proof, acceptance implies unsatisfiability."""
+    result = check_proof(5, clauses, proof)
+    if result.ok:
+        assert not brute_force_sat(5, clauses)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(clause, min_size=4, max_size=24))
+def test_solver_proofs_of_small_unsat_formulas_are_accepted(clauses: list[list[int]]) -> None:
+    """Completeness on the proofs we actually get."""
+    if brute_force_sat(5, clauses):
+        return
+    with Solver(name="g4", bootstrap_with=clauses, with_proof=True) as solver:
+        assert solver.solve() is False
+        proof = parse_proof("\n".join(solver.get_proof()))
+    result = check_proof(5, clauses, proof)
+    assert result.ok, result.reason
