@@ -11,12 +11,14 @@ Every number in encodings/sat.md is a count of what this module builds: keep the
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
 from pysat.formula import IDPool
 
+from blackhole.errors import InputError
 from blackhole.problem import Problem, same_rank_pairs
 
 ENCODING_VERSION = "position-1"
@@ -29,6 +31,7 @@ FEATURE_HELP: dict[str, str] = {
     "amo": "at most one card per position (implied by pigeonhole)",
     "compact": "sequential-counter at-most-one instead of pairwise clauses",
     "forward": "redundant forward adjacency (each position has a successor)",
+    "rankcount": "each rank shows at exactly as many positions as it has cards",
     "deadrank": "every rank with cards left is reachable from the hole's rank",
     "symmetry": "same-rank symmetry breaking (Gent et al. 2007)",
 }
@@ -112,9 +115,11 @@ def describe_key(problem: Problem, key: object) -> str:
     if kind == "rank":
         return f"rank at position {rest[0]} is {rest[1]}"
     if kind == "seq":
-        return f"counter {rest[0]} {rest[1]}: one of its first {rest[2] + 1} literals is true"
-    if kind == "alive":
-        return f"alive rank {rest[0]} has cards left after position {rest[1]}"
+        group, step = rest
+        return (f"seq at-most-one over {' '.join(map(str, group))}: "
+                f"one of its first {step + 1} literals is true")
+    if kind == "card":
+        return f"card counter for rank {rest[0]} (pysat seqcounter variable)"
     if kind in ("up", "down"):
         return f"{kind} rank {rest[0]} reachable {kind}ward from the hole after position {rest[1]}"
     if kind == "swap":
@@ -124,12 +129,20 @@ def describe_key(problem: Problem, key: object) -> str:
 
 
 def build_cnf(problem: Problem, features: Iterable[str] = DEFAULT_FEATURES) -> Encoding:
+    """The CNF of `problem` with the chosen features (an InputError names unknown ones)."""
     chosen = frozenset(features)
     unknown = chosen - FEATURES
     if unknown:
-        raise ValueError(f"unknown encoding feature(s) {sorted(unknown)}; "
-                         f"choose from {sorted(FEATURES)}")
-    return _Builder(problem, chosen).build()
+        raise InputError(f"unknown encoding feature (choose from {', '.join(sorted(FEATURES))})",
+                         "--features", token=",".join(sorted(unknown)))
+    # the clause lists hold no cycles; pausing the collector saves about a third of the time
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _Builder(problem, chosen).build()
+    finally:
+        if collecting:
+            gc.enable()
 
 
 class _Builder:
@@ -147,6 +160,11 @@ class _Builder:
     def var(self, key: tuple) -> int:
         self.keys.append(key)
         return len(self.keys)
+
+    def vars(self, keys: Iterable[tuple]) -> list[int]:
+        start = len(self.keys) + 1
+        self.keys.extend(keys)
+        return list(range(start, len(self.keys) + 1))
 
     def add(self, family: str, clauses: list[list[int]]) -> None:
         self.clauses.extend(clauses)
@@ -179,7 +197,7 @@ class _Builder:
             return
         if "compact" in self.features and len(lits) > _PAIRWISE_UP_TO:
             # sequential counter: seq[i] = one of lits[0..i] is true
-            seq = [self.var(("seq", key, i)) for i in range(len(lits) - 1)]
+            seq = self.vars(("seq", key, i) for i in range(len(lits) - 1))
             clauses = [[-lits[0], seq[0]]]
             for i in range(1, len(lits) - 1):
                 clauses += [[-lits[i], seq[i]], [-seq[i - 1], seq[i]], [-lits[i], -seq[i - 1]]]
@@ -197,6 +215,8 @@ class _Builder:
         self.position_constraints()
         self.adjacency()
         self.precedence()
+        if "rankcount" in self.features and "rank" in self.features:
+            self.rank_count()
         if "deadrank" in self.features:
             self.dead_rank()
         if "symmetry" in self.features:
@@ -233,22 +253,38 @@ class _Builder:
                     self.cards_at[q].append(c)
 
     def variables(self) -> None:
-        n, var = self.n, self.var
-        self.at: dict[int, dict[int, int]] = {c: {} for c in self.moves}
+        n, keys, moves = self.n, self.keys, self.moves
+        at: dict[int, dict[int, int]] = {c: {} for c in moves}
         for q in range(1, n + 1):
             for c in self.cards_at[q]:
-                self.at[c][q] = var(("at", c, q))
-        # by[c][q] exists for first <= q < last; FALSE before, TRUE from last on
-        self.first = {c: min(self.at[c], default=n + 1) for c in self.moves}
-        self.last = {c: max(self.at[c], default=0) for c in self.moves}
-        self.by_var: dict[int, dict[int, int]] = {
-            c: {q: var(("by", c, q)) for q in range(self.first[c], self.last[c])}
-            for c in self.moves}
+                keys.append(("at", c, q))
+                at[c][q] = len(keys)
+        self.at = at
+        # ("by", c, q) exists for first <= q < last, numbered by_base[c] + q; it is
+        # FALSE before first and TRUE from last on
+        self.first = {c: min(at[c], default=n + 1) for c in moves}
+        self.last = {c: max(at[c], default=0) for c in moves}
+        self.by_base: dict[int, int] = {}
+        for c in moves:
+            first, last = self.first[c], self.last[c]
+            self.by_base[c] = len(keys) + 1 - first
+            keys.extend(("by", c, q) for q in range(first, last))
+        # groups[q][k]: the at-variables of the rank-k cards at position q, ranks in order
+        rank = self.problem.rank
+        self.groups: list[dict[int, list[int]]] = [{}]
+        for q in range(1, n + 1):
+            group: dict[int, list[int]] = {}
+            for c in self.cards_at[q]:
+                group.setdefault(rank[c], []).append(at[c][q])
+            self.groups.append(dict(sorted(group.items())))
         if "rank" in self.features:
-            rank = self.problem.rank
-            self.rank_at: list[dict[int, int]] = [{}] + [
-                {k: var(("rank", q, k)) for k in sorted({rank[c] for c in self.cards_at[q]})}
-                for q in range(1, n + 1)]
+            self.rank_at: list[dict[int, int]] = [{}]
+            for q in range(1, n + 1):
+                row = {}
+                for k in self.groups[q]:
+                    keys.append(("rank", q, k))
+                    row[k] = len(keys)
+                self.rank_at.append(row)
 
     def by(self, c: int, q: int) -> Lit:
         """Literal for "c is played at position q or earlier"."""
@@ -256,7 +292,7 @@ class _Builder:
             return FALSE
         if q >= self.last[c]:
             return TRUE
-        return self.by_var[c][q]
+        return self.by_base[c] + q
 
     def at_lit(self, c: int, q: int) -> Lit:
         return self.at[c].get(q, FALSE)
@@ -266,42 +302,41 @@ class _Builder:
         link: list[list[int]] = []
         mono: list[list[int]] = []
         for c in self.moves:
-            first, last, at, by = self.first[c], self.last[c], self.at[c], self.by_var[c]
-            if first > last:
-                link.append([])  # no position left for c: the deal is lost
+            first, last, at, base = self.first[c], self.last[c], self.at[c], self.by_base[c]
+            if first >= last:
+                # one position: the card is there; none: the deal is lost
+                link.append([at[first]] if first == last else [])
                 continue
-            for q in range(first, last + 1):
+            y = base + first  # by[c][first]
+            x = at[first]
+            link += [[-x, y], [x, -y]]
+            for q in range(first + 1, last):
+                y = base + q
                 x = at.get(q)
-                rise = [] if x is None else [x]
-                if q < last:
-                    rise.append(-by[q])
-                    if x is not None:
-                        link.append([-x, by[q]])
-                    if q < last - 1:
-                        mono.append([-by[q], by[q + 1]])
-                if q > first:
-                    rise.append(by[q - 1])
-                    if x is not None:
-                        link.append([-x, -by[q - 1]])
-                link.append(rise)
+                if x is None:  # a hole in the domain: no rise here
+                    link.append([-y, y - 1])
+                else:
+                    link += [[-x, y], [-x, -(y - 1)], [x, -y, y - 1]]
+            x = at[last]
+            y = base + last - 1
+            link += [[-x, -y], [x, y]]
+            mono += [[-(base + q), base + q + 1] for q in range(first, last - 1)]
         self.add("card", link)
         self.add("order", mono)
 
     def position_constraints(self) -> None:
-        rank = self.problem.rank
         self.add("position-alo", [[self.at[c][q] for c in self.cards_at[q]]
                                   for q in range(1, self.n + 1)])
         if "amo" not in self.features:
             return
         for q in range(1, self.n + 1):
-            cards = self.cards_at[q]
             if "rank" in self.features:
                 self.at_most_one("position-amo", ("rank", q), list(self.rank_at[q].values()))
-                for k in self.rank_at[q]:
-                    self.at_most_one("position-amo", ("rank", q, k),
-                                     [self.at[c][q] for c in cards if rank[c] == k])
+                for k, lits in self.groups[q].items():
+                    self.at_most_one("position-amo", ("rank", q, k), lits)
             else:
-                self.at_most_one("position-amo", ("pos", q), [self.at[c][q] for c in cards])
+                self.at_most_one("position-amo", ("pos", q),
+                                 [self.at[c][q] for c in self.cards_at[q]])
 
     def adjacency(self) -> None:
         p, n = self.problem, self.n
@@ -309,49 +344,97 @@ class _Builder:
         back: list[list[int]] = []
         ahead: list[list[int]] = []
         if "rank" in self.features:
-            rank, adj = p.rank, self.rank_adj
-            self.add("rank-channel", [[-self.at[c][q], self.rank_at[q][rank[c]]]
+            rank, adj, rank_at = p.rank, self.rank_adj, self.rank_at
+            self.add("rank-channel", [[-self.at[c][q], rank_at[q][rank[c]]]
                                       for q in range(1, n + 1) for c in self.cards_at[q]])
-            self.add("rank-support", [[-v] + [self.at[c][q] for c in self.cards_at[q]
-                                              if rank[c] == k]
-                                      for q in range(1, n + 1)
-                                      for k, v in self.rank_at[q].items()])
+            self.add("rank-support", [[-rank_at[q][k]] + lits for q in range(1, n + 1)
+                                      for k, lits in self.groups[q].items()])
             start_rank = None if p.start is None else rank[p.start]
             for q in range(1, n + 1):
-                for k, v in self.rank_at[q].items():
+                here = rank_at[q]
+                before = rank_at[q - 1]
+                after = rank_at[q + 1] if q < n else {}
+                for k, v in here.items():
+                    near = adj.get(k, ())
                     if q > 1:
-                        back.append([-v] + [w for j, w in self.rank_at[q - 1].items()
-                                            if j in adj.get(k, ())])
+                        back.append([-v] + [before[j] for j in near if j in before])
                     elif start_rank is not None and k not in adj.get(start_rank, ()):
                         back.append([-v])
                     if forward and q < n:
-                        ahead.append([-v] + [w for j, w in self.rank_at[q + 1].items()
-                                             if j in adj.get(k, ())])
+                        ahead.append([-v] + [after[j] for j in near if j in after])
         else:
+            at = self.at
             for q in range(1, n + 1):
                 for c in self.cards_at[q]:
-                    x = self.at[c][q]
+                    x = at[c][q]
                     if q > 1:
-                        back.append([-x] + [self.at[d][q - 1] for d in p.neighbours[c]
-                                            if q - 1 in self.at[d]])
+                        back.append([-x] + [at[d][q - 1] for d in p.neighbours[c]
+                                            if q - 1 in at[d]])
                     elif p.start is not None and c not in p.neighbours[p.start]:
                         back.append([-x])
                     if forward and q < n:
-                        ahead.append([-x] + [self.at[d][q + 1] for d in p.neighbours[c]
-                                             if q + 1 in self.at[d]])
+                        ahead.append([-x] + [at[d][q + 1] for d in p.neighbours[c]
+                                             if q + 1 in at[d]])
         self.add("adjacency", back)
         if forward:
             self.add("forward", ahead)
 
+    def rank_count(self) -> None:
+        """Rank k shows at exactly total[k] positions: a prefix counter over rank[.][k] with
+        ("count", k, q, j) = "rank k shows at j or more of the positions 1..q"."""
+        totals: dict[int, int] = {}
+        for c in self.moves:
+            totals[self.problem.rank[c]] = totals.get(self.problem.rank[c], 0) + 1
+        keys = self.keys
+        clauses: list[list[int]] = []
+        add = clauses.append
+        for k, total in sorted(totals.items()):
+            prev: list[int] = []  # prev[j - 1] = "j or more so far"
+            for q in range(1, self.n + 1):
+                lit = self.rank_at[q].get(k)
+                if lit is None:
+                    continue
+                width = min(len(prev) + 1, total + 1)
+                start = len(keys) + 1
+                keys.extend(("count", k, q, j) for j in range(1, width + 1))
+                row = list(range(start, start + width))
+                # j = 1: lit or an earlier one
+                now = row[0]
+                add([-lit, now])
+                if prev:
+                    had = prev[0]
+                    add([-had, now])
+                    add([-now, lit, had])
+                else:
+                    add([-now, lit])
+                for j in range(2, width + 1):
+                    now, less = row[j - 1], prev[j - 2]
+                    add([-lit, -less, now])
+                    add([-now, less])
+                    if j <= len(prev):
+                        had = prev[j - 1]
+                        add([-had, now])
+                        add([-now, lit, had])
+                    else:
+                        add([-now, lit])
+                prev = row
+            if len(prev) < total:
+                add([])  # too few positions can show rank k
+                continue
+            add([prev[total - 1]])
+            if len(prev) > total:
+                add([-prev[total]])
+        self.add("rank-count", clauses)
+
     def precedence(self) -> None:
         """a before b: by[b][q] implies by[a][q-1]."""
         clauses = []
-        first, last, by = self.first, self.last, self.by_var
+        first, last, base = self.first, self.last, self.by_base
         for a, b in self.problem.precedence:
             for q in range(first[b], last[a] + 1):  # elsewhere the clause is true
-                clause = [-by[b][q]] if q < last[b] else []
+                clause = [-(base[b] + q)] if q < last[b] else []
                 if q - 1 >= first[a]:
-                    clause.append(by[a][q - 1])
+                    clause.append(base[a] + q - 1)
                 clauses.append(clause)
         self.add("precedence", clauses)
 
