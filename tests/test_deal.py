@@ -169,3 +169,12 @@ def test_one_corrupted_token_is_named(seed: int, data) -> None:
     with pytest.raises(InputError) as caught:
         parse_board("\n".join(lines), "c.board")
     assert caught.value.line == row + 1 and caught.value.token == tokens[col]
+
+
+def test_all_in_a_row_from_pysol() -> None:
+    deal = load_deal("pysol:24:all-in-a-row")
+    assert deal.foundation is None and len(deal.fans) == 13
+    assert all(len(fan) == 4 for fan in deal.fans)
+    assert parse_board(board_text(deal)) == deal
+    assert expand_specs("pysol:1-2:all-in-a-row") == ["pysol:1:all-in-a-row",
+                                                      "pysol:2:all-in-a-row"]

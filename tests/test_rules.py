@@ -153,3 +153,14 @@ def test_mutated_sequences_are_refused_unless_legal_by_chance(deal_seed, play_se
 
 def test_worked_example_parse_is_the_example_file() -> None:
     assert parse_card("K♥") == load_deal(WORKED).fans[0][-1]
+
+
+def test_all_in_a_row_first_card_is_free_and_search_agrees_with_sat() -> None:
+    from blackhole.backends import Options
+    from blackhole.solve import solve_deal
+
+    deal = load_deal("pysol:24:all-in-a-row")
+    assert len(legal_moves(deal, initial_state(deal))) == 13
+    verdicts = {solve_deal(deal, backend, Options(timeout=60)).verdict
+                for backend in ("search", "sat")}
+    assert len(verdicts) == 1  # both complete methods agree; a solution is replayed

@@ -5,6 +5,7 @@ A deal spec is the one string every command takes:
 - a path to a board file (black-hole-solve's format) or a JSON file,
 - `-` for standard input,
 - `pysol:N`, PySolFC's Black Hole game number N (dealt by pysol-cards, as PySolFC deals it),
+- `pysol:N:all-in-a-row`, PySolFC's All in a Row game N (13 fans of 4, empty foundation),
 - `random:SEED`, a reproducible shuffle (see `random_deal`),
 - `random:SEED:any`, the variant where the last dealt card becomes the black hole.
 
@@ -210,15 +211,19 @@ def deal_json(deal: Deal) -> dict:
 # ---------------------------------------------------------------- sources
 
 
-def pysol_deal(number: int) -> Deal:
-    """PySolFC's Black Hole game `number`, dealt exactly as PySolFC deals it."""
+PYSOL_GAMES = {"": "black_hole", "all-in-a-row": "all_in_a_row"}
+
+
+def pysol_deal(number: int, variant: str = "") -> Deal:
+    """PySolFC's Black Hole game `number` (or All in a Row's), dealt as PySolFC deals it."""
     from pysol_cards.cards import CardRenderer
     from pysol_cards.deal_game import Game
     from pysol_cards.random_base import RandomBase
 
-    game = Game("black_hole", number, RandomBase.DEALS_PYSOL)
+    game = Game(PYSOL_GAMES[variant], number, RandomBase.DEALS_PYSOL)
     text = game.calc_layout_string(CardRenderer(print_ts=True))
-    return parse_board(text, source=f"pysol:{number}")
+    suffix = f":{variant}" if variant else ""
+    return parse_board(text, source=f"pysol:{number}{suffix}")
 
 
 def random_deal(seed: int, any_card_hole: bool = False) -> Deal:
@@ -242,7 +247,11 @@ def random_deal(seed: int, any_card_hole: bool = False) -> Deal:
 def load_deal(spec: str) -> Deal:
     """Turn one deal spec into a Deal; every user error is an InputError."""
     if spec.startswith("pysol:"):
-        return pysol_deal(_number(spec, spec[6:], minimum=1))
+        number, _, variant = spec[6:].partition(":")
+        if variant not in PYSOL_GAMES:
+            raise InputError("unknown PySolFC game (use pysol:N or pysol:N:all-in-a-row)",
+                             spec, None, variant)
+        return pysol_deal(_number(spec, number, minimum=1), variant)
     if spec.startswith("random:"):
         seed, _, variant = spec[7:].partition(":")
         if variant not in ("", "any"):
