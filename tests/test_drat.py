@@ -310,6 +310,26 @@ def test_deleting_unit_clauses_is_ignored() -> None:
     assert result.stats["ignored_deletions"] == 1
 
 
+def test_deleting_a_reason_clause_is_ignored() -> None:
+    # (-1 2) is the reason of the top-level literal 2, so its deletion is
+    # ignored; "3" is RUP with 2 true, then 3 refutes the formula.
+    formula = [[1], [-1, 2], [-2, 3, 4], [-2, 3, -4], [-3, 5], [-3, -5]]
+    assert not up_conflict(formula)
+    result = check_proof(5, formula, text(["d -1 2 0", "3 0", "0"]))
+    assert result.ok, result.reason
+    assert result.stats["ignored_deletions"] == 1
+    # Deleting a clause that is no reason takes effect: (-3 -5) is gone.
+    result = check_proof(5, formula, text(["d -3 -5 0", "3 0", "0"]))
+    assert result.reason == "lemma 2 (line 3) is not RUP/RAT"
+    assert result.stats["ignored_deletions"] == 0
+
+
+def test_trivially_refuted_formula() -> None:
+    result = check_proof(2, [[1], [-1, 2], [-2]], [])
+    assert result.ok
+    assert result.stats["trivial"] == 1
+
+
 def test_conflict_before_the_empty_clause_suffices() -> None:
     # "1" makes unit propagation fail, so the rest of the proof is not needed.
     assert check_proof(2, ALL_2VARS, text(["1 0"] + ["d 1 2 0"] * 3)).ok
@@ -412,23 +432,55 @@ def test_satisfiable_formula_rejects_any_proof(proofs: dict[str, Proof]) -> None
         assert not result.ok
 
 
-def test_flipped_literal_in_solver_proof_is_caught_or_harmless(proofs: dict[str, Proof]) -> None:
-    # A flip may leave a valid proof (the lemma may be unused or still RUP), but
-    # an accepted tampered proof must still only contain sound reasoning: the
-    # formula is UNSAT, so we can only check that a rejection names a lemma.
-    clauses = UNSAT_CASES["php5-4"]
-    proof = list(proofs["php5-4"])
-    rejected = 0
-    for k in range(0, len(proof), 7):
+def is_rup(clauses: list[list[int]], lits: list[int]) -> bool:
+    return up_conflict(clauses + [[-lit] for lit in lits])
+
+
+def provably_broken_flip(
+    clauses: list[list[int]], proof: list[tuple[bool, list[int]]]
+) -> list[tuple[bool, list[int]]] | None:
+    """The proof with one literal of one lemma negated (and put first, as the
+    RAT pivot) such that the checker must reject it:
+
+    (a) without that lemma, propagation over the formula and *all* other lemmas
+        finds no conflict, so any refutation depends on the flipped lemma;
+    (b) the flipped lemma is not RUP even w.r.t. the formula and all earlier
+        lemmas (a superset of the clauses active when it is added);
+    (c) its resolvent with some never-deleted formula clause on the pivot is
+        not RUP w.r.t. that superset either, so it is not RAT.
+    """
+    deleted = {tuple(sorted(lits)) for is_del, lits in proof if is_del}
+    for k in range(len(proof) - 1, -1, -1):
         is_del, lits = proof[k]
         if is_del or not lits:
             continue
-        flipped = [*proof[:k], (False, [-lits[0], *lits[1:]]), *proof[k + 1 :]]
-        result = check_proof(num_vars_of(clauses), clauses, flipped)
-        if not result.ok:
-            rejected += 1
-            assert result.reason.endswith("is not RUP/RAT")
-    assert rejected > 0
+        others = [ls for d, ls in proof[:k] + proof[k + 1 :] if not d and ls]
+        if up_conflict(clauses + others):
+            continue  # (a) fails
+        earlier = clauses + [ls for d, ls in proof[:k] if not d and ls]
+        for i, lit in enumerate(lits):
+            flipped = [-lit, *lits[:i], *lits[i + 1 :]]
+            if is_rup(earlier, flipped):
+                continue  # (b) fails
+            for clause in clauses:
+                if lit not in clause or tuple(sorted(clause)) in deleted:
+                    continue
+                resolvent = set(flipped) | (set(clause) - {lit})
+                if all(-x not in resolvent for x in resolvent) and not is_rup(
+                    earlier, sorted(resolvent)
+                ):
+                    return [*proof[:k], (False, flipped), *proof[k + 1 :]]
+    return None
+
+
+@pytest.mark.parametrize("name", ["php5-4", "php6-5"])
+def test_flipped_literal_in_solver_proof_is_rejected(name: str, proofs: dict[str, Proof]) -> None:
+    clauses = UNSAT_CASES[name]
+    tampered = provably_broken_flip(clauses, list(proofs[name]))
+    assert tampered is not None, "no provably broken flip found"
+    result = check_proof(num_vars_of(clauses), clauses, tampered)
+    assert not result.ok
+    assert result.reason.endswith("is not RUP/RAT")
 
 
 def test_check_files_text_and_binary(tmp_path, proofs: dict[str, Proof]) -> None:

@@ -17,9 +17,19 @@ Algorithm (the published backward-checking scheme of drat-trim, written anew):
   marks, through conflict analysis, the clauses it relied on as core.
   Propagation prefers core clauses ("core-first") so the core stays small.
 
-Because the top-level trail only ever grows in the forward pass, the trail
-before step ``k`` is a prefix of the final trail; undoing step ``k`` therefore
-only truncates the trail to the length recorded there.
+Like drat-trim, deletions of unit clauses and of clauses that are the reason
+of a top-level literal are ignored (counted in ``ignored_deletions``).  So the
+top-level trail only ever grows in the forward pass, the trail before step
+``k`` is a prefix of the final trail, and undoing step ``k`` only truncates the
+trail to the length recorded there.  Deleting a clause the proof never added
+is ignored too.  Ignoring a deletion keeps a clause that is implied (or, for
+RAT, satisfiability-preserving) anyway, so it never makes a wrong proof pass.
+
+Cost: pure Python, about a microsecond per literal propagated in a check.
+Glucose proofs of random 3-SAT (200 variables, ~25k lemmas) take ~3 s; proofs
+of the project's Black Hole CNFs propagate ~1000 literals per lemma and take
+~1 ms per core lemma.  RAT checks scan all clauses, which is fine for the
+rare RAT lemma (Glucose writes none).
 """
 
 from __future__ import annotations
@@ -50,8 +60,10 @@ class CheckResult:
     """Outcome of a proof check.
 
     ``reason`` is empty when ``ok``; otherwise it says exactly why the proof
-    was rejected.  ``stats`` holds counters (``lemmas``, ``core_lemmas``,
-    ``rat_lemmas``, ``deletions``, ``ignored_deletions``, ``seconds``).
+    was rejected.  ``stats`` holds counters: ``lemmas`` and ``deletions`` in
+    the proof, ``core_lemmas`` (checked), ``rat_lemmas`` (needed RAT),
+    ``ignored_deletions``, ``trivial`` (formula refuted without the proof) and
+    ``seconds``.
     """
 
     ok: bool
@@ -259,9 +271,14 @@ class _Checker:
         self.bccore: list[list[int]] = [[] for _ in range(size)]
         self.bonon: list[list[int]] = [[] for _ in range(size)]
         self.bcnon: list[list[int]] = [[] for _ in range(size)]
-        self.reason = [-1] * (n + 1)  # clause id; -1 for assumptions/unassigned
+        # reason[lit]: clause that made the true literal lit true; -1 for
+        # assumptions and unassigned literals.  Indexed by literal: no abs().
+        self.reason = [-1] * size
         self.seen = bytearray(n + 1)  # analysed; kept while the var stays assigned
         self.trail: list[int] = []
+        # Trail positions, set once the forward pass is over: the backward pass
+        # only truncates the trail, so they stay right for what remains.
+        self.pos: dict[int, int] | None = None
         self.cls: list[list[int]] = []
         self.spos: list[int] = []  # where the next watch search starts
         self.core = bytearray()
@@ -272,6 +289,7 @@ class _Checker:
             "core_lemmas": 0,  # lemmas checked (RUP or RAT)
             "rat_lemmas": 0,  # lemmas that needed the RAT check
             "ignored_deletions": 0,  # of unit/reason clauses, or of unknown clauses
+            "trivial": 0,  # 1: the formula alone is refuted by unit propagation
         }
 
     # -- propagation -------------------------------------------------------
@@ -336,7 +354,7 @@ class _Checker:
                 # The implied literal of a long clause is always cl[0].
                 val[other] = 1
                 val[-other] = -1
-                reason[abs(other)] = c
+                reason[other] = c
                 trail.append(other)
                 if early:
                     del ws[j:i]
@@ -374,7 +392,7 @@ class _Checker:
                                 return bccore[fl][k]
                             val[o] = 1
                             val[-o] = -1
-                            reason[abs(o)] = bccore[fl][k]
+                            reason[o] = bccore[fl][k]
                             trail.append(o)
                 if wcore[fl]:
                     conf = scan(wcore, fl, 0, False)
@@ -394,7 +412,7 @@ class _Checker:
                             return bcnon[fl][k]
                         val[o] = 1
                         val[-o] = -1
-                        reason[abs(o)] = bcnon[fl][k]
+                        reason[o] = bcnon[fl][k]
                         trail.append(o)
                         bpos = k + 1
                         implied = True
@@ -415,7 +433,7 @@ class _Checker:
     def _assign(self, lit: int, reason: int) -> None:
         self.val[lit] = 1
         self.val[-lit] = -1
-        self.reason[abs(lit)] = reason
+        self.reason[lit] = reason
         self.trail.append(lit)
 
     def _backtrack(self, to: int) -> None:
@@ -426,9 +444,8 @@ class _Checker:
         for lit in trail[to:]:
             val[lit] = 0
             val[-lit] = 0
-            v = abs(lit)
-            reason[v] = -1
-            seen[v] = 0
+            reason[lit] = -1
+            seen[abs(lit)] = 0
         del trail[to:]
 
     # -- clause (de)activation --------------------------------------------
@@ -464,9 +481,12 @@ class _Checker:
         """Watch clause ``c`` (length >= 2); return how many of its literals
         are non-false (capped at 2).  Those come first in the clause.
 
-        With fewer than two non-false literals the other watch is the false
-        literal assigned last, so that truncating the trail never leaves a
-        clause whose only non-false literal is unwatched.
+        When a clause comes back in the backward pass with fewer than two
+        non-false literals, the other watch is the false literal assigned
+        last, so that truncating the trail never leaves a clause whose only
+        non-false literal is unwatched.  (In the forward pass any false
+        literal will do: the trail never shrinks below this point while the
+        clause is active.)
         """
         cl = self.cls[c]
         val = self.val
@@ -477,12 +497,12 @@ class _Checker:
                 k += 1
                 if k == 2:
                     break
-        if k < 2:
-            trail = self.trail
+        pos = self.pos
+        if k < 2 and pos is not None:
             for slot in range(k, 2):
                 best, best_pos = slot, -1
                 for i in range(slot, len(cl)):
-                    p = trail.index(-cl[i])
+                    p = pos[-cl[i]]
                     if p > best_pos:
                         best, best_pos = i, p
                 cl[slot], cl[best] = cl[best], cl[slot]
@@ -504,13 +524,13 @@ class _Checker:
         # for long clauses, either one for binary clauses.
         cl = self.cls[c]
         reason = self.reason
-        return reason[abs(cl[0])] == c or (len(cl) > 1 and reason[abs(cl[1])] == c)
+        return reason[cl[0]] == c or (len(cl) > 1 and reason[cl[1]] == c)
 
     # -- conflict analysis ---------------------------------------------------
 
     def _analyze(self, conf: int, start: Iterable[int] = ()) -> None:
         """Mark as core every clause in the implication graph of the conflict
-        clause ``conf`` (or, with conf -1, of the literals in ``start``).
+        clause ``conf`` and of the true literals in ``start``.
 
         A variable stays ``seen`` until it is unassigned, so the cone of a
         top-level literal is walked once for the whole backward pass.
@@ -519,27 +539,31 @@ class _Checker:
         core = self.core
         reason = self.reason
         seen = self.seen
-        stack: list[int] = []
-        lits = start
-        if conf >= 0:
-            if not core[conf]:
-                self._mark_core(conf)
-            lits = cls[conf]
-        for lit in lits:
+        stack: list[int] = []  # true literals whose reasons are to be walked
+        for lit in start:
             v = abs(lit)
             if not seen[v]:
                 seen[v] = 1
-                stack.append(v)
+                stack.append(lit)
+        if conf >= 0:
+            if not core[conf]:
+                self._mark_core(conf)
+            for lit in cls[conf]:
+                v = abs(lit)
+                if not seen[v]:
+                    seen[v] = 1
+                    stack.append(-lit)
         while stack:
             r = reason[stack.pop()]
             if r >= 0:
                 if not core[r]:
                     self._mark_core(r)
+                # The implied literal is seen already; the others are false.
                 for lit in cls[r]:
                     v = abs(lit)
                     if not seen[v]:
                         seen[v] = 1
-                        stack.append(v)
+                        stack.append(-lit)
 
     # -- lemma checks --------------------------------------------------------
 
@@ -547,7 +571,6 @@ class _Checker:
         """Is ``lits`` implied by unit propagation on the active clauses?"""
         trail = self.trail
         val = self.val
-        reason = self.reason
         base = len(trail)
         for lit in lits:
             v = val[lit]
@@ -559,7 +582,6 @@ class _Checker:
             if v == 0:
                 val[lit] = -1
                 val[-lit] = 1
-                reason[abs(lit)] = -1
                 trail.append(-lit)
         conf = self._propagate(base)
         if conf >= 0:
@@ -700,6 +722,7 @@ class _Checker:
 
         # Backward pass.
         self._analyze(conflict)
+        self.pos = {lit: i for i, lit in enumerate(trail)}
         for s in range(len(step_c) - 1, -1, -1):
             c = step_c[s]
             if c < 0:
