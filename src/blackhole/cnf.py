@@ -21,7 +21,7 @@ from pysat.formula import IDPool
 from blackhole.errors import InputError
 from blackhole.problem import Problem, same_rank_pairs
 
-ENCODING_VERSION = "position-1"
+ENCODING_VERSION = "position-2"
 
 # Each feature, with the one-line meaning used in help texts; encodings/sat.md has the math.
 FEATURE_HELP: dict[str, str] = {
@@ -36,9 +36,12 @@ FEATURE_HELP: dict[str, str] = {
     "symmetry": "same-rank symmetry breaking (Gent et al. 2007)",
 }
 FEATURES: frozenset[str] = frozenset(FEATURE_HELP)
-DEFAULT_FEATURES: frozenset[str] = frozenset({"domain", "reach", "rank", "amo", "compact"})
-# Plain and auditable: everything here is logically implied by the rules.
-CERTIFY_FEATURES: frozenset[str] = frozenset({"domain", "rank", "amo"})
+DEFAULT_FEATURES: frozenset[str] = frozenset(
+    {"domain", "reach", "rank", "amo", "compact", "forward", "rankcount"})
+# Plain and auditable for unsolvability certificates: domain cuts, implied clauses and
+# defined auxiliaries only, never symmetry breaking (which removes solutions).
+CERTIFY_FEATURES: frozenset[str] = frozenset(
+    {"domain", "reach", "rank", "amo", "compact", "forward", "rankcount"})
 
 _PAIRWISE_UP_TO = 6  # below this many literals pairwise at-most-one is as small as a counter
 
