@@ -12,7 +12,8 @@ Every number in encodings/sat.md is a count of what this module builds: keep the
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -21,14 +22,14 @@ from pysat.formula import IDPool
 from blackhole.errors import InputError
 from blackhole.problem import Problem, same_rank_pairs
 
-ENCODING_VERSION = "position-2"
+ENCODING_VERSION = "position-3"
 
 # Each feature, with the one-line meaning used in help texts; encodings/sat.md has the math.
 FEATURE_HELP: dict[str, str] = {
     "domain": "position domains cut by the cards that must come before and after",
     "reach": "position domains cut by the rank walk from the start",
     "rank": "auxiliary rank-at-position variables carry the adjacency",
-    "amo": "at most one card per position (implied by pigeonhole)",
+    "alo": "at least one card per position (implied by pigeonhole)",
     "compact": "sequential-counter at-most-one instead of pairwise clauses",
     "forward": "redundant forward adjacency (each position has a successor)",
     "rankcount": "each rank shows at exactly as many positions as it has cards",
@@ -37,11 +38,11 @@ FEATURE_HELP: dict[str, str] = {
 }
 FEATURES: frozenset[str] = frozenset(FEATURE_HELP)
 DEFAULT_FEATURES: frozenset[str] = frozenset(
-    {"domain", "reach", "rank", "amo", "compact", "forward", "rankcount"})
+    {"domain", "reach", "rank", "compact", "forward", "rankcount"})
 # Plain and auditable for unsolvability certificates: domain cuts, implied clauses and
 # defined auxiliaries only, never symmetry breaking (which removes solutions).
 CERTIFY_FEATURES: frozenset[str] = frozenset(
-    {"domain", "reach", "rank", "amo", "compact", "forward", "rankcount"})
+    {"domain", "reach", "rank", "compact", "forward", "rankcount"})
 
 _PAIRWISE_UP_TO = 6  # below this many literals pairwise at-most-one is as small as a counter
 
@@ -121,8 +122,8 @@ def describe_key(problem: Problem, key: object) -> str:
         group, step = rest
         return (f"seq at-most-one over {' '.join(map(str, group))}: "
                 f"one of its first {step + 1} literals is true")
-    if kind == "card":
-        return f"card counter for rank {rest[0]} (pysat seqcounter variable)"
+    if kind == "count":
+        return f"count rank {rest[0]} shows at {rest[2]} or more of the positions 1..{rest[1]}"
     if kind in ("up", "down"):
         return f"{kind} rank {rest[0]} reachable {kind}ward from the hole after position {rest[1]}"
     if kind == "swap":
@@ -138,14 +139,24 @@ def build_cnf(problem: Problem, features: Iterable[str] = DEFAULT_FEATURES) -> E
     if unknown:
         raise InputError(f"unknown encoding feature (choose from {', '.join(sorted(FEATURES))})",
                          "--features", token=",".join(sorted(unknown)))
-    # the clause lists hold no cycles; pausing the collector saves about a third of the time
-    collecting = gc.isenabled()
+    with gc_paused():
+        return _Builder(problem, chosen).build()
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector. An encoding is tens of thousands of small
+    lists without cycles, and the collector would rescan them all several times while
+    they are built and solved (a third of the encoding time). Callers that keep an
+    encoding only inside the block free it by reference counting before it resumes."""
+    if not gc.isenabled():
+        yield
+        return
     gc.disable()
     try:
-        return _Builder(problem, chosen).build()
+        yield
     finally:
-        if collecting:
-            gc.enable()
+        gc.enable()
 
 
 class _Builder:
@@ -164,7 +175,7 @@ class _Builder:
         self.keys.append(key)
         return len(self.keys)
 
-    def vars(self, keys: Iterable[tuple]) -> list[int]:
+    def new_vars(self, keys: Iterable[tuple]) -> list[int]:
         start = len(self.keys) + 1
         self.keys.extend(keys)
         return list(range(start, len(self.keys) + 1))
@@ -200,7 +211,7 @@ class _Builder:
             return
         if "compact" in self.features and len(lits) > _PAIRWISE_UP_TO:
             # sequential counter: seq[i] = one of lits[0..i] is true
-            seq = self.vars(("seq", key, i) for i in range(len(lits) - 1))
+            seq = self.new_vars(("seq", key, i) for i in range(len(lits) - 1))
             clauses = [[-lits[0], seq[0]]]
             for i in range(1, len(lits) - 1):
                 clauses += [[-lits[i], seq[i]], [-seq[i - 1], seq[i]], [-lits[i], -seq[i - 1]]]
@@ -235,11 +246,11 @@ class _Builder:
         lo = dict.fromkeys(self.moves, 1)
         hi = dict.fromkeys(self.moves, n)
         if "domain" in self.features:
-            before = _closure(self.moves, [(a, b) for a, b in p.precedence])
-            after = _closure(self.moves, [(b, a) for a, b in p.precedence])
+            later = _closure(self.moves, list(p.precedence))
+            earlier = _closure(self.moves, [(b, a) for a, b in p.precedence])
             for c in self.moves:
-                lo[c] = 1 + len(after[c])  # every card that must precede c
-                hi[c] = n - len(before[c])  # every card that must follow c
+                lo[c] = 1 + len(earlier[c])  # every card that must precede c
+                hi[c] = n - len(later[c])  # every card that must follow c
         self.rank_adj = _rank_graph(p)
         present = {p.rank[c] for c in self.moves}
         # walk[q]: the ranks a walk of q moves from the start can show
@@ -328,10 +339,7 @@ class _Builder:
         self.add("order", mono)
 
     def position_constraints(self) -> None:
-        self.add("position-alo", [[self.at[c][q] for c in self.cards_at[q]]
-                                  for q in range(1, self.n + 1)])
-        if "amo" not in self.features:
-            return
+        """At most one card per position; at least one follows by pigeonhole."""
         for q in range(1, self.n + 1):
             if "rank" in self.features:
                 self.at_most_one("position-amo", ("rank", q), list(self.rank_at[q].values()))
@@ -340,6 +348,11 @@ class _Builder:
             else:
                 self.at_most_one("position-amo", ("pos", q),
                                  [self.at[c][q] for c in self.cards_at[q]])
+        # Long at-least-one clauses slow propagation more than they help; a position no
+        # card can take still gets its (empty) clause, which pigeonhole would find slowly.
+        self.add("position-alo", [[self.at[c][q] for c in self.cards_at[q]]
+                                  for q in range(1, self.n + 1)
+                                  if "alo" in self.features or not self.cards_at[q]])
 
     def adjacency(self) -> None:
         p, n = self.problem, self.n

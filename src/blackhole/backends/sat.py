@@ -1,8 +1,10 @@
 """The SAT backend: encode the Problem (blackhole.cnf), solve with a python-sat solver.
 
-Timeouts: solvers with `interrupt()` are stopped by a timer thread; the others (the
-CaDiCaL family) run in slices of a conflict budget, sized from their measured speed so
-that the last slice ends close to the deadline. Either way a timeout is UNKNOWN.
+Timeouts: every solver first runs a short slice of conflicts (sized to a small share of
+the timeout), which settles most deals without starting a thread. After that, solvers
+with `interrupt()` are stopped by a timer thread; the others (the CaDiCaL family) go on
+in slices of a conflict budget, sized from their measured speed so that the last slice
+ends close to the deadline. Either way a timeout is UNKNOWN, never a guess.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Any
 from pysat.solvers import Solver
 
 from blackhole.backends import Backend, Options, Result, Verdict
-from blackhole.cnf import DEFAULT_FEATURES, FEATURES, build_cnf
+from blackhole.cnf import DEFAULT_FEATURES, FEATURES, build_cnf, gc_paused
 from blackhole.errors import InputError, InternalError
 from blackhole.problem import Problem
 
@@ -28,8 +30,10 @@ INTERRUPTIBLE = ("glucose3", "glucose4", "glucose42", "minisat22", "minisatep",
 BUDGETED = ("cadical103", "cadical153", "cadical195")
 SOLVERS: tuple[str, ...] = INTERRUPTIBLE + BUDGETED
 
-_FIRST_SLICE = 200  # conflicts in the first budgeted slice
-_SLICE_SHARE = 0.05  # a later slice aims at this share of the timeout (and what is left)
+_FIRST_SLICE = 2000  # conflicts, at most, in the first slice (most deals need fewer)
+_MIN_SLICE = 20
+_SLOW_RATE = 3000  # conflicts per second, about the slowest seen (large deals, busy CPU)
+_SLICE_SHARE = 0.05  # a slice aims at this share of the timeout
 
 
 def solver_name(name: str | None) -> str:
@@ -60,9 +64,14 @@ class SatBackend(Backend):
     name = "sat"
 
     def solve(self, problem: Problem, options: Options) -> Result:
-        began = time.perf_counter()
         solver = solver_name(options.solver)
         features = features_of(options)
+        with gc_paused():  # the encoding is freed inside, before the collector resumes
+            return self._solve(problem, options, solver, features)
+
+    def _solve(self, problem: Problem, options: Options, solver: str,
+               features: frozenset[str]) -> Result:
+        began = time.perf_counter()
         deadline = None if options.timeout is None else began + options.timeout
         encoding = build_cnf(problem, features)
         encoded = time.perf_counter()
@@ -93,36 +102,49 @@ def _run(sat: Solver, solver: str, deadline: float | None) -> bool | None:
     """True (satisfiable), False (unsatisfiable) or None (the deadline came first)."""
     if deadline is None:
         return sat.solve()
-    if solver in INTERRUPTIBLE:
-        left = deadline - time.perf_counter()
-        if left <= 0:
-            return None
-        timer = threading.Timer(left, sat.interrupt)
-        timer.start()
-        try:
-            return sat.solve_limited(expect_interrupt=True)
-        finally:
-            timer.cancel()
-    return _run_in_slices(sat, deadline)
-
-
-def _run_in_slices(sat: Solver, deadline: float) -> bool | None:
-    """Conflict-budget slices for solvers without interrupt(); each call resumes the search
-    with what it learned so far. Slices shrink near the deadline to keep the overshoot small."""
-    budget = _FIRST_SLICE
     total = deadline - time.perf_counter()
+    if total <= 0:
+        return None
+    # A first slice of conflicts, sized to a small share of the timeout even at a slow
+    # rate: most deals end inside it, without the cost of starting a timer thread.
+    budget = max(_MIN_SLICE, min(_FIRST_SLICE, int(total * _SLOW_RATE * _SLICE_SHARE)))
+    answer, rate = _slice(sat, budget)
+    if answer is not None:
+        return answer
+    if solver not in INTERRUPTIBLE:
+        return _run_in_slices(sat, deadline, total, rate)
+    sat.conf_budget(-1)  # no budget from here on: the timer stops the search
+    left = deadline - time.perf_counter()
+    if left <= 0:
+        return None
+    timer = threading.Timer(left, sat.interrupt)
+    timer.start()
+    try:
+        return sat.solve_limited(expect_interrupt=True)
+    finally:
+        timer.cancel()
+
+
+def _slice(sat: Solver, budget: int) -> tuple[bool | None, float]:
+    """Search for at most `budget` more conflicts: the answer and conflicts per second."""
+    before = sat.accum_stats().get("conflicts", 0)
+    started = time.perf_counter()
+    sat.conf_budget(budget)
+    answer = sat.solve_limited()
+    spent = time.perf_counter() - started
+    done = max(sat.accum_stats().get("conflicts", 0) - before, 1)
+    return answer, done / max(spent, 1e-6)
+
+
+def _run_in_slices(sat: Solver, deadline: float, total: float, rate: float) -> bool | None:
+    """Conflict-budget slices for solvers without interrupt(); each call resumes the search
+    with what it learned so far. A slice aims at a small share of the timeout (or what is
+    left of it) at the rate measured in the slice before."""
     while (left := deadline - time.perf_counter()) > 0:
-        before = sat.accum_stats().get("conflicts", 0)
-        started = time.perf_counter()
-        sat.conf_budget(budget)
-        answer = sat.solve_limited()
-        if answer is not None:
-            return answer
-        spent = time.perf_counter() - started
-        done = max(sat.accum_stats().get("conflicts", 0) - before, 1)
-        rate = done / max(spent, 1e-6)  # conflicts per second
-        left = deadline - time.perf_counter()
-        budget = int(rate * min(left, _SLICE_SHARE * total + 0.02))
+        budget = int(rate * min(left, _SLICE_SHARE * total))
         if budget < 1:
             return None
+        answer, rate = _slice(sat, budget)
+        if answer is not None:
+            return answer
     return None
