@@ -37,7 +37,10 @@ MODEL_HELP: dict[str, str] = {
     "circuit": "add_circuit over rank-adjacent arcs, positions tied to arcs",
 }
 MODELS: tuple[str, ...] = tuple(MODEL_HELP)
-DEFAULT_MODEL = "inverse"
+# The inverse model answered INFEASIBLE on solvable deals (pysol:82, 112, 161, ...) in
+# the pysol:1-1000 benchmark; until that is understood the default is the Boolean model,
+# which agreed with the reference on every deal.
+DEFAULT_MODEL = "boolean"
 
 FEATURE_HELP: dict[str, str] = {
     "symmetry": "same-rank symmetry breaking (Gent et al. 2007), every model",

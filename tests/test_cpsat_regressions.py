@@ -1,0 +1,26 @@
+"""Deals on which a CP-SAT model once answered wrongly, held against the reference verdicts.
+
+The inverse model said INFEASIBLE on these solvable deals in the pysol:1-1000 benchmark;
+the default model must solve them, and every solution is replayed by the rules engine.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from blackhole.backends import Options, Verdict
+from blackhole.deal import load_deal
+from blackhole.solve import solve_deal
+
+from .conftest import reference
+
+WRONG_ONCE = [82, 112, 161, 164, 175, 255, 288]
+
+
+@pytest.mark.parametrize("number", WRONG_ONCE)
+@pytest.mark.parametrize("model", [None, "boolean", "circuit"])
+def test_solvable_deals_are_solved(number: int, model: str | None) -> None:
+    assert reference()[number]["verdict"] == "solved"
+    solution = solve_deal(load_deal(f"pysol:{number}"), "cpsat",
+                          Options(model=model, timeout=60))
+    assert solution.verdict is Verdict.SOLVED and solution.replay.won
