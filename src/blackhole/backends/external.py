@@ -17,8 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from blackhole.backends import Backend, Options, Result, Verdict
-from blackhole.backends.sat import features_of
+from blackhole.backends import Backend, Options, Result
+from blackhole.backends.sat import features_of, read_answer
 from blackhole.cnf import build_cnf
 from blackhole.errors import InputError, InternalError
 from blackhole.problem import Problem
@@ -49,18 +49,7 @@ class ExternalBackend(Backend):
         stats.update(encode_seconds=round(encoded - began, 6),
                      solve_seconds=round(finished - encoded, 6), exit_code=code)
         answer, model = (None, []) if output is None else parse_answer(output, code, command)
-        order = None
-        if answer is None:
-            verdict = Verdict.UNKNOWN
-        elif answer:
-            verdict = Verdict.SOLVED
-            try:
-                order = encoding.decode(model)
-            except ValueError as error:
-                raise InternalError(f"external solver {command!r}: model does not decode: "
-                                    f"{error}") from None
-        else:
-            verdict = Verdict.UNSOLVABLE
+        verdict, order = read_answer(answer, model, encoding, f"external solver {command!r}")
         solver = Path(argv[0]).name
         return Result(verdict, order, self.name, solver, time.perf_counter() - began, stats)
 

@@ -16,7 +16,7 @@ from typing import Any
 from pysat.solvers import Solver
 
 from blackhole.backends import Backend, Options, Result, Verdict
-from blackhole.cnf import DEFAULT_FEATURES, FEATURES, build_cnf, gc_paused
+from blackhole.cnf import DEFAULT_FEATURES, FEATURES, Encoding, build_cnf, gc_paused
 from blackhole.errors import InputError, InternalError
 from blackhole.problem import Problem
 
@@ -84,18 +84,21 @@ class SatBackend(Backend):
         solved = time.perf_counter()
         stats["encode_seconds"] = round(encoded - began, 6)
         stats["solve_seconds"] = round(solved - encoded, 6)
-        order = None
-        if answer is None:
-            verdict = Verdict.UNKNOWN
-        elif answer:
-            verdict = Verdict.SOLVED
-            try:
-                order = encoding.decode(model)
-            except ValueError as error:
-                raise InternalError(f"sat/{solver} model does not decode: {error}") from None
-        else:
-            verdict = Verdict.UNSOLVABLE
+        verdict, order = read_answer(answer, model, encoding, f"sat/{solver}")
         return Result(verdict, order, self.name, solver, time.perf_counter() - began, stats)
+
+
+def read_answer(answer: bool | None, model: list[int] | None, encoding: Encoding,
+                who: str) -> tuple[Verdict, tuple[int, ...] | None]:
+    """A SAT solver's answer (None: out of time) as a verdict and, when solved, the order."""
+    if answer is None:
+        return Verdict.UNKNOWN, None
+    if not answer:
+        return Verdict.UNSOLVABLE, None
+    try:
+        return Verdict.SOLVED, encoding.decode(model or [])
+    except ValueError as error:
+        raise InternalError(f"{who}: model does not decode: {error}") from None
 
 
 def _run(sat: Solver, solver: str, deadline: float | None) -> bool | None:
