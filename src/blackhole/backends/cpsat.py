@@ -43,20 +43,30 @@ MODELS: tuple[str, ...] = tuple(MODEL_HELP)
 DEFAULT_MODEL = "boolean"
 
 FEATURE_HELP: dict[str, str] = {
-    "symmetry": "same-rank symmetry breaking (Gent et al. 2007), every model",
-    "strategy": "branch on seq in position order first (inverse model only)",
+    "symmetry": "same-rank symmetry breaking (Gent et al. 2007)",
 }
 FEATURES: frozenset[str] = frozenset(FEATURE_HELP)
-DEFAULT_FEATURES: frozenset[str] = frozenset({"strategy"})
+# The features each model runs with when Options.features is None.
+DEFAULT_FEATURES: dict[str, frozenset[str]] = {
+    "inverse": frozenset({"symmetry"}),
+    "boolean": frozenset(),
+    "circuit": frozenset(),
+}
 
 # Solver parameters per model, measured over pysol:1-1000 (see encodings/cpsat.md).
-# Probing and SAT inprocessing cost more than they save on the inverse and Boolean
-# models; the circuit model does best on CP-SAT's defaults.
-_LIGHT = {"cp_model_probing_level": 0, "use_sat_inprocessing": False}
+# CP-SAT 9.15's presolve drops solutions of the inverse model (deal 82 and 8 more of the
+# first 442 reported unsolvable), so no model is presolved. Probing, SAT inprocessing and
+# the LP cost more than they save on models this small.
+_LIGHT: dict[str, object] = {
+    "cp_model_presolve": False,
+    "cp_model_probing_level": 0,
+    "use_sat_inprocessing": False,
+    "linearization_level": 0,
+}
 _TUNING: dict[str, dict[str, object]] = {
-    "inverse": {**_LIGHT, "max_presolve_iterations": 1},
-    "boolean": {**_LIGHT, "cp_model_presolve": False},
-    "circuit": {},
+    "inverse": _LIGHT,
+    "boolean": _LIGHT,
+    "circuit": {"cp_model_presolve": False},
 }
 _MIN_SOLVER_SECONDS = 0.01  # a solver always gets a moment, even after a slow build
 
@@ -176,8 +186,6 @@ def build_inverse(layout: Layout, features: frozenset[str]) -> Built:
     _precedence_on_positions(built, pos, problem.precedence)
     if "symmetry" in features:
         _symmetry_on_positions(built, pos, same_rank_pairs(problem))
-    if "strategy" in features:
-        model.add_decision_strategy(seq, cp_model.CHOOSE_FIRST, cp_model.SELECT_MIN_VALUE)
     return built
 
 
@@ -469,7 +477,7 @@ def choose_model(options: Options) -> str:
 
 def choose_features(options: Options) -> frozenset[str]:
     if options.features is None:
-        return DEFAULT_FEATURES
+        return DEFAULT_FEATURES[choose_model(options)]
     unknown = sorted(options.features - FEATURES)
     if unknown:
         raise InputError(f"unknown CP-SAT feature (choose from {', '.join(sorted(FEATURES))})",
@@ -486,7 +494,7 @@ def check_options(options: Options) -> None:
 
 
 def build_model(problem: Problem, options: Options) -> Built:
-    """The chosen model of `problem`, its search strategy included."""
+    """The chosen model of `problem`."""
     name, features = choose_model(options), choose_features(options)
     check_options(options)
     if not problem.moves:
@@ -494,8 +502,8 @@ def build_model(problem: Problem, options: Options) -> Built:
     return BUILDERS[name](make_layout(problem), features)
 
 
-def solver_parameters(solver: cp_model.CpSolver, model_name: str, features: frozenset[str],
-                      options: Options, seconds_left: float | None) -> None:
+def solver_parameters(solver: cp_model.CpSolver, model_name: str, options: Options,
+                      seconds_left: float | None) -> None:
     """Every parameter this backend sets, in one place."""
     params = solver.parameters
     params.num_workers = options.workers
@@ -504,8 +512,6 @@ def solver_parameters(solver: cp_model.CpSolver, model_name: str, features: froz
         params.max_time_in_seconds = max(seconds_left, _MIN_SOLVER_SECONDS)
     for key, value in _TUNING[model_name].items():
         setattr(params, key, value)
-    if model_name == "inverse" and "strategy" in features:
-        params.search_branching = cp_model.PARTIAL_FIXED_SEARCH
 
 
 _VERDICTS = {
@@ -527,7 +533,7 @@ class CpsatBackend(Backend):
         built_at = time.perf_counter()
         solver = cp_model.CpSolver()
         left = None if options.timeout is None else options.timeout - (built_at - began)
-        solver_parameters(solver, model_name, features, options, left)
+        solver_parameters(solver, model_name, options, left)
         status = solver.solve(built.model)
         if status not in _VERDICTS:
             raise InternalError(f"CP-SAT returned {solver.status_name(status)} on the "
