@@ -13,14 +13,14 @@ import threading
 import time
 from typing import Any
 
-from pysat.solvers import Solver
+from pysat.solvers import Solver, SolverNames
 
 from blackhole.backends import Backend, Options, Result, Verdict
 from blackhole.cnf import DEFAULT_FEATURES, FEATURES, Encoding, build_cnf, gc_paused
 from blackhole.errors import InputError, InternalError
 from blackhole.problem import Problem
 
-DEFAULT_SOLVER = "glucose3"
+DEFAULT_SOLVER = "glucose3"  # the lowest total and maximum time measured (encodings/sat.md)
 # pysat solvers that can be stopped at a deadline, and how: by interrupt() or by budgets.
 # Left out: lingeling (no limits at all), kissat404 (aborts the process on a second,
 # budgeted call), cryptosat and minisatgh (not built in this python-sat).
@@ -40,8 +40,6 @@ def solver_name(name: str | None) -> str:
     """The canonical solver name for `name` (a name above or a pysat alias such as g3)."""
     if name is None:
         return DEFAULT_SOLVER
-    from pysat.solvers import SolverNames
-
     wanted = name.strip().lower()
     for canonical in SOLVERS:
         if wanted == canonical or wanted in getattr(SolverNames, canonical, ()):
