@@ -32,31 +32,37 @@ from blackhole.problem import Problem, SameRankPair, same_rank_pairs
 # ---------------------------------------------------------------- choices
 
 MODEL_HELP: dict[str, str] = {
-    "inverse": "seq/pos inverse with a rank table (CSPLib 081); fastest median",
+    "inverse": "seq/pos inverse with a rank table (CSPLib 081): the fastest",
     "boolean": "card-at-position literals, rank literals, played-by ladders",
     "circuit": "add_circuit over rank-adjacent arcs, positions tied to arcs",
 }
 MODELS: tuple[str, ...] = tuple(MODEL_HELP)
-# The inverse model answered INFEASIBLE on solvable deals (pysol:82, 112, 161, ...) in
-# the pysol:1-1000 benchmark; until that is understood the default is the Boolean model,
-# which agreed with the reference on every deal.
-DEFAULT_MODEL = "boolean"
+# With CP-SAT's presolve the inverse model refuted solvable deals (pysol:82, 112, ...):
+# a presolve bug, see _TUNING. Without presolve every model agrees with the reference on
+# pysol:1-1000, and the inverse model has the lowest median, p99 and maximum.
+DEFAULT_MODEL = "inverse"
 
 FEATURE_HELP: dict[str, str] = {
-    "symmetry": "same-rank symmetry breaking (Gent et al. 2007)",
+    "symmetry": "same-rank symmetry breaking (Gent et al. 2007); every model",
+    "rankcount": "rank k shows at as many positions as it has cards (implied); boolean",
 }
 FEATURES: frozenset[str] = frozenset(FEATURE_HELP)
-# The features each model runs with when Options.features is None.
+MODEL_FEATURES: dict[str, frozenset[str]] = {
+    "inverse": frozenset({"symmetry"}),
+    "boolean": frozenset({"symmetry", "rankcount"}),
+    "circuit": frozenset({"symmetry"}),
+}
+# The features each model runs with when Options.features is None (measured).
 DEFAULT_FEATURES: dict[str, frozenset[str]] = {
     "inverse": frozenset({"symmetry"}),
-    "boolean": frozenset(),
+    "boolean": frozenset({"rankcount"}),
     "circuit": frozenset(),
 }
 
 # Solver parameters per model, measured over pysol:1-1000 (see encodings/cpsat.md).
-# CP-SAT 9.15's presolve drops solutions of the inverse model (deal 82 and 8 more of the
-# first 442 reported unsolvable), so no model is presolved. Probing, SAT inprocessing and
-# the LP cost more than they save on models this small.
+# CP-SAT 9.15's presolve drops solutions of the inverse model (it called 9 of the first
+# 442 deals unsolvable that are solvable), so no model is presolved. Probing, SAT
+# inprocessing and the LP cost more than they save on models this small.
 _LIGHT: dict[str, object] = {
     "cp_model_presolve": False,
     "cp_model_probing_level": 0,
@@ -66,7 +72,7 @@ _LIGHT: dict[str, object] = {
 _TUNING: dict[str, dict[str, object]] = {
     "inverse": _LIGHT,
     "boolean": _LIGHT,
-    "circuit": {"cp_model_presolve": False},
+    "circuit": {"cp_model_presolve": False, "linearization_level": 0},
 }
 _MIN_SOLVER_SECONDS = 0.01  # a solver always gets a moment, even after a slow build
 
@@ -243,6 +249,8 @@ def build_boolean(layout: Layout, features: frozenset[str]) -> Built:
     _rank_steps(built, bools)
     _played_by_ladders(built, bools)
     _precedence_on_ladders(built, bools)
+    if "rankcount" in features:
+        _rank_counts(built, bools)
     if "symmetry" in features:
         _symmetry_on_ladders(built, bools, same_rank_pairs(problem))
     return built
@@ -319,6 +327,16 @@ def _precedence_on_ladders(built: Built, bools: _BooleanVars) -> None:
                 built.count("precedence")
 
 
+def _rank_counts(built: Built, bools: _BooleanVars) -> None:
+    """Rank k shows at exactly as many positions as there are cards of rank k."""
+    rank = bools.layout.problem.rank
+    cards = {k: sum(1 for v in bools.layout.moves if rank[v] == k)
+             for k in sorted({rank[v] for v in bools.layout.moves})}
+    for k, count in cards.items():
+        built.model.add(sum(lit for (_, j), lit in bools.hole.items() if j == k) == count)
+    built.count("rank-count", len(cards))
+
+
 def _order_from_at(solver: cp_model.CpSolver, at: dict[tuple[int, int], cp_model.IntVar],
                    layout: Layout) -> tuple[int, ...]:
     placed = {q: v for (v, q), lit in at.items() if solver.boolean_value(lit)}
@@ -346,17 +364,18 @@ def build_circuit(layout: Layout, features: frozenset[str]) -> Built:
     built = Built(model, lambda solver: _order_from_arcs(solver, arcs, problem))
     built.variables = {"pos": len(pos), "arc": len(arcs)}
     # constraints
-    closing = [(end, start, True)] if start is not None else []
-    model.add_circuit([(u, v, lit) for (u, v), lit in arcs.items()] + closing)
+    model.add_circuit([(u, v, lit) for (u, v), lit in arcs.items()])
     built.count("circuit")
     for (u, v), lit in arcs.items():
+        if v == start:
+            continue  # the closing arc: the start holds position 0 anyway
         if u == end:
             model.add(pos[v] == layout.first).only_enforce_if(lit)
         elif v == end:
             model.add(pos[u] == layout.last).only_enforce_if(lit)
         else:
             model.add(pos[v] == pos[u] + 1).only_enforce_if(lit)
-    built.count("arc-position", len(arcs))
+        built.count("arc-position")
     _precedence_on_positions(built, pos, problem.precedence)
     if "symmetry" in features:
         _symmetry_on_positions(built, pos, same_rank_pairs(problem))
@@ -365,8 +384,9 @@ def build_circuit(layout: Layout, features: frozenset[str]) -> Built:
 
 def circuit_arcs(layout: Layout) -> list[tuple[int, int]]:
     """Arcs of the circuit, the dummy end node being `problem.size`: into every card that
-    may come first, between rank-adjacent cards that may follow each other, and out of
-    every card that may come last."""
+    may come first (from the start, or from the end node when there is no start), between
+    rank-adjacent cards that may follow each other, out of every card that may come last,
+    and from the end node back to the start."""
     problem = layout.problem
     start, end = problem.start, problem.size
     openers = [v for v in layout.moves if not layout.before[v]
@@ -375,6 +395,8 @@ def circuit_arcs(layout: Layout) -> list[tuple[int, int]]:
     arcs += [(u, v) for u in layout.moves for v in problem.neighbours[u]
              if v != u and layout.can_follow(u, v)]
     arcs += [(v, end) for v in layout.moves if not layout.after[v]]
+    if start is not None:
+        arcs.append((end, start))
     return arcs
 
 
@@ -415,8 +437,8 @@ def _symmetry_on_positions(built: Built, pos: Sequence[cp_model.IntVar],
         if b2 is not None:
             options.append((pos[b2], pos[c1]))
         either = []
-        for x, y in options:
-            lit = model.new_bool_var(f"sym[{c1},{c2}]")
+        for i, (x, y) in enumerate(options):
+            lit = model.new_bool_var(f"sym[{c1},{c2},{i}]")
             model.add(x < y).only_enforce_if(lit)
             either.append(lit)
         model.add_bool_or(either)
@@ -476,12 +498,18 @@ def choose_model(options: Options) -> str:
 
 
 def choose_features(options: Options) -> frozenset[str]:
+    model = choose_model(options)
     if options.features is None:
-        return DEFAULT_FEATURES[choose_model(options)]
+        return DEFAULT_FEATURES[model]
     unknown = sorted(options.features - FEATURES)
     if unknown:
         raise InputError(f"unknown CP-SAT feature (choose from {', '.join(sorted(FEATURES))})",
                          "--features", token=",".join(unknown))
+    unused = sorted(options.features - MODEL_FEATURES[model])
+    if unused:
+        raise InputError(f"the {model} model has no such feature (it has "
+                         f"{', '.join(sorted(MODEL_FEATURES[model]))})", "--features",
+                         token=",".join(unused))
     return frozenset(options.features)
 
 
@@ -522,6 +550,14 @@ _VERDICTS = {
 }
 
 
+def verdict_of(status: int, model_name: str) -> Verdict:
+    """The status ladder; a status outside it (MODEL_INVALID) is our bug."""
+    if status not in _VERDICTS:
+        raise InternalError(f"CP-SAT returned {cp_model.CpSolver().status_name(status)} "
+                            f"on the {model_name} model")
+    return _VERDICTS[status]
+
+
 class CpsatBackend(Backend):
     name = "cpsat"
 
@@ -535,10 +571,7 @@ class CpsatBackend(Backend):
         left = None if options.timeout is None else options.timeout - (built_at - began)
         solver_parameters(solver, model_name, options, left)
         status = solver.solve(built.model)
-        if status not in _VERDICTS:
-            raise InternalError(f"CP-SAT returned {solver.status_name(status)} on the "
-                                f"{model_name} model")
-        verdict = _VERDICTS[status]
+        verdict = verdict_of(status, model_name)
         order = built.read_order(solver) if verdict is Verdict.SOLVED else None
         stats = {
             "status": solver.status_name(status),
@@ -554,6 +587,7 @@ class CpsatBackend(Backend):
             "vars": len(built.model.proto.variables),
             "constraints": len(built.model.proto.constraints),
             "families": dict(built.families),
+            "variables": dict(built.variables),
         }
         return Result(verdict, order, self.name, f"cp-sat:{model_name}",
                       time.perf_counter() - began, stats)

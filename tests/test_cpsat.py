@@ -1,0 +1,409 @@
+"""The CP-SAT backend: verdicts against the C solver's reference, the search referee and
+the SAT backend; decoded orders checked against the original constraints; the counts of
+encodings/cpsat.md; the exported model text; options and the status ladder.
+
+Every solve goes through `blackhole.solve.solve_deal`, which replays each solution through
+the rules engine and raises InternalError when it does not win.
+"""
+
+from __future__ import annotations
+
+import random
+from functools import cache
+
+import pytest
+from google.protobuf import text_format
+from ortools.sat import cp_model_pb2
+from ortools.sat.python import cp_model
+
+from blackhole.backends import Options, Verdict
+from blackhole.backends.cpsat import (
+    DEFAULT_FEATURES,
+    DEFAULT_MODEL,
+    MODEL_FEATURES,
+    MODELS,
+    export_model,
+    verdict_of,
+)
+from blackhole.cards import Card, deck
+from blackhole.deal import Deal, load_deal
+from blackhole.errors import InputError, InternalError
+from blackhole.problem import Problem, build_problem, same_rank_pairs
+from blackhole.solve import Solution, solve_deal
+
+from .conftest import easy_for_search, reference
+
+TIMEOUT = 60.0
+REFERENCE_DEALS = range(1, 251)  # the default model, symmetry on and off
+BOOLEAN_DEALS = range(251, 331)
+CIRCUIT_DEALS = [1, 6, 7, 12, 15, 25, 33, 36, 37, 44, 51, 61, 62, 70, 71]  # easy for it
+UNSOLVABLE, SOLVABLE = 1, 2  # pysol:1 has no solution, pysol:2 has one
+
+
+@cache
+def pysol(number: int) -> Deal:
+    return load_deal(f"pysol:{number}")
+
+
+def solved(number: int, model: str | None = None, symmetry: bool | None = None) -> Solution:
+    """One solve of pysol:number, cached: the model's default features, with symmetry
+    switched on or off when `symmetry` says so."""
+    model = model or DEFAULT_MODEL
+    features = DEFAULT_FEATURES[model]
+    if symmetry is not None:
+        features = features | {"symmetry"} if symmetry else features - {"symmetry"}
+    return _solved(number, model, features)
+
+
+@cache
+def _solved(number: int, model: str, features: frozenset[str]) -> Solution:
+    return solve_deal(pysol(number), "cpsat", Options(model=model, features=features,
+                                                      timeout=TIMEOUT))
+
+
+def assert_matches_reference(number: int, solution: Solution) -> None:
+    assert solution.verdict.value == reference()[number]["verdict"], f"pysol:{number}"
+    if solution.verdict is Verdict.SOLVED:
+        assert solution.replay is not None and solution.replay.won
+
+
+def assert_is_a_solution(problem: Problem, order: tuple[int, ...]) -> None:
+    """The original constraints, evaluated on the decoded order without the backend."""
+    assert sorted(order) == [v for v in range(problem.size) if v != problem.start]
+    path = ([] if problem.start is None else [problem.start]) + list(order)
+    m = problem.modulus
+    for a, b in zip(path, path[1:], strict=False):
+        assert problem.rank[a] != problem.rank[b]
+        assert (problem.rank[a] - problem.rank[b]) % m in (1, m - 1)
+    place = {v: i for i, v in enumerate(order)}
+    for fan in problem.fans:  # bottom → top: the top card goes first
+        assert [place[v] for v in reversed(fan)] == sorted(place[v] for v in fan)
+    for a, c in problem.precedence:
+        assert place[a] < place[c]
+
+
+def assert_obeys_symmetry(problem: Problem, order: tuple[int, ...]) -> None:
+    place = {v: i for i, v in enumerate(order)}
+    for pair in same_rank_pairs(problem):
+        swappable = ((pair.above_first is None or place[pair.above_first] < place[pair.second])
+                     and (pair.below_second is None
+                          or place[pair.first] < place[pair.below_second]))
+        if swappable:
+            assert place[pair.first] < place[pair.second]
+
+
+# ---------------------------------------------------------------- reference verdicts
+
+
+@pytest.mark.parametrize("number", REFERENCE_DEALS)
+def test_default_model_matches_reference(number: int) -> None:
+    solution = solve_deal(pysol(number), "cpsat", Options(timeout=TIMEOUT))
+    assert solution.result.stats["model"] == DEFAULT_MODEL
+    assert solution.result.stats["features"] == sorted(DEFAULT_FEATURES[DEFAULT_MODEL])
+    assert_matches_reference(number, solution)
+
+
+@pytest.mark.parametrize("number", REFERENCE_DEALS)
+def test_symmetry_on_and_off_give_the_same_verdict(number: int) -> None:
+    with_cut = solved(number, symmetry=True)
+    without = solved(number, symmetry=False)
+    assert with_cut.verdict is without.verdict
+    assert_matches_reference(number, without)
+    assert_matches_reference(number, with_cut)
+
+
+@pytest.mark.parametrize("number", BOOLEAN_DEALS)
+def test_boolean_model_matches_reference(number: int) -> None:
+    assert_matches_reference(number, solved(number, "boolean"))
+
+
+@pytest.mark.parametrize("number", BOOLEAN_DEALS[:40])
+def test_boolean_symmetry_keeps_the_verdict(number: int) -> None:
+    assert_matches_reference(number, solved(number, "boolean", symmetry=True))
+
+
+@pytest.mark.parametrize("number", CIRCUIT_DEALS)
+def test_circuit_model_matches_reference(number: int) -> None:
+    assert_matches_reference(number, solved(number, "circuit"))
+
+
+def test_each_model_on_the_same_deals() -> None:
+    for number in (SOLVABLE, UNSOLVABLE, 6, 25):
+        verdicts = {model: solved(number, model).verdict for model in MODELS}
+        assert set(verdicts.values()) == {Verdict(reference()[number]["verdict"])}
+
+
+def test_agrees_with_the_search_referee() -> None:
+    easy = [n for n in easy_for_search() if n not in REFERENCE_DEALS][:25]
+    for number in easy:
+        referee = solve_deal(pysol(number), "search", Options(timeout=TIMEOUT))
+        assert referee.verdict is not Verdict.UNKNOWN
+        assert solved(number).verdict is referee.verdict, f"pysol:{number}"
+
+
+def test_two_workers_and_another_seed() -> None:
+    for number in (SOLVABLE, UNSOLVABLE, 3, 5):
+        solution = solve_deal(pysol(number), "cpsat",
+                              Options(workers=2, seed=7, timeout=TIMEOUT))
+        assert_matches_reference(number, solution)
+        assert solution.result.stats["workers"] == 2
+        assert solution.result.stats["seed"] == 7
+
+
+def test_cross_check_with_the_sat_backend() -> None:
+    pytest.importorskip("blackhole.backends.sat")
+    for number in range(400, 420):
+        sat = solve_deal(pysol(number), "sat", Options(timeout=TIMEOUT))
+        assert sat.verdict is solved(number).verdict, f"pysol:{number}"
+
+
+# ---------------------------------------------------------------- decoded orders
+
+
+@pytest.mark.parametrize("model", MODELS)
+@pytest.mark.parametrize("symmetry", [False, True])
+def test_decoded_orders_satisfy_the_original_constraints(model: str, symmetry: bool) -> None:
+    for number in (6, 7, 51):
+        solution = solved(number, model, symmetry)
+        assert solution.verdict is Verdict.SOLVED
+        problem = build_problem(pysol(number))
+        assert_is_a_solution(problem, solution.result.order)
+        if symmetry:
+            assert_obeys_symmetry(problem, solution.result.order)
+
+
+def feature_sets(model: str) -> list[frozenset[str]]:
+    """Every combination of the model's features."""
+    sets = [frozenset()]
+    for feature in sorted(MODEL_FEATURES[model]):
+        sets += [chosen | {feature} for chosen in sets]
+    return sets
+
+
+def small_deal(seed: int) -> Deal:
+    """A generalised deck (4-8 ranks) in fans of 4-6, with a foundation card for odd seeds
+    and a free first card (as in All in a Row) for even ones."""
+    rng = random.Random(seed)
+    ranks, size = rng.randint(4, 8), rng.randint(4, 6)
+    cards = deck(ranks)
+    foundation = Card(1, "S") if seed % 2 else None
+    if foundation is not None:
+        cards.remove(foundation)
+    rng.shuffle(cards)
+    fans = tuple(tuple(cards[i:i + size]) for i in range(0, len(cards), size))
+    return Deal(fans, foundation, ranks, name=f"small:{seed}")
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_small_decks_and_free_starts_agree_with_search(model: str) -> None:
+    seen = set()
+    for seed in range(40):
+        deal = small_deal(seed)
+        referee = solve_deal(deal, "search", Options()).verdict
+        for features in feature_sets(model):
+            solution = solve_deal(deal, "cpsat", Options(model=model, features=features,
+                                                         timeout=TIMEOUT))
+            assert solution.verdict is referee, (deal.name, sorted(features))
+            if referee is Verdict.SOLVED:
+                problem = build_problem(deal)
+                assert_is_a_solution(problem, solution.result.order)
+                if "symmetry" in features:
+                    assert_obeys_symmetry(problem, solution.result.order)
+        seen.add((referee, deal.foundation is None))
+    assert len(seen) == 4  # solvable and not, with and without a start card
+
+
+def test_all_in_a_row_deal() -> None:
+    cards = deck()
+    random.Random(1).shuffle(cards)
+    deal = Deal(tuple(tuple(cards[i:i + 4]) for i in range(0, 52, 4)), None)
+    referee = solve_deal(deal, "search", Options(timeout=TIMEOUT)).verdict
+    solution = solve_deal(deal, "cpsat", Options(timeout=TIMEOUT))
+    assert solution.verdict is referee is Verdict.SOLVED
+    assert_is_a_solution(build_problem(deal), solution.result.order)
+
+
+# ---------------------------------------------------------------- counts
+
+
+def expected_counts(problem: Problem, model: str,
+                    features: frozenset[str]) -> tuple[dict[str, int], dict[str, int]]:
+    """(variables per kind, constraints per family) from the formulas of encodings/cpsat.md,
+    computed from the fans and ranks directly."""
+    start, size, m = problem.start, problem.size, problem.modulus
+    moves = [v for v in range(size) if v != start]
+    n, s = len(moves), int(start is not None)
+    first, last = s, n + s - 1
+    above = {v: set(fan[i + 1:]) for fan in problem.fans for i, v in enumerate(fan)}
+    below = {v: set(fan[:i]) for fan in problem.fans for i, v in enumerate(fan)}
+    lo = {v: first + len(above[v]) for v in moves}
+    hi = {v: last - len(below[v]) for v in moves}
+    width = {v: hi[v] - lo[v] + 1 for v in moves}
+    pairs = list(problem.precedence)
+
+    def adjacent(a: int, b: int) -> bool:
+        return problem.rank[a] != problem.rank[b] and \
+            (problem.rank[a] - problem.rank[b]) % m in (1, m - 1)
+
+    sym = same_rank_pairs(problem) if "symmetry" in features else []
+    plain = [p for p in sym if p.above_first is None and p.below_second is None]
+    top = [p for p in sym if p.above_first is None and p.below_second is not None]
+    bottom = [p for p in sym if p.above_first is not None and p.below_second is None]
+    both = [p for p in sym if p.above_first is not None and p.below_second is not None]
+    options = 2 * len(top) + 2 * len(bottom) + 3 * len(both)
+    on_positions = {"symmetry-order": len(plain), "symmetry-clause": len(sym) - len(plain),
+                    "symmetry-half-reified": options}
+    if model == "inverse":
+        nodes = n + s
+        variables = {"pos": nodes, "seq": nodes, "rank_at": nodes, "sym": options}
+        families = {"inverse": 1, "rank-of-seq": nodes, "rank-step": nodes - 1,
+                    "precedence": len(pairs), **on_positions}
+    elif model == "circuit":
+        openers = [v for v in moves if not above[v] and (start is None or adjacent(start, v))]
+        inner = [(u, v) for u in moves for v in moves if adjacent(u, v) and v not in above[u]
+                 and not (below[u] & above[v])]
+        closers = [v for v in moves if not below[v]]
+        arcs = len(openers) + len(inner) + len(closers)
+        variables = {"pos": n + s, "arc": arcs + s, "sym": options}
+        families = {"circuit": 1, "arc-position": arcs, "precedence": len(pairs),
+                    **on_positions}
+    else:
+        x = sum(width.values())
+        ranks_at = {q: {problem.rank[v] for v in moves if lo[v] <= q <= hi[v]}
+                    for q in range(first, last + 1)}
+        h = sum(len(k) for k in ranks_at.values())
+
+        def span(window: range, low: int, high: int) -> int:
+            return sum(1 for q in window if low < q <= high)
+
+        def window(v: int) -> range:
+            return range(lo[v], hi[v] + 1)
+
+        never = -1  # no lower limit
+        clauses = sum(span(window(p.second), never, hi[p.first]) for p in plain)
+        clauses += sum(span(window(p.first), lo[p.second], hi[p.below_second]) for p in top)
+        clauses += sum(span(window(p.second), lo[p.above_first], hi[p.first]) for p in bottom)
+        clauses += sum(span(window(p.second), lo[p.above_first], hi[p.first])
+                       + span(window(p.first), never, hi[p.below_second]) for p in both)
+        variables = {"at": x, "by": x - n, "hole": h, "swap": len(both)}
+        families = {
+            "card-once": n, "position-once": n, "hole-of-card": x, "hole-has-card": h,
+            "hole-once": n, "step-from-start": s, "step-forward": h - len(ranks_at[last]),
+            "step-backward": h - len(ranks_at[first]),
+            "ladder-step": sum(max(0, w - 2) for w in width.values()),
+            "ladder-at": x, "ladder-climb": x,
+            "precedence": sum(max(0, min(hi[a], hi[c]) - lo[c] + 1) for a, c in pairs),
+            "symmetry-clause": clauses,
+            "rank-count": len({problem.rank[v] for v in moves}) if "rankcount" in features else 0,
+        }
+    return ({k: v for k, v in variables.items() if v},
+            {k: v for k, v in families.items() if v})
+
+
+@pytest.mark.parametrize("model", MODELS)
+@pytest.mark.parametrize("source", ["pysol:1", "pysol:2", "small:4", "small:5"])
+def test_counts_match_the_specification(model: str, source: str) -> None:
+    deal = small_deal(int(source[6:])) if source.startswith("small") else load_deal(source)
+    problem = build_problem(deal)
+    for features in feature_sets(model):
+        options = Options(model=model, features=features, timeout=TIMEOUT)
+        result = solve_deal(deal, "cpsat", options).result
+        variables, families = expected_counts(problem, model, features)
+        assert result.stats["families"] == families, sorted(features)
+        assert result.stats["variables"] == variables, sorted(features)
+        assert result.stats["vars"] == sum(variables.values())
+        assert result.stats["constraints"] == sum(families.values())
+
+
+def test_standard_deal_sizes() -> None:
+    """The figures quoted in encodings/cpsat.md for a 17 × 3 deal."""
+    stats = solved(UNSOLVABLE, "inverse", symmetry=False).result.stats
+    assert (stats["vars"], stats["constraints"]) == (156, 138)
+    stats = solved(UNSOLVABLE, "boolean", symmetry=False).result.stats
+    assert stats["variables"]["at"] == 51 * 51 - 17 * 6 == 2499
+
+
+# ---------------------------------------------------------------- exported model
+
+
+@pytest.mark.parametrize("model", MODELS)
+@pytest.mark.parametrize("number", [UNSOLVABLE, SOLVABLE])
+def test_exported_text_parses_back_and_solves(model: str, number: int) -> None:
+    problem = build_problem(pysol(number))
+    text = export_model(problem, Options(model=model))
+    proto = text_format.Parse(text, cp_model_pb2.CpModelProto())
+    readable = {"inverse": "seq[1]", "circuit": f"pos[{problem.moves[0]}]",
+                "boolean": f"at[{problem.moves[-1]},1]"}  # the top card of the last fan
+    assert any(v.name == readable[model] for v in proto.variables)
+    assert len(proto.constraints) == solved(number, model).result.stats["constraints"]
+    loaded = cp_model.CpModel()
+    loaded.proto.parse_text_format(text_format.MessageToString(proto))
+    solver = cp_model.CpSolver()
+    solver.parameters.cp_model_presolve = False  # see encodings/cpsat.md
+    solver.parameters.max_time_in_seconds = TIMEOUT
+    status = solver.solve(loaded)
+    expected = reference()[number]["verdict"]
+    assert verdict_of(status, model).value == expected
+
+
+# ---------------------------------------------------------------- options and results
+
+
+def test_unknown_model_is_an_input_error_listing_the_models() -> None:
+    with pytest.raises(InputError) as error:
+        solve_deal(pysol(1), "cpsat", Options(model="lattice"))
+    assert all(name in str(error.value) for name in MODELS)
+    assert "lattice" in str(error.value)
+
+
+def test_unknown_feature_and_bad_limits_are_input_errors() -> None:
+    with pytest.raises(InputError, match="symmetry"):
+        solve_deal(pysol(1), "cpsat", Options(features=frozenset({"magic"})))
+    with pytest.raises(InputError, match="rankcount"):
+        solve_deal(pysol(1), "cpsat", Options(model="circuit",
+                                              features=frozenset({"rankcount"})))
+    with pytest.raises(InputError, match="workers"):
+        solve_deal(pysol(1), "cpsat", Options(workers=-1))
+    with pytest.raises(InputError, match="timeout"):
+        solve_deal(pysol(1), "cpsat", Options(timeout=0))
+    with pytest.raises(InputError, match="lattice"):
+        export_model(build_problem(pysol(1)), Options(model="lattice"))
+
+
+def test_status_ladder() -> None:
+    assert verdict_of(cp_model.OPTIMAL, "inverse") is Verdict.SOLVED
+    assert verdict_of(cp_model.FEASIBLE, "inverse") is Verdict.SOLVED
+    assert verdict_of(cp_model.INFEASIBLE, "inverse") is Verdict.UNSOLVABLE
+    assert verdict_of(cp_model.UNKNOWN, "inverse") is Verdict.UNKNOWN
+    with pytest.raises(InternalError, match="MODEL_INVALID"):
+        verdict_of(cp_model.MODEL_INVALID, "inverse")
+
+
+def test_time_limit_gives_unknown() -> None:
+    # pysol:915 takes the inverse model about 0.5 s of search; 10 ms cannot settle it
+    solution = solve_deal(pysol(915), "cpsat", Options(timeout=0.001))
+    assert solution.verdict is Verdict.UNKNOWN
+    assert solution.result.order is None and solution.moves == ()
+
+
+def test_result_fields() -> None:
+    result = solved(SOLVABLE).result
+    assert result.backend == "cpsat"
+    assert result.solver == f"cp-sat:{DEFAULT_MODEL}"
+    assert result.seconds >= result.stats["build_seconds"] > 0
+    for key in ("status", "conflicts", "branches", "wall_time", "deterministic_time",
+                "model", "workers", "features", "vars", "constraints"):
+        assert key in result.stats
+    assert result.stats["status"] in ("OPTIMAL", "FEASIBLE")
+    assert len(result.order) == 51
+
+
+# ---------------------------------------------------------------- all 1000 (slow)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model", MODELS)
+def test_all_reference_deals(model: str) -> None:
+    for number in range(1, 1001):
+        solution = solve_deal(pysol(number), "cpsat", Options(model=model, timeout=TIMEOUT))
+        assert_matches_reference(number, solution)
