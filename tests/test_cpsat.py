@@ -95,12 +95,16 @@ def assert_obeys_symmetry(problem: Problem, order: tuple[int, ...]) -> None:
 # ---------------------------------------------------------------- reference verdicts
 
 
+def test_defaults_are_used_when_options_say_nothing() -> None:
+    stats = solve_deal(pysol(SOLVABLE), "cpsat", Options()).result.stats
+    assert stats["model"] == DEFAULT_MODEL
+    assert stats["features"] == sorted(DEFAULT_FEATURES[DEFAULT_MODEL])
+    assert (stats["workers"], stats["seed"]) == (1, 0)
+
+
 @pytest.mark.parametrize("number", REFERENCE_DEALS)
 def test_default_model_matches_reference(number: int) -> None:
-    solution = solve_deal(pysol(number), "cpsat", Options(timeout=TIMEOUT))
-    assert solution.result.stats["model"] == DEFAULT_MODEL
-    assert solution.result.stats["features"] == sorted(DEFAULT_FEATURES[DEFAULT_MODEL])
-    assert_matches_reference(number, solution)
+    assert_matches_reference(number, solved(number))
 
 
 @pytest.mark.parametrize("number", REFERENCE_DEALS)

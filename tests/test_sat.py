@@ -94,9 +94,7 @@ def test_reference_verdicts_and_replays_on_250_deals() -> None:
 
 
 @pytest.mark.slow
-def test_reference_verdicts_on_all_1000_deals(request: pytest.FixtureRequest) -> None:
-    if "slow" not in (request.config.option.markexpr or ""):
-        pytest.skip("all 1000 deals take a minute: run with -m slow")
+def test_reference_verdicts_on_all_1000_deals() -> None:
     wrong = {n: default_verdict(n) for n in range(1, 1001) if default_verdict(n) != expected(n)}
     assert not wrong
 

@@ -76,7 +76,7 @@ _TUNING: dict[str, dict[str, object]] = {
 }
 _MIN_SOLVER_SECONDS = 0.01  # a solver always gets a moment, even after a slow build
 
-Literal = cp_model.IntVar | bool  # a Boolean variable, its negation, or a constant
+Literal = cp_model.LiteralT  # a Boolean variable, its negation, or a constant (bool)
 
 
 # ---------------------------------------------------------------- data
