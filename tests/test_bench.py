@@ -450,3 +450,14 @@ def test_report_command_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.output
     assert result.stderr.startswith(f"error: {bad}:2: invalid JSON")
+
+
+def test_bench_passes_cpsat_workers_to_each_solve(tmp_path: Path) -> None:
+    out = tmp_path / "r.jsonl"
+    result = _cli("bench", "pysol:1,pysol:2", "--backends", "cpsat,sat", "--jobs", "1",
+                  "--workers", "2", "--out", str(out), "--json")
+    assert result.exit_code == 0, result.output
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert {r["verdict"] for r in records if r["deal"] == "pysol:2"} == {"solved"}
+    assert {r["verdict"] for r in records if r["deal"] == "pysol:1"} == {"unsolvable"}
+    assert [r["stats"]["workers"] for r in records if r["backend"] == "cpsat"] == [2, 2]

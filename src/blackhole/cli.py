@@ -432,6 +432,9 @@ def bench(
         min=0.0, help="Backend seconds per task; its worker is killed 5 s later.")] = 60.0,
     jobs: Annotated[int | None, typer.Option(
         min=1, help="Worker processes (default: the CPU count).")] = None,
+    workers: Annotated[int, typer.Option(
+        min=1, help="Search threads inside each CP-SAT solve; "
+                    "with --jobs 1 --workers 2 one solve uses both cores.")] = 1,
     out: Annotated[Path, typer.Option(help="Results file, one JSON line per task.")]
     = Path("results.jsonl"),
     resume: Annotated[bool, typer.Option(
@@ -451,7 +454,8 @@ def bench(
     with user_errors():
         try:
             with _bench_progress(show=not as_json) as on_event:
-                summary = run_bench(specs, labels, Options(timeout=timeout), out_path=out,
+                summary = run_bench(specs, labels, Options(timeout=timeout, workers=workers),
+                                    out_path=out,
                                     jobs=jobs, resume=resume, memory_mb=memory or None,
                                     dask_address=dask, progress=on_event)
         except KeyboardInterrupt:
