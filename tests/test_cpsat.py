@@ -270,7 +270,7 @@ def expected_counts(problem: Problem, model: str,
         arcs = len(openers) + len(inner) + len(closers)
         variables = {"pos": n + s, "arc": arcs + s, "sym": options}
         families = {"circuit": 1, "arc-position": arcs, "precedence": len(pairs),
-                    **on_positions}
+                    "all-different": int("alldiff" in features), **on_positions}
     else:
         x = sum(width.values())
         ranks_at = {q: {problem.rank[v] for v in moves if lo[v] <= q <= hi[v]}

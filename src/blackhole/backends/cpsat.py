@@ -45,18 +45,19 @@ DEFAULT_MODEL = "inverse"
 FEATURE_HELP: dict[str, str] = {
     "symmetry": "same-rank symmetry breaking (Gent et al. 2007); every model",
     "rankcount": "rank k shows at as many positions as it has cards (implied); boolean",
+    "alldiff": "all positions differ (implied by the circuit); circuit",
 }
 FEATURES: frozenset[str] = frozenset(FEATURE_HELP)
 MODEL_FEATURES: dict[str, frozenset[str]] = {
     "inverse": frozenset({"symmetry"}),
     "boolean": frozenset({"symmetry", "rankcount"}),
-    "circuit": frozenset({"symmetry"}),
+    "circuit": frozenset({"symmetry", "alldiff"}),
 }
 # The features each model runs with when Options.features is None (measured).
 DEFAULT_FEATURES: dict[str, frozenset[str]] = {
     "inverse": frozenset({"symmetry"}),
     "boolean": frozenset({"rankcount"}),
-    "circuit": frozenset(),
+    "circuit": frozenset({"alldiff"}),
 }
 
 # Solver parameters per model, measured over pysol:1-1000 (see encodings/cpsat.md).
@@ -376,6 +377,9 @@ def build_circuit(layout: Layout, features: frozenset[str]) -> Built:
         else:
             model.add(pos[v] == pos[u] + 1).only_enforce_if(lit)
         built.count("arc-position")
+    if "alldiff" in features:  # implied, but its window reasoning is what the circuit lacks
+        model.add_all_different(pos)
+        built.count("all-different")
     _precedence_on_positions(built, pos, problem.precedence)
     if "symmetry" in features:
         _symmetry_on_positions(built, pos, same_rank_pairs(problem))
