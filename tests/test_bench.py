@@ -461,3 +461,18 @@ def test_bench_passes_cpsat_workers_to_each_solve(tmp_path: Path) -> None:
     assert {r["verdict"] for r in records if r["deal"] == "pysol:2"} == {"solved"}
     assert {r["verdict"] for r in records if r["deal"] == "pysol:1"} == {"unsolvable"}
     assert [r["stats"]["workers"] for r in records if r["backend"] == "cpsat"] == [2, 2]
+
+
+def test_piped_report_keeps_long_names_and_every_figure(tmp_path: Path) -> None:
+    path = tmp_path / "long.jsonl"
+    path.write_text("".join(_line(f"pysol:{n}", backend, "solved", seconds)
+                            for n in range(1, 4)
+                            for backend, seconds in (("cpsat:inverse", 123.25),
+                                                     ("sat:cadical195", 1.5))))
+    result = _cli("report", str(path))
+    assert result.exit_code == 0, result.output
+    rows = {line.split()[0]: line.split() for line in result.stdout.splitlines()
+            if line.startswith(("cpsat:", "sat:"))}
+    assert rows["cpsat:inverse"][1:5] == ["3", "0", "0", "0"]
+    assert rows["cpsat:inverse"][-2:] == ["369.75", "0"]
+    assert rows["sat:cadical195"][-2:] == ["4.50", "3"]

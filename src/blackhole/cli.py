@@ -28,7 +28,9 @@ from blackhole.solve import Solution, solution_json, solve_deal
 
 app = typer.Typer(help="Solve, compare and certify deals of the patience game Black Hole.",
                   no_args_is_help=True, add_completion=False)
-console = Console(highlight=False)
+# Piped output (files, CI logs) gets room for the widest report table instead of Rich's
+# 80 columns, which would crop its figures; a terminal keeps its own width.
+console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
 
 EXIT_OK, EXIT_NO, EXIT_USAGE, EXIT_UNKNOWN, EXIT_INTERNAL = 0, 1, 2, 3, 4
 VERDICT_EXIT = {Verdict.SOLVED: EXIT_OK, Verdict.UNSOLVABLE: EXIT_NO,

@@ -282,7 +282,7 @@ def tables(report: Report) -> list[Any]:
     for column in ("backend", "solved", "unsolv", "unknown", "error", "median", "p90", "p99",
                    "max", "total", "fastest"):
         main.add_column(column, justify="left" if column == "backend" else "right",
-                        min_width=len(column))
+                        min_width=len(column), no_wrap=True)
     for b in report.backends:
         main.add_row(b.backend, str(b.solved), str(b.unsolvable), str(b.unknown),
                      Text(str(b.error), style="red" if b.error else ""), secs(b.median),
