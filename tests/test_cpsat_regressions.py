@@ -15,7 +15,7 @@ from blackhole.solve import solve_deal
 
 from .conftest import reference
 
-WRONG_ONCE = [82, 112, 161, 164, 175, 255, 288]
+WRONG_ONCE = [82, 112, 161, 164, 175, 255, 288, 304, 442, 444]
 
 
 @pytest.mark.parametrize("number", WRONG_ONCE)
