@@ -152,7 +152,8 @@ def solve(
     backend: Annotated[str, typer.Option(
         help=f"One of: {', '.join(REGISTRY)}.")] = "sat",
     solver: Annotated[str | None, typer.Option(help="SAT solver name (sat backend).")] = None,
-    model: Annotated[str | None, typer.Option(help="CP-SAT model (cpsat backend).")] = None,
+    model: Annotated[str | None, typer.Option(
+        help="CP-SAT model (cpsat backend): inverse (default), boolean or circuit.")] = None,
     workers: Annotated[int, typer.Option(min=1, help="CP-SAT workers.")] = 1,
     seed: Annotated[int, typer.Option(help="CP-SAT random seed.")] = 0,
     timeout: Annotated[float | None, typer.Option(
@@ -214,7 +215,8 @@ def encode(
     = EncodeFormat.problem_json,
     features: Annotated[str | None, typer.Option(
         help="Encoding features, comma-separated ('none' for the plain encoding).")] = None,
-    model: Annotated[str | None, typer.Option(help="CP-SAT model (cpsat format).")] = None,
+    model: Annotated[str | None, typer.Option(
+        help="CP-SAT model (cpsat format): inverse (default), boolean or circuit.")] = None,
     out: Annotated[Path | None, typer.Option(help="Write to this file, not stdout.")] = None,
 ) -> None:
     """Write the deal's problem (graph), its CNF (DIMACS) or its CP-SAT model (text proto)."""
