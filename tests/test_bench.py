@@ -476,3 +476,29 @@ def test_piped_report_keeps_long_names_and_every_figure(tmp_path: Path) -> None:
     assert rows["cpsat:inverse"][1:5] == ["3", "0", "0", "0"]
     assert rows["cpsat:inverse"][-2:] == ["369.75", "0"]
     assert rows["sat:cadical195"][-2:] == ["4.50", "3"]
+
+
+@pytest.mark.parametrize("spec", ["pysol:x", "pysol:0", "random:q", "pysol:3:klondike"])
+def test_a_malformed_spec_is_refused_before_any_task(tmp_path: Path, spec: str) -> None:
+    out = tmp_path / "r.jsonl"
+    result = _cli("bench", f"pysol:1,{spec}", "--backends", "sat", "--out", str(out))
+    assert result.exit_code == 2
+    assert spec in result.stderr and "Traceback" not in result.stderr
+    assert not out.exists()
+
+
+def test_all_in_a_row_is_its_own_source_and_nothing_settled_is_not_outside(
+        tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    path.write_text(_line("pysol:1", "sat", "unsolvable", 1)
+                    + _line("pysol:2:all-in-a-row", "sat", "solved", 1)
+                    + _line("pysol:3", "cpsat", "unknown", 60))
+    data = json.loads(_cli("report", str(path), "--json").stdout)
+    rows = {s["source"]: s for s in data["solvability"]}
+    assert (rows["pysol"]["deals"], rows["pysol"]["unsolvable"]) == (2, 1)
+    assert rows["pysol:all-in-a-row"]["solvable"] == 1
+    assert rows["pysol:all-in-a-row"]["published"] is None
+    nothing = tmp_path / "none.jsonl"
+    nothing.write_text(_line("pysol:3", "cpsat", "unknown", 60))
+    text = _cli("report", str(nothing)).stdout
+    assert "outside" not in text and "86.94%" in text

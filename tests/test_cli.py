@@ -21,8 +21,10 @@ def run(*args: str, stdin: str | None = None):
 def test_show_draws_unicode_and_ascii() -> None:
     result = run("show", "pysol:2")
     assert result.exit_code == 0 and "Q♦" in result.output and "A♠" in result.output
+    assert "Q♦ J♣ [10♣]" in result.output  # piped: the top card is marked in brackets
     plain = run("show", "pysol:2", "--ascii")
     assert plain.exit_code == 0 and "QD JC [TC]" in plain.output
+    assert plain.output.splitlines()[-1] == "fans run bottom -> top; [top card]"
 
 
 def test_deal_writes_board_and_json_that_read_back(tmp_path) -> None:
@@ -109,3 +111,15 @@ def test_malformed_solution_file(tmp_path) -> None:
     path.write_text("2S 3H\nQQ\n")
     result = run("check", "pysol:2", str(path))
     assert result.exit_code == 2 and f"{path}:2" in result.output and "'QQ'" in result.output
+
+
+def test_a_generalised_deck_is_written_as_json_not_as_a_board(tmp_path) -> None:
+    path = tmp_path / "five.json"
+    fans = [["2S", "3S", "4S"], ["5S", "AH", "2H"], ["3H", "4H", "5H"], ["AD", "2D", "3D"],
+            ["4D", "5D", "AC"], ["2C", "3C", "4C"], ["5C"]]
+    path.write_text(json.dumps({"foundation": "AS", "fans": fans, "ranks": 5}))
+    refused = run("deal", str(path))
+    assert refused.exit_code == 2 and "--format json" in refused.stderr
+    assert refused.stderr.count("\n") == 1
+    written = run("deal", str(path), "--format", "json")
+    assert written.exit_code == 0 and json.loads(written.output)["ranks"] == 5

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from blackhole.backends import REGISTRY, Options, available_backends, make_backend
-from blackhole.deal import expand_specs
+from blackhole.deal import expand_specs, generated_spec
 from blackhole.errors import InputError, InternalError
 from blackhole.report import VERDICTS, read_results
 
@@ -135,7 +135,7 @@ def plan_tasks(specs: str | Sequence[str], backends: Sequence[str] | None,
     for spec in deals:
         if spec == "-":
             raise InputError("bench reads no deal from stdin", "SPECS", token=spec)
-        if not spec.startswith(("pysol:", "random:")) and not Path(spec).is_file():
+        if generated_spec(spec) is None and not Path(spec).is_file():
             raise InputError("no such deal file (or spec: pysol:N, random:SEED, folder)",
                              spec)
     labels = list(dict.fromkeys(backends if backends else default_backends()))

@@ -69,22 +69,23 @@ def show(spec: DealSpec,
     with user_errors():
         deal = load_deal(spec)
     out = Console(highlight=False, no_color=ascii_only, emoji=False)
+    brackets = ascii_only or not out.is_terminal  # underline only shows on a terminal
     hole = Text("hole: ")
     hole.append(_card_text(deal.foundation, ascii_only) if deal.foundation else Text("empty"))
     out.print(hole)
     for number, fan in enumerate(deal.fans, start=1):
         line = Text(f"{number:>3}  ")
         for i, card in enumerate(fan):
-            top = i == len(fan) - 1
             text = _card_text(card, ascii_only)
-            if top:
-                text = Text("[") + text + Text("]") if ascii_only else text
+            if i == len(fan) - 1:  # the top card
+                text = Text("[") + text + Text("]") if brackets else text
                 text.stylize("underline")
             line.append(text)
             line.append(" ")
         out.print(line)
-    out.print("fans run bottom → top; the top card is marked" if not ascii_only
-              else "fans run bottom -> top; [top card]")
+    arrow = "->" if ascii_only else "→"
+    out.print(Text(f"fans run bottom {arrow} top; "
+                   + ("[top card]" if brackets else "the top card is underlined")))
 
 
 class DealFormat(StrEnum):
@@ -99,10 +100,9 @@ def deal_command(spec: DealSpec,
     """Write a deal as a board file or as JSON."""
     with user_errors():
         deal = load_deal(spec)
-    if format is DealFormat.json:
-        typer.echo(json.dumps(deal_json(deal)))
-    else:
-        typer.echo(board_text(deal), nl=False)
+        text = json.dumps(deal_json(deal)) + "\n" if format is DealFormat.json \
+            else board_text(deal)
+    typer.echo(text, nl=False)
 
 
 @app.command()
@@ -470,8 +470,8 @@ def bench(
         figures = "" if not summary.written else (
             f"; slots busy {summary.utilisation:.0%}, "
             f"{summary.overhead_ms:.1f} ms per task beyond the solves")
-        console.print(f"{summary.written} results written to {out} ({summary.skipped} there "
-                      f"before) in {summary.seconds:.1f} s{figures}")
+        console.print(f"{summary.written} results written to {out} ({summary.skipped} tasks "
+                      f"skipped, already there) in {summary.seconds:.1f} s{figures}")
     _report(out, plots, as_json, run=summary.to_json())
 
 

@@ -140,6 +140,9 @@ def _check_layout(fans: list[tuple[Card, ...]], fan_lines: list[int], entries: l
 
 
 def board_text(deal: Deal) -> str:
+    if deal.ranks != STANDARD_RANKS:  # the format has no field for it; it would not read back
+        raise InputError(f"a board holds only {STANDARD_RANKS}-rank decks (use --format json)",
+                         deal.name or "deal", token=f"ranks {deal.ranks}")
     foundation = str(deal.foundation) if deal.foundation is not None else "-"
     lines = [f"Foundations: {foundation}"] + [" ".join(map(str, fan)) for fan in deal.fans]
     return "\n".join(lines) + "\n"
@@ -244,20 +247,32 @@ def random_deal(seed: int, any_card_hole: bool = False) -> Deal:
     return Deal(fans, hole, name=f"random:{seed}{suffix}")
 
 
-def load_deal(spec: str) -> Deal:
-    """Turn one deal spec into a Deal; every user error is an InputError."""
+def generated_spec(spec: str) -> tuple[str, int, str] | None:
+    """(`pysol` or `random`, number, variant) for a dealt spec, None for any other spec;
+    a malformed pysol:/random: spec is an InputError. Nothing is dealt here."""
     if spec.startswith("pysol:"):
         number, _, variant = spec[6:].partition(":")
         if variant not in PYSOL_GAMES:
             raise InputError("unknown PySolFC game (use pysol:N or pysol:N:all-in-a-row)",
                              spec, None, variant)
-        return pysol_deal(_number(spec, number, minimum=1), variant)
+        return "pysol", _number(spec, number, minimum=1), variant
     if spec.startswith("random:"):
         seed, _, variant = spec[7:].partition(":")
         if variant not in ("", "any"):
             raise InputError("unknown random variant (use random:SEED or random:SEED:any)",
                              spec, None, variant)
-        return random_deal(_number(spec, seed, minimum=0), any_card_hole=variant == "any")
+        return "random", _number(spec, seed, minimum=0), variant
+    return None
+
+
+def load_deal(spec: str) -> Deal:
+    """Turn one deal spec into a Deal; every user error is an InputError."""
+    dealt = generated_spec(spec)
+    if dealt is not None:
+        kind, number, variant = dealt
+        if kind == "pysol":
+            return pysol_deal(number, variant)
+        return random_deal(number, any_card_hole=variant == "any")
     if spec == "-":
         return parse_deal_text(sys.stdin.read(), "<stdin>")
     path = Path(spec)

@@ -124,8 +124,8 @@ def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple[float,
 
 
 def deal_source(spec: str) -> str:
-    if spec.startswith("pysol:"):
-        return "pysol"
+    if spec.startswith("pysol:"):  # All in a Row is another game: not the published figure's
+        return "pysol:all-in-a-row" if spec.endswith(":all-in-a-row") else "pysol"
     if spec.startswith("random:"):
         return "random:any" if spec.endswith(":any") else "random"
     return "file"
@@ -159,7 +159,7 @@ class Disagreement:
 
 @dataclass(frozen=True)
 class Solvability:
-    source: str  # pysol, random, random:any or file
+    source: str  # pysol, pysol:all-in-a-row, random, random:any or file
     deals: int
     solvable: int
     unsolvable: int
@@ -295,8 +295,8 @@ def tables(report: Report) -> list[Any]:
     for s in report.solvability:
         published = "-"
         if s.published is not None:
-            where = "inside" if s.published_inside else "outside"
-            published = f"{s.published:.2%} ({where})"
+            where = {True: " (inside)", False: " (outside)", None: ""}[s.published_inside]
+            published = f"{s.published:.2%}{where}"
         fraction = "-" if s.fraction is None else f"{s.fraction:.2%}"
         solv.add_row(s.source, str(s.solvable + s.unsolvable), str(s.solvable), fraction,
                      f"{s.low:.2%} – {s.high:.2%}", published)
