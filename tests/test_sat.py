@@ -27,7 +27,13 @@ from blackhole.cnf import (
 )
 from blackhole.deal import Deal, load_deal
 from blackhole.errors import InputError
-from blackhole.problem import Problem, build_problem, same_rank_pairs
+from blackhole.problem import (
+    Problem,
+    build_problem,
+    must_follow,
+    must_precede,
+    same_rank_pairs,
+)
 from blackhole.solve import solve_deal
 
 from .conftest import easy_for_search, reference
@@ -362,3 +368,14 @@ def test_timeout_gives_unknown_in_time(solver: str) -> None:
     assert result.verdict is Verdict.UNKNOWN and result.order is None
     assert result.seconds <= timeout * 1.1 + 0.5 and elapsed <= timeout * 1.1 + 0.5
 
+
+
+def test_precedence_closure_is_the_cards_above_and_below_in_the_fan() -> None:
+    deal = load_deal("pysol:2")
+    problem = build_problem(deal)
+    before, after = must_precede(problem), must_follow(problem)
+    for fan in problem.fans:  # bottom → top
+        for i, card in enumerate(fan):
+            assert before[card] == frozenset(fan[i + 1:])
+            assert after[card] == frozenset(fan[:i])
+    assert set(before) == set(after) == set(problem.moves)

@@ -20,7 +20,7 @@ from functools import cached_property
 from pysat.formula import IDPool
 
 from blackhole.errors import InputError
-from blackhole.problem import Problem, same_rank_pairs
+from blackhole.problem import Problem, must_follow, must_precede, same_rank_pairs
 
 ENCODING_VERSION = "position-3"
 
@@ -246,8 +246,7 @@ class _Builder:
         lo = dict.fromkeys(self.moves, 1)
         hi = dict.fromkeys(self.moves, n)
         if "domain" in self.features:
-            later = _closure(self.moves, list(p.precedence))
-            earlier = _closure(self.moves, [(b, a) for a, b in p.precedence])
+            later, earlier = must_follow(p), must_precede(p)
             for c in self.moves:
                 lo[c] = 1 + len(earlier[c])  # every card that must precede c
                 hi[c] = n - len(later[c])  # every card that must follow c
@@ -504,24 +503,6 @@ class _Builder:
                             for q in positions]
                 clauses += [[-swap, neg(at(c1, q)), by(b2, q - 1)] for q in positions]
         self.add_folded("symmetry", clauses)
-
-
-def _closure(nodes: Sequence[int], pairs: list[tuple[int, int]]) -> dict[int, set[int]]:
-    """For each node, every node reachable through `pairs` (before → after)."""
-    succ: dict[int, list[int]] = {v: [] for v in nodes}
-    for a, b in pairs:
-        succ[a].append(b)
-    out: dict[int, set[int]] = {}
-    for v in nodes:
-        seen: set[int] = set()
-        stack = list(succ[v])
-        while stack:
-            w = stack.pop()
-            if w not in seen:
-                seen.add(w)
-                stack.extend(succ[w])
-        out[v] = seen
-    return out
 
 
 def _rank_graph(problem: Problem) -> dict[int, set[int]]:

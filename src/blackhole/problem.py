@@ -10,6 +10,7 @@ they all read this structure.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from blackhole.cards import Card, rank_adjacent
@@ -95,6 +96,35 @@ def build_problem(deal: Deal) -> Problem:
     precedence = tuple((fan[h + 1], fan[h]) for fan in fans for h in range(len(fan) - 1))
     return Problem(tuple(cards), start, rank, deal.ranks, tuple(fans), tuple(fan_of),
                    tuple(depth), neighbours, precedence)
+
+
+def must_precede(problem: Problem) -> dict[int, frozenset[int]]:
+    """For each card to play, every card that must be played before it (precedence,
+    transitively: the cards lying above it in its fan)."""
+    return _reachable(problem.moves, [(c, a) for a, c in problem.precedence])
+
+
+def must_follow(problem: Problem) -> dict[int, frozenset[int]]:
+    """For each card to play, every card that must be played after it."""
+    return _reachable(problem.moves, problem.precedence)
+
+
+def _reachable(nodes: tuple[int, ...],
+               pairs: Iterable[tuple[int, int]]) -> dict[int, frozenset[int]]:
+    step: dict[int, list[int]] = {v: [] for v in nodes}
+    for a, b in pairs:
+        step[a].append(b)
+    reach: dict[int, frozenset[int]] = {}
+    for v in nodes:
+        seen: set[int] = set()
+        stack = list(step[v])
+        while stack:
+            w = stack.pop()
+            if w not in seen:
+                seen.add(w)
+                stack.extend(step[w])
+        reach[v] = frozenset(seen)
+    return reach
 
 
 @dataclass(frozen=True)

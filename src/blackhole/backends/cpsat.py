@@ -27,7 +27,13 @@ from ortools.sat.python import cp_model
 
 from blackhole.backends import Backend, Options, Result, Verdict
 from blackhole.errors import InputError, InternalError
-from blackhole.problem import Problem, SameRankPair, same_rank_pairs
+from blackhole.problem import (
+    Problem,
+    SameRankPair,
+    must_follow,
+    must_precede,
+    same_rank_pairs,
+)
 
 # ---------------------------------------------------------------- choices
 
@@ -126,32 +132,13 @@ class Layout:
 def make_layout(problem: Problem) -> Layout:
     moves = problem.moves
     first = 0 if problem.start is None else 1
-    later = _closure(moves, problem.precedence)
-    earlier = _closure(moves, [(b, a) for a, b in problem.precedence])
+    later, earlier = must_follow(problem), must_precede(problem)
     links: dict[int, set[int]] = {}
     for a in range(problem.size):
         links.setdefault(problem.rank[a], set()).update(problem.rank[b]
                                                         for b in problem.neighbours[a])
     return Layout(problem, first, first + len(moves) - 1, earlier, later,
                   {k: tuple(sorted(ranks)) for k, ranks in links.items()})
-
-
-def _closure(nodes: Sequence[int], pairs: Iterable[tuple[int, int]]) -> dict[int, frozenset[int]]:
-    """For each node, every node reachable through `pairs` (from → to)."""
-    step: dict[int, list[int]] = {v: [] for v in nodes}
-    for a, b in pairs:
-        step[a].append(b)
-    reach: dict[int, frozenset[int]] = {}
-    for v in nodes:
-        seen: set[int] = set()
-        stack = list(step[v])
-        while stack:
-            w = stack.pop()
-            if w not in seen:
-                seen.add(w)
-                stack.extend(step[w])
-        reach[v] = frozenset(seen)
-    return reach
 
 
 @dataclass
