@@ -123,3 +123,26 @@ def test_a_generalised_deck_is_written_as_json_not_as_a_board(tmp_path) -> None:
     assert refused.stderr.count("\n") == 1
     written = run("deal", str(path), "--format", "json")
     assert written.exit_code == 0 and json.loads(written.output)["ranks"] == 5
+
+
+@pytest.mark.parametrize(("backend", "flag", "value", "owner"), [
+    ("search", "--solver", "glucose4", "sat"),
+    ("sat", "--model", "circuit", "cpsat"),
+    ("sat", "--workers", "2", "cpsat"),
+    ("cpsat", "--solver-cmd", "cadical -q", "external"),
+    ("search", "--features", "none", "sat, cpsat, external"),
+])
+def test_an_option_of_another_backend_is_refused(backend, flag, value, owner) -> None:
+    result = run("solve", "pysol:1", "--backend", backend, flag, value)
+    assert result.exit_code == 2
+    assert result.stderr == f"error: {flag}: does not apply to the {backend} backend " \
+                            f"(it is for {owner})\n"
+
+
+def test_options_of_the_chosen_backend_are_taken() -> None:
+    result = run("solve", "pysol:2", "--backend", "cpsat", "--model", "boolean",
+                 "--workers", "2", "--seed", "5", "--features", "none", "--json")
+    stats = json.loads(result.stdout)["stats"]
+    assert result.exit_code == 0
+    assert (stats["model"], stats["workers"], stats["seed"], stats["features"]) == \
+        ("boolean", 2, 5, [])

@@ -18,7 +18,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from blackhole.backends import REGISTRY, Options, Verdict
+from blackhole.backends import REGISTRY, Options, Verdict, check_options_apply, make_backend
 from blackhole.deal import board_text, deal_json, expand_specs, load_deal
 from blackhole.errors import InputError, InternalError
 from blackhole.problem import build_problem
@@ -37,7 +37,7 @@ VERDICT_EXIT = {Verdict.SOLVED: EXIT_OK, Verdict.UNSOLVABLE: EXIT_NO,
                 Verdict.UNKNOWN: EXIT_UNKNOWN}
 
 DealSpec = Annotated[str, typer.Argument(
-    help="A board or JSON file, '-' for stdin, pysol:N or random:SEED[:any].",
+    help="A board or JSON file, '-' for stdin, pysol:N[:all-in-a-row] or random:SEED[:any].",
     show_default=False)]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 
@@ -154,8 +154,10 @@ def solve(
     solver: Annotated[str | None, typer.Option(help="SAT solver name (sat backend).")] = None,
     model: Annotated[str | None, typer.Option(
         help="CP-SAT model (cpsat backend): inverse (default), boolean or circuit.")] = None,
-    workers: Annotated[int, typer.Option(min=1, help="CP-SAT workers.")] = 1,
-    seed: Annotated[int, typer.Option(help="CP-SAT random seed.")] = 0,
+    workers: Annotated[int | None, typer.Option(
+        min=1, help="CP-SAT search workers (default 1).", show_default=False)] = None,
+    seed: Annotated[int | None, typer.Option(
+        help="CP-SAT random seed (default 0).", show_default=False)] = None,
     timeout: Annotated[float | None, typer.Option(
         min=0.0, help="Wall-clock limit in seconds; reaching it gives 'unknown'.")] = None,
     solver_cmd: Annotated[str | None, typer.Option(
@@ -168,9 +170,14 @@ def solve(
     = OutputFormat.text,
 ) -> None:
     """Solve a deal; every solution is replayed through the rules engine before it is shown."""
-    options = Options(timeout=timeout, solver=solver, model=model, workers=workers, seed=seed,
-                      solver_cmd=solver_cmd, features=_features(features))
+    flags = {"solver": ("--solver", solver), "model": ("--model", model),
+             "workers": ("--workers", workers), "seed": ("--seed", seed),
+             "solver_cmd": ("--solver-cmd", solver_cmd), "features": ("--features", features)}
+    given = {name: flag for name, (flag, value) in flags.items() if value is not None}
+    options = Options(timeout=timeout, solver=solver, model=model, workers=workers or 1,
+                      seed=seed or 0, solver_cmd=solver_cmd, features=_features(features))
     with user_errors():
+        check_options_apply(make_backend(backend), given)
         solution = solve_deal(load_deal(spec), backend, options)
     if as_json or format is OutputFormat.json:
         typer.echo(json.dumps(solution_json(spec, solution)))

@@ -48,9 +48,11 @@ class Result:
 
 
 class Backend(ABC):
-    """Solve a Problem under Options. Subclasses set `name` and implement `solve`."""
+    """Solve a Problem under Options. Subclasses set `name`, the Options fields they read
+    besides `timeout` (so a user who sets another gets told), and implement `solve`."""
 
     name: str = ""
+    reads: frozenset[str] = frozenset()
 
     @abstractmethod
     def solve(self, problem: Problem, options: Options) -> Result: ...
@@ -76,6 +78,17 @@ def make_backend(name: str) -> Backend:
         raise InputError(f"backend not available here ({error})", "--backend",
                          token=name) from None
     return getattr(module, class_name)()
+
+
+def check_options_apply(backend: Backend, given: dict[str, str]) -> None:
+    """`given` maps Options fields the user set to their flags: each must be one the
+    backend reads, or the user would believe it took effect."""
+    for field_name, flag in given.items():
+        if field_name not in backend.reads:
+            users = [name for name in available_backends()
+                     if field_name in make_backend(name).reads]
+            raise InputError(f"does not apply to the {backend.name} backend "
+                             f"(it is for {', '.join(users) or 'no backend'})", flag)
 
 
 def available_backends() -> list[str]:

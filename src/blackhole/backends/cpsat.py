@@ -551,6 +551,7 @@ def verdict_of(status: int, model_name: str) -> Verdict:
 
 class CpsatBackend(Backend):
     name = "cpsat"
+    reads = frozenset({"model", "workers", "seed", "features"})
 
     def solve(self, problem: Problem, options: Options) -> Result:
         began = time.perf_counter()

@@ -29,6 +29,7 @@ _EXIT_VERDICT = {10: True, 20: False}
 
 class ExternalBackend(Backend):
     name = "external"
+    reads = frozenset({"solver_cmd", "features"})
 
     def solve(self, problem: Problem, options: Options) -> Result:
         began = time.perf_counter()

@@ -60,6 +60,7 @@ def features_of(options: Options) -> frozenset[str]:
 
 class SatBackend(Backend):
     name = "sat"
+    reads = frozenset({"solver", "features"})
 
     def solve(self, problem: Problem, options: Options) -> Result:
         solver = solver_name(options.solver)
