@@ -379,3 +379,43 @@ def test_precedence_closure_is_the_cards_above_and_below_in_the_fan() -> None:
             assert before[card] == frozenset(fan[i + 1:])
             assert after[card] == frozenset(fan[:i])
     assert set(before) == set(after) == set(problem.moves)
+
+
+def many_rank_deal(ranks: int, size: int, seed: int) -> Deal:
+    cards = deck(ranks)
+    cards.remove(Card(1, "S"))
+    random.Random(seed).shuffle(cards)
+    fans = tuple(tuple(cards[i:i + size]) for i in range(0, len(cards), size))
+    return Deal(fans, Card(1, "S"), ranks, name=f"ranks{ranks}:{size}:{seed}")
+
+
+# (ranks, fan size, shuffle seed): decks the referee settles in under a second, both ways
+MANY_RANKS = [(15, 2, 0), (15, 4, 0), (17, 3, 1), (17, 3, 2), (17, 4, 4), (17, 2, 3),
+              (20, 4, 5)]
+
+
+@pytest.mark.parametrize(("ranks", "size", "seed"), MANY_RANKS)
+def test_search_and_sat_agree_on_decks_with_many_ranks(ranks: int, size: int,
+                                                       seed: int) -> None:
+    deal = many_rank_deal(ranks, size, seed)
+    referee = solve_deal(deal, "search", Options(timeout=60))
+    sat = solve_deal(deal, "sat", Options(timeout=60))
+    assert referee.verdict is sat.verdict is not Verdict.UNKNOWN
+
+
+def test_many_rank_cases_cover_both_verdicts() -> None:
+    verdicts = {solve_deal(many_rank_deal(*case), "sat", Options()).verdict
+                for case in MANY_RANKS}
+    assert verdicts == {Verdict.SOLVED, Verdict.UNSOLVABLE}
+
+
+@pytest.mark.parametrize("ranks", [13, 16, 17, 20])
+def test_search_solves_one_fan_played_down_suit_by_suit(ranks: int) -> None:
+    """Top card: the highest club, onto the A♠ by wrap-around; then every club down to the
+    ace, the highest diamond, and so on. The referee's memo key once held only 16 hole
+    ranks, so from 17 ranks on it confused this first move with the start."""
+    fan = [card for suit in "SHDC" for card in deck(ranks) if card.suit == suit]
+    fan.remove(Card(1, "S"))
+    deal = Deal((tuple(fan),), Card(1, "S"), ranks, name=f"one-fan:{ranks}")
+    solution = solve_deal(deal, "search", Options(timeout=60))
+    assert solution.verdict is Verdict.SOLVED and solution.replay.won

@@ -15,6 +15,7 @@ import sys
 import time
 
 from blackhole.backends import Backend, Options, Result, Verdict
+from blackhole.cards import rank_adjacent
 from blackhole.problem import Problem
 
 _CHECK_EVERY = 4096  # nodes between clock reads
@@ -48,10 +49,10 @@ class _Searcher:
         self.fans = [list(fan) for fan in problem.fans]
         self.rank = problem.rank
         self.heights = [len(fan) for fan in problem.fans]
-        # fits[h][r]: rank r may go onto hole rank h; row 0 is the empty foundation.
+        # fits[h][r]: rank r may go onto hole rank h; row 0 is the empty foundation (no
+        # start node: the first card is free).
         self.fits = [[True] * (m + 1)] + [
-            [r != 0 and (r - h) % m in (1, m - 1) and r != h for r in range(m + 1)]
-            for h in range(1, m + 1)]
+            [r != 0 and rank_adjacent(r, h, m) for r in range(m + 1)] for h in range(1, m + 1)]
         self.count = [0] * (m + 1)
         for fan in problem.fans:
             for node in fan:
@@ -97,7 +98,7 @@ class _Searcher:
     def _dfs(self, hole: int, code: int, left: int) -> bool:
         if left == 0:
             return True
-        key = code * 16 + hole
+        key = code * (self.modulus + 1) + hole  # hole is 0..modulus
         if key in self.seen:
             return False
         self.seen.add(key)
