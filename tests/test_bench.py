@@ -29,7 +29,7 @@ from blackhole.report import (
     write_plots,
 )
 
-from .conftest import ROOT, reference
+from .conftest import EXAMPLES, ROOT, reference
 
 SRC = ROOT / "src"
 # Deals the search referee settles in a few milliseconds, unsolvable and solvable ones.
@@ -502,3 +502,24 @@ def test_all_in_a_row_is_its_own_source_and_nothing_settled_is_not_outside(
     nothing.write_text(_line("pysol:3", "cpsat", "unknown", 60))
     text = _cli("report", str(nothing)).stdout
     assert "outside" not in text and "86.94%" in text
+
+
+@pytest.mark.parametrize(("backends", "named"), [("sat:nosuch", "nosuch"),
+                                                 ("cpsat:lattice", "lattice")])
+def test_a_bad_backend_variant_is_refused_before_any_task(tmp_path: Path, backends: str,
+                                                          named: str) -> None:
+    out = tmp_path / "r.jsonl"
+    result = _cli("bench", "pysol:1-2", "--backends", backends, "--out", str(out))
+    assert result.exit_code == 2 and named in result.stderr
+    assert not out.exists()
+
+
+def test_a_folder_holding_a_file_that_is_no_deal_is_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "deals"
+    folder.mkdir()
+    (folder / "a.board").write_text((EXAMPLES / "pysol-2.board").read_text())
+    (folder / "b.json").write_text('{"moves": []}')
+    out = tmp_path / "r.jsonl"
+    result = _cli("bench", str(folder), "--backends", "sat", "--out", str(out))
+    assert result.exit_code == 2 and "b.json:1:" in result.stderr
+    assert not out.exists()

@@ -146,3 +146,10 @@ def test_options_of_the_chosen_backend_are_taken() -> None:
     assert result.exit_code == 0
     assert (stats["model"], stats["workers"], stats["seed"], stats["features"]) == \
         ("boolean", 2, 5, [])
+
+
+@pytest.mark.parametrize("backend", ["sat", "cpsat", "search", "external"])
+def test_a_zero_timeout_is_refused_by_every_backend(backend) -> None:
+    result = run("solve", "pysol:1", "--backend", backend, "--timeout", "0")
+    assert result.exit_code == 2
+    assert result.stderr == "error: --timeout: timeout must be positive: '0.0'\n"

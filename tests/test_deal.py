@@ -178,3 +178,19 @@ def test_all_in_a_row_from_pysol() -> None:
     assert parse_board(board_text(deal)) == deal
     assert expand_specs("pysol:1-2:all-in-a-row") == ["pysol:1:all-in-a-row",
                                                       "pysol:2:all-in-a-row"]
+
+
+def test_spec_limits_are_one_line_errors(tmp_path) -> None:
+    assert load_deal(f"pysol:{2**64 - 1}").fans  # PySolFC's largest game number
+    with pytest.raises(InputError, match="<= 18446744073709551615"):
+        load_deal(f"pysol:{2**64}")
+    with pytest.raises(InputError, match="at most 10,000,000 deals"):
+        expand_specs("pysol:1-100000000000")
+    loop = tmp_path / "loop.txt"
+    loop.write_text(f"pysol:1\n@{loop}\n")
+    with pytest.raises(InputError, match="includes itself"):
+        expand_specs(f"@{loop}")
+    nested = tmp_path / "outer.txt"
+    nested.write_text(f"pysol:2 @{tmp_path / 'inner.txt'}\n")
+    (tmp_path / "inner.txt").write_text("pysol:3\n")
+    assert expand_specs(f"@{nested},@{nested}") == ["pysol:2", "pysol:3"] * 2

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from blackhole.backends import REGISTRY, Options, available_backends, make_backend
-from blackhole.deal import expand_specs, generated_spec
+from blackhole.deal import expand_specs, generated_spec, load_deal
 from blackhole.errors import InputError, InternalError
 from blackhole.report import VERDICTS, read_results
 
@@ -135,16 +135,18 @@ def plan_tasks(specs: str | Sequence[str], backends: Sequence[str] | None,
     for spec in deals:
         if spec == "-":
             raise InputError("bench reads no deal from stdin", "SPECS", token=spec)
-        if generated_spec(spec) is None and not Path(spec).is_file():
-            raise InputError("no such deal file (or spec: pysol:N, random:SEED, folder)",
-                             spec)
+        if generated_spec(spec) is None:  # a file: read it now, so a bad one stops the run
+            if not Path(spec).is_file():
+                raise InputError("no such deal file (or spec: pysol:N, random:SEED, folder)",
+                                 spec)
+            load_deal(spec)
     labels = list(dict.fromkeys(backends if backends else default_backends()))
     if not labels:
         raise InputError("no backend available", "--backends")
     chosen = []
     for label in labels:
         name, opts = backend_options(label, options)
-        make_backend(name)  # an InputError now if its module is missing here
+        make_backend(name).check(opts)  # a missing module or a bad variant stops it here
         chosen.append((label, name, opts))
     return [Task(deal, label, name, opts) for deal in deals for label, name, opts in chosen]
 

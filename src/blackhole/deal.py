@@ -28,6 +28,8 @@ FOUNDATION_SPADE_ACE = Card(1, "S")
 BLACK_HOLE_LAYOUT = (17, 3)  # fans, cards per fan, with the A♠ in the hole
 ALL_IN_A_ROW_LAYOUT = (13, 4)  # with an empty foundation
 MAX_RANKS = 1000  # generalised decks for scaling studies stay far below this
+PYSOL_LAST_GAME = 2**64 - 1  # PySolFC's largest game number (its 64-bit seed)
+MAX_RANGE = 10_000_000  # deals in one range spec: more is a typo, not a benchmark
 
 
 @dataclass(frozen=True)
@@ -255,7 +257,7 @@ def generated_spec(spec: str) -> tuple[str, int, str] | None:
         if variant not in PYSOL_GAMES:
             raise InputError("unknown PySolFC game (use pysol:N or pysol:N:all-in-a-row)",
                              spec, None, variant)
-        return "pysol", _number(spec, number, minimum=1), variant
+        return "pysol", _number(spec, number, minimum=1, maximum=PYSOL_LAST_GAME), variant
     if spec.startswith("random:"):
         seed, _, variant = spec[7:].partition(":")
         if variant not in ("", "any"):
@@ -292,13 +294,15 @@ def parse_deal_text(text: str, source: str) -> Deal:
     return parse_board(text, source)
 
 
-def _number(spec: str, text: str, minimum: int) -> int:
+def _number(spec: str, text: str, minimum: int, maximum: int | None = None) -> int:
     if not text.isdigit() or int(text) < minimum:
         raise InputError(f"expected a whole number >= {minimum}", spec, None, text)
+    if maximum is not None and int(text) > maximum:
+        raise InputError(f"expected a whole number <= {maximum}", spec, None, text)
     return int(text)
 
 
-def expand_specs(specs: str | Iterable[str]) -> list[str]:
+def expand_specs(specs: str | Iterable[str], _reading: tuple[Path, ...] = ()) -> list[str]:
     """`pysol:1-1000,random:5`, folders, `@list.txt` and single specs → single specs.
 
     `@FILE` reads more specs from FILE, one or more per line (`#` starts a comment).
@@ -309,7 +313,10 @@ def expand_specs(specs: str | Iterable[str]) -> list[str]:
         if not item:
             continue
         if item.startswith("@"):
-            out.extend(expand_specs(_spec_list(item[1:])))
+            path = Path(item[1:]).resolve()
+            if path in _reading:
+                raise InputError("a spec list that includes itself", item[1:], None, item)
+            out.extend(expand_specs(_spec_list(item[1:]), (*_reading, path)))
             continue
         prefix, _, rest = item.partition(":")
         if prefix in ("pysol", "random") and "-" in rest.split(":")[0]:
@@ -318,6 +325,8 @@ def expand_specs(specs: str | Iterable[str]) -> list[str]:
             lo, hi = _number(item, first, 0), _number(item, last, 0)
             if hi < lo:
                 raise InputError("empty range", item, None, span)
+            if hi - lo >= MAX_RANGE:
+                raise InputError(f"a range holds at most {MAX_RANGE:,} deals", item, None, span)
             suffix = f":{variant}" if variant else ""
             out.extend(f"{prefix}:{n}{suffix}" for n in range(lo, hi + 1))
         elif Path(item).is_dir():

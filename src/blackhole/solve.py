@@ -43,7 +43,9 @@ def decode(problem: Problem, result: Result, deal: Deal) -> Solution:
 
 def solve_deal(deal: Deal, backend: str, options: Options) -> Solution:
     problem = build_problem(deal)
-    result = make_backend(backend).solve(problem, options)
+    solver = make_backend(backend)
+    solver.check(options)
+    result = solver.solve(problem, options)
     return decode(problem, result, deal)
 
 

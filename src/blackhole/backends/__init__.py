@@ -54,6 +54,12 @@ class Backend(ABC):
     name: str = ""
     reads: frozenset[str] = frozenset()
 
+    def check(self, options: Options) -> None:
+        """Raise InputError for options this backend cannot take, before any work; the
+        limit is checked here for every backend."""
+        if options.timeout is not None and options.timeout <= 0:
+            raise InputError("timeout must be positive", "--timeout", token=str(options.timeout))
+
     @abstractmethod
     def solve(self, problem: Problem, options: Options) -> Result: ...
 

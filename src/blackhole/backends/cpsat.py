@@ -505,11 +505,9 @@ def choose_features(options: Options) -> frozenset[str]:
 
 
 def check_options(options: Options) -> None:
-    if options.workers < 0:
+    if options.workers < 0:  # Options allows 0, CP-SAT's own choice; the CLI asks for >= 1
         raise InputError("workers must be 0 (CP-SAT chooses) or more", "--workers",
                          token=str(options.workers))
-    if options.timeout is not None and options.timeout <= 0:
-        raise InputError("timeout must be positive", "--timeout", token=str(options.timeout))
 
 
 def build_model(problem: Problem, options: Options) -> Built:
@@ -552,6 +550,11 @@ def verdict_of(status: int, model_name: str) -> Verdict:
 class CpsatBackend(Backend):
     name = "cpsat"
     reads = frozenset({"model", "workers", "seed", "features"})
+
+    def check(self, options: Options) -> None:
+        super().check(options)
+        choose_features(options)  # the model too
+        check_options(options)
 
     def solve(self, problem: Problem, options: Options) -> Result:
         began = time.perf_counter()

@@ -31,6 +31,10 @@ class ExternalBackend(Backend):
     name = "external"
     reads = frozenset({"solver_cmd", "features"})
 
+    def check(self, options: Options) -> None:
+        super().check(options)
+        features_of(options)
+
     def solve(self, problem: Problem, options: Options) -> Result:
         began = time.perf_counter()
         command = options.solver_cmd or DEFAULT_COMMAND

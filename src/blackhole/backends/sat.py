@@ -62,6 +62,11 @@ class SatBackend(Backend):
     name = "sat"
     reads = frozenset({"solver", "features"})
 
+    def check(self, options: Options) -> None:
+        super().check(options)
+        solver_name(options.solver)
+        features_of(options)
+
     def solve(self, problem: Problem, options: Options) -> Result:
         solver = solver_name(options.solver)
         features = features_of(options)
