@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -117,3 +118,44 @@ def test_cli_certify_and_verify_exit_codes(tmp_path) -> None:
     assert solvable.exit_code == 0 and "solvable" in solvable.output
     missing = runner.invoke(app, ["verify", str(tmp_path / "nothing")])
     assert missing.exit_code == 2
+
+
+def test_folders_stay_apart_and_a_rerun_leaves_no_stale_certificate(tmp_path) -> None:
+    deals = tmp_path / "deals"
+    deals.mkdir()
+    runner = CliRunner()
+    (deals / "x.board").write_text(runner.invoke(app, ["deal", "pysol:2"]).stdout)
+    (deals / "x.json").write_text(runner.invoke(app, ["deal", "pysol:1", "--format",
+                                                      "json"]).stdout)
+    out = tmp_path / "certs"
+    result = runner.invoke(app, ["certify", str(deals), "--out", str(out)])
+    assert result.exit_code == 1  # one unsolvable among them
+    assert (out / "x" / "solution.json").is_file()  # pysol:2 is solvable
+    assert verify(out / "x-2").ok  # pysol:1 is not
+    # certify a solvable deal where the unsolvable one's certificate was
+    again = runner.invoke(app, ["certify", str(deals / "x.board"), "--out", str(out / "x-2")])
+    assert again.exit_code == 0
+    assert sorted(p.name for p in (out / "x-2").iterdir()) == ["deal.board", "solution.json"]
+
+
+def test_bad_choices_and_places_are_one_line_errors_before_any_work(tmp_path) -> None:
+    runner = CliRunner()
+    cases = [(["--solver", "lingeling"], "not a proof-logging solver"),
+             (["--checker", "nope"], "unknown checker")]
+    if shutil.which("drat-trim") is None:
+        cases.append((["--checker", "drat-trim"], "drat-trim is not on PATH"))
+    for options, message in cases:
+        out = tmp_path / "never"
+        result = runner.invoke(app, ["certify", "pysol:1", "--out", str(out), *options])
+        assert result.exit_code == 2 and message in result.stderr
+        assert result.stderr.count("\n") == 1 and not out.exists()
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    result = runner.invoke(app, ["certify", "pysol:1", "--out", str(blocked / "c")])
+    assert result.exit_code == 2 and "cannot write the certificate" in result.stderr
+
+
+def test_a_manifest_that_is_no_object_is_not_verified(tmp_path) -> None:
+    (tmp_path / MANIFEST_FILE).write_text("[]")
+    result = verify(tmp_path)
+    assert not result.ok and "not a JSON object" in result.reason

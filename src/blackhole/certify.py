@@ -29,6 +29,7 @@ from pathlib import Path
 
 from blackhole import __version__, cnf, drat
 from blackhole.backends import Result, Verdict
+from blackhole.cards import STANDARD_RANKS
 from blackhole.deal import Deal, board_text, parse_board
 from blackhole.errors import InputError
 from blackhole.problem import build_problem
@@ -40,7 +41,7 @@ DEAL_FILE, CNF_FILE, PROOF_FILE, MANIFEST_FILE = (
 SOLUTION_FILE = "solution.json"
 # pysat solvers whose proofs check: MapleSAT (mpl) writes variables off by one, and
 # Minisat-GH cannot log proofs in this python-sat.
-PROOF_SOLVERS = ("g4", "g3", "lingeling", "mcb", "mcm")
+PROOF_SOLVERS = ("g4", "g3", "mcb", "mcm")  # lingeling has no limited solve in pysat
 CHECKERS = ("blackhole", "drat-trim")
 
 
@@ -62,31 +63,31 @@ def sha256(data: bytes) -> str:
 def certify(deal: Deal, spec: str, folder: Path, solver: str = "g4",
             timeout: float | None = None, checker: str = "blackhole") -> Certificate:
     """Refute the deal's plain CNF with a proof, write the certificate, check it."""
-    if solver not in PROOF_SOLVERS:
-        raise InputError(f"not a proof-logging solver (choose from {', '.join(PROOF_SOLVERS)})",
-                         "--solver", token=solver)
+    check_choices(solver, checker)
+    if deal.ranks != STANDARD_RANKS:  # deal.board is the certificate's statement
+        raise InputError(f"certificates hold only {STANDARD_RANKS}-rank decks", spec,
+                         token=f"ranks {deal.ranks}")
     began = time.perf_counter()
     problem = build_problem(deal)
     encoding = cnf.build_cnf(problem, cnf.CERTIFY_FEATURES)
     encode_seconds = time.perf_counter() - began
     satisfiable, model, proof_lines, stats = _solve_with_proof(encoding, solver, timeout)
     solve_seconds = time.perf_counter() - began - encode_seconds
-    folder.mkdir(parents=True, exist_ok=True)
     board = board_text(deal)
-    (folder / DEAL_FILE).write_text(board, encoding="utf-8")
+    _fresh_folder(folder)
+    _write(folder / DEAL_FILE, board)
     if satisfiable is None:
         return Certificate(Verdict.UNKNOWN, folder)
     if satisfiable:
         result = Result(Verdict.SOLVED, encoding.decode(model), "sat", solver,
                         time.perf_counter() - began, stats)
         solution = decode(problem, result, deal)  # replays through the rules engine
-        (folder / SOLUTION_FILE).write_text(json.dumps(solution_json(spec, solution)) + "\n",
-                                            encoding="utf-8")
+        _write(folder / SOLUTION_FILE, json.dumps(solution_json(spec, solution)) + "\n")
         return Certificate(Verdict.SOLVED, folder, solution=solution)
     cnf_text = encoding.dimacs()
     proof_text = "".join(line + "\n" for line in proof_lines)
-    (folder / CNF_FILE).write_text(cnf_text, encoding="utf-8")
-    (folder / PROOF_FILE).write_text(proof_text, encoding="utf-8")
+    _write(folder / CNF_FILE, cnf_text)
+    _write(folder / PROOF_FILE, proof_text)
     manifest = {
         "format": CERTIFICATE_FORMAT,
         "claim": "the deal has no winning move sequence",
@@ -104,7 +105,7 @@ def certify(deal: Deal, spec: str, folder: Path, solver: str = "g4",
     check = check_certificate(folder, checker, manifest)
     manifest["seconds"]["check"] = round(check.stats.get("seconds", 0.0), 6)
     manifest["checker"] = {"name": checker, "ok": check.ok, "reason": check.reason}
-    (folder / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    _write(folder / MANIFEST_FILE, json.dumps(manifest, indent=2) + "\n")
     return Certificate(Verdict.UNSOLVABLE, folder, check=check, manifest=manifest)
 
 
@@ -141,6 +142,8 @@ def verify(folder: Path, checker: str = "blackhole") -> drat.CheckResult:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         return _refused(f"{MANIFEST_FILE} is not valid JSON ({error})")
+    if not isinstance(manifest, dict):
+        return _refused(f"{MANIFEST_FILE} is not a JSON object")
     return check_certificate(folder, checker, manifest)
 
 
@@ -185,6 +188,56 @@ def check_certificate(folder: Path, checker: str, manifest: dict) -> drat.CheckR
     except (drat.DratError, UnicodeDecodeError) as error:
         return _refused(f"{PROOF_FILE} is malformed: {error}")
     return drat.check_proof(encoding.num_vars, encoding.clauses, proof)
+
+
+def check_choices(solver: str, checker: str) -> None:
+    """The proof solver and the checker, before any work is done."""
+    if solver not in PROOF_SOLVERS:
+        raise InputError(f"not a proof-logging solver (choose from {', '.join(PROOF_SOLVERS)})",
+                         "--solver", token=solver)
+    if checker not in CHECKERS:
+        raise InputError(f"unknown checker (choose from {', '.join(CHECKERS)})", "--checker",
+                         token=checker)
+    if checker == "drat-trim" and shutil.which("drat-trim") is None:
+        raise InputError("drat-trim is not on PATH", "--checker", token="drat-trim")
+
+
+def certificate_folders(specs: list[str], out: Path) -> list[Path]:
+    """`out` itself for one deal; else one subfolder per deal, named after its spec or
+    file, made unique (x.board and x.json both certify, as x and x-2)."""
+    if len(specs) == 1:
+        return [out]
+    folders, used = [], set()
+    for spec in specs:
+        path = Path(spec)
+        base = path.stem if path.suffix else spec.replace(":", "-").replace("/", "_")
+        name, n = base, 1
+        while name in used:
+            n += 1
+            name = f"{base}-{n}"
+        used.add(name)
+        folders.append(out / name)
+    return folders
+
+
+def _fresh_folder(folder: Path) -> None:
+    """Make the folder, removing a certificate an earlier run left there, so no stale
+    manifest sits next to the new files."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in (DEAL_FILE, CNF_FILE, PROOF_FILE, MANIFEST_FILE, SOLUTION_FILE):
+            (folder / name).unlink(missing_ok=True)
+    except OSError as error:
+        raise InputError(f"cannot write the certificate ({error.strerror})",
+                         str(folder)) from None
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise InputError(f"cannot write the certificate ({error.strerror})",
+                         str(path)) from None
 
 
 def _refused(reason: str) -> drat.CheckResult:

@@ -262,15 +262,15 @@ def certify_command(
     as_json: JsonFlag = False,
 ) -> None:
     """Prove a deal unsolvable with a checked DRUP certificate, or give its winning moves."""
-    from blackhole.certify import certify
+    from blackhole.certify import certificate_folders, certify, check_choices
 
     with user_errors():
         deal_specs = expand_specs(specs)
+        check_choices(solver, checker)
         many = len(deal_specs) > 1
         rows = []
-        for spec in deal_specs:
+        for spec, folder in zip(deal_specs, certificate_folders(deal_specs, out), strict=True):
             deal = load_deal(spec)
-            folder = out / _folder_name(spec) if many else out
             rows.append((spec, certify(deal, spec, folder, solver, timeout, checker)))
             if not as_json and many:
                 _print_certificate(*rows[-1])
@@ -281,10 +281,6 @@ def certify_command(
     else:
         _print_certificate(*rows[0])
     raise typer.Exit(max(_certificate_exit(c) for _, c in rows))
-
-
-def _folder_name(spec: str) -> str:
-    return Path(spec).stem if Path(spec).suffix else spec.replace(":", "-").replace("/", "_")
 
 
 def _certificate_exit(cert) -> int:
