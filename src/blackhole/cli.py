@@ -228,6 +228,11 @@ def encode(
 ) -> None:
     """Write the deal's problem (graph), its CNF (DIMACS) or its CP-SAT model (text proto)."""
     with user_errors():
+        if model is not None and format is not EncodeFormat.cpsat:
+            raise InputError("applies to --format cpsat only", "--model", token=model)
+        if features is not None and format is EncodeFormat.problem_json:
+            raise InputError("applies to --format dimacs or cpsat only", "--features",
+                             token=features)
         problem = build_problem(load_deal(spec))
         chosen = _features(features)
         if format is EncodeFormat.problem_json:
@@ -240,10 +245,13 @@ def encode(
             from blackhole.backends.cpsat import export_model
 
             text = export_model(problem, Options(model=model, features=chosen))
+        if out is not None:
+            try:
+                out.write_text(text, encoding="utf-8")
+            except OSError as error:
+                raise InputError(f"cannot write ({error.strerror})", str(out)) from None
     if out is None:
         typer.echo(text, nl=False)
-    else:
-        out.write_text(text, encoding="utf-8")
 
 
 
