@@ -108,3 +108,5 @@ def test_parse_answer() -> None:
         parse_answer("s SATISFIABLE\n", 10, "x")  # no model
     with pytest.raises(InputError):
         parse_answer("s MAYBE\n", 0, "x")
+    with pytest.raises(InputError, match="no literal"):
+        parse_answer("s SATISFIABLE\nv 1 x 0\n", 10, "x")

@@ -111,7 +111,12 @@ def parse_answer(output: str, code: int | None, command: str) -> tuple[bool | No
         if line.startswith("s "):
             status = line[2:].strip()
         elif line.startswith("v "):
-            model.extend(int(token) for token in line[2:].split() if token != "0")
+            for token in line[2:].split():
+                if not token.lstrip("-").isdigit():
+                    raise InputError("solver printed a model value that is no literal",
+                                     "--solver-cmd", token=token)
+                if token != "0":
+                    model.append(int(token))
     by_status = {"SATISFIABLE": True, "UNSATISFIABLE": False, "UNKNOWN": None}
     if status is not None and status not in by_status:
         raise InputError("solver answered an unknown status", "--solver-cmd", token=status)
