@@ -302,6 +302,12 @@ def test_bad_results_files_name_file_line_and_token(tmp_path: Path) -> None:
     path.write_text(_line("pysol:1", "sat", "maybe", 1))
     with pytest.raises(InputError, match=r":1: unknown verdict: 'maybe'"):
         read_results(path)
+    for seconds, token in ((-5, "-5"), (float("nan"), "NaN"), (1e400, "Infinity")):
+        path.write_text(_line("pysol:1", "sat", "solved", 1) + _line("pysol:2", "sat", "solved",
+                                                                   seconds))
+        with pytest.raises(InputError, match=f":2: seconds must be a finite number >= 0: "
+                                             f"'{token}'"):
+            read_results(path)
 
 
 def test_a_cut_last_line_is_dropped_on_resume_only(tmp_path: Path) -> None:

@@ -86,6 +86,9 @@ def _parse_line(raw: bytes, source: str, number: int) -> dict[str, Any]:
                              json.dumps(record.get(key)))
     if record["verdict"] not in VERDICTS:
         raise InputError("unknown verdict", source, number, record["verdict"])
+    if not 0 <= record["seconds"] < math.inf:  # NaN fails this too
+        raise InputError("seconds must be a finite number >= 0", source, number,
+                         json.dumps(record["seconds"]))
     return record
 
 
