@@ -20,11 +20,17 @@ from functools import cached_property
 from pysat.formula import IDPool
 
 from blackhole.errors import InputError
-from blackhole.problem import Problem, must_follow, must_precede, same_rank_pairs
+from blackhole.problem import (
+    Problem,
+    must_follow,
+    must_precede,
+    rank_links,
+    same_rank_pairs,
+)
 
-ENCODING_VERSION = "position-3"
+ENCODING_VERSION = "position-4"  # position-4: rank links in ascending order
 
-# Each feature, with the one-line meaning used in help texts; encodings/sat.md has the math.
+# Each feature with its meaning in one line; encodings/sat.md has the math.
 FEATURE_HELP: dict[str, str] = {
     "domain": "position domains cut by the cards that must come before and after",
     "reach": "position domains cut by the rank walk from the start",
@@ -250,7 +256,7 @@ class _Builder:
             for c in self.moves:
                 lo[c] = 1 + len(earlier[c])  # every card that must precede c
                 hi[c] = n - len(later[c])  # every card that must follow c
-        self.rank_adj = _rank_graph(p)
+        self.rank_adj = rank_links(p)
         present = {p.rank[c] for c in self.moves}
         # walk[q]: the ranks a walk of q moves from the start can show
         walk: list[set[int]] = [present] * (n + 1)
@@ -503,12 +509,3 @@ class _Builder:
                             for q in positions]
                 clauses += [[-swap, neg(at(c1, q)), by(b2, q - 1)] for q in positions]
         self.add_folded("symmetry", clauses)
-
-
-def _rank_graph(problem: Problem) -> dict[int, set[int]]:
-    """Rank → ranks one move away, read from the Problem's arcs."""
-    graph: dict[int, set[int]] = {}
-    for a in range(problem.size):
-        for b in problem.neighbours[a]:
-            graph.setdefault(problem.rank[a], set()).add(problem.rank[b])
-    return graph

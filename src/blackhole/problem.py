@@ -98,6 +98,16 @@ def build_problem(deal: Deal) -> Problem:
                    tuple(depth), neighbours, precedence)
 
 
+def rank_links(problem: Problem) -> dict[int, tuple[int, ...]]:
+    """Rank → the ranks one move away (ascending), read from the arcs; the start's rank is
+    included, so the first move is covered too."""
+    links: dict[int, set[int]] = {}
+    for a in range(problem.size):
+        links.setdefault(problem.rank[a], set()).update(problem.rank[b]
+                                                        for b in problem.neighbours[a])
+    return {k: tuple(sorted(ranks)) for k, ranks in links.items()}
+
+
 def must_precede(problem: Problem) -> dict[int, frozenset[int]]:
     """For each card to play, every card that must be played before it (precedence,
     transitively: the cards lying above it in its fan)."""

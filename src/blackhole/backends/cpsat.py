@@ -32,6 +32,7 @@ from blackhole.problem import (
     SameRankPair,
     must_follow,
     must_precede,
+    rank_links,
     same_rank_pairs,
 )
 
@@ -132,13 +133,8 @@ class Layout:
 def make_layout(problem: Problem) -> Layout:
     moves = problem.moves
     first = 0 if problem.start is None else 1
-    later, earlier = must_follow(problem), must_precede(problem)
-    links: dict[int, set[int]] = {}
-    for a in range(problem.size):
-        links.setdefault(problem.rank[a], set()).update(problem.rank[b]
-                                                        for b in problem.neighbours[a])
-    return Layout(problem, first, first + len(moves) - 1, earlier, later,
-                  {k: tuple(sorted(ranks)) for k, ranks in links.items()})
+    return Layout(problem, first, first + len(moves) - 1, must_precede(problem),
+                  must_follow(problem), rank_links(problem))
 
 
 @dataclass
