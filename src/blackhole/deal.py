@@ -104,11 +104,11 @@ def parse_board(text: str, source: str = "<board>") -> Deal:
             if len(tokens) > 1:
                 raise InputError("Black Hole has one foundation", source, number, tokens[1])
             if tokens and tokens[0] != "-":
-                foundation = _card(tokens[0], source, number)
+                foundation = read_card(tokens[0], source, number)
                 entries.append((foundation, number, tokens[0]))
             continue
         tokens = line.lstrip(":").split()
-        fan = tuple(_card(token, source, number) for token in tokens)
+        fan = tuple(read_card(token, source, number) for token in tokens)
         entries.extend((card, number, token) for card, token in zip(fan, tokens, strict=True))
         fans.append(fan)
         fan_lines.append(number)
@@ -119,7 +119,8 @@ def parse_board(text: str, source: str = "<board>") -> Deal:
     return Deal(tuple(fans), foundation, STANDARD_RANKS, name=source)
 
 
-def _card(token: str, source: str, line: int | None) -> Card:
+def read_card(token: str, source: str, line: int | None) -> Card:
+    """A card token of a file; InputError naming the source, line and token."""
     try:
         return parse_card(token)
     except ValueError as error:
@@ -176,7 +177,7 @@ def parse_json(text: str, source: str = "<json>") -> Deal:
         line = lines.get(str(token))
         if not isinstance(token, str):
             raise InputError("cards are strings such as \"KH\"", source, line, str(token))
-        card = _card(token, source, line)
+        card = read_card(token, source, line)
         entries.append((card, line, token))
         return card
 

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from blackhole.deal import generated_spec
 from blackhole.errors import InputError
 
 VERDICTS = ("solved", "unsolvable", "unknown", "error")
@@ -127,11 +128,16 @@ def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple[float,
 
 
 def deal_source(spec: str) -> str:
-    if spec.startswith("pysol:"):  # All in a Row is another game: not the published figure's
-        return "pysol:all-in-a-row" if spec.endswith(":all-in-a-row") else "pysol"
-    if spec.startswith("random:"):
-        return "random:any" if spec.endswith(":any") else "random"
-    return "file"
+    """pysol, pysol:all-in-a-row (another game: not the published figure's), random,
+    random:any, or file."""
+    try:
+        dealt = generated_spec(spec)
+    except InputError:
+        dealt = None  # a name a results file holds but no spec parses: counted as a file
+    if dealt is None:
+        return "file"
+    kind, _, variant = dealt
+    return f"{kind}:{variant}" if variant else kind
 
 
 # ---------------------------------------------------------------- the report

@@ -13,7 +13,8 @@ import json
 import re
 from collections.abc import Sequence
 
-from blackhole.cards import Card, parse_card
+from blackhole.cards import Card
+from blackhole.deal import read_card
 from blackhole.errors import InputError
 from blackhole.rules import Move
 
@@ -36,15 +37,8 @@ def parse_solution(text: str, source: str) -> list[Move]:
         if line.strip().startswith("#"):
             continue
         for token in filter(None, _SEPARATORS.split(line)):
-            moves.append(Move(card=_card(token, source, number)))
+            moves.append(Move(card=read_card(token, source, number)))
     return moves
-
-
-def _card(token: str, source: str, line: int | None) -> Card:
-    try:
-        return parse_card(token)
-    except ValueError as error:
-        raise InputError(str(error), source, line, token) from None
 
 
 def _parse_json(text: str, source: str) -> list[Move]:
@@ -59,12 +53,12 @@ def _parse_json(text: str, source: str) -> list[Move]:
     moves = []
     for item in items:
         if isinstance(item, str):
-            moves.append(Move(card=_card(item, source, None)))
+            moves.append(Move(card=read_card(item, source, None)))
         elif isinstance(item, dict) and isinstance(item.get("card"), str):
             fan = item.get("fan")
             if fan is not None and (not isinstance(fan, int) or isinstance(fan, bool)):
                 raise InputError("\"fan\" must be a whole number", source, None, str(fan))
-            moves.append(Move(card=_card(item["card"], source, None), fan=fan))
+            moves.append(Move(card=read_card(item["card"], source, None), fan=fan))
         else:
             raise InputError("a move is a card or {\"card\": ..., \"fan\": ...}", source,
                              None, json.dumps(item)[:40])
@@ -82,7 +76,7 @@ def _parse_black_hole_solve(text: str, source: str) -> list[Move]:
         elif info := _INFO.search(line):
             if fan is None:
                 raise InputError("Info line without its Move line", source, number, line.strip())
-            moves.append(Move(card=_card(info.group(1), source, number), fan=fan))
+            moves.append(Move(card=read_card(info.group(1), source, number), fan=fan))
             fan = None
     if fan is not None:
         moves.append(Move(fan=fan))

@@ -44,9 +44,8 @@ MODEL_HELP: dict[str, str] = {
     "circuit": "add_circuit over rank-adjacent arcs, positions tied to arcs",
 }
 MODELS: tuple[str, ...] = tuple(MODEL_HELP)
-# With CP-SAT's presolve the inverse model refuted solvable deals (pysol:82, 112, ...):
-# a presolve bug, see _TUNING. Without presolve every model agrees with the reference on
-# pysol:1-1000, and the inverse model has the lowest median, p99 and maximum.
+# Over pysol:1-1000 the inverse model has the lowest median, p99 and maximum (presolve
+# off, see _TUNING).
 DEFAULT_MODEL = "inverse"
 
 FEATURE_HELP: dict[str, str] = {
@@ -68,9 +67,9 @@ DEFAULT_FEATURES: dict[str, frozenset[str]] = {
 }
 
 # Solver parameters per model, measured over pysol:1-1000 (see encodings/cpsat.md).
-# CP-SAT 9.15's presolve drops solutions of the inverse model (it called 9 of the first
-# 442 deals unsolvable that are solvable), so no model is presolved. Probing, SAT
-# inprocessing and the LP cost more than they save on models this small.
+# CP-SAT 9.15's presolve drops solutions of the inverse model (it called 10 solvable deals
+# of pysol:1-1000 unsolvable; tests/test_cpsat_regressions.py), so no model is presolved.
+# Probing, SAT inprocessing and the LP cost more than they save on models this small.
 _LIGHT: dict[str, object] = {
     "cp_model_presolve": False,
     "cp_model_probing_level": 0,
@@ -510,8 +509,6 @@ def build_model(problem: Problem, options: Options) -> Built:
     """The chosen model of `problem`."""
     name, features = choose_model(options), choose_features(options)
     check_options(options)
-    if not problem.moves:
-        raise InputError("the deal has no cards to play", "deal")
     return BUILDERS[name](make_layout(problem), features)
 
 
@@ -554,9 +551,8 @@ class CpsatBackend(Backend):
 
     def solve(self, problem: Problem, options: Options) -> Result:
         began = time.perf_counter()
-        model_name = choose_model(options)
-        features = choose_features(options)
-        built = build_model(problem, options)
+        model_name, features = choose_model(options), choose_features(options)
+        built = BUILDERS[model_name](make_layout(problem), features)
         built_at = time.perf_counter()
         solver = cp_model.CpSolver()
         left = None if options.timeout is None else options.timeout - (built_at - began)
