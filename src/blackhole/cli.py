@@ -263,7 +263,8 @@ def certify_command(
         show_default=False)],
     out: Annotated[Path, typer.Option(help="Certificate folder (one subfolder per deal "
                                            "when several are given).")] = Path("certificate"),
-    solver: Annotated[str, typer.Option(help="Proof-logging pysat solver.")] = "g4",
+    solver: Annotated[str, typer.Option(
+        help="Proof-logging pysat solver: g4, g3, mcb or mcm.")] = "g4",
     checker: Annotated[str, typer.Option(help="blackhole (own checker) or drat-trim.")]
     = "blackhole",
     timeout: Annotated[float | None, typer.Option(min=0.0, help="Seconds per deal.")] = None,
