@@ -12,14 +12,17 @@ import sys
 import threading
 import time
 from collections import Counter
+from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from blackhole.backends import Options, make_backend
+from blackhole.backends import Options, Verdict, make_backend
 from blackhole.bench import run_bench
+from blackhole.deal import load_deal
 from blackhole.errors import InputError
 from blackhole.report import (
     quantile,
@@ -28,6 +31,7 @@ from blackhole.report import (
     wilson_interval,
     write_plots,
 )
+from blackhole.solve import solve_deal
 
 from .conftest import EXAMPLES, ROOT, reference
 
@@ -200,21 +204,32 @@ def test_solver_backends_agree_with_the_referee(tmp_path: Path, backend: str) ->
 
 
 def _line(deal: str, backend: str, verdict: str, seconds: float) -> str:
+    """A results line; a solved one carries real winning moves, as report replays them."""
+    moves = _winning_moves(deal) if verdict == "solved" else []
     return json.dumps({"deal": deal, "backend": backend, "verdict": verdict,
-                       "seconds": seconds}) + "\n"
+                       "seconds": seconds, "moves": moves}) + "\n"
+
+
+@cache
+def _winning_moves(deal: str) -> list[dict[str, Any]]:
+    solution = solve_deal(load_deal(deal), "sat", Options())
+    assert solution.verdict is Verdict.SOLVED, f"{deal} is no solvable deal for a fixture"
+    return [{"card": str(card), "fan": fan} for card, fan in solution.moves]
 
 
 @pytest.fixture
 def known(tmp_path: Path) -> Path:
-    """Ten PySolFC deals, two backends; sat superseded once, one disagreement on deal 10."""
+    """Ten solvable PySolFC deals (11, 2..10), two backends; sat superseded once, one
+    disagreement on deal 10. The seconds and the unsolvable claims are made up."""
     sat = [1, 2, 3, 4, 10, 0.5, 0.25, 6, 7, 8]
     cpsat = [2, 1, 1, 5, 20, 1, 1, 9, 9, 9]
     verdicts = ["solved"] * 8 + ["unsolvable", "solved"]
-    lines = [_line("pysol:1", "sat", "unknown", 99)]  # replaced by the later line
-    for n in range(1, 11):
-        lines.append(_line(f"pysol:{n}", "sat", verdicts[n - 1], sat[n - 1]))
-        cp_verdict = "unsolvable" if n == 10 else ("unknown" if n == 8 else verdicts[n - 1])
-        lines.append(_line(f"pysol:{n}", "cpsat", cp_verdict, cpsat[n - 1]))
+    deals = [11, *range(2, 11)]
+    lines = [_line("pysol:11", "sat", "unknown", 99)]  # replaced by the later line
+    for i, n in enumerate(deals):
+        lines.append(_line(f"pysol:{n}", "sat", verdicts[i], sat[i]))
+        cp_verdict = "unsolvable" if n == 10 else ("unknown" if n == 8 else verdicts[i])
+        lines.append(_line(f"pysol:{n}", "cpsat", cp_verdict, cpsat[i]))
     path = tmp_path / "known.jsonl"
     path.write_text("".join(lines))
     return path
@@ -283,8 +298,11 @@ def test_report_figures(known: Path) -> None:
 
 def test_published_figure_outside_a_lopsided_sample(tmp_path: Path) -> None:
     path = tmp_path / "r.jsonl"
-    path.write_text("".join(_line(f"pysol:{n}", "search", "solved" if n <= 50 else
-                                  "unsolvable", 0.1) for n in range(1, 101)))
+    solvable = [n for n, row in reference().items() if row["verdict"] == "solved"][:50]
+    others = [n for n in range(1, 1001) if n not in solvable][:50]  # claimed unsolvable
+    path.write_text("".join([_line(f"pysol:{n}", "search", "solved", 0.1) for n in solvable]
+                            + [_line(f"pysol:{n}", "search", "unsolvable", 0.1)
+                               for n in others]))
     (pysol,) = summarize(read_results(path)).solvability
     assert pysol.fraction == 0.5 and pysol.published_inside is False
     assert summarize(read_results(path)).consistent
@@ -294,7 +312,7 @@ def test_bad_results_files_name_file_line_and_token(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="no such results file"):
         read_results(tmp_path / "none.jsonl")
     path = tmp_path / "bad.jsonl"
-    path.write_text(_line("pysol:1", "sat", "solved", 1) + '{"deal": "pysol:2", oops}\n')
+    path.write_text(_line("pysol:2", "sat", "solved", 1) + '{"deal": "pysol:2", oops}\n')
     with pytest.raises(InputError) as caught:
         read_results(path)
     assert str(caught.value).startswith(f"{path}:2: invalid JSON")
@@ -303,7 +321,7 @@ def test_bad_results_files_name_file_line_and_token(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r":1: unknown verdict: 'maybe'"):
         read_results(path)
     for seconds, token in ((-5, "-5"), (float("nan"), "NaN"), (1e400, "Infinity")):
-        path.write_text(_line("pysol:1", "sat", "solved", 1) + _line("pysol:2", "sat", "solved",
+        path.write_text(_line("pysol:3", "sat", "solved", 1) + _line("pysol:2", "sat", "solved",
                                                                    seconds))
         with pytest.raises(InputError, match=f":2: seconds must be a finite number >= 0: "
                                              f"'{token}'"):
@@ -451,7 +469,7 @@ def test_report_command_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None
     assert missing.exit_code == 2
     assert missing.stderr == f"error: {tmp_path / 'none.jsonl'}: no such results file\n"
     bad = tmp_path / "bad.jsonl"
-    bad.write_text(_line("pysol:1", "sat", "solved", 1) + "[1, 2\n")
+    bad.write_text(_line("pysol:2", "sat", "solved", 1) + "[1, 2\n")
     result = _cli("report", str(bad), "--json")
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.output
@@ -472,7 +490,7 @@ def test_bench_passes_cpsat_workers_to_each_solve(tmp_path: Path) -> None:
 def test_piped_report_keeps_long_names_and_every_figure(tmp_path: Path) -> None:
     path = tmp_path / "long.jsonl"
     path.write_text("".join(_line(f"pysol:{n}", backend, "solved", seconds)
-                            for n in range(1, 4)
+                            for n in range(2, 5)
                             for backend, seconds in (("cpsat:inverse", 123.25),
                                                      ("sat:cadical195", 1.5))))
     result = _cli("report", str(path))
@@ -497,7 +515,7 @@ def test_all_in_a_row_is_its_own_source_and_nothing_settled_is_not_outside(
         tmp_path: Path) -> None:
     path = tmp_path / "r.jsonl"
     path.write_text(_line("pysol:1", "sat", "unsolvable", 1)
-                    + _line("pysol:2:all-in-a-row", "sat", "solved", 1)
+                    + _line("pysol:3:all-in-a-row", "sat", "solved", 1)
                     + _line("pysol:3", "cpsat", "unknown", 60))
     data = json.loads(_cli("report", str(path), "--json").stdout)
     rows = {s["source"]: s for s in data["solvability"]}
@@ -529,3 +547,21 @@ def test_a_folder_holding_a_file_that_is_no_deal_is_refused(tmp_path: Path) -> N
     result = _cli("bench", str(folder), "--backends", "sat", "--out", str(out))
     assert result.exit_code == 2 and "b.json:1:" in result.stderr
     assert not out.exists()
+
+
+def test_a_solved_line_whose_moves_do_not_win_is_an_error(tmp_path: Path) -> None:
+    good = json.loads(_line("pysol:2", "sat", "solved", 1))
+    swapped = {**good, "backend": "cpsat",
+               "moves": [good["moves"][1], good["moves"][0], *good["moves"][2:]]}
+    bare = {**good, "backend": "search", "moves": []}
+    path = tmp_path / "r.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in (good, swapped, bare)))
+    report = summarize(read_results(path))
+    assert not report.consistent
+    reasons = {e["backend"]: e["reason"] for e in report.errors}
+    assert set(reasons) == {"cpsat", "search"}
+    assert reasons["cpsat"].startswith("solved, but its moves do not win: illegal at move 1")
+    assert "blocked after 0" in reasons["search"] or "unfinished" in reasons["search"]
+    assert [b.solved for b in report.backends] == [1, 0, 0]
+    result = _cli("report", str(path))
+    assert result.exit_code == 4

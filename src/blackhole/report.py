@@ -14,11 +14,14 @@ import json
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
-from blackhole.deal import generated_spec
+from blackhole.cards import parse_card
+from blackhole.deal import Deal, generated_spec, load_deal
 from blackhole.errors import InputError
+from blackhole.rules import Move, replay
 
 VERDICTS = ("solved", "unsolvable", "unknown", "error")
 SETTLED = ("solved", "unsolvable")
@@ -99,6 +102,30 @@ def latest(records: Iterable[dict[str, Any]]) -> dict[tuple[str, str], dict[str,
     for record in records:
         table[record["deal"], record["backend"]] = record
     return table
+
+
+def replayed(record: dict[str, Any]) -> dict[str, Any]:
+    """A "solved" line counts only when its moves win in the rules engine; otherwise it
+    becomes an error line saying why (a results file may have been edited or cut)."""
+    if record["verdict"] != "solved":
+        return record
+    try:
+        deal = _deal(record["deal"])
+        moves = [Move(card=parse_card(m["card"]), fan=m.get("fan"))
+                 for m in record.get("moves") or []]
+    except (InputError, ValueError, TypeError, KeyError) as error:
+        return {**record, "verdict": "error",
+                "reason": f"solved, but its moves cannot be replayed ({error})"}
+    judged = replay(deal, moves)
+    if judged.won:
+        return record
+    return {**record, "verdict": "error",
+            "reason": f"solved, but its moves do not win: {judged.describe()}"}
+
+
+@cache
+def _deal(spec: str) -> Deal:
+    return load_deal(spec)
 
 
 # ---------------------------------------------------------------- statistics
@@ -201,7 +228,7 @@ class Report:
 
 
 def summarize(records: Sequence[dict[str, Any]], results: str = "") -> Report:
-    table = latest(records)
+    table = {key: replayed(record) for key, record in latest(records).items()}
     by_deal: dict[str, dict[str, dict[str, Any]]] = {}
     by_backend: dict[str, list[dict[str, Any]]] = {}
     for (deal, backend), record in table.items():
