@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.text import Text
 
 from blackhole.backends import REGISTRY, Options, Verdict, check_options_apply, make_backend
+from blackhole.bench import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT, GRACE
 from blackhole.deal import board_text, deal_json, expand_specs, load_deal
 from blackhole.errors import InputError, InternalError
 from blackhole.problem import build_problem
@@ -445,7 +446,8 @@ def bench(
         help="Comma list (default: every installed backend but external); "
              "sat:SOLVER and cpsat:MODEL pick variants.")] = None,
     timeout: Annotated[float, typer.Option(
-        min=0.0, help="Backend seconds per task; its worker is killed 5 s later.")] = 60.0,
+        min=0.0, help=f"Backend seconds per task; its worker is killed {GRACE:g} s later.")]
+    = DEFAULT_TIMEOUT,
     jobs: Annotated[int | None, typer.Option(
         min=1, help="Worker processes (default: the CPU count).")] = None,
     workers: Annotated[int, typer.Option(
@@ -459,7 +461,7 @@ def bench(
     dask: Annotated[str | None, typer.Option(
         help="Run on a Dask cluster: the scheduler's address, tcp://HOST:8786.")] = None,
     memory: Annotated[int, typer.Option(
-        min=0, help="Address-space cap per worker in MB (0: none).")] = 4096,
+        min=0, help="Address-space cap per worker in MB (0: none).")] = DEFAULT_MEMORY_MB,
     plots: PlotsOption = None,
     as_json: JsonFlag = False,
 ) -> None:

@@ -140,13 +140,19 @@ def describe_key(problem: Problem, key: object) -> str:
 
 def build_cnf(problem: Problem, features: Iterable[str] = DEFAULT_FEATURES) -> Encoding:
     """The CNF of `problem` with the chosen features (an InputError names unknown ones)."""
+    chosen = known_features(features)
+    with gc_paused():
+        return _Builder(problem, chosen).build()
+
+
+def known_features(features: Iterable[str]) -> frozenset[str]:
+    """The features as a set; an InputError names any this encoding does not have."""
     chosen = frozenset(features)
     unknown = chosen - FEATURES
     if unknown:
         raise InputError(f"unknown encoding feature (choose from {', '.join(sorted(FEATURES))})",
                          "--features", token=",".join(sorted(unknown)))
-    with gc_paused():
-        return _Builder(problem, chosen).build()
+    return chosen
 
 
 @contextmanager

@@ -245,7 +245,8 @@ def random_deal(seed: int, any_card_hole: bool = False) -> Deal:
         cards.remove(FOUNDATION_SPADE_ACE)
     random.Random(seed).shuffle(cards)
     hole = cards.pop() if any_card_hole else FOUNDATION_SPADE_ACE
-    fans = tuple(tuple(cards[i:i + 3]) for i in range(0, 51, 3))
+    count, size = BLACK_HOLE_LAYOUT
+    fans = tuple(tuple(cards[i:i + size]) for i in range(0, count * size, size))
     suffix = ":any" if any_card_hole else ""
     return Deal(fans, hole, name=f"random:{seed}{suffix}")
 

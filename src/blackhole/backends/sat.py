@@ -16,7 +16,7 @@ from typing import Any
 from pysat.solvers import Solver, SolverNames
 
 from blackhole.backends import Backend, Options, Result, Verdict
-from blackhole.cnf import DEFAULT_FEATURES, FEATURES, Encoding, build_cnf, gc_paused
+from blackhole.cnf import DEFAULT_FEATURES, Encoding, build_cnf, gc_paused, known_features
 from blackhole.errors import InputError, InternalError
 from blackhole.problem import Problem
 
@@ -49,13 +49,7 @@ def solver_name(name: str | None) -> str:
 
 
 def features_of(options: Options) -> frozenset[str]:
-    if options.features is None:
-        return DEFAULT_FEATURES
-    unknown = options.features - FEATURES
-    if unknown:
-        raise InputError(f"unknown encoding feature (choose from {', '.join(sorted(FEATURES))})",
-                         "--features", token=",".join(sorted(unknown)))
-    return frozenset(options.features)
+    return DEFAULT_FEATURES if options.features is None else known_features(options.features)
 
 
 class SatBackend(Backend):
