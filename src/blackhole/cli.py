@@ -400,6 +400,8 @@ def _bench_progress(show: bool) -> Iterator[Callable]:
     bar = progress.add_task("bench", total=None, counts="")
 
     def update(event) -> None:
+        if not progress.live.is_started:  # only once the run is planned: no bar before errors
+            progress.start()
         if event.record is not None:
             verdicts[event.record["verdict"]] += 1
             per_backend.setdefault(event.record["backend"], Counter())[
@@ -411,8 +413,10 @@ def _bench_progress(show: bool) -> Iterator[Callable]:
                         description=f"bench (+{event.skipped} before)" if event.skipped
                         else "bench")
 
-    with progress:
+    try:
         yield update
+    finally:
+        progress.stop()
 
 
 def _report(results: Path, plots: Path | None, as_json: bool, run: dict | None = None) -> None:
