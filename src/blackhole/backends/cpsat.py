@@ -63,7 +63,7 @@ MODEL_FEATURES: dict[str, frozenset[str]] = {
 DEFAULT_FEATURES: dict[str, frozenset[str]] = {
     "inverse": frozenset({"symmetry"}),
     "boolean": frozenset({"rankcount"}),
-    "circuit": frozenset({"alldiff"}),
+    "circuit": frozenset({"alldiff", "symmetry"}),  # only with both does it settle every deal
 }
 
 # Solver parameters per model, measured over pysol:1-1000 (see encodings/cpsat.md).
