@@ -409,7 +409,8 @@ def test_result_fields() -> None:
 @pytest.mark.parametrize("model", MODELS)
 def test_all_reference_deals(model: str) -> None:
     """Every model settles every deal as the reference does; circuit, far slower, may
-    leave a few unknown at the limit (pysol:915 and 922 in the README's figures)."""
+    leave a few unknown at the limit on a slower machine (none in the README's figures,
+    where its worst deal, pysol:915, took 16 s)."""
     unknown = []
     for number in range(1, 1001):
         solution = solve_deal(pysol(number), "cpsat", Options(model=model, timeout=TIMEOUT))
