@@ -442,28 +442,24 @@ def _symmetry_on_ladders(built: Built, bools: _BooleanVars,
         c1, c2, a1, b2 = pair.first, pair.second, pair.above_first, pair.below_second
         clauses: list[list[Literal]] = []
         if a1 is None and b2 is None:  # never c2 < c1
-            clauses = [[at[c2, q].negated(), by_(c1, q - 1)] for q in _window(bools, c2)]
+            clauses = [[at[c2, q].negated(), by_(c1, q - 1)] for q in bools.layout.window(c2)]
         elif a1 is None:  # never c2 < c1 < b2
             clauses = [[at[c1, q].negated(), _not(by_(c2, q - 1)), by_(b2, q - 1)]
-                       for q in _window(bools, c1)]
+                       for q in bools.layout.window(c1)]
         elif b2 is None:  # never a1 < c2 < c1
             clauses = [[at[c2, q].negated(), _not(by_(a1, q - 1)), by_(c1, q - 1)]
-                       for q in _window(bools, c2)]
+                       for q in bools.layout.window(c2)]
         else:  # never a1 < c2 < c1 < b2, through swap = (a1 < c2 < c1)
             swap = model.new_bool_var(f"swap[{c1},{c2}]")
             built.variables["swap"] = built.variables.get("swap", 0) + 1
             clauses = [[at[c2, q].negated(), _not(by_(a1, q - 1)), by_(c1, q - 1), swap]
-                       for q in _window(bools, c2)]
+                       for q in bools.layout.window(c2)]
             clauses += [[swap.negated(), at[c1, q].negated(), by_(b2, q - 1)]
-                        for q in _window(bools, c1)]
+                        for q in bools.layout.window(c1)]
         for clause in clauses:
             if not any(lit is True for lit in clause):
                 model.add_bool_or(_fixed_out(clause, False))
                 built.count("symmetry-clause")
-
-
-def _window(bools: _BooleanVars, card: int) -> range:
-    return bools.layout.window(card)
 
 
 # ---------------------------------------------------------------- solve
