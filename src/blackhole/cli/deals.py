@@ -1,0 +1,99 @@
+"""show, deal and check: drawing, writing and replaying deals."""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from blackhole.cli.common import (
+    EXIT_NO,
+    EXIT_OK,
+    DealSpec,
+    JsonFlag,
+    app,
+    card_text,
+    console,
+    user_errors,
+)
+from blackhole.deal import board_text, deal_json, load_deal
+from blackhole.errors import InputError
+from blackhole.rules import replay
+from blackhole.solutions import parse_solution
+
+
+@app.command()
+def show(spec: DealSpec,
+         ascii_only: Annotated[bool, typer.Option("--ascii", help="Plain ASCII, no colour.")]
+         = False) -> None:
+    """Draw a deal: the hole, then each fan bottom → top with its top card marked."""
+    with user_errors():
+        deal = load_deal(spec)
+    out = Console(highlight=False, no_color=ascii_only, emoji=False)
+    brackets = ascii_only or not out.is_terminal  # underline only shows on a terminal
+    hole = Text("hole: ")
+    hole.append(card_text(deal.foundation, ascii_only) if deal.foundation else Text("empty"))
+    out.print(hole)
+    for number, fan in enumerate(deal.fans, start=1):
+        line = Text(f"{number:>3}  ")
+        for i, card in enumerate(fan):
+            text = card_text(card, ascii_only)
+            if i == len(fan) - 1:  # the top card
+                text = Text("[") + text + Text("]") if brackets else text
+                text.stylize("underline")
+            line.append(text)
+            line.append(" ")
+        out.print(line)
+    arrow = "->" if ascii_only else "→"
+    out.print(Text(f"fans run bottom {arrow} top; "
+                   + ("[top card]" if brackets else "the top card is underlined")))
+
+
+class DealFormat(StrEnum):
+    board = "board"
+    json = "json"
+
+
+@app.command("deal")
+def deal_command(spec: DealSpec,
+                 format: Annotated[DealFormat, typer.Option(help="Output format.")]
+                 = DealFormat.board) -> None:
+    """Write a deal as a board file or as JSON."""
+    with user_errors():
+        deal = load_deal(spec)
+        text = json.dumps(deal_json(deal)) + "\n" if format is DealFormat.json \
+            else board_text(deal)
+    typer.echo(text, nl=False)
+
+
+@app.command()
+def check(spec: DealSpec,
+          solution: Annotated[Path, typer.Argument(
+              help="Our JSON, a list of cards, or black-hole-solve's output ('-': stdin).")],
+          as_json: JsonFlag = False) -> None:
+    """Replay a solution through the rules engine; exit 0 if it wins, 1 if not."""
+    with user_errors():
+        deal = load_deal(spec)
+        source = str(solution)
+        if source == "-":
+            text = sys.stdin.read()
+        elif solution.is_file():
+            text = solution.read_text(encoding="utf-8", errors="replace")
+        else:
+            raise InputError("no such solution file", source)
+        judged = replay(deal, parse_solution(text, source))
+    if as_json:
+        typer.echo(json.dumps({"deal": spec, "outcome": judged.outcome.value,
+                               "played": judged.played, "total": judged.total,
+                               "illegal_move": None if judged.index is None
+                               else judged.index + 1, "reason": judged.reason}))
+    else:
+        style = "green" if judged.won else "red"
+        console.print(Text(judged.describe(), style=style))
+    raise typer.Exit(EXIT_OK if judged.won else EXIT_NO)

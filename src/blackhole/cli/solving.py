@@ -1,0 +1,142 @@
+"""solve and encode: one deal through one backend, or its encodings written out."""
+
+from __future__ import annotations
+
+import json
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.text import Text
+
+from blackhole.backends import REGISTRY, Options, Verdict, check_options_apply, make_backend
+from blackhole.cli.common import (
+    VERDICT_EXIT,
+    DealSpec,
+    JsonFlag,
+    app,
+    card_text,
+    console,
+    parse_features,
+    user_errors,
+)
+from blackhole.deal import load_deal
+from blackhole.errors import InputError
+from blackhole.problem import build_problem
+from blackhole.solutions import black_hole_solve_text
+from blackhole.solve import Solution, solution_json, solve_deal
+
+
+class OutputFormat(StrEnum):
+    text = "text"
+    json = "json"
+    pysol = "pysol"
+
+
+@app.command()
+def solve(
+    spec: DealSpec,
+    backend: Annotated[str, typer.Option(
+        help=f"One of: {', '.join(REGISTRY)}.")] = "sat",
+    solver: Annotated[str | None, typer.Option(help="SAT solver name (sat backend).")] = None,
+    model: Annotated[str | None, typer.Option(
+        help="CP-SAT model (cpsat backend): inverse (default), boolean or circuit.")] = None,
+    workers: Annotated[int | None, typer.Option(
+        min=1, help="CP-SAT search workers (default 1).", show_default=False)] = None,
+    seed: Annotated[int | None, typer.Option(
+        help="CP-SAT random seed (default 0).", show_default=False)] = None,
+    timeout: Annotated[float | None, typer.Option(
+        min=0.0, help="Wall-clock limit in seconds; reaching it gives 'unknown'.")] = None,
+    solver_cmd: Annotated[str | None, typer.Option(
+        help="External DIMACS solver command, e.g. 'cadical -q'.")] = None,
+    features: Annotated[str | None, typer.Option(
+        help="Encoding features, comma-separated ('none' for the plain encoding).")] = None,
+    as_json: JsonFlag = False,
+    format: Annotated[OutputFormat, typer.Option(
+        help="text, json (same as --json) or pysol (black-hole-solve's output).")]
+    = OutputFormat.text,
+) -> None:
+    """Solve a deal; every solution is replayed through the rules engine before it is shown."""
+    flags = {"solver": ("--solver", solver), "model": ("--model", model),
+             "workers": ("--workers", workers), "seed": ("--seed", seed),
+             "solver_cmd": ("--solver-cmd", solver_cmd), "features": ("--features", features)}
+    given = {name: flag for name, (flag, value) in flags.items() if value is not None}
+    options = Options(timeout=timeout, solver=solver, model=model, workers=workers or 1,
+                      seed=seed or 0, solver_cmd=solver_cmd, features=parse_features(features))
+    with user_errors():
+        check_options_apply(make_backend(backend), given)
+        solution = solve_deal(load_deal(spec), backend, options)
+    if as_json or format is OutputFormat.json:
+        typer.echo(json.dumps(solution_json(spec, solution)))
+    elif format is OutputFormat.pysol:
+        typer.echo(black_hole_solve_text(solution.moves, solution.verdict is Verdict.SOLVED),
+                   nl=False)
+    else:
+        _print_solution(solution)
+    raise typer.Exit(VERDICT_EXIT[solution.verdict])
+
+
+def _print_solution(solution: Solution) -> None:
+    result = solution.result
+    how = f"{result.backend}/{result.solver} in {result.seconds:.3f} s"
+    if result.verdict is Verdict.SOLVED:
+        console.print(Text(f"solved ({how})", style="bold green"))
+        for number, (card, fan) in enumerate(solution.moves, start=1):
+            line = Text(f"{number:>3}. ")
+            line.append(card_text(card, ascii_only=False))
+            line.append(f" from fan {fan + 1}")
+            console.print(line)
+        judged = solution.replay
+        console.print(f"{judged.played} of {judged.total} cards moved; "
+                      "replayed by the rules engine")
+    elif result.verdict is Verdict.UNSOLVABLE:
+        console.print(Text(f"unsolvable ({how}; a complete method found no solution)",
+                           style="bold red"))
+    else:
+        console.print(Text(f"unknown: limit reached ({how})", style="yellow"))
+
+
+class EncodeFormat(StrEnum):
+    problem_json = "problem-json"
+    dimacs = "dimacs"
+    cpsat = "cpsat"
+
+
+@app.command()
+def encode(
+    spec: DealSpec,
+    format: Annotated[EncodeFormat, typer.Option(help="What to write.")]
+    = EncodeFormat.problem_json,
+    features: Annotated[str | None, typer.Option(
+        help="Encoding features, comma-separated ('none' for the plain encoding).")] = None,
+    model: Annotated[str | None, typer.Option(
+        help="CP-SAT model (cpsat format): inverse (default), boolean or circuit.")] = None,
+    out: Annotated[Path | None, typer.Option(help="Write to this file, not stdout.")] = None,
+) -> None:
+    """Write the deal's problem (graph), its CNF (DIMACS) or its CP-SAT model (text proto)."""
+    with user_errors():
+        if model is not None and format is not EncodeFormat.cpsat:
+            raise InputError("applies to --format cpsat only", "--model", token=model)
+        if features is not None and format is EncodeFormat.problem_json:
+            raise InputError("applies to --format dimacs or cpsat only", "--features",
+                             token=features)
+        problem = build_problem(load_deal(spec))
+        chosen = parse_features(features)
+        if format is EncodeFormat.problem_json:
+            text = json.dumps(problem.to_json()) + "\n"
+        elif format is EncodeFormat.dimacs:
+            from blackhole.cnf import DEFAULT_FEATURES, build_cnf
+
+            text = build_cnf(problem, DEFAULT_FEATURES if chosen is None else chosen).dimacs()
+        else:
+            from blackhole.backends.cpsat import export_model
+
+            text = export_model(problem, Options(model=model, features=chosen))
+        if out is not None:
+            try:
+                out.write_text(text, encoding="utf-8")
+            except OSError as error:
+                raise InputError(f"cannot write ({error.strerror})", str(out)) from None
+    if out is None:
+        typer.echo(text, nl=False)
