@@ -8,6 +8,14 @@ as a solver model that does not replay; the CLI exits with code 4.
 
 from __future__ import annotations
 
+TOKEN_SHOWN = 40  # characters of an offending token quoted in a message
+
+
+def shorten(token: str, limit: int = TOKEN_SHOWN) -> str:
+    """The token as quoted in a message: at most `limit` characters, one line."""
+    token = token.replace("\n", " ").replace("\r", " ")
+    return token if len(token) <= limit else token[:limit - 3] + "..."
+
 
 class InputError(Exception):
     """Bad input from the user: one line, naming where and what."""
@@ -23,7 +31,7 @@ class InputError(Exception):
             where = f"{source}:{line}" if source else f"line {line}"
         text = f"{where}: {message}" if where else message
         if token is not None:
-            text += f": {token!r}"
+            text += f": {shorten(token)!r}"
         super().__init__(text)
 
 
