@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from blackhole.cards import STANDARD_RANKS, Card, deck, parse_card
-from blackhole.errors import InputError
+from blackhole.errors import InputError, shorten
 
 FOUNDATION_SPADE_ACE = Card(1, "S")
 BLACK_HOLE_LAYOUT = (17, 3)  # fans, cards per fan, with the A♠ in the hole
@@ -30,6 +30,8 @@ ALL_IN_A_ROW_LAYOUT = (13, 4)  # with an empty foundation
 MAX_RANKS = 1000  # generalised decks for scaling studies stay far below this
 PYSOL_LAST_GAME = 2**64 - 1  # PySolFC's largest game number (its 64-bit seed)
 MAX_RANGE = 10_000_000  # deals in one range spec: more is a typo, not a benchmark
+MAX_FILE_BYTES = 1_000_000  # deal, solution and spec-list files: a 1000-rank deck needs 40 kB
+_SPEC_DIGITS = 20  # digits of the largest number a spec takes (PySolFC's 2**64 - 1)
 
 
 @dataclass(frozen=True)
@@ -93,8 +95,8 @@ def parse_board(text: str, source: str = "<board>") -> Deal:
     fan_lines: list[int] = []
     last_line = 0
     for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
+        line = raw.split("#", 1)[0].strip()  # no card holds a '#': the rest is a comment
+        if not line:
             continue
         last_line = number
         if line.lower().startswith("foundations:"):
@@ -159,24 +161,21 @@ def parse_json(text: str, source: str = "<json>") -> Deal:
 
     Fans run bottom → top. `ranks` is optional (13) and allows generalised decks.
     """
-    try:
-        data = json.loads(text.lstrip("\ufeff"))
-    except json.JSONDecodeError as error:
-        bad = error.doc[error.pos:error.pos + 12] or "end of file"
-        raise InputError(f"invalid JSON ({error.msg})", source, error.lineno, bad) from None
+    data = load_json(text, source)
     if not isinstance(data, dict) or not isinstance(data.get("fans"), list):
         raise InputError("JSON deal needs an object with a \"fans\" list", source, 1, "fans")
     ranks = data.get("ranks", STANDARD_RANKS)
     if not isinstance(ranks, int) or isinstance(ranks, bool) or not 1 <= ranks <= MAX_RANKS:
         raise InputError(f"\"ranks\" must be a whole number from 1 to {MAX_RANKS}", source,
-                         None, str(ranks))
-    lines = _json_token_lines(text)
+                         None, json_shown(ranks))
+    lines = json_token_lines(text)
     entries: list[Entry] = []
 
     def card_of(token: object) -> Card:
-        line = lines.get(str(token))
         if not isinstance(token, str):
-            raise InputError("cards are strings such as \"KH\"", source, line, str(token))
+            raise InputError("cards are strings such as \"KH\"", source, None,
+                             json_shown(token))
+        line = lines.get(token)
         card = read_card(token, source, line)
         entries.append((card, line, token))
         return card
@@ -186,7 +185,7 @@ def parse_json(text: str, source: str = "<json>") -> Deal:
     fans = []
     for fan in data["fans"]:
         if not isinstance(fan, list):
-            raise InputError("each fan is a list of cards", source, None, str(fan))
+            raise InputError("each fan is a list of cards", source, None, json_shown(fan))
         fans.append(tuple(card_of(token) for token in fan))
     if not fans:
         raise InputError("no fans found", source, 1, "fans")
@@ -197,7 +196,34 @@ def parse_json(text: str, source: str = "<json>") -> Deal:
     return Deal(tuple(fans), foundation, ranks, name=source)
 
 
-def _json_token_lines(text: str) -> dict[str, int]:
+def load_json(text: str, source: str) -> object:
+    """Any JSON value; bad syntax, nesting too deep to read and numbers too long for Python
+    are one-line InputErrors."""
+    try:
+        return json.loads(text.lstrip("\ufeff"))
+    except json.JSONDecodeError as error:
+        bad = error.doc[error.pos:error.pos + 12] or "end of file"
+        raise InputError(f"invalid JSON ({error.msg})", source, error.lineno, bad) from None
+    except RecursionError:
+        raise InputError("JSON nested too deeply", source) from None
+    except ValueError:  # an integer of more than 4300 digits
+        raise InputError("JSON number too long", source) from None
+
+
+def json_shown(value: object) -> str:
+    """A JSON value as a message quotes it, without walking (or printing) a huge one."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "[...]" if value else "[]"
+    if isinstance(value, dict):
+        return "{...}" if value else "{}"
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return "a very large number"
+    return json.dumps(value)
+
+
+def json_token_lines(text: str) -> dict[str, int]:
     """The line on which each quoted token first appears, for error messages."""
     found: dict[str, int] = {}
     for number, line in enumerate(text.splitlines(), start=1):
@@ -232,41 +258,77 @@ def pysol_deal(number: int, variant: str = "") -> Deal:
     return parse_board(text, source=f"pysol:{number}{suffix}")
 
 
-def random_deal(seed: int, any_card_hole: bool = False) -> Deal:
-    """A reproducible shuffle: `random.Random(seed).shuffle` of the deck in `deck()` order.
+def random_deal(seed: int, any_card_hole: bool = False, ranks: int = STANDARD_RANKS) -> Deal:
+    """A reproducible shuffle: `random.Random(seed).shuffle` of the deck in `deck(ranks)`
+    order (clubs, diamonds, hearts, spades; ace up to the top rank in each suit).
 
-    Standard game: the A♠ is taken out first, the other 51 cards are shuffled and dealt
-    in order, three to a fan (cards 0-2 to fan 0 bottom → top, and so on).
-    Variant `any`: all 52 are shuffled, the first 51 are dealt the same way and the last
+    Standard game: the A♠ is taken out first, the other 4R-1 cards are shuffled and dealt
+    in order, three to a fan (cards 0-2 to fan 0 bottom → top, and so on); the last fan
+    holds what is left (with R=13, 17 fans of exactly 3).
+    Variant `any`: all 4R are shuffled, the first 4R-1 are dealt the same way and the last
     card becomes the black hole.
     """
-    cards = deck()
+    cards = deck(ranks)
     if not any_card_hole:
         cards.remove(FOUNDATION_SPADE_ACE)
     random.Random(seed).shuffle(cards)
     hole = cards.pop() if any_card_hole else FOUNDATION_SPADE_ACE
-    count, size = BLACK_HOLE_LAYOUT
-    fans = tuple(tuple(cards[i:i + size]) for i in range(0, count * size, size))
-    suffix = ":any" if any_card_hole else ""
-    return Deal(fans, hole, name=f"random:{seed}{suffix}")
+    size = BLACK_HOLE_LAYOUT[1]
+    fans = tuple(tuple(cards[i:i + size]) for i in range(0, len(cards), size))
+    variant = (["any"] if any_card_hole else []) + \
+        ([f"ranks={ranks}"] if ranks != STANDARD_RANKS else [])
+    return Deal(fans, hole, ranks, name=":".join([f"random:{seed}", *variant]))
 
 
 def generated_spec(spec: str) -> tuple[str, int, str] | None:
     """(`pysol` or `random`, number, variant) for a dealt spec, None for any other spec;
-    a malformed pysol:/random: spec is an InputError. Nothing is dealt here."""
-    if spec.startswith("pysol:"):
-        number, _, variant = spec[6:].partition(":")
+    a malformed pysol:/random: spec is an InputError. Nothing is dealt here. The variant
+    is canonical: `""`, `all-in-a-row`; `""`, `any`, `ranks=R`, `any:ranks=R`."""
+    kind, _, rest = spec.partition(":")
+    if kind not in ("pysol", "random"):
+        return None
+    number, _, variant = rest.partition(":")
+    return _generated(spec, kind, number, variant)
+
+
+def _generated(spec: str, kind: str, number: str, variant: str) -> tuple[str, int, str]:
+    """Check one generated spec's parts; `spec` names it in errors."""
+    spec = shorten(spec)
+    if kind == "pysol":
         if variant not in PYSOL_GAMES:
             raise InputError("unknown PySolFC game (use pysol:N or pysol:N:all-in-a-row)",
                              spec, None, variant)
         return "pysol", _number(spec, number, minimum=1, maximum=PYSOL_LAST_GAME), variant
-    if spec.startswith("random:"):
-        seed, _, variant = spec[7:].partition(":")
-        if variant not in ("", "any"):
-            raise InputError("unknown random variant (use random:SEED or random:SEED:any)",
-                             spec, None, variant)
-        return "random", _number(spec, seed, minimum=0), variant
-    return None
+    any_card, ranks = _random_variant(spec, variant)
+    canonical = ["any"] if any_card else []
+    if ranks != STANDARD_RANKS:
+        canonical.append(f"ranks={ranks}")
+    return "random", _number(spec, number, minimum=0), ":".join(canonical)
+
+
+RANDOM_RANKS = (2, 100)  # ranks=R: one rank never moves; 400 cards is far past any study
+
+
+def _random_variant(spec: str, variant: str) -> tuple[bool, int]:
+    """`any` and `ranks=R`, each at most once, in either order → (any card hole, ranks)."""
+    any_card, ranks, seen = False, STANDARD_RANKS, set()
+    for part in variant.split(":") if variant else []:
+        key = "ranks" if part.startswith("ranks=") else part
+        if key not in ("any", "ranks") or key in seen:
+            raise InputError("unknown random variant (use random:SEED[:any][:ranks=R])",
+                             spec, None, part)
+        seen.add(key)
+        if key == "any":
+            any_card = True
+            continue
+        value = part[len("ranks="):]
+        low, high = RANDOM_RANKS
+        if not (value.isascii() and value.isdigit() and len(value) <= 3
+                and low <= int(value) <= high):
+            raise InputError(f"ranks=R takes {low} to {high} ranks per suit (4R cards)", spec,
+                             None, part)
+        ranks = int(value)
+    return any_card, ranks
 
 
 def load_deal(spec: str) -> Deal:
@@ -276,31 +338,66 @@ def load_deal(spec: str) -> Deal:
         kind, number, variant = dealt
         if kind == "pysol":
             return pysol_deal(number, variant)
-        return random_deal(number, any_card_hole=variant == "any")
+        any_card, ranks = _random_variant(spec, variant)
+        return random_deal(number, any_card, ranks)
     if spec == "-":
-        return parse_deal_text(sys.stdin.read(), "<stdin>")
-    path = Path(spec)
-    if not path.is_file():
-        raise InputError("no such deal file (or spec: pysol:N, random:SEED, -)", spec)
+        return parse_deal_text(read_input("-", "deal"), "<stdin>")
+    return parse_deal_text(read_input(spec, "deal"), spec)
+
+
+def read_input(path: str, what: str) -> str:
+    """The text of a file, a named pipe or process substitution (`<(...)`), or stdin for
+    `-`, as UTF-8. At most MAX_FILE_BYTES are read: a larger input is refused before it is
+    parsed. Every failure is a one-line InputError naming the path."""
+    source = "<stdin>" if path == "-" else path
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(f"cannot read deal file ({error.__class__.__name__})", spec) from None
-    return parse_deal_text(text, spec)
+        if path == "-":
+            stream = getattr(sys.stdin, "buffer", None)
+            data = stream.read(MAX_FILE_BYTES + 1) if stream is not None \
+                else sys.stdin.read(MAX_FILE_BYTES + 1).encode("utf-8", "surrogateescape")
+        else:
+            with open(path, "rb") as handle:
+                data = handle.read(MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        hint = " (or spec: pysol:N, random:SEED, -)" if what == "deal" else ""
+        raise InputError(f"no such {what} file{hint}", source) from None
+    except IsADirectoryError:
+        raise InputError(f"is a directory, not a {what} file", source) from None
+    except PermissionError:
+        raise InputError(f"cannot read {what} file (permission denied)", source) from None
+    except (OSError, ValueError) as error:  # ValueError: a NUL byte in the path
+        reason = getattr(error, "strerror", None) or error.__class__.__name__
+        raise InputError(f"cannot read {what} file ({reason})", source) from None
+    if len(data) > MAX_FILE_BYTES:
+        raise InputError(f"{what} file larger than the {MAX_FILE_BYTES // 1_000_000} MB cap",
+                         source)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise InputError(f"{what} file is not UTF-8 text", source, line) from None
 
 
 def parse_deal_text(text: str, source: str) -> Deal:
-    """JSON when the text starts with `{`, a board otherwise."""
-    if text.lstrip("\ufeff \t\r\n").startswith("{"):
+    """JSON when the text starts with `{` or `[` (no board does), a board otherwise."""
+    if text.lstrip("\ufeff \t\r\n")[:1] in ("{", "["):
         return parse_json(text, source)
     return parse_board(text, source)
 
 
 def _number(spec: str, text: str, minimum: int, maximum: int | None = None) -> int:
-    if not text.isdigit() or int(text) < minimum:
+    """A spec's number: ASCII digits only (`²` is no number), at most _SPEC_DIGITS long,
+    checked before Python converts it (5,000 digits would raise ValueError there)."""
+    if text.startswith("-") and text[1:].isascii() and text[1:].isdigit():
+        raise InputError(f"expected a whole number >= {minimum}, not a negative one", spec,
+                         None, text)
+    if not (text.isascii() and text.isdigit()):
         raise InputError(f"expected a whole number >= {minimum}", spec, None, text)
-    if maximum is not None and int(text) > maximum:
-        raise InputError(f"expected a whole number <= {maximum}", spec, None, text)
+    if len(text.lstrip("0")) > _SPEC_DIGITS or int(text) > (maximum or 10**_SPEC_DIGITS):
+        bound = maximum if maximum is not None else f"{_SPEC_DIGITS} digits"
+        raise InputError(f"expected a whole number <= {bound}", spec, None, text)
+    if int(text) < minimum:
+        raise InputError(f"expected a whole number >= {minimum}", spec, None, text)
     return int(text)
 
 
@@ -321,31 +418,42 @@ def expand_specs(specs: str | Iterable[str], _reading: tuple[Path, ...] = ()) ->
             out.extend(expand_specs(_spec_list(item[1:]), (*_reading, path)))
             continue
         prefix, _, rest = item.partition(":")
-        if prefix in ("pysol", "random") and "-" in rest.split(":")[0]:
-            span, _, variant = rest.partition(":")
-            first, _, last = span.partition("-")
-            lo, hi = _number(item, first, 0), _number(item, last, 0)
-            if hi < lo:
-                raise InputError("empty range", item, None, span)
-            if hi - lo >= MAX_RANGE:
-                raise InputError(f"a range holds at most {MAX_RANGE:,} deals", item, None, span)
-            suffix = f":{variant}" if variant else ""
-            out.extend(f"{prefix}:{n}{suffix}" for n in range(lo, hi + 1))
+        span, _, variant = rest.partition(":")
+        if prefix in ("pysol", "random") and "-" in span.lstrip("-"):
+            out.extend(_range(item, prefix, span, variant))
         elif Path(item).is_dir():
-            files = sorted(p for p in Path(item).iterdir()
-                           if p.suffix in (".board", ".json", ".txt") and p.is_file())
-            out.extend(str(p) for p in files)
+            out.extend(_folder(item))
         else:
             out.append(item)
     return out
 
 
+def _range(item: str, kind: str, span: str, variant: str) -> list[str]:
+    """`pysol:1-1000`, `random:1-20:any:ranks=16`: both ends and the variant are checked
+    before anything is listed."""
+    first, _, last = span.partition("-")
+    _, lo, canonical = _generated(item, kind, first, variant)
+    _, hi, _ = _generated(item, kind, last, variant)
+    if hi < lo:
+        raise InputError("empty range", item, None, span)
+    if hi - lo >= MAX_RANGE:
+        raise InputError(f"a range holds at most {MAX_RANGE:,} deals", item, None, span)
+    suffix = f":{canonical}" if canonical else ""
+    return [f"{kind}:{n}{suffix}" for n in range(lo, hi + 1)]
+
+
+def _folder(path: str) -> list[str]:
+    """The deal files of a folder (.board, .json, .txt), sorted."""
+    try:
+        return sorted(str(p) for p in Path(path).iterdir()
+                      if p.suffix in (".board", ".json", ".txt") and p.is_file())
+    except OSError as error:
+        raise InputError(f"cannot list folder ({error.strerror})", path) from None
+
+
 def _spec_list(path: str) -> list[str]:
     """The specs listed in a file: whitespace or commas between them, `#` comments."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        raise InputError("cannot read spec list file", path) from None
+    text = read_input(path, "spec list")
     specs = []
     for line in text.splitlines():
         specs.extend(line.split("#", 1)[0].replace(",", " ").split())

@@ -49,12 +49,19 @@ def play(deal: Deal, state: State, fan: int) -> State:
     """Move the top card of `fan` to the hole. Raises ValueError when that is illegal."""
     card = top_card(deal, state, fan)
     if card is None:
-        raise ValueError(f"fan {fan} is empty")
+        raise ValueError(f"fan {fan + 1} is empty")
     if not fits(deal, card, state.hole):
         raise ValueError(f"{card} is not rank-adjacent to {state.hole}")
     heights = list(state.heights)
     heights[fan] -= 1
     return State(tuple(heights), card)
+
+
+def fan_name(fan: int | None, fans: int) -> str:
+    """A 0-based fan index as messages number fans: from 1, as `show` draws them."""
+    if fan is None:
+        return "none given"
+    return str(fan + 1) if 0 <= fan < fans else f"index {fan}, outside 0..{fans - 1}"
 
 
 class Outcome(StrEnum):
@@ -109,17 +116,18 @@ def replay(deal: Deal, moves: Sequence[Card | Move]) -> Replay:
         card, fan = (move, None) if isinstance(move, Card) else (move.card, move.fan)
         if card is None:
             if fan is None or not 0 <= fan < len(deal.fans):
-                return illegal(i, f"no such fan {fan}")
+                return illegal(i, f"no such fan ({fan_name(fan, len(deal.fans))})")
             card = top_card(deal, state, fan)
             if card is None:
-                return illegal(i, f"fan {fan} is empty")
+                return illegal(i, f"fan {fan + 1} is empty")
         if card == deal.foundation or card in played:
             return illegal(i, f"{card} already played")
         if card not in where:
             return illegal(i, f"unknown card {card}")
         home, height = where[card]
         if fan is not None and fan != home:
-            return illegal(i, f"{card} is in fan {home}, not fan {fan}")
+            return illegal(i, f"{card} is in fan {home + 1}, "
+                              f"not fan {fan_name(fan, len(deal.fans))}")
         if state.heights[home] != height + 1:
             return illegal(i, f"{card} is not a top card")
         if not fits(deal, card, state.hole):

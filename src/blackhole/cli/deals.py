@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -22,8 +21,7 @@ from blackhole.cli.common import (
     console,
     user_errors,
 )
-from blackhole.deal import board_text, deal_json, load_deal
-from blackhole.errors import InputError
+from blackhole.deal import board_text, deal_json, load_deal, read_input
 from blackhole.rules import replay
 from blackhole.solutions import parse_solution
 
@@ -81,13 +79,7 @@ def check(spec: DealSpec,
     with user_errors():
         deal = load_deal(spec)
         source = str(solution)
-        if source == "-":
-            text = sys.stdin.read()
-        elif solution.is_file():
-            text = solution.read_text(encoding="utf-8", errors="replace")
-        else:
-            raise InputError("no such solution file", source)
-        judged = replay(deal, parse_solution(text, source))
+        judged = replay(deal, parse_solution(read_input(source, "solution"), source))
     if as_json:
         typer.echo(json.dumps({"deal": spec, "outcome": judged.outcome.value,
                                "played": judged.played, "total": judged.total,
