@@ -95,12 +95,22 @@ def _bad_board(replace: tuple[str, str] | None = None, drop_line: int | None = N
     return text
 
 
+def _without_first_card(spec: str) -> str:
+    lines = board_text(load_deal(spec)).splitlines()
+    lines[1] = lines[1].split(" ", 1)[1]
+    return "\n".join(lines)
+
+
 @pytest.mark.parametrize("text,line,token,words", [
     (_bad_board(("QC 8C 2S", "QC 8C QD")), 3, "QD", "duplicate"),
     (_bad_board(("QC 8C 2S", "QC 8C 2X")), 3, "2X", "unknown suit"),
     (_bad_board(("QC 8C 2S", "QC 8C 2S 3S")), 4, "3S", "duplicate"),  # 3S is in fan 3 too
-    (_bad_board(("QC 8C 2S", "QC 8C")), 18, "2S", "missing"),
-    (_bad_board(drop_line=17), 17, "TD", "missing"),
+    (_bad_board(("QC 8C 2S", "QC 8C AS")), 3, "AS", "cannot also lie on a fan"),
+    (_bad_board(("QC 8C 2S", "QC 8C 2S 5H")).replace("JS 7C 5H", "JS"), 3, "QC 8C 2S 5H",
+     "at most 3 cards"),  # a position (7C, 5H played) cannot hold a fan of 4
+    (_bad_board(drop_line=17), 17, "9C AH TH", "a position keeps all 17 fans"),
+    (_without_first_card("pysol:1:all-in-a-row"), 14, "JD",
+     "with an empty foundation nothing has been played"),
     ("\n\n", None, None, "empty"),
 ])
 def test_malformed_boards_name_line_and_token(text, line, token, words) -> None:

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from blackhole.cards import STANDARD_RANKS, Card, deck, parse_card
+from blackhole.cards import STANDARD_RANKS, SUITS, Card, deck, parse_card
 from blackhole.errors import InputError, shorten
 
 FOUNDATION_SPADE_ACE = Card(1, "S")
@@ -31,12 +31,19 @@ MAX_RANKS = 1000  # generalised decks for scaling studies stay far below this
 PYSOL_LAST_GAME = 2**64 - 1  # PySolFC's largest game number (its 64-bit seed)
 MAX_RANGE = 10_000_000  # deals in one range spec: more is a typo, not a benchmark
 MAX_FILE_BYTES = 1_000_000  # deal, solution and spec-list files: a 1000-rank deck needs 40 kB
+EMPTY_FAN = "-"  # how a board writes an empty fan, keeping its place
 _SPEC_DIGITS = 20  # digits of the largest number a spec takes (PySolFC's 2**64 - 1)
 
 
 @dataclass(frozen=True)
 class Deal:
-    """A layout: the foundation card (None for an empty foundation) and fans bottom → top."""
+    """A layout: the foundation card (None for an empty foundation) and fans bottom → top.
+
+    It may also hold a *position*, a deal part played: fans may be shorter or empty,
+    `foundation` is the hole's top card, and cards of the deck that lie nowhere are
+    already in the hole. Each card lies at most once, the hole's card on no fan; only an
+    unplayed All in a Row has an empty foundation, so then every card is on the fans.
+    """
 
     fans: tuple[tuple[Card, ...], ...]
     foundation: Card | None = FOUNDATION_SPADE_ACE
@@ -47,11 +54,15 @@ class Deal:
         entries = [(card, None, str(card)) for fan in self.fans for card in fan]
         if self.foundation is not None:
             entries.insert(0, (self.foundation, None, str(self.foundation)))
-        check_deck(entries, self.ranks, self.name or "deal")
+        check_deck(entries, self.ranks, self.name or "deal", self.foundation)
 
     @property
     def cards_in_fans(self) -> int:
         return sum(len(fan) for fan in self.fans)
+
+    @property
+    def deck_size(self) -> int:
+        return len(SUITS) * self.ranks
 
     def where(self) -> dict[Card, tuple[int, int]]:
         """Each fan card's (fan index, height index from the bottom)."""
@@ -61,23 +72,28 @@ class Deal:
 Entry = tuple[Card, int | None, str]  # card, line number, the token as written
 
 
-def check_deck(entries: list[Entry], ranks: int, source: str) -> None:
-    """Every card of the deck exactly once; the first offence is reported with its line."""
+def check_deck(entries: list[Entry], ranks: int, source: str, hole: Card | None) -> None:
+    """Each card of the deck at most once, the hole's card (the first entry when `hole` is
+    set) on no fan, and every card present when the foundation is empty; the first
+    offence is reported with its line."""
     if ranks < 1:
         raise InputError("a deck needs at least one rank", source, token=str(ranks))
-    full = set(deck(ranks))
     seen: set[Card] = set()
     for card, line, token in entries:
-        if card not in full:
+        if not 1 <= card.rank <= ranks or card.suit not in SUITS:
             raise InputError(f"card not in a {ranks}-rank deck", source, line, token)
         if card in seen:
-            raise InputError("duplicate card", source, line, token)
+            reason = "the hole's card cannot also lie on a fan" if card == hole \
+                else "duplicate card"
+            raise InputError(reason, source, line, token)
         seen.add(card)
-    missing = sorted(full - seen, key=lambda c: (c.suit, c.rank))
-    if missing:
+    if hole is None and len(seen) < len(SUITS) * ranks:
+        missing = sorted(set(deck(ranks)) - seen, key=lambda c: (c.suit, c.rank))
         last_line = max((line for _, line, _ in entries if line is not None), default=None)
         names = " ".join(str(c) for c in missing[:6]) + (" ..." if len(missing) > 6 else "")
-        raise InputError(f"{len(missing)} card(s) missing", source, last_line, names)
+        raise InputError(f"{len(missing)} card(s) missing (with an empty foundation nothing "
+                         "has been played, so every card lies on a fan)", source, last_line,
+                         names)
 
 
 # ---------------------------------------------------------------- board text
@@ -87,6 +103,7 @@ def parse_board(text: str, source: str = "<board>") -> Deal:
     """black-hole-solve's board format: `Foundations: AS`, then one fan per line, bottom → top.
 
     `Foundations: -` (or no Foundations line) means an empty foundation, as in All in a Row.
+    A position writes an empty fan as a line `-` (or `: -`), so every fan keeps its place.
     """
     text = text.lstrip("\ufeff")
     foundation: Card | None = None
@@ -110,14 +127,16 @@ def parse_board(text: str, source: str = "<board>") -> Deal:
                 entries.append((foundation, number, tokens[0]))
             continue
         tokens = line.lstrip(":").split()
+        if tokens == [EMPTY_FAN]:
+            tokens = []
         fan = tuple(read_card(token, source, number) for token in tokens)
         entries.extend((card, number, token) for card, token in zip(fan, tokens, strict=True))
         fans.append(fan)
         fan_lines.append(number)
     if not fans:
         raise InputError("no fans found (empty deal file)", source, last_line or None)
+    check_deck(entries, STANDARD_RANKS, source, foundation)
     _check_layout(fans, fan_lines, entries, foundation, source, last_line)
-    check_deck(entries, STANDARD_RANKS, source)
     return Deal(tuple(fans), foundation, STANDARD_RANKS, name=source)
 
 
@@ -131,17 +150,28 @@ def read_card(token: str, source: str, line: int | None) -> Card:
 
 def _check_layout(fans: list[tuple[Card, ...]], fan_lines: list[int], entries: list[Entry],
                   foundation: Card | None, source: str, last_line: int) -> None:
-    """A standard 52-card board must be Black Hole (17×3) or All in a Row (13×4)."""
-    if len(entries) != 52:
-        return  # the deck check names the missing or extra card more precisely
-    count, size = BLACK_HOLE_LAYOUT if foundation is not None else ALL_IN_A_ROW_LAYOUT
+    """A standard deck lies as Black Hole (17 fans of 3 around a card in the hole) or All
+    in a Row (13 fans of 4, an empty hole) when nothing is played; a position keeps every
+    fan in its place, each at most that size. Runs after the deck check, so the entries
+    hold each card once."""
+    fresh = foundation is None or (len(entries) == len(SUITS) * STANDARD_RANKS
+                                   and len(fans) != ALL_IN_A_ROW_LAYOUT[0])
+    count, size = ALL_IN_A_ROW_LAYOUT if foundation is None or len(fans) == \
+        ALL_IN_A_ROW_LAYOUT[0] else BLACK_HOLE_LAYOUT
     if len(fans) != count:
-        raise InputError(f"expected {count} fans of {size}, found {len(fans)} fans",
-                         source, last_line, " ".join(map(str, fans[-1])))
+        message = f"expected {count} fans of {size}, found {len(fans)} fans" if fresh else \
+            f"a position keeps all {count} fans (write an empty fan as '{EMPTY_FAN}'), " \
+            f"found {len(fans)}"
+        raise InputError(message, source, last_line, _fan_text(fans[-1]))
     for fan, line in zip(fans, fan_lines, strict=True):
-        if len(fan) != size:
-            raise InputError(f"expected {size} cards in this fan, found {len(fan)}",
-                             source, line, " ".join(map(str, fan)))
+        if len(fan) > size or (fresh and len(fan) != size):
+            message = f"expected {size} cards in this fan" if fresh else \
+                f"a fan of this layout holds at most {size} cards"
+            raise InputError(f"{message}, found {len(fan)}", source, line, _fan_text(fan))
+
+
+def _fan_text(fan: tuple[Card, ...]) -> str:
+    return " ".join(map(str, fan)) if fan else EMPTY_FAN
 
 
 def board_text(deal: Deal) -> str:
@@ -149,7 +179,7 @@ def board_text(deal: Deal) -> str:
         raise InputError(f"a board holds only {STANDARD_RANKS}-rank decks (use --format json)",
                          deal.name or "deal", token=f"ranks {deal.ranks}")
     foundation = str(deal.foundation) if deal.foundation is not None else "-"
-    lines = [f"Foundations: {foundation}"] + [" ".join(map(str, fan)) for fan in deal.fans]
+    lines = [f"Foundations: {foundation}"] + [_fan_text(fan) for fan in deal.fans]
     return "\n".join(lines) + "\n"
 
 
@@ -159,8 +189,16 @@ def board_text(deal: Deal) -> str:
 def parse_json(text: str, source: str = "<json>") -> Deal:
     """`{"foundation": "AS" | null, "fans": [["JD", "KS", "TH"], ...], "ranks": 13}`.
 
-    Fans run bottom → top. `ranks` is optional (13) and allows generalised decks.
+    Fans run bottom → top. `ranks` is optional (13) and allows generalised decks. A
+    position may leave fans short or empty (`[]`) and may add `"history"`, the cards
+    moved so far in order (see `parse_json_position`).
     """
+    return parse_json_position(text, source).deal
+
+
+def parse_json_position(text: str, source: str = "<json>") -> Position:
+    """A JSON deal or position; `"history"`, when given, must hold exactly the cards
+    moved (in the hole and not its starting card), the last of them on the hole."""
     data = load_json(text, source)
     if not isinstance(data, dict) or not isinstance(data.get("fans"), list):
         raise InputError("JSON deal needs an object with a \"fans\" list", source, 1, "fans")
@@ -169,31 +207,36 @@ def parse_json(text: str, source: str = "<json>") -> Deal:
         raise InputError(f"\"ranks\" must be a whole number from 1 to {MAX_RANKS}", source,
                          None, json_shown(ranks))
     lines = json_token_lines(text)
-    entries: list[Entry] = []
 
-    def card_of(token: object) -> Card:
+    def card_of(token: object) -> Entry:
         if not isinstance(token, str):
             raise InputError("cards are strings such as \"KH\"", source, None,
                              json_shown(token))
         line = lines.get(token)
-        card = read_card(token, source, line)
-        entries.append((card, line, token))
-        return card
+        return read_card(token, source, line), line, token
 
     raw_foundation = data.get("foundation", "AS")
-    foundation = None if raw_foundation in (None, "-", "") else card_of(raw_foundation)
-    fans = []
+    entries = [] if raw_foundation in (None, "-", "") else [card_of(raw_foundation)]
+    foundation = entries[0][0] if entries else None
+    fans, fan_lines = [], []
     for fan in data["fans"]:
         if not isinstance(fan, list):
             raise InputError("each fan is a list of cards", source, None, json_shown(fan))
-        fans.append(tuple(card_of(token) for token in fan))
+        cards = [card_of(token) for token in fan]
+        entries.extend(cards)
+        fans.append(tuple(card for card, _, _ in cards))
+        fan_lines.append(cards[-1][1] or 0 if cards else 0)
     if not fans:
         raise InputError("no fans found", source, 1, "fans")
+    check_deck(entries, ranks, source, foundation)
     if ranks == STANDARD_RANKS:
-        _check_layout(fans, [lines.get(str(f[-1]), 0) if f else 0 for f in fans], entries,
-                      foundation, source, text.count("\n") + 1)
-    check_deck(entries, ranks, source)
-    return Deal(tuple(fans), foundation, ranks, name=source)
+        _check_layout(fans, fan_lines, entries, foundation, source, text.count("\n") + 1)
+    deal = Deal(tuple(fans), foundation, ranks, name=source)
+    raw_history = data.get("history", [])
+    if not isinstance(raw_history, list):
+        raise InputError("\"history\" is a list of cards", source, None,
+                         json_shown(raw_history))
+    return position_of(deal, [card_of(token) for token in raw_history], source)
 
 
 def load_json(text: str, source: str) -> object:
@@ -238,6 +281,72 @@ def deal_json(deal: Deal) -> dict:
         "fans": [[str(card) for card in fan] for fan in deal.fans],
         "ranks": deal.ranks,
     }
+
+
+def position_json(position: Position) -> dict:
+    """The deal's JSON, plus `"history"` when the position knows its moves."""
+    data = deal_json(position.deal)
+    if position.moved and len(position.history) == position.moved:
+        data["history"] = [str(card) for card in position.history]
+    return data
+
+
+# ---------------------------------------------------------------- positions
+
+
+@dataclass(frozen=True)
+class Position:
+    """A deal part played. `deal` is the layout now; `moved` counts the cards moved onto
+    the hole since the start and `of` the cards the whole deal moves (51 for a standard
+    deal), so a line from here scores `moved` + the cards it plays. `history` holds the
+    cards moved, in order, when they are known (all `moved` of them), else it is empty."""
+
+    deal: Deal
+    moved: int
+    of: int
+    history: tuple[Card, ...] = ()
+
+    @property
+    def progress(self) -> str:
+        return f"{self.moved} of {self.of} moved"
+
+
+def cards_to_move(deal: Deal) -> int:
+    """The cards the whole deal moves: the deck less the hole's starting card. Only All
+    in a Row starts with an empty hole; a standard deck on its 13 fans is All in a Row
+    even after its first move has filled the hole."""
+    all_in_a_row = deal.foundation is None or (
+        deal.ranks == STANDARD_RANKS and len(deal.fans) == ALL_IN_A_ROW_LAYOUT[0])
+    return deal.deck_size - (0 if all_in_a_row else 1)
+
+
+def position_of(deal: Deal, history: list[Entry] | None = None,
+                source: str = "") -> Position:
+    """The position a layout shows: the cards on no fan and not on the hole were moved.
+    A fresh deal is `Position(deal, 0, deal.cards_in_fans, ())`. `history` (card, line,
+    token), when given, must name exactly the moved cards, the last on the hole."""
+    of = cards_to_move(deal)
+    moved = of - deal.cards_in_fans
+    if not history:
+        return Position(deal, moved, of, ())
+    source = source or deal.name or "deal"
+    if len(history) != moved:
+        raise InputError(f"\"history\" holds {len(history)} moves but the layout shows "
+                         f"{moved} cards moved", source, history[-1][1], "history")
+    on_fans = set(deal.where())
+    seen: set[Card] = set()
+    for card, line, token in history:
+        if not 1 <= card.rank <= deal.ranks:
+            raise InputError(f"card not in a {deal.ranks}-rank deck", source, line, token)
+        if card in on_fans or card in seen:
+            where = "lies on a fan" if card in on_fans else "is moved twice"
+            raise InputError(f"a card of \"history\" {where}", source, line, token)
+        seen.add(card)
+    last, line, token = history[-1]
+    if last != deal.foundation:
+        raise InputError("the last card of \"history\" must be the hole's card", source, line,
+                         token)
+    return Position(deal, moved, of, tuple(card for card, _, _ in history))
 
 
 # ---------------------------------------------------------------- sources
@@ -332,17 +441,44 @@ def _random_variant(spec: str, variant: str) -> tuple[bool, int]:
 
 
 def load_deal(spec: str) -> Deal:
-    """Turn one deal spec into a Deal; every user error is an InputError."""
+    """Turn one deal spec into a Deal (the layout of a position file as it lies); every
+    user error is an InputError."""
+    return _load(spec).deal
+
+
+def load_position(spec: str, after: str | None = None) -> Position:
+    """The position `spec` holds, then `after` played through the rules engine.
+
+    `after` is cards separated by spaces or commas (`#` starts a comment), or `@FILE`
+    holding moves in any format `check` reads (`@-`: stdin). An illegal move is an
+    InputError naming the move and why; its source is `after` (the option's field) or
+    the file."""
+    position = _load(spec)
+    if after is None:
+        return position
+    from blackhole.rules import advance
+    from blackhole.solutions import parse_cards, parse_solution
+
+    if after.startswith("@"):
+        source = after[1:]
+        moves = parse_solution(read_input(source, "moves"), "<stdin>" if source == "-"
+                               else source)
+    else:
+        source = "after"
+        moves = parse_cards(after, source)
+    return advance(position, moves, source)
+
+
+def _load(spec: str) -> Position:
     dealt = generated_spec(spec)
     if dealt is not None:
         kind, number, variant = dealt
         if kind == "pysol":
-            return pysol_deal(number, variant)
+            return position_of(pysol_deal(number, variant))
         any_card, ranks = _random_variant(spec, variant)
-        return random_deal(number, any_card, ranks)
-    if spec == "-":
-        return parse_deal_text(read_input("-", "deal"), "<stdin>")
-    return parse_deal_text(read_input(spec, "deal"), spec)
+        return position_of(random_deal(number, any_card, ranks))
+    source = "<stdin>" if spec == "-" else spec
+    return parse_position_text(read_input(spec, "deal"), source)
 
 
 def read_input(path: str, what: str) -> str:
@@ -380,9 +516,14 @@ def read_input(path: str, what: str) -> str:
 
 def parse_deal_text(text: str, source: str) -> Deal:
     """JSON when the text starts with `{` or `[` (no board does), a board otherwise."""
+    return parse_position_text(text, source).deal
+
+
+def parse_position_text(text: str, source: str) -> Position:
+    """A deal or position, as JSON or as a board (see `parse_deal_text`)."""
     if text.lstrip("\ufeff \t\r\n")[:1] in ("{", "["):
-        return parse_json(text, source)
-    return parse_board(text, source)
+        return parse_json_position(text, source)
+    return position_of(parse_board(text, source))
 
 
 def _number(spec: str, text: str, minimum: int, maximum: int | None = None) -> int:

@@ -56,3 +56,24 @@ def parse_features(text: str | None) -> frozenset[str] | None:
         return frozenset()
     return frozenset(name.strip() for name in text.split(",") if name.strip())
 
+
+
+# ---------------------------------------------------------------- positions (deal helper)
+
+AfterOption = Annotated[str | None, typer.Option(
+    "--after", metavar="MOVES",
+    help="Start from the position after these moves: cards separated by spaces or commas, "
+         "or @FILE in any solution format check reads.", show_default=False)]
+
+
+def load_at(spec: str, after: str | None):
+    """`blackhole.deal.load_position` for a command: the moves given inline are named by
+    their flag, `--after`, in errors (the library names the field, `after`)."""
+    from blackhole.deal import load_position
+
+    try:
+        return load_position(spec, after)
+    except InputError as error:
+        if error.source != "after":
+            raise
+        raise InputError(error.detail, "--after", error.line, error.token) from None
