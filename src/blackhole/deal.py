@@ -7,9 +7,16 @@ A deal spec is the one string every command takes:
 - `pysol:N`, PySolFC's Black Hole game number N (dealt by pysol-cards, as PySolFC deals it),
 - `pysol:N:all-in-a-row`, PySolFC's All in a Row game N (13 fans of 4, empty foundation),
 - `random:SEED`, a reproducible shuffle (see `random_deal`),
-- `random:SEED:any`, the variant where the last dealt card becomes the black hole.
+- `random:SEED:any`, the variant where the last dealt card becomes the black hole,
+- `random:SEED:ranks=R` and `random:SEED:any:ranks=R`, a generalised deck of R ranks in
+  each of the four suits, dealt the same way (the last fan holds what is left).
 
-Ranges such as `pysol:1-1000` and folders of deal files are expanded by `expand_specs`.
+Ranges such as `pysol:1-1000` and `random:1-20:ranks=16`, and folders of deal files, are
+expanded by `expand_specs`.
+
+A file may hold a *position* (a deal part played) as well as a fresh deal, and
+`load_position(spec, after)` plays moves on top of either; see `Deal` and `Position`.
+Files are read through `read_input`: at most MAX_FILE_BYTES, named pipes included.
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ PYSOL_LAST_GAME = 2**64 - 1  # PySolFC's largest game number (its 64-bit seed)
 MAX_RANGE = 10_000_000  # deals in one range spec: more is a typo, not a benchmark
 MAX_FILE_BYTES = 1_000_000  # deal, solution and spec-list files: a 1000-rank deck needs 40 kB
 EMPTY_FAN = "-"  # how a board writes an empty fan, keeping its place
+_PATH_SHOWN = 200  # characters of a path quoted in a message (one line, never 4 KB)
 _SPEC_DIGITS = 20  # digits of the largest number a spec takes (PySolFC's 2**64 - 1)
 
 
@@ -460,12 +468,14 @@ def load_position(spec: str, after: str | None = None) -> Position:
     from blackhole.solutions import parse_cards, parse_solution
 
     if after.startswith("@"):
-        source = after[1:]
-        moves = parse_solution(read_input(source, "moves"), "<stdin>" if source == "-"
-                               else source)
+        source = source_name(after[1:])
+        moves = parse_solution(read_input(after[1:], "moves"), source)
     else:
         source = "after"
-        moves = parse_cards(after, source)
+        try:
+            moves = parse_cards(after, source)
+        except InputError as error:  # one option value: its line number means nothing
+            raise InputError(error.detail, source, None, error.token) from None
     return advance(position, moves, source)
 
 
@@ -477,15 +487,19 @@ def _load(spec: str) -> Position:
             return position_of(pysol_deal(number, variant))
         any_card, ranks = _random_variant(spec, variant)
         return position_of(random_deal(number, any_card, ranks))
-    source = "<stdin>" if spec == "-" else spec
-    return parse_position_text(read_input(spec, "deal"), source)
+    return parse_position_text(read_input(spec, "deal"), source_name(spec))
+
+
+def source_name(path: str) -> str:
+    """How messages name a file: `<stdin>` for `-`, else the path on one line, cut."""
+    return "<stdin>" if path == "-" else shorten(path, _PATH_SHOWN)
 
 
 def read_input(path: str, what: str) -> str:
     """The text of a file, a named pipe or process substitution (`<(...)`), or stdin for
     `-`, as UTF-8. At most MAX_FILE_BYTES are read: a larger input is refused before it is
     parsed. Every failure is a one-line InputError naming the path."""
-    source = "<stdin>" if path == "-" else path
+    source = source_name(path)
     try:
         if path == "-":
             stream = getattr(sys.stdin, "buffer", None)

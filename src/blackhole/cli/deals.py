@@ -23,7 +23,7 @@ from blackhole.cli.common import (
     load_at,
     user_errors,
 )
-from blackhole.deal import board_text, position_json, read_input
+from blackhole.deal import board_text, position_json, read_input, source_name
 from blackhole.rules import replay
 from blackhole.solutions import parse_solution
 
@@ -93,8 +93,7 @@ def check(spec: DealSpec,
     with user_errors():
         position = load_at(spec, after)
         source = str(solution)
-        moves = parse_solution(read_input(source, "solution"),
-                               "<stdin>" if source == "-" else source)
+        moves = parse_solution(read_input(source, "solution"), source_name(source))
         judged = replay(position.deal, moves)
     if as_json:
         typer.echo(json.dumps({"deal": spec, "after": position.moved,
