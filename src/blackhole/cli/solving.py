@@ -10,7 +10,14 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
-from blackhole.backends import REGISTRY, Options, Verdict, check_options_apply, make_backend
+from blackhole.backends import (
+    REGISTRY,
+    Options,
+    Verdict,
+    check_options_apply,
+    make_backend,
+    split_label,
+)
 from blackhole.cli.common import (
     VERDICT_EXIT,
     DealSpec,
@@ -38,7 +45,8 @@ class OutputFormat(StrEnum):
 def solve(
     spec: DealSpec,
     backend: Annotated[str, typer.Option(
-        help=f"One of: {', '.join(REGISTRY)}.")] = "sat",
+        help=f"One of: {', '.join(REGISTRY)}; sat:SOLVER and cpsat:MODEL pick a variant.")]
+    = "sat",
     solver: Annotated[str | None, typer.Option(help="SAT solver name (sat backend).")] = None,
     model: Annotated[str | None, typer.Option(
         help="CP-SAT model (cpsat backend): inverse (default), boolean or circuit.")] = None,
@@ -58,15 +66,13 @@ def solve(
     = OutputFormat.text,
 ) -> None:
     """Solve a deal; every solution is replayed through the rules engine before it is shown."""
-    flags = {"solver": ("--solver", solver), "model": ("--model", model),
-             "workers": ("--workers", workers), "seed": ("--seed", seed),
-             "solver_cmd": ("--solver-cmd", solver_cmd), "features": ("--features", features)}
-    given = {name: flag for name, (flag, value) in flags.items() if value is not None}
-    options = Options(timeout=timeout, solver=solver, model=model, workers=workers or 1,
-                      seed=seed or 0, solver_cmd=solver_cmd, features=parse_features(features))
+    given = {"solver": solver, "model": model, "workers": workers, "seed": seed,
+             "solver_cmd": solver_cmd, "features": parse_features(features)}
+    given = {name: value for name, value in given.items() if value is not None}
     with user_errors():
-        check_options_apply(make_backend(backend), given)
-        solution = solve_deal(load_deal(spec), backend, options)
+        name, options = split_label(backend, Options(timeout=timeout, **given))
+        check_options_apply(make_backend(name), given)
+        solution = solve_deal(load_deal(spec), name, options)
     if as_json or format is OutputFormat.json:
         typer.echo(json.dumps(solution_json(spec, solution)))
     elif format is OutputFormat.pysol:
