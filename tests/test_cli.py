@@ -152,7 +152,8 @@ def test_options_of_the_chosen_backend_are_taken() -> None:
 def test_a_zero_timeout_is_refused_by_every_backend(backend) -> None:
     result = run("solve", "pysol:1", "--backend", backend, "--timeout", "0")
     assert result.exit_code == 2
-    assert result.stderr == "error: --timeout: must be a positive, finite number of seconds: '0.0'\n"
+    assert result.stderr == ("error: --timeout: must be a positive, finite number of seconds: "
+                             "'0.0'\n")
 
 
 def test_encode_refuses_options_of_another_format_and_unwritable_files(tmp_path) -> None:
