@@ -18,8 +18,8 @@ from blackhole.backends.external import ExternalBackend, parse_answer
 from blackhole.cnf import DEFAULT_FEATURES, build_cnf
 from blackhole.deal import load_deal
 from blackhole.errors import InputError, InternalError
+from blackhole.pipeline import solve_deal
 from blackhole.problem import build_problem
-from blackhole.solve import solve_deal
 
 from .conftest import reference
 from .test_sat import big_deal

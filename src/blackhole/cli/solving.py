@@ -30,9 +30,9 @@ from blackhole.cli.common import (
 )
 from blackhole.deal import load_deal
 from blackhole.errors import InputError
+from blackhole.pipeline import Solution, solution_json, solve_deal
 from blackhole.problem import build_problem
 from blackhole.solutions import black_hole_solve_text
-from blackhole.solve import Solution, solution_json, solve_deal
 
 
 class OutputFormat(StrEnum):
