@@ -62,9 +62,10 @@ def decode(problem: Problem, result: Result, deal: Deal) -> Solution:
 def solve_deal(deal: Deal, backend: str, options: Options) -> Solution:
     """Solve `deal` with the backend named `backend` (a registry name, no variant)."""
     began = time.perf_counter()
-    problem = build_problem(deal)
     solver = make_backend(backend)
     solver.check(options)
+    solver.check_size(deal.cards_in_fans, deal.name or "deal")
+    problem = build_problem(deal)
     if options.timeout is not None:  # the limit covers building the problem too
         left = options.timeout - (time.perf_counter() - began)
         if left <= 0:

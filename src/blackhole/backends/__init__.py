@@ -26,6 +26,9 @@ class Verdict(StrEnum):
     UNKNOWN = "unknown"
 
 
+# (card, position) pairs a model may hold: every encoding here is quadratic in the cards,
+# and a deck past this (about 2,000 cards) would need gigabytes before the solver starts.
+MAX_MODEL_CELLS = 4_000_000
 MAX_WORKERS = 64  # CP-SAT threads: more is a typo on any machine this runs on
 MAX_SEED = 2**31 - 1  # CP-SAT's random_seed is a 32-bit signed integer
 
@@ -89,6 +92,16 @@ class Backend(ABC):
 
     name: str = ""
     reads: frozenset[str] = frozenset()
+    max_cells: int | None = MAX_MODEL_CELLS  # None: the backend builds no model
+
+    def check_size(self, cards: int, source: str = "deal") -> None:
+        """Refuse, before any work, a deal with `cards` to play whose model would not fit
+        in memory (`source` names the deal in the message)."""
+        cells = cards * cards
+        if self.max_cells is not None and cells > self.max_cells:
+            raise InputError(f"too large for the {self.name} backend: {cards} cards to play "
+                             f"would need {cells:,} card-position cells (at most "
+                             f"{self.max_cells:,})", source, token=f"{cards} cards")
 
     def check(self, options: Options) -> None:
         """Raise InputError for options this backend cannot take, before any work (the

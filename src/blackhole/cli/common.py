@@ -5,6 +5,8 @@ from __future__ import annotations
 import errno
 import os
 import sys
+import threading
+import time
 import traceback
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -169,6 +171,9 @@ def _global_options(
 # Piped output (files, CI logs) gets room for the widest report table instead of Rich's
 # 80 columns, which would crop its figures; a terminal keeps its own width.
 console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
+# For terminals without suit symbols or colour (--ascii).
+plain_console = Console(highlight=False, no_color=True, emoji=False,
+                        width=None if sys.stdout.isatty() else 120)
 
 VERDICT_EXIT = {Verdict.SOLVED: EXIT_OK, Verdict.UNSOLVABLE: EXIT_NO,
                 Verdict.UNKNOWN: EXIT_UNKNOWN}
@@ -177,6 +182,8 @@ DealSpec = Annotated[str, typer.Argument(
     help="A board or JSON file, '-' for stdin, pysol:N[:all-in-a-row] or random:SEED[:any].",
     show_default=False)]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+AsciiFlag = Annotated[bool, typer.Option(
+    "--ascii", help="Plain ASCII cards (KH, not K♥) and no colour.")]
 
 
 @contextmanager
@@ -211,3 +218,30 @@ def parse_features(text: str | None) -> frozenset[str] | None:
                          token=text)
     return names
 
+
+
+@contextmanager
+def working(what: str, *, after: float = 1.0, every: float = 30.0) -> Iterator[None]:
+    """Show that a long job is alive: on a terminal a spinner once it passes `after`
+    seconds; when stderr is piped, a plain line every `every` seconds instead of a bar."""
+    done = threading.Event()
+    began = time.monotonic()
+    err = Console(stderr=True)
+
+    def watch() -> None:
+        if err.is_terminal:
+            if done.wait(after):
+                return
+            with err.status(f"{what} ..."):
+                done.wait()
+        else:
+            while not done.wait(every):
+                _say(f"blackhole: still {what} ({time.monotonic() - began:.0f} s)")
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        done.set()
+        watcher.join()

@@ -20,17 +20,20 @@ from blackhole.backends import (
 )
 from blackhole.cli.common import (
     VERDICT_EXIT,
+    AsciiFlag,
     DealSpec,
     JsonFlag,
     app,
     card_text,
     console,
     parse_features,
+    plain_console,
     user_errors,
+    working,
 )
 from blackhole.deal import load_deal
 from blackhole.errors import InputError
-from blackhole.pipeline import Solution, solution_json, solve_deal
+from blackhole.pipeline import Solution, solve_deal
 from blackhole.problem import build_problem
 from blackhole.solutions import black_hole_solve_text
 
@@ -64,6 +67,7 @@ def solve(
     format: Annotated[OutputFormat, typer.Option(
         help="text, json (same as --json) or pysol (black-hole-solve's output).")]
     = OutputFormat.text,
+    ascii_only: AsciiFlag = False,
 ) -> None:
     """Solve a deal; every solution is replayed through the rules engine before it is shown."""
     given = {"solver": solver, "model": model, "workers": workers, "seed": seed,
@@ -72,35 +76,39 @@ def solve(
     with user_errors():
         name, options = split_label(backend, Options(timeout=timeout, **given))
         check_options_apply(make_backend(name), given)
-        solution = solve_deal(load_deal(spec), name, options)
+        deal = load_deal(spec)
+        with working(f"solving {spec}"):
+            solution = solve_deal(deal, name, options)
     if as_json or format is OutputFormat.json:
-        typer.echo(json.dumps(solution_json(spec, solution)))
+        typer.echo(json.dumps(solution.to_json(spec)))
     elif format is OutputFormat.pysol:
-        typer.echo(black_hole_solve_text(solution.moves, solution.verdict is Verdict.SOLVED),
-                   nl=False)
+        typer.echo("Intractable!\n" if solution.verdict is Verdict.UNKNOWN  # as it says it
+                   else black_hole_solve_text(solution.moves,
+                                              solution.verdict is Verdict.SOLVED), nl=False)
     else:
-        _print_solution(solution)
+        _print_solution(solution, ascii_only)
     raise typer.Exit(VERDICT_EXIT[solution.verdict])
 
 
-def _print_solution(solution: Solution) -> None:
+def _print_solution(solution: Solution, ascii_only: bool) -> None:
+    out = plain_console if ascii_only else console
     result = solution.result
     how = f"{result.backend}/{result.solver} in {result.seconds:.3f} s"
     if result.verdict is Verdict.SOLVED:
-        console.print(Text(f"solved ({how})", style="bold green"))
+        out.print(Text(f"solved ({how})", style="bold green"))
         for number, (card, fan) in enumerate(solution.moves, start=1):
             line = Text(f"{number:>3}. ")
-            line.append(card_text(card, ascii_only=False))
+            line.append(card_text(card, ascii_only))
             line.append(f" from fan {fan + 1}")
-            console.print(line)
+            out.print(line)
         judged = solution.replay
-        console.print(f"{judged.played} of {judged.total} cards moved; "
+        out.print(f"{judged.played} of {judged.total} cards moved; "
                       "replayed by the rules engine")
     elif result.verdict is Verdict.UNSOLVABLE:
-        console.print(Text(f"unsolvable ({how}; a complete method found no solution)",
+        out.print(Text(f"unsolvable ({how}; a complete method found no solution)",
                            style="bold red"))
     else:
-        console.print(Text(f"unknown: limit reached ({how})", style="yellow"))
+        out.print(Text(f"unknown: limit reached ({how})", style="yellow"))
 
 
 class EncodeFormat(StrEnum):
