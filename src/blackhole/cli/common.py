@@ -35,7 +35,7 @@ _ABORTS = tuple({getattr(_click.exceptions, "Abort", typer.Abort), typer.Abort,
 
 # Library errors name the Options field at fault; the CLI shows the flag that sets it.
 FLAG_OF = {f.name: "--" + f.name.replace("_", "-") for f in fields(Options)}
-FLAG_OF.update(backend="--backend", options="option")
+FLAG_OF.update(backend="--backend", options="option", after="--after")
 
 
 class GuardedGroup(TyperGroup):
@@ -245,3 +245,10 @@ def working(what: str, *, after: float = 1.0, every: float = 30.0) -> Iterator[N
     finally:
         done.set()
         watcher.join()
+
+
+
+AfterOption = Annotated[str | None, typer.Option(
+    "--after", metavar="MOVES",
+    help="Start from the position after these moves: cards separated by spaces or commas, "
+         "or @FILE in any solution format check reads.", show_default=False)]
