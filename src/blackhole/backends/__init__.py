@@ -34,6 +34,7 @@ class Options:
     workers: int = 1  # CP-SAT search workers
     seed: int = 0  # CP-SAT random seed
     solver_cmd: str | None = None  # external DIMACS solver command line
+    proof_arg: str | None = None  # external: arguments asking for a DRAT proof in {proof}
     features: frozenset[str] | None = None  # encoding features; None = the backend default
 
 

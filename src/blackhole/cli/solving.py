@@ -50,6 +50,9 @@ def solve(
         min=0.0, help="Wall-clock limit in seconds; reaching it gives 'unknown'.")] = None,
     solver_cmd: Annotated[str | None, typer.Option(
         help="External DIMACS solver command, e.g. 'cadical -q'.")] = None,
+    proof_arg: Annotated[str | None, typer.Option(
+        help="External: arguments asking for a DRAT proof in the file {proof} (default "
+             "'{proof}' for cadical and kissat; '' asks none, so UNSAT is unknown).")] = None,
     features: Annotated[str | None, typer.Option(
         help="Encoding features, comma-separated ('none' for the plain encoding).")] = None,
     as_json: JsonFlag = False,
@@ -60,10 +63,12 @@ def solve(
     """Solve a deal; every solution is replayed through the rules engine before it is shown."""
     flags = {"solver": ("--solver", solver), "model": ("--model", model),
              "workers": ("--workers", workers), "seed": ("--seed", seed),
-             "solver_cmd": ("--solver-cmd", solver_cmd), "features": ("--features", features)}
+             "solver_cmd": ("--solver-cmd", solver_cmd), "proof_arg": ("--proof-arg", proof_arg),
+             "features": ("--features", features)}
     given = {name: flag for name, (flag, value) in flags.items() if value is not None}
     options = Options(timeout=timeout, solver=solver, model=model, workers=workers or 1,
-                      seed=seed or 0, solver_cmd=solver_cmd, features=parse_features(features))
+                      seed=seed or 0, solver_cmd=solver_cmd, proof_arg=proof_arg,
+                      features=parse_features(features))
     with user_errors():
         check_options_apply(make_backend(backend), given)
         solution = solve_deal(load_deal(spec), backend, options)
