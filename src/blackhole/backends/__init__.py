@@ -47,6 +47,7 @@ class Options:
     workers: int = 1  # CP-SAT search workers (0: CP-SAT chooses)
     seed: int = 0  # CP-SAT random seed
     solver_cmd: str | None = None  # external DIMACS solver command line
+    proof_arg: str | None = None  # external: arguments asking for a DRAT proof in {proof}
     features: frozenset[str] | None = None  # encoding features; None = the backend default
 
     def __post_init__(self) -> None:

@@ -61,6 +61,9 @@ def solve(
         min=0.0, help="Wall-clock limit in seconds; reaching it gives 'unknown'.")] = None,
     solver_cmd: Annotated[str | None, typer.Option(
         help="External DIMACS solver command, e.g. 'cadical -q'.")] = None,
+    proof_arg: Annotated[str | None, typer.Option(
+        help="External: arguments asking for a DRAT proof in the file {proof} (default "
+             "'{proof}' for cadical and kissat; '' asks none, so UNSAT is unknown).")] = None,
     features: Annotated[str | None, typer.Option(
         help="Encoding features, comma-separated ('none' for the plain encoding).")] = None,
     as_json: JsonFlag = False,
@@ -71,7 +74,8 @@ def solve(
 ) -> None:
     """Solve a deal; every solution is replayed through the rules engine before it is shown."""
     given = {"solver": solver, "model": model, "workers": workers, "seed": seed,
-             "solver_cmd": solver_cmd, "features": parse_features(features)}
+             "solver_cmd": solver_cmd, "proof_arg": proof_arg,
+             "features": parse_features(features)}
     given = {name: value for name, value in given.items() if value is not None}
     with user_errors():
         name, options = split_label(backend, Options(timeout=timeout, **given))
