@@ -13,7 +13,7 @@ from blackhole.backends import Options, Verdict
 from blackhole.certify import MANIFEST_FILE, PROOF_FILE, certify, sha256, verify
 from blackhole.cli import app
 from blackhole.deal import load_deal
-from blackhole.solve import solve_deal
+from blackhole.pipeline import solve_deal
 
 from .conftest import easy_for_search, reference
 

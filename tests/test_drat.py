@@ -551,3 +551,47 @@ def test_solver_proofs_of_small_unsat_formulas_are_accepted(clauses: list[list[i
         proof = parse_proof("\n".join(solver.get_proof()))
     result = check_proof(5, clauses, proof)
     assert result.ok, result.reason
+
+
+# --------------------------------------------------------------------------
+# Bounds: time, variables, file sizes
+# --------------------------------------------------------------------------
+
+
+def test_a_deadline_stops_the_check_without_a_verdict() -> None:
+    import time
+
+    php = pigeonhole(4, 3)
+    result = check_proof(12, php, text(PHP43_PROOF), deadline=time.perf_counter() - 1)
+    assert result.timed_out and not result.ok
+    assert "time limit" in result.reason
+    assert check_proof(12, php, text(PHP43_PROOF), deadline=time.perf_counter() + 60).ok
+
+
+def test_a_variable_beyond_the_bound_is_rejected_before_any_work() -> None:
+    # One new variable per lemma is allowed (extended resolution); a deletion brings none.
+    result = check_proof(2, ALL_2VARS, text(["d 100000000 0", "1 0", "0"]))
+    assert not result.ok and "proof variable 100000000 is beyond" in result.reason
+    result = check_proof(2, ALL_2VARS, text(["3 0", "1 0", "0"]))
+    assert result.ok  # variable 3 is new, and there are two lemmas
+    result = check_proof(2, ALL_2VARS, text(["6 0", "1 0", "0"]))
+    assert not result.ok and "beyond the formula's 2 variables" in result.reason
+
+
+def test_binary_literals_too_large_for_any_variable_are_malformed() -> None:
+    with pytest.raises(DratError, match="too large"):
+        parse_binary_proof(bytes([0x61]) + b"\xff" * 100_000 + b"\x01\x00")
+
+
+def test_files_over_the_cap_are_refused_unread(tmp_path) -> None:
+    from blackhole.drat import parse_any_proof, read_capped
+
+    path = tmp_path / "p"
+    path.write_bytes(b"1 0\n" * 10)
+    assert read_capped(path, 40) == b"1 0\n" * 10
+    with pytest.raises(DratError, match="larger than the cap of 39 bytes"):
+        read_capped(path, 39)
+    assert list(parse_any_proof(b"1 0\n0\n")) == [(False, [1]), (False, [])]
+    assert list(parse_any_proof(bytes([0x61, 2, 0]))) == [(False, [1])]
+    with pytest.raises(DratError, match="not a DRAT proof"):
+        parse_any_proof("1 é 0\n".encode())

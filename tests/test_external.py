@@ -1,6 +1,7 @@
-"""The external backend: a DIMACS solver binary, its answer read back and replayed.
+"""The external backend: a DIMACS solver binary, its answer checked like our own.
 
 Tests that run a real solver use Debian's `cadical` and skip where it is not installed.
+Fake solvers are small Python scripts written here: they lie, and must be caught.
 """
 
 from __future__ import annotations
@@ -8,18 +9,21 @@ from __future__ import annotations
 import shutil
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from pysat.formula import CNF
 from pysat.solvers import Solver
+from typer.testing import CliRunner
 
 from blackhole.backends import Options, Verdict
-from blackhole.backends.external import ExternalBackend, parse_answer
+from blackhole.backends.external import ExternalBackend, parse_answer, proof_args
+from blackhole.cli import app
 from blackhole.cnf import DEFAULT_FEATURES, build_cnf
 from blackhole.deal import load_deal
 from blackhole.errors import InputError, InternalError
+from blackhole.pipeline import solve_deal
 from blackhole.problem import build_problem
-from blackhole.solve import solve_deal
 
 from .conftest import reference
 from .test_sat import big_deal
@@ -37,7 +41,45 @@ def test_cadical_agrees_with_the_reference(number: int) -> None:
     assert solution.verdict.value == reference()[number]["verdict"]
     if solution.verdict is Verdict.SOLVED:
         assert solution.replay is not None and solution.replay.won
+    else:  # cadical's binary DRAT proof, checked by blackhole.drat
+        assert solution.result.stats["proof"] == "checked"
+        assert solution.result.stats["proof_bytes"] > 0
     assert solution.result.stats["exit_code"] in (10, 20)
+
+
+@needs_cadical
+def test_cadical_text_proofs_check_too() -> None:
+    options = Options(solver_cmd="cadical -q", proof_arg="--no-binary {proof}", timeout=60)
+    solution = solve_deal(load_deal("pysol:837"), "external", options)
+    assert solution.verdict is Verdict.UNSOLVABLE
+    assert solution.result.stats["proof"] == "checked"
+
+
+@needs_cadical
+def test_cadical_without_a_proof_is_unknown_not_unsolvable() -> None:
+    result = ExternalBackend().solve(build_problem(load_deal("pysol:1")),
+                                     Options(solver_cmd="cadical -q", proof_arg=""))
+    assert result.stats["exit_code"] == 20
+    assert result.verdict is Verdict.UNKNOWN and "no proof was asked" in result.stats["reason"]
+
+
+@needs_cadical
+def test_a_real_proof_without_its_lemmas_fails_the_check(tmp_path) -> None:
+    """cadical answers honestly; the script then keeps only the deletions and the final
+    empty clause of its proof (837 is not refuted by unit propagation alone)."""
+    cut = _script(tmp_path, "cut.py", """
+import subprocess, sys
+code = subprocess.run(["cadical", "-q", "--no-binary", sys.argv[1], sys.argv[2]]).returncode
+with open(sys.argv[2]) as handle:
+    lines = handle.readlines()
+with open(sys.argv[2], "w") as handle:
+    handle.writelines([line for line in lines if line.startswith("d ")] + ["0\\n"])
+print("s UNSATISFIABLE")
+sys.exit(code)
+""")
+    with pytest.raises(InternalError, match="proof fails the check"):
+        solve_deal(load_deal("pysol:837"), "external",
+                   Options(solver_cmd=cut, proof_arg="{proof}", timeout=60))
 
 
 @needs_cadical
@@ -77,6 +119,80 @@ def _fake(script: str) -> str:
     return f"{sys.executable} -c {script!r}"
 
 
+def _script(folder: Path, name: str, body: str) -> str:
+    """A solver command running the Python script `body`, written to folder/name."""
+    path = folder / name
+    path.write_text(body)
+    return f"{sys.executable} {path}"
+
+
+LIES = {
+    # says UNSATISFIABLE and exits 20, writing no proof even when asked
+    "unsat": "import sys\nprint('s UNSATISFIABLE')\nsys.exit(20)\n",
+    # says UNSATISFIABLE and writes a "proof" that is only the empty clause
+    "unsat-proof": "import sys\nopen(sys.argv[2], 'w').write('0\\n')\n"
+                   "print('s UNSATISFIABLE')\nsys.exit(20)\n",
+    # says UNSATISFIABLE and writes garbage where the proof should be
+    "unsat-garbage": "import sys\nopen(sys.argv[2], 'w').write('hello\\n')\n"
+                     "print('s UNSATISFIABLE')\nsys.exit(20)\n",
+    # says SATISFIABLE with every variable true
+    "sat": "import sys\nn = int(next(l for l in open(sys.argv[1]) if l[0] == 'p').split()[2])\n"
+           "print('s SATISFIABLE')\nprint('v', *range(1, n + 1), 0)\nsys.exit(10)\n",
+}
+
+
+def test_a_lying_unsat_without_a_proof_is_unknown(tmp_path) -> None:
+    liar = _script(tmp_path, "liar.py", LIES["unsat"])
+    problem = build_problem(load_deal("pysol:2"))  # solvable
+    result = ExternalBackend().solve(problem, Options(solver_cmd=liar))
+    assert result.verdict is Verdict.UNKNOWN
+    assert "no proof was asked" in result.stats["reason"]
+    result = ExternalBackend().solve(problem, Options(solver_cmd=liar, proof_arg="{proof}"))
+    assert result.verdict is Verdict.UNKNOWN
+    assert "wrote no proof" in result.stats["reason"]
+
+
+@pytest.mark.parametrize("lie", ["unsat-proof", "unsat-garbage"])
+def test_a_lying_unsat_with_a_proof_is_an_internal_error(tmp_path, lie) -> None:
+    liar = _script(tmp_path, "liar.py", LIES[lie])
+    with pytest.raises(InternalError, match="UNSATISFIABLE but its proof"):
+        solve_deal(load_deal("pysol:2"), "external",
+                   Options(solver_cmd=liar, proof_arg="{proof}"))
+
+
+def test_a_lying_sat_is_an_internal_error(tmp_path) -> None:
+    liar = _script(tmp_path, "liar.py", LIES["sat"])
+    with pytest.raises(InternalError, match="SATISFIABLE but its model falsifies"):
+        solve_deal(load_deal("pysol:1"), "external", Options(solver_cmd=liar))  # unsolvable
+
+
+@pytest.mark.parametrize(("lie", "proof_arg", "code"), [
+    ("unsat", None, 3), ("unsat-proof", "{proof}", 4), ("sat", None, 4)])
+def test_lies_through_the_cli(tmp_path, lie, proof_arg, code) -> None:
+    liar = _script(tmp_path, "liar.py", LIES[lie])
+    deal = "pysol:1" if lie == "sat" else "pysol:2"
+    args = ["solve", deal, "--backend", "external", "--solver-cmd", liar]
+    if proof_arg is not None:
+        args += ["--proof-arg", proof_arg]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == code, result.output
+    if code == 4:
+        assert result.stderr.count("\n") == 1
+
+
+def test_proof_arguments() -> None:
+    assert proof_args(Options()) == ["{proof}"]  # cadical, the default command
+    assert proof_args(Options(solver_cmd="/usr/bin/kissat -q")) == ["{proof}"]
+    assert proof_args(Options(solver_cmd="minisat")) is None  # unknown: none asked
+    assert proof_args(Options(solver_cmd="cadical", proof_arg="")) is None
+    assert proof_args(Options(solver_cmd="x", proof_arg="--proof={proof} --binary")) == [
+        "--proof={proof}", "--binary"]
+    with pytest.raises(InputError, match="must hold"):
+        proof_args(Options(proof_arg="--no-binary"))
+    with pytest.raises(InputError, match="proof_arg"):
+        proof_args(Options(proof_arg="'{proof}"))
+
+
 def test_a_command_without_an_answer_is_an_input_error() -> None:
     problem = build_problem(load_deal("pysol:1"))
     with pytest.raises(InputError, match="no SAT-competition answer"):
@@ -85,9 +201,6 @@ def test_a_command_without_an_answer_is_an_input_error() -> None:
 
 def test_fake_solver_answers_are_read() -> None:
     problem = build_problem(load_deal("pysol:1"))
-    unsat = _fake("import sys; print('s UNSATISFIABLE'); sys.exit(20)")
-    assert ExternalBackend().solve(problem, Options(solver_cmd=unsat)).verdict \
-        is Verdict.UNSOLVABLE
     unknown = _fake("print('s UNKNOWN')")
     assert ExternalBackend().solve(problem, Options(solver_cmd=unknown)).verdict \
         is Verdict.UNKNOWN

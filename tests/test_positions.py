@@ -26,8 +26,8 @@ from blackhole.deal import (
     random_deal,
 )
 from blackhole.errors import InputError
+from blackhole.pipeline import solve_deal
 from blackhole.rules import Game, Outcome, initial_state, legal_moves, play, replay
-from blackhole.solve import solve_deal
 
 from .conftest import EXAMPLES
 

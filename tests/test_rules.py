@@ -157,7 +157,7 @@ def test_worked_example_parse_is_the_example_file() -> None:
 
 def test_all_in_a_row_first_card_is_free_and_search_agrees_with_sat() -> None:
     from blackhole.backends import Options
-    from blackhole.solve import solve_deal
+    from blackhole.pipeline import solve_deal
 
     deal = load_deal("pysol:24:all-in-a-row")
     assert len(legal_moves(deal, initial_state(deal))) == 13

@@ -32,8 +32,8 @@ from blackhole.backends import Result, Verdict
 from blackhole.cards import STANDARD_RANKS
 from blackhole.deal import Deal, board_text, parse_board
 from blackhole.errors import InputError
+from blackhole.pipeline import Solution, decode, solution_json
 from blackhole.problem import build_problem
-from blackhole.solve import Solution, decode, solution_json
 
 CERTIFICATE_FORMAT = "blackhole-certificate/1"
 DEAL_FILE, CNF_FILE, PROOF_FILE, MANIFEST_FILE = (

@@ -25,6 +25,14 @@ trail to the length recorded there.  Deleting a clause the proof never added
 is ignored too.  Ignoring a deletion keeps a clause that is implied (or, for
 RAT, satisfiability-preserving) anyway, so it never makes a wrong proof pass.
 
+Bounds: the checker's memory grows with its input, never with a number written in
+it.  A proof may use the formula's variables and at most one new variable per
+lemma (extended resolution introduces them one definition at a time); any other
+variable rejects the proof before a single array is sized by it.  Files are
+read up to a cap (``MAX_PROOF_BYTES``, ``MAX_CNF_BYTES``) and a larger one is
+rejected unread.  ``check_proof`` also takes a ``deadline``: past it the check
+stops with ``timed_out`` set, which is no verdict either way.
+
 Cost: pure Python, about a microsecond per literal propagated in a check.
 Glucose proofs of random 3-SAT (200 variables, ~25k lemmas) take ~3 s; proofs
 of the project's Black Hole CNFs propagate ~1000 literals per lemma and take
@@ -40,15 +48,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 __all__ = [
+    "MAX_CNF_BYTES",
+    "MAX_PROOF_BYTES",
     "CheckResult",
     "DratError",
     "Proof",
     "check_files",
     "check_proof",
+    "parse_any_proof",
     "parse_binary_proof",
     "parse_dimacs",
     "parse_proof",
+    "read_capped",
 ]
+
+# Largest files the checker reads.  The biggest proof of a Black Hole deal seen so far
+# is under 2 MB; a parsed literal costs about 40 bytes of memory, so a proof at the cap
+# needs a few GB at most.
+MAX_PROOF_BYTES = 64 * 2**20
+MAX_CNF_BYTES = 64 * 2**20
+_MAX_VARINT_SHIFT = 35  # binary literals beyond 2**35 cannot be variables of any input
 
 
 class DratError(ValueError):
@@ -63,12 +82,14 @@ class CheckResult:
     was rejected.  ``stats`` holds counters: ``lemmas`` and ``deletions`` in
     the proof, ``core_lemmas`` (checked), ``rat_lemmas`` (needed RAT),
     ``ignored_deletions``, ``trivial`` (formula refuted without the proof) and
-    ``seconds``.
+    ``seconds``.  ``timed_out`` means the deadline came first: ``ok`` is then
+    False, yet the proof is neither accepted nor refuted.
     """
 
     ok: bool
     reason: str = ""
     stats: dict[str, float] = field(default_factory=dict, compare=False)
+    timed_out: bool = False  # stopped at the deadline: no verdict either way
 
 
 class Proof(list[tuple[bool, list[int]]]):
@@ -216,6 +237,8 @@ def parse_binary_proof(data: bytes) -> Proof:
                 shift += 7
                 if b < 0x80:
                     break
+                if shift > _MAX_VARINT_SHIFT:
+                    raise DratError(f"byte {i - 1}: literal too large")
             if code == 0:
                 break
             if code == 1:
@@ -225,9 +248,35 @@ def parse_binary_proof(data: bytes) -> Proof:
     return proof
 
 
+def parse_any_proof(data: bytes) -> Proof:
+    """A text or binary DRAT proof: text proofs never contain NUL bytes, and every
+    step of a binary proof ends with one."""
+    if b"\0" in data:
+        return parse_binary_proof(data)
+    try:
+        return parse_proof(data.decode("ascii"))
+    except UnicodeDecodeError as error:
+        raise DratError(f"byte {error.start}: not a DRAT proof (neither text nor binary)") \
+            from None
+
+
+def read_capped(path: str | Path, cap: int) -> bytes:
+    """The bytes of a file of at most ``cap`` bytes; a larger one raises DratError
+    after reading no more than ``cap + 1`` bytes (pipes have no size to ask)."""
+    with open(path, "rb") as handle:
+        data = handle.read(cap + 1)
+    if len(data) > cap:
+        raise DratError(f"{Path(path).name} is larger than the cap of {cap} bytes")
+    return data
+
+
 # --------------------------------------------------------------------------
 # Checking
 # --------------------------------------------------------------------------
+
+
+class _OutOfTime(Exception):
+    """The deadline passed during a check."""
 
 
 class _Checker:
@@ -244,25 +293,15 @@ class _Checker:
 
     def __init__(
         self,
-        num_vars: int,
+        n: int,
         clauses: Sequence[Sequence[int]],
         proof: Sequence[tuple[bool, Sequence[int]]],
+        lemmas: int,
+        deadline: float | None,
     ) -> None:
-        n = max(num_vars, 0)
-        for c in clauses:
-            if c:
-                if 0 in c:
-                    raise DratError("a formula clause contains literal 0")
-                n = max(n, max(map(abs, c)))
-        lemmas = 0
-        for is_del, c in proof:
-            lemmas += not is_del
-            if c:
-                if 0 in c:
-                    raise DratError("a proof clause contains literal 0")
-                n = max(n, max(map(abs, c)))
         self.formula = clauses
         self.proof = proof
+        self.deadline = deadline
         size = 2 * n + 1
         self.val = [0] * size  # 1 true, -1 false, 0 unassigned
         self.wcore: list[list[int]] = [[] for _ in range(size)]
@@ -661,7 +700,10 @@ class _Checker:
         pivots: list[int] = []
         index: dict[tuple[int, ...], list[int]] | None = None
         trail = self.trail
+        deadline = self.deadline
         for idx, (is_del, lits0) in enumerate(self.proof):
+            if deadline is not None and not idx & 1023 and time.perf_counter() > deadline:
+                raise _OutOfTime
             if is_del:
                 if index is None:
                     index = {}
@@ -735,6 +777,8 @@ class _Checker:
             self._backtrack(step_t[s])
             if not core[c]:
                 continue
+            if deadline is not None and time.perf_counter() > deadline:
+                raise _OutOfTime
             stats["core_lemmas"] += 1
             if self._rup(cls[c]):
                 continue
@@ -757,6 +801,8 @@ def check_proof(
     num_vars: int,
     clauses: Sequence[Sequence[int]],
     proof: Sequence[tuple[bool, Sequence[int]]],
+    *,
+    deadline: float | None = None,
 ) -> CheckResult:
     """Check that ``proof`` (DRUP/DRAT steps) refutes the CNF ``clauses``.
 
@@ -764,19 +810,52 @@ def check_proof(
     reaches a conflict (e.g. the empty clause is added) and every lemma that
     conflict depends on is RUP, or RAT on its first literal, with respect to
     the clauses active when it was added.
+
+    ``num_vars`` is the formula's declared variable count; the arrays are sized
+    by the variables the formula and the proof really use.  A proof variable
+    beyond the formula's plus one per lemma is rejected at once.  ``deadline``
+    is a ``time.perf_counter()`` value; past it the result has ``timed_out``.
     """
     start = time.perf_counter()
-    checker = _Checker(num_vars, clauses, proof)
-    reason = checker.run()
+    used = 0
+    for c in clauses:
+        if c:
+            if 0 in c:
+                raise DratError("a formula clause contains literal 0")
+            used = max(used, max(map(abs, c)))
+    base = used  # declared but unused variables count as new ones
+    lemmas = 0
+    top = 0
+    for is_del, c in proof:
+        lemmas += not is_del
+        if c:
+            if 0 in c:
+                raise DratError("a proof clause contains literal 0")
+            top = max(top, max(map(abs, c)))
+    if top > base + lemmas:
+        stats = {"lemmas": lemmas, "deletions": len(proof) - lemmas,
+                 "seconds": time.perf_counter() - start}
+        return CheckResult(ok=False, reason=f"proof variable {top} is beyond the formula's "
+                           f"{base} variables plus one per lemma ({lemmas})", stats=stats)
+    checker = _Checker(max(base, top), clauses, proof, lemmas, deadline)
+    try:
+        reason = checker.run()
+        timed_out = False
+    except _OutOfTime:
+        reason = "time limit reached during the proof check"
+        timed_out = True
     stats = dict(checker.stats)
     stats["seconds"] = time.perf_counter() - start
-    return CheckResult(ok=not reason, reason=reason, stats=stats)
+    return CheckResult(ok=not reason, reason=reason, stats=stats, timed_out=timed_out)
 
 
-def check_files(cnf_path: str | Path, proof_path: str | Path) -> CheckResult:
-    """Parse a DIMACS file and a DRAT proof file (text or binary) and check."""
-    num_vars, clauses = parse_dimacs(Path(cnf_path).read_text(encoding="latin-1"))
-    data = Path(proof_path).read_bytes()
-    # Text proofs never contain NUL bytes; every binary clause ends with one.
-    proof = parse_binary_proof(data) if b"\0" in data else parse_proof(data.decode("latin-1"))
-    return check_proof(num_vars, clauses, proof)
+def check_files(cnf_path: str | Path, proof_path: str | Path, *,
+                deadline: float | None = None) -> CheckResult:
+    """Parse a DIMACS file and a DRAT proof file (text or binary) and check.
+
+    Files over ``MAX_CNF_BYTES`` / ``MAX_PROOF_BYTES`` raise DratError unread.
+    """
+    cnf = read_capped(cnf_path, MAX_CNF_BYTES)
+    num_vars, clauses = parse_dimacs(cnf.decode("latin-1"))
+    proof = parse_any_proof(read_capped(proof_path, MAX_PROOF_BYTES))
+    return check_proof(num_vars, clauses, proof, deadline=deadline)

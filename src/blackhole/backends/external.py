@@ -1,9 +1,19 @@
-"""Any DIMACS SAT solver binary: write the CNF, run the command, read its answer.
+"""Any DIMACS SAT solver binary: write the CNF, run the command, check its answer.
 
 The command (`Options.solver_cmd`, e.g. "cadical -q" or "kissat -q") gets the path of
-the DIMACS file as its last argument and answers in the SAT-competition format: an
+the DIMACS file, then the proof arguments, and answers in the SAT-competition format: an
 `s SATISFIABLE` / `s UNSATISFIABLE` line, `v` lines with the model, exit code 10 or 20.
 At the timeout the solver's whole process group is killed and the verdict is UNKNOWN.
+
+An outside answer is checked like our own. A model must satisfy every clause, decode
+and (in `solve.decode`) replay; otherwise it is an InternalError. An UNSATISFIABLE
+needs a DRAT proof, which the solver writes to a file: `Options.proof_arg` is the
+arguments that ask for it, with `{proof}` standing for the file's path (default
+`{proof}` for cadical and kissat, whose second positional argument is the proof file,
+text or binary). `blackhole.drat` checks the proof against the CNF in memory, within
+what is left of the timeout. UNSATISFIABLE without a checked proof (none asked, none
+written, too large, or the time ran out) is UNKNOWN, with the reason in
+`stats["reason"]`; a proof that fails the check is an InternalError.
 """
 
 from __future__ import annotations
@@ -17,59 +27,149 @@ import tempfile
 import time
 from pathlib import Path
 
-from blackhole.backends import Backend, Options, Result
+from blackhole import drat
+from blackhole.backends import Backend, Options, Result, Verdict
 from blackhole.backends.sat import features_of, read_answer
 from blackhole.cnf import build_cnf
 from blackhole.errors import InputError, InternalError
 from blackhole.problem import Problem
 
 DEFAULT_COMMAND = "cadical -q"
+PROOF = "{proof}"  # stands for the proof file's path in Options.proof_arg
+# Default proof arguments by the solver binary's name: both take the proof file as their
+# second positional argument, after the DIMACS file.
+PROOF_ARGS = {"cadical": PROOF, "kissat": PROOF}
 _EXIT_VERDICT = {10: True, 20: False}
 
 
 class ExternalBackend(Backend):
     name = "external"
-    reads = frozenset({"solver_cmd", "features"})
+    reads = frozenset({"solver_cmd", "proof_arg", "features"})
 
     def check(self, options: Options) -> None:
         super().check(options)
         features_of(options)
+        _argv(options.solver_cmd or DEFAULT_COMMAND)
+        proof_args(options)
 
     def solve(self, problem: Problem, options: Options) -> Result:
         began = time.perf_counter()
+        deadline = None if options.timeout is None else began + options.timeout
         command = options.solver_cmd or DEFAULT_COMMAND
         argv = _argv(command)
+        asked = proof_args(options)
         features = features_of(options)
         encoding = build_cnf(problem, features)
         encoded = time.perf_counter()
         stats: dict = {"vars": encoding.num_vars, "clauses": len(encoding.clauses),
                        "features": sorted(features), "command": command}
+        who = f"external solver {command!r}"
         with tempfile.TemporaryDirectory(prefix="blackhole-") as folder:
             path = Path(folder) / "formula.cnf"
+            proof_path = Path(folder) / "proof.drat"
             path.write_text(encoding.dimacs(), encoding="ascii")
-            written = time.perf_counter()
-            timeout = None if options.timeout is None else options.timeout - (written - began)
-            output, code = _run(argv + [str(path)], command, timeout)
-        finished = time.perf_counter()
-        stats.update(encode_seconds=round(encoded - began, 6),
-                     solve_seconds=round(finished - encoded, 6), exit_code=code)
-        answer, model = (None, []) if output is None else parse_answer(output, code, command)
-        verdict, order = read_answer(answer, model, encoding, f"external solver {command!r}")
+            extra = [arg.replace(PROOF, str(proof_path)) for arg in asked or ()]
+            timeout = None if deadline is None else deadline - time.perf_counter()
+            output, code = _run(argv + [str(path)] + extra, command, timeout)
+            finished = time.perf_counter()
+            stats.update(encode_seconds=round(encoded - began, 6),
+                         solve_seconds=round(finished - encoded, 6), exit_code=code)
+            answer, model = (None, []) if output is None else parse_answer(output, code, command)
+            if answer is False:
+                verdict = _checked_refutation(encoding.num_vars, encoding.clauses,
+                                              proof_path if asked else None, deadline, stats,
+                                              who)
+                order = None
+            else:
+                if answer:
+                    _check_model(encoding.clauses, model, who)
+                verdict, order = read_answer(answer, model, encoding, who)
         solver = Path(argv[0]).name
         return Result(verdict, order, self.name, solver, time.perf_counter() - began, stats)
 
 
-def _argv(command: str) -> list[str]:
+def proof_args(options: Options) -> list[str] | None:
+    """The arguments that ask the solver for a proof (holding `{proof}`), or None when no
+    proof is asked: `proof_arg` given as "" or left unset for a solver not in PROOF_ARGS."""
+    template = options.proof_arg
+    if template is None:
+        command = _split(options.solver_cmd or DEFAULT_COMMAND)
+        template = PROOF_ARGS.get(Path(command[0]).name, "") if command else ""
+    if not template.strip():
+        return None
     try:
-        argv = shlex.split(command)
+        args = shlex.split(template)
     except ValueError as error:
-        raise InputError(f"cannot parse solver command ({error})", "--solver-cmd",
+        raise InputError(f"cannot parse the proof arguments ({error})", "proof_arg",
+                         token=template) from None
+    if not any(PROOF in arg for arg in args):
+        raise InputError(f"the proof arguments must hold {PROOF}, the proof file's path",
+                         "proof_arg", token=template)
+    return args
+
+
+def _checked_refutation(num_vars: int, clauses: list[list[int]], proof_path: Path | None,
+                        deadline: float | None, stats: dict, who: str) -> Verdict:
+    """UNSOLVABLE once the solver's proof checks; UNKNOWN (why in stats) when there is no
+    checked proof; InternalError when the proof fails the check."""
+    if proof_path is None:
+        return _unchecked(stats, "the solver said UNSATISFIABLE, but no proof was asked "
+                                 "(set proof_arg)")
+    try:
+        data = drat.read_capped(proof_path, drat.MAX_PROOF_BYTES)
+    except FileNotFoundError:
+        return _unchecked(stats, "the solver said UNSATISFIABLE but wrote no proof")
+    except drat.DratError as error:
+        return _unchecked(stats, f"the solver's proof is not checked: {error}")
+    stats["proof_bytes"] = len(data)
+    try:
+        proof = drat.parse_any_proof(data)
+    except drat.DratError as error:
+        raise InternalError(f"{who} says UNSATISFIABLE but its proof is malformed: "
+                            f"{error}") from None
+    del data
+    check = drat.check_proof(num_vars, clauses, proof, deadline=deadline)
+    stats["check_seconds"] = round(check.stats.get("seconds", 0.0), 6)
+    if check.timed_out:
+        return _unchecked(stats, "the solver said UNSATISFIABLE; the time ran out while its "
+                                 "proof was checked")
+    if not check.ok:
+        raise InternalError(f"{who} says UNSATISFIABLE but its proof fails the check: "
+                            f"{check.reason}")
+    stats["proof"] = "checked"
+    return Verdict.UNSOLVABLE
+
+
+def _unchecked(stats: dict, reason: str) -> Verdict:
+    stats["proof"] = "unchecked"
+    stats["reason"] = reason
+    return Verdict.UNKNOWN
+
+
+def _check_model(clauses: list[list[int]], model: list[int], who: str) -> None:
+    """A model must make a literal of every clause true."""
+    true = set(model)
+    for number, clause in enumerate(clauses, start=1):
+        if not true.intersection(clause):
+            raise InternalError(f"{who} says SATISFIABLE but its model falsifies clause "
+                                f"{number} of the CNF")
+
+
+def _split(command: str) -> list[str]:
+    try:
+        return shlex.split(command)
+    except ValueError as error:
+        raise InputError(f"cannot parse solver command ({error})", "solver_cmd",
                          token=command) from None
+
+
+def _argv(command: str) -> list[str]:
+    argv = _split(command)
     if not argv:
-        raise InputError("empty solver command", "--solver-cmd", token=command)
+        raise InputError("empty solver command", "solver_cmd", token=command)
     found = shutil.which(argv[0])
     if found is None:
-        raise InputError("solver command not found", "--solver-cmd", token=argv[0])
+        raise InputError("solver command not found", "solver_cmd", token=argv[0])
     return [found] + argv[1:]
 
 
@@ -82,7 +182,7 @@ def _run(argv: list[str], command: str, timeout: float | None) -> tuple[str | No
         process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                    text=True, start_new_session=True)
     except OSError as error:
-        raise InputError(f"cannot run solver command ({error.strerror})", "--solver-cmd",
+        raise InputError(f"cannot run solver command ({error.strerror})", "solver_cmd",
                          token=command) from None
     try:
         output, _ = process.communicate(timeout=timeout)
@@ -114,16 +214,16 @@ def parse_answer(output: str, code: int | None, command: str) -> tuple[bool | No
             for token in line[2:].split():
                 if not token.lstrip("-").isdigit():
                     raise InputError("solver printed a model value that is no literal",
-                                     "--solver-cmd", token=token)
+                                     "solver_cmd", token=token)
                 if token != "0":
                     model.append(int(token))
     by_status = {"SATISFIABLE": True, "UNSATISFIABLE": False, "UNKNOWN": None}
     if status is not None and status not in by_status:
-        raise InputError("solver answered an unknown status", "--solver-cmd", token=status)
+        raise InputError("solver answered an unknown status", "solver_cmd", token=status)
     answer = by_status.get(status) if status is not None else _EXIT_VERDICT.get(code)
     if status is None and code not in _EXIT_VERDICT:
         raise InputError(f"solver gave no SAT-competition answer (exit code {code})",
-                         "--solver-cmd", token=command)
+                         "solver_cmd", token=command)
     if code in _EXIT_VERDICT and status in ("SATISFIABLE", "UNSATISFIABLE") \
             and _EXIT_VERDICT[code] != answer:
         raise InternalError(f"solver {command!r} says {status} but exits with {code}")

@@ -20,10 +20,9 @@ from blackhole.cli.common import (
     app,
     card_text,
     console,
-    load_at,
     user_errors,
 )
-from blackhole.deal import board_text, position_json, read_input, source_name
+from blackhole.deal import board_text, load_position, position_json, read_input, source_name
 from blackhole.rules import replay
 from blackhole.solutions import parse_solution
 
@@ -35,7 +34,7 @@ def show(spec: DealSpec,
          = False) -> None:
     """Draw a deal or position: the hole, then each fan bottom → top, its top card marked."""
     with user_errors():
-        position = load_at(spec, after)
+        position = load_position(spec, after)
     deal = position.deal
     out = Console(highlight=False, no_color=ascii_only, emoji=False)
     brackets = ascii_only or not out.is_terminal  # underline only shows on a terminal
@@ -73,7 +72,7 @@ def deal_command(spec: DealSpec,
                  after: AfterOption = None) -> None:
     """Write a deal or position as a board file or as JSON (which keeps the moves made)."""
     with user_errors():
-        position = load_at(spec, after)
+        position = load_position(spec, after)
         text = json.dumps(position_json(position)) + "\n" if format is DealFormat.json \
             else board_text(position.deal)
     typer.echo(text, nl=False)
@@ -91,7 +90,7 @@ def check(spec: DealSpec,
     start of the deal.
     """
     with user_errors():
-        position = load_at(spec, after)
+        position = load_position(spec, after)
         source = str(solution)
         moves = parse_solution(read_input(source, "solution"), source_name(source))
         judged = replay(position.deal, moves)

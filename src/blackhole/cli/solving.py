@@ -10,22 +10,32 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
-from blackhole.backends import REGISTRY, Options, Verdict, check_options_apply, make_backend
+from blackhole.backends import (
+    REGISTRY,
+    Options,
+    Verdict,
+    check_options_apply,
+    make_backend,
+    split_label,
+)
 from blackhole.cli.common import (
     VERDICT_EXIT,
+    AsciiFlag,
     DealSpec,
     JsonFlag,
     app,
     card_text,
     console,
     parse_features,
+    plain_console,
     user_errors,
+    working,
 )
 from blackhole.deal import load_deal
 from blackhole.errors import InputError
+from blackhole.pipeline import Solution, solve_deal
 from blackhole.problem import build_problem
 from blackhole.solutions import black_hole_solve_text
-from blackhole.solve import Solution, solution_json, solve_deal
 
 
 class OutputFormat(StrEnum):
@@ -38,7 +48,8 @@ class OutputFormat(StrEnum):
 def solve(
     spec: DealSpec,
     backend: Annotated[str, typer.Option(
-        help=f"One of: {', '.join(REGISTRY)}.")] = "sat",
+        help=f"One of: {', '.join(REGISTRY)}; sat:SOLVER and cpsat:MODEL pick a variant.")]
+    = "sat",
     solver: Annotated[str | None, typer.Option(help="SAT solver name (sat backend).")] = None,
     model: Annotated[str | None, typer.Option(
         help="CP-SAT model (cpsat backend): inverse (default), boolean or circuit.")] = None,
@@ -50,51 +61,58 @@ def solve(
         min=0.0, help="Wall-clock limit in seconds; reaching it gives 'unknown'.")] = None,
     solver_cmd: Annotated[str | None, typer.Option(
         help="External DIMACS solver command, e.g. 'cadical -q'.")] = None,
+    proof_arg: Annotated[str | None, typer.Option(
+        help="External: arguments asking for a DRAT proof in the file {proof} (default "
+             "'{proof}' for cadical and kissat; '' asks none, so UNSAT is unknown).")] = None,
     features: Annotated[str | None, typer.Option(
         help="Encoding features, comma-separated ('none' for the plain encoding).")] = None,
     as_json: JsonFlag = False,
     format: Annotated[OutputFormat, typer.Option(
         help="text, json (same as --json) or pysol (black-hole-solve's output).")]
     = OutputFormat.text,
+    ascii_only: AsciiFlag = False,
 ) -> None:
     """Solve a deal; every solution is replayed through the rules engine before it is shown."""
-    flags = {"solver": ("--solver", solver), "model": ("--model", model),
-             "workers": ("--workers", workers), "seed": ("--seed", seed),
-             "solver_cmd": ("--solver-cmd", solver_cmd), "features": ("--features", features)}
-    given = {name: flag for name, (flag, value) in flags.items() if value is not None}
-    options = Options(timeout=timeout, solver=solver, model=model, workers=workers or 1,
-                      seed=seed or 0, solver_cmd=solver_cmd, features=parse_features(features))
+    given = {"solver": solver, "model": model, "workers": workers, "seed": seed,
+             "solver_cmd": solver_cmd, "proof_arg": proof_arg,
+             "features": parse_features(features)}
+    given = {name: value for name, value in given.items() if value is not None}
     with user_errors():
-        check_options_apply(make_backend(backend), given)
-        solution = solve_deal(load_deal(spec), backend, options)
+        name, options = split_label(backend, Options(timeout=timeout, **given))
+        check_options_apply(make_backend(name), given)
+        deal = load_deal(spec)
+        with working(f"solving {spec}"):
+            solution = solve_deal(deal, name, options)
     if as_json or format is OutputFormat.json:
-        typer.echo(json.dumps(solution_json(spec, solution)))
+        typer.echo(json.dumps(solution.to_json(spec)))
     elif format is OutputFormat.pysol:
-        typer.echo(black_hole_solve_text(solution.moves, solution.verdict is Verdict.SOLVED),
-                   nl=False)
+        typer.echo("Intractable!\n" if solution.verdict is Verdict.UNKNOWN  # as it says it
+                   else black_hole_solve_text(solution.moves,
+                                              solution.verdict is Verdict.SOLVED), nl=False)
     else:
-        _print_solution(solution)
+        _print_solution(solution, ascii_only)
     raise typer.Exit(VERDICT_EXIT[solution.verdict])
 
 
-def _print_solution(solution: Solution) -> None:
+def _print_solution(solution: Solution, ascii_only: bool) -> None:
+    out = plain_console if ascii_only else console
     result = solution.result
     how = f"{result.backend}/{result.solver} in {result.seconds:.3f} s"
     if result.verdict is Verdict.SOLVED:
-        console.print(Text(f"solved ({how})", style="bold green"))
+        out.print(Text(f"solved ({how})", style="bold green"))
         for number, (card, fan) in enumerate(solution.moves, start=1):
             line = Text(f"{number:>3}. ")
-            line.append(card_text(card, ascii_only=False))
+            line.append(card_text(card, ascii_only))
             line.append(f" from fan {fan + 1}")
-            console.print(line)
+            out.print(line)
         judged = solution.replay
-        console.print(f"{judged.played} of {judged.total} cards moved; "
+        out.print(f"{judged.played} of {judged.total} cards moved; "
                       "replayed by the rules engine")
     elif result.verdict is Verdict.UNSOLVABLE:
-        console.print(Text(f"unsolvable ({how}; a complete method found no solution)",
+        out.print(Text(f"unsolvable ({how}; a complete method found no solution)",
                            style="bold red"))
     else:
-        console.print(Text(f"unknown: limit reached ({how})", style="yellow"))
+        out.print(Text(f"unknown: limit reached ({how})", style="yellow"))
 
 
 class EncodeFormat(StrEnum):
