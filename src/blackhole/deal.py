@@ -59,6 +59,9 @@ class Deal:
     name: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
+        if len(self.fans) > self.deck_size:  # every fan starts with a card
+            raise InputError(f"more fans than the {self.deck_size} cards of the deck",
+                             self.name or "deal", token=f"{len(self.fans)} fans")
         entries = [(card, None, str(card)) for fan in self.fans for card in fan]
         if self.foundation is not None:
             entries.insert(0, (self.foundation, None, str(self.foundation)))
@@ -547,6 +550,9 @@ def _number(spec: str, text: str, minimum: int, maximum: int | None = None) -> i
         raise InputError(f"expected a whole number >= {minimum}, not a negative one", spec,
                          None, text)
     if not (text.isascii() and text.isdigit()):
+        first, dash, last = text.partition("-")
+        if dash and first.isdigit() and last.isdigit():
+            raise InputError("a range names several deals; this takes one", spec, None, text)
         raise InputError(f"expected a whole number >= {minimum}", spec, None, text)
     if len(text.lstrip("0")) > _SPEC_DIGITS or int(text) > (maximum or 10**_SPEC_DIGITS):
         bound = maximum if maximum is not None else f"{_SPEC_DIGITS} digits"
