@@ -194,3 +194,20 @@ def test_unknown_in_black_hole_solve_format_is_intractable() -> None:
 def test_help_shows_no_type_after_flags() -> None:
     text = run("solve", "--help").output
     assert "<bool>" not in text and "--json" in text and "--ascii" in text
+
+
+def test_solve_from_a_position_replays_from_there() -> None:
+    full = json.loads(run("solve", "pysol:2", "--json").output)["moves"]
+    first = " ".join(move["card"] for move in full[:10])
+    result = run("solve", "pysol:2", "--after", first, "--json")
+    assert result.exit_code == 0
+    rest = [move["card"] for move in json.loads(result.output)["moves"]]
+    assert len(rest) == 41
+    check = run("check", "pysol:2", "-", stdin=first + " " + " ".join(rest))
+    assert check.exit_code == 0
+
+
+def test_solve_after_an_illegal_move_is_a_usage_error() -> None:
+    result = run("solve", "pysol:2", "--after", "KH QS")
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1
+    assert result.stderr.startswith("error: --after")

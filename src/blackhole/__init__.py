@@ -24,6 +24,8 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "Deal": "blackhole.deal",
     "load_deal": "blackhole.deal",
+    "Position": "blackhole.deal",
+    "load_position": "blackhole.deal",
     "Problem": "blackhole.problem",
     "build_problem": "blackhole.problem",
     "replay": "blackhole.rules",
@@ -42,15 +44,15 @@ _EXPORTS = {
 }
 
 __all__ = [  # the same names as _EXPORTS (tests/test_api.py holds them equal)
-    "Certificate", "Deal", "InputError", "InternalError", "Options", "Problem", "Replay",
-    "Result", "Solution", "Verdict", "__version__", "available_backends", "build_problem",
-    "certify", "load_deal", "replay", "solve", "verify",
+    "Certificate", "Deal", "InputError", "InternalError", "Options", "Position", "Problem",
+    "Replay", "Result", "Solution", "Verdict", "__version__", "available_backends",
+    "build_problem", "certify", "load_deal", "load_position", "replay", "solve", "verify",
 ]
 
 if TYPE_CHECKING:
     from blackhole.backends import Options, Result, Verdict, available_backends
     from blackhole.certify import Certificate, certify, verify
-    from blackhole.deal import Deal, load_deal
+    from blackhole.deal import Deal, Position, load_deal, load_position
     from blackhole.errors import InputError, InternalError
     from blackhole.pipeline import Solution, solve
     from blackhole.problem import Problem, build_problem

@@ -20,6 +20,7 @@ from blackhole.backends import (
 )
 from blackhole.cli.common import (
     VERDICT_EXIT,
+    AfterOption,
     AsciiFlag,
     DealSpec,
     JsonFlag,
@@ -31,7 +32,7 @@ from blackhole.cli.common import (
     user_errors,
     working,
 )
-from blackhole.deal import load_deal
+from blackhole.deal import load_position
 from blackhole.errors import InputError
 from blackhole.pipeline import Solution, solve_deal
 from blackhole.problem import build_problem
@@ -71,8 +72,10 @@ def solve(
         help="text, json (same as --json) or pysol (black-hole-solve's output).")]
     = OutputFormat.text,
     ascii_only: AsciiFlag = False,
+    after: AfterOption = None,
 ) -> None:
-    """Solve a deal; every solution is replayed through the rules engine before it is shown."""
+    """Solve a deal, or a position with --after; every solution is replayed through the
+    rules engine before it is shown."""
     given = {"solver": solver, "model": model, "workers": workers, "seed": seed,
              "solver_cmd": solver_cmd, "proof_arg": proof_arg,
              "features": parse_features(features)}
@@ -80,9 +83,9 @@ def solve(
     with user_errors():
         name, options = split_label(backend, Options(timeout=timeout, **given))
         check_options_apply(make_backend(name), given)
-        deal = load_deal(spec)
+        position = load_position(spec, after)
         with working(f"solving {spec}"):
-            solution = solve_deal(deal, name, options)
+            solution = solve_deal(position.deal, name, options)
     if as_json or format is OutputFormat.json:
         typer.echo(json.dumps(solution.to_json(spec)))
     elif format is OutputFormat.pysol:
@@ -131,6 +134,7 @@ def encode(
     model: Annotated[str | None, typer.Option(
         help="CP-SAT model (cpsat format): inverse (default), boolean or circuit.")] = None,
     out: Annotated[Path | None, typer.Option(help="Write to this file, not stdout.")] = None,
+    after: AfterOption = None,
 ) -> None:
     """Write the deal's problem (graph), its CNF (DIMACS) or its CP-SAT model (text proto)."""
     with user_errors():
@@ -139,7 +143,7 @@ def encode(
         if features is not None and format is EncodeFormat.problem_json:
             raise InputError("applies to --format dimacs or cpsat only", "--features",
                              token=features)
-        problem = build_problem(load_deal(spec))
+        problem = build_problem(load_position(spec, after).deal)
         chosen = parse_features(features)
         if format is EncodeFormat.problem_json:
             text = json.dumps(problem.to_json()) + "\n"
