@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from blackhole import certify as certify_module
+from blackhole import certificates as certify_module
 from blackhole import drat
 from blackhole.backends import Options, Verdict
-from blackhole.certify import (
+from blackhole.certificates import (
     MANIFEST_FILE,
     PROOF_FILE,
     SOLUTION_FILE,
