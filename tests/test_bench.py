@@ -21,17 +21,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from blackhole.backends import Options, Verdict, make_backend
-from blackhole.bench import run_bench
+from blackhole.bench import read_results, run_bench
 from blackhole.deal import load_deal
 from blackhole.errors import InputError
 from blackhole.pipeline import solve_deal
-from blackhole.report import (
-    quantile,
-    read_results,
-    summarize,
-    wilson_interval,
-    write_plots,
-)
+from blackhole.report import quantile, summarize, wilson_interval, write_plots
 
 from .conftest import EXAMPLES, ROOT, reference
 
@@ -47,7 +41,7 @@ def _env() -> dict[str, str]:
 
 
 def _pairs(path: Path) -> Counter[tuple[str, str]]:
-    return Counter((r["deal"], r["backend"]) for r in read_results(path))
+    return Counter((r.deal, r.backend) for r in read_results(path))
 
 
 # ---------------------------------------------------------------- running
@@ -62,11 +56,11 @@ def test_results_match_the_reference(tmp_path: Path) -> None:
     assert events[0].record is None and events[0].total == len(QUICK)
     assert [e.done for e in events[1:]] == list(range(1, len(QUICK) + 1))
     for record in read_results(out):
-        number = int(record["deal"].split(":")[1])
-        assert record["verdict"] == reference()[number]["verdict"]
-        assert record["backend"] == "search" and record["solver"] == "dfs"
-        assert record["peak_mb"] > 0 and record["wall"] >= record["seconds"]
-        assert (len(record["moves"]) == 51) == (record["verdict"] == "solved")
+        number = int(record.deal.split(":")[1])
+        assert record.verdict == reference()[number]["verdict"]
+        assert record.backend == "search" and record.solver == "dfs"
+        assert record.peak_mb > 0 and record.wall >= record.seconds
+        assert (len(record.moves) == 51) == (record.verdict == "solved")
 
 
 def test_existing_results_need_resume(tmp_path: Path) -> None:
@@ -126,37 +120,41 @@ def test_a_task_past_its_hard_limit_is_killed_and_the_run_goes_on(tmp_path: Path
                         out_path=out, jobs=1, hard_limit=1.0)
     assert time.monotonic() - began < 30
     assert summary.written == 3
-    records = {r["deal"]: r for r in read_results(out)}
+    records = {r.deal: r for r in read_results(out)}
     killed = records[HARD]
-    assert killed["verdict"] == "unknown"
-    assert killed["reason"] == "killed at hard limit 1 s"
-    assert 1.0 <= killed["seconds"] < 10
-    assert records["pysol:1"]["verdict"] == "unsolvable"  # a fresh worker took over
-    assert records["pysol:5"]["verdict"] == "solved"
+    assert killed.verdict == "unknown"
+    assert killed.reason == "killed at hard limit 1 s"
+    assert 1.0 <= killed.seconds < 10
+    assert records["pysol:1"].verdict == "unsolvable"  # a fresh worker took over
+    assert records["pysol:5"].verdict == "solved"
 
 
 def test_a_memory_blow_up_is_an_unknown_not_a_crash(tmp_path: Path) -> None:
     out = tmp_path / "r.jsonl"
     run_bench([HARD, "pysol:1"], ["search"], Options(timeout=120), out_path=out, jobs=1,
-              memory_mb=100, hard_limit=60)
-    records = {r["deal"]: r for r in read_results(out)}
-    assert records[HARD]["verdict"] == "unknown"
-    assert records[HARD]["reason"] == "memory limit"
-    assert records["pysol:1"]["verdict"] == "unsolvable"
+              memory_mb=100, hard_limit=60)  # the referee needs about 1 GB for HARD
+    records = {r.deal: r for r in read_results(out)}
+    assert records[HARD].verdict == "unknown"
+    assert records[HARD].reason == "memory limit"
+    assert records["pysol:1"].verdict == "unsolvable"
 
 
 def _sandboxes() -> list[int]:
-    """The worker processes this test process started."""
-    found = []
+    """The worker processes of this test process's pools: children of the forkserver
+    this process started (the forkserver forks every worker)."""
+    parents: dict[int, int] = {}
+    commands: dict[int, bytes] = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
             command = (stat.parent / "cmdline").read_bytes()
         except OSError:
             continue
-        if int(fields[1]) == os.getpid() and b"worker_main" in command:
-            found.append(int(stat.parent.name))
-    return found
+        parents[int(stat.parent.name)] = int(fields[1])
+        commands[int(stat.parent.name)] = command
+    servers = {pid for pid, parent in parents.items()
+               if parent == os.getpid() and b"forkserver" in commands[pid]}
+    return [pid for pid, parent in parents.items() if parent in servers]
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
@@ -179,11 +177,11 @@ def test_a_worker_killed_from_outside_is_recorded_and_replaced(tmp_path: Path) -
                   hard_limit=30)
     finally:
         killer.join()
-    records = {r["deal"]: r for r in read_results(out)}
-    assert records[HARD]["verdict"] == "unknown"
-    assert records[HARD]["reason"] == "worker died (signal 9)"
-    assert records[HARD]["seconds"] < 20
-    assert records["pysol:1"]["verdict"] == "unsolvable"
+    records = {r.deal: r for r in read_results(out)}
+    assert records[HARD].verdict == "unknown"
+    assert records[HARD].reason == "worker died (signal 9)"
+    assert records[HARD].seconds < 20
+    assert records["pysol:1"].verdict == "unsolvable"
 
 
 @pytest.mark.parametrize("backend", ["sat", "cpsat"])
@@ -323,8 +321,8 @@ def test_bad_results_files_name_file_line_and_token(tmp_path: Path) -> None:
     for seconds, token in ((-5, "-5"), (float("nan"), "NaN"), (1e400, "Infinity")):
         path.write_text(_line("pysol:3", "sat", "solved", 1) + _line("pysol:2", "sat", "solved",
                                                                    seconds))
-        with pytest.raises(InputError, match=f":2: seconds must be a finite number >= 0: "
-                                             f"'{token}'"):
+        with pytest.raises(InputError, match=f":2: field 'seconds' must be a finite number "
+                                             f">= 0: '{token}'"):
             read_results(path)
 
 
@@ -343,7 +341,7 @@ def test_plots_are_valid_images(known: Path, tmp_path: Path) -> None:
     from matplotlib.image import imread
 
     folder = tmp_path / "plots"
-    written = write_plots(read_results(known), folder)
+    written = write_plots(summarize(read_results(known)), folder)
     assert sorted(p.name for p in written) == [
         "cactus.png", "cactus.svg", "sat-vs-cpsat.png", "sat-vs-cpsat.svg"]
     for path in written:
@@ -356,7 +354,8 @@ def test_plots_are_valid_images(known: Path, tmp_path: Path) -> None:
             assert b"<svg" in data[:1000]
     only_search = tmp_path / "one.jsonl"
     only_search.write_text(_line("pysol:1", "search", "unsolvable", 0.1))
-    assert [p.name for p in write_plots(read_results(only_search), tmp_path / "p2")] == [
+    assert [p.name for p in write_plots(summarize(read_results(only_search)),
+                                        tmp_path / "p2")] == [
         "cactus.png", "cactus.svg"]
 
 
@@ -414,11 +413,11 @@ def test_dask_gives_the_local_verdicts_and_keeps_the_hard_limit(
     summary = run_bench([*specs, HARD], ["search"], options, out_path=remote,
                         dask_address=dask_cluster, hard_limit=1.0)
     assert summary.written == len(specs) + 1 and summary.slots == 1
-    verdicts = {r["deal"]: r["verdict"] for r in read_results(local)}
-    remote_records = {r["deal"]: r for r in read_results(remote)}
-    assert {d: remote_records[d]["verdict"] for d in specs} == verdicts
-    assert remote_records[HARD]["verdict"] == "unknown"
-    assert remote_records[HARD]["reason"] == "killed at hard limit 1 s"
+    verdicts = {r.deal: r.verdict for r in read_results(local)}
+    remote_records = {r.deal: r for r in read_results(remote)}
+    assert {d: remote_records[d].verdict for d in specs} == verdicts
+    assert remote_records[HARD].verdict == "unknown"
+    assert remote_records[HARD].reason == "killed at hard limit 1 s"
     # resumable on the client side, as locally
     again = run_bench([*specs, HARD], ["search"], options, out_path=remote,
                       dask_address=dask_cluster, resume=True)
@@ -461,7 +460,7 @@ def test_report_command_exits_4_on_a_disagreement(known: Path) -> None:
     as_json = _cli("report", str(known), "--json")
     assert as_json.exit_code == 4
     assert json.loads(as_json.stdout)["disagreements"] == [
-        {"deal": "pysol:10", "solved_by": ["sat"], "unsolvable_by": ["cpsat"]}]
+        {"deal": "pysol:10", "solved_by": ["sat"], "unsolvable_by": ["cpsat"], "best": {}}]
 
 
 def test_report_command_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
