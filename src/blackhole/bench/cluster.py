@@ -62,9 +62,12 @@ def connect(address: str) -> Iterator[Client]:
     """A client of the scheduler at `address`; InputError (one line) when the address is
     malformed or nothing answers there."""
     from distributed.comm import parse_address, parse_host_port
+    from distributed.comm.registry import backends
 
     try:
         scheme, location = parse_address(address, strict=True)
+        if scheme not in backends:
+            raise ValueError(f"unknown scheme {scheme!r}")
         host, port = parse_host_port(location) if scheme == "tcp" else (None, None)
     except (ValueError, TypeError) as error:
         raise InputError(f"not a Dask address {_ADDRESS_HINT}: {error}", "dask",

@@ -37,14 +37,17 @@ class SandboxPool:
     def __init__(self, workers: int) -> None:
         self._workers = workers
         self._folder = tempfile.TemporaryDirectory(prefix="blackhole-bench-")
+        self._context = multiprocessing.get_context("forkserver")
+        self._context.set_forkserver_preload(_PRELOAD)
+        # Workers end when this end closes: with the pool, or with this process.
+        self._lifeline, self._lifeline_end = self._context.Pipe(duplex=False)
         self._lock = threading.Lock()
         self._pool = self._new_pool()
 
     def _new_pool(self) -> ProcessPool:
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(_PRELOAD)
         return ProcessPool(max_workers=self._workers, initializer=start,
-                           initargs=(self._folder.name,), context=context)
+                           initargs=(self._folder.name, self._lifeline),
+                           context=self._context)
 
     def _running_pool(self) -> ProcessPool:
         """The pool, or a new one if it broke (pebble gives up on its pool when a worker
@@ -89,6 +92,8 @@ class SandboxPool:
         with self._lock:
             self._pool.stop()
             self._pool.join()
+        self._lifeline_end.close()
+        self._lifeline.close()
         self._folder.cleanup()
 
     def __enter__(self) -> SandboxPool:

@@ -88,7 +88,7 @@ def run_bench(specs: str | Sequence[str], backends: Sequence[str] | None = None,
               options: Options | None = None, *, out_path: Path | str,
               jobs: int | None = None, resume: bool = False, retry_unknown: bool = False,
               hard_limit: float | None = None, memory_mb: int | None = DEFAULT_MEMORY_MB,
-              dask_address: str | None = None, chunk: int | None = None,
+              dask: str | None = None, chunk: int | None = None,
               task: str = "solve", given: Sequence[str] = (),
               progress: ProgressCallback | None = None) -> BenchSummary:
     """Run every (deal, backend) task and append one line per result to `out_path`.
@@ -110,10 +110,10 @@ def run_bench(specs: str | Sequence[str], backends: Sequence[str] | None = None,
     skipped = len(tasks) - len(todo)
     done, busy, solving = 0, 0.0, 0.0
     with ExitStack() as stack:
-        if dask_address:
+        if dask:
             from blackhole.bench import cluster
 
-            client = stack.enter_context(cluster.connect(dask_address))
+            client = stack.enter_context(cluster.connect(dask))
             slots = cluster.slots(client)
             results = cluster.run_dask(client, todo, limit, memory_mb, chunk)
         else:

@@ -6,16 +6,17 @@ and never raises: whatever happens inside a backend becomes the record's verdict
 
 from __future__ import annotations
 
-import ctypes
+import fcntl
 import json
 import os
 import resource
+import select
 import signal
 import socket
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
@@ -26,14 +27,14 @@ from blackhole.errors import InputError, InternalError
 from blackhole.pipeline import solve_deal
 
 
-def start(folder: str) -> None:
+def start(folder: str, lifeline: Connection) -> None:
     """Set up a fresh worker process.
 
-    Ctrl-C is the parent's to handle. SIGTERM, which the pool sends at the hard limit,
-    ends the process at once, even in the middle of a solver's C code. Anything written
-    to stdout (solver chatter) is dropped, and stderr goes to `folder/PID.err`, where the
-    parent reads a dead worker's last words. The worker ends soon after the process
-    that started it, even in the middle of a solve.
+    Ctrl-C is the pool owner's to handle. SIGTERM, which the pool sends at the hard
+    limit, ends the process at once, even in the middle of a solver's C code. Anything
+    written to stdout (solver chatter) is dropped, and stderr goes to `folder/PID.err`,
+    where the pool reads a dead worker's last words. `lifeline` is the read end of a pipe
+    whose write end only the pool's owner holds: see `_end_with_owner`.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -44,7 +45,23 @@ def start(folder: str) -> None:
                   0o600)
     os.dup2(log, 2)
     os.close(log)
-    _end_with_parent()
+    _end_with_owner(lifeline)
+
+
+def _end_with_owner(lifeline: Connection) -> None:
+    """End this worker as soon as the process that owns the pool ends, even in the middle
+    of a solve, with no thread: the kernel sends SIGIO when the lifeline's last writer
+    goes (the owner, however it ends), and SIGIO's default action ends the process.
+
+    The worker's parent is the forkserver, not the owner, so "end with the parent" would
+    not do: the forkserver itself lives until its last child has gone.
+    """
+    fd = os.dup(lifeline.fileno())  # kept open for the process's life; lifeline may go
+    fcntl.fcntl(fd, fcntl.F_SETOWN, os.getpid())
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_ASYNC)
+    signal.signal(signal.SIGIO, signal.SIG_DFL)
+    if select.select([fd], [], [], 0)[0]:  # the owner was gone before the signal was set
+        os._exit(0)
 
 
 def last_words(folder: str, pid: int | None) -> str:
@@ -56,30 +73,6 @@ def last_words(folder: str, pid: int | None) -> str:
     except OSError:
         return ""
     return lines[-1].strip() if lines else ""
-
-
-def _end_with_parent() -> None:
-    """Have the kernel kill this process when its parent ends (Linux); elsewhere, a
-    thread that watches the parent does it, at the cost of its stack's address space."""
-    parent = os.getppid()
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL) == 0:
-            if os.getppid() != parent:  # it ended before the request was made
-                os._exit(0)
-            return
-    except (OSError, AttributeError):
-        pass
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(0.5)
-        os._exit(0)
-
-    threading.Thread(target=watch, daemon=True).start()
-
-
-_PR_SET_PDEATHSIG = 1  # prctl(2)
 
 
 def run_task(task: Task, memory_mb: int | None) -> Record:

@@ -18,11 +18,29 @@ from blackhole.cli.common import (
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    EXIT_USAGE,
+    FLAG_OF,
     JsonFlag,
     app,
     console,
     user_errors,
 )
+from blackhole.errors import InputError
+
+# run_bench's parameters, as the bench command's options and arguments name them
+_BENCH_FLAGS = {**FLAG_OF, "specs": "SPECS", "backends": "--backends", "task": "--task",
+                "dask": "--dask", "chunk": "--chunk", "jobs": "--jobs"}
+
+
+@contextmanager
+def _bench_errors() -> Iterator[None]:
+    """user_errors, naming bench's own settings by their flags too."""
+    with user_errors():
+        try:
+            yield
+        except InputError as error:
+            typer.echo(f"error: {error.describe(_BENCH_FLAGS)}", err=True)
+            raise typer.Exit(EXIT_USAGE) from None
 
 
 @contextmanager
@@ -66,7 +84,8 @@ def _bench_progress(show: bool) -> Iterator[Callable]:
     try:
         yield update
     finally:
-        progress.stop()
+        if progress.live.is_started:
+            progress.stop()
 
 
 def _report(results: Path, plots: Path | None, as_json: bool, run: dict | None = None) -> None:
@@ -74,7 +93,7 @@ def _report(results: Path, plots: Path | None, as_json: bool, run: dict | None =
     from blackhole.bench.record import read_results
     from blackhole.report import report_json, summarize, tables, write_plots
 
-    with user_errors():
+    with _bench_errors():
         summary = summarize(read_results(results), str(results))
         written = write_plots(summary, plots) if plots is not None else []
     if as_json:
@@ -132,17 +151,18 @@ def bench(
 
     labels = [name.strip() for name in backends.split(",") if name.strip()] if backends else None
     given = {"workers": workers, "solver_cmd": solver_cmd}
-    with user_errors():
+    with _bench_errors():
         if retry_unknown and not resume:
-            raise _usage("--retry-unknown reruns tasks of an earlier run: add --resume")
+            raise InputError("reruns the tasks of an earlier run: add --resume",
+                             "--retry-unknown")
         if chunk is not None and dask is None:
-            raise _usage("--chunk sets the deals per Dask task: add --dask")
+            raise InputError("sets the deals per Dask task: add --dask", "--chunk")
         options = Options(timeout=timeout, workers=workers or 1, solver_cmd=solver_cmd)
         try:
             with _bench_progress(show=not as_json) as on_event:
                 summary = run_bench(specs, labels, options, out_path=out, jobs=jobs,
                                     resume=resume, retry_unknown=retry_unknown,
-                                    memory_mb=memory or None, dask_address=dask, chunk=chunk,
+                                    memory_mb=memory or None, dask=dask, chunk=chunk,
                                     given=[name for name, value in given.items()
                                            if value is not None],
                                     progress=on_event)
@@ -158,12 +178,6 @@ def bench(
         console.print(f"{summary.written} results written to {out} ({summary.skipped} tasks "
                       f"skipped, already there) in {summary.seconds:.1f} s{figures}")
     _report(out, plots, as_json, run=summary.to_json())
-
-
-def _usage(message: str):
-    from blackhole.errors import InputError
-
-    return InputError(message)
 
 
 @app.command("report")
