@@ -253,6 +253,8 @@ def test_a_save_that_fails_says_why_and_stays_open(tmp_path: Path) -> None:
     async def script(game: PlayApp, pilot) -> None:
         await pilot.press("s")
         field = game.screen.query_one("#save-path")
+        await pilot.press("Q", "u")  # typed into the name: neither quits nor undoes
+        assert field.value.endswith("Qu") and game.is_running
         field.value = str(tmp_path / "no-such-folder" / "x.moves")
         await pilot.press("enter")
         assert isinstance(game.screen, SaveScreen)

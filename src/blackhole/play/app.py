@@ -42,6 +42,7 @@ Table { padding: 0 1; }
 #keys { dock: bottom; height: 1; color: $text-muted; }
 .box { width: 66; height: auto; max-height: 22; border: round $accent; padding: 0 1;
        background: $panel; }
+.wide { width: 78; }
 ModalScreen { align: center middle; }
 #save-path { width: 60; }
 """
@@ -123,6 +124,13 @@ class Table(Screen):
         self.draw()
         self.say(self.note)
         self.arrived()
+        self.warm_up()
+
+    @work(thread=True, group="warm-up", exit_on_error=False)
+    def warm_up(self) -> None:
+        """Load the hint engine while the player looks at the deal, so that the first
+        hint does not wait for its imports."""
+        engine.missing()
 
     async def lay_fans(self) -> None:
         row = self.query_one("#fans", Horizontal)
@@ -339,18 +347,18 @@ class Table(Screen):
 
     def replay_step(self) -> None:
         if not self.game.can_redo:
-            self.stop_replay()
+            self.stop_replay("the best line, replayed")
             self.arrived()
             return
         game = self.game.redo()
         self.game = game
         self.draw()
 
-    def stop_replay(self) -> None:
+    def stop_replay(self, note: str = "replay stopped: play on from here") -> None:
         if self.replaying is not None:
             self.replaying.stop()
             self.replaying = None
-            self.say("replay stopped: play on from here")
+            self.say(note)
 
     # ------------------------------------------------------------ files and deals
 
@@ -477,7 +485,7 @@ class RulesScreen(ModalScreen[None]):
         self.text = text
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="box"):
+        with Vertical(classes="box wide"):
             yield Static(self.text)
             yield Static(Text("any of Esc ? Enter closes", style="dim"))
 
@@ -520,7 +528,8 @@ class PlayApp(App[str]):
 
     CSS = CSS
     TITLE = "blackhole play"
-    BINDINGS = [Binding("Q,ctrl+q", "quit", "quit", priority=True)]
+    BINDINGS = [Binding("Q", "quit", "quit")]  # and ctrl+q, as every Textual app
+    ENABLE_COMMAND_PALETTE = False
 
     def __init__(self, spec: str | None = None, after: str | None = None, *,
                  ascii_only: bool = False, folder: Path | None = None,

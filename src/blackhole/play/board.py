@@ -113,21 +113,20 @@ def keys_text(fans: int) -> str:
 RULES = """\
 Black Hole (David Parlett)
 
-The ace of spades starts in the black hole; the other 51 cards lie face up in 17 fans
-of 3. Only the top card of a fan (the last in its column) can move, and it
-goes onto the hole when its rank is one above or one below the rank of the
-hole's top card. Suits never matter, K and A are neighbours, and you may
-change direction at any move. Nothing else ever moves, and an empty fan
-stays empty. You win when every card is in the hole; the game is blocked
-when no top card fits. Your score is the cards moved, out of 51.
+The ace of spades starts in the hole; the other 51 cards lie face up in
+17 fans of 3. The top card of a fan (the last in its column) goes onto
+the hole when its rank is one above or one below the hole's top card.
+Suits never matter, K and A are neighbours, and the direction may change
+at any move. Nothing else moves; an empty fan stays empty. You win when
+every card is in the hole, and you are blocked when no top card fits.
+Your score is the cards moved, out of 51.
 
-Keys
-  a-q   play the top card of that fan (or click the fan)
-  u r   undo (unlimited), redo
-  H     hint: the best move, and whether the game can still be won
-  w     coach on/off: after each move, still winnable? if not, the best
-        score still reachable
-  s     save the moves (blackhole check and --after @FILE read the file)
-  N     a new random deal        ?  these rules        Q  quit
-  (commands also work as Shift+letter: U R W S)
+a-q  play the top card of that fan (or click the fan)
+u r  undo (unlimited), redo
+H    hint: the best move, and whether the game can still be won
+w    coach on/off: after each move, still winnable? if not, the best
+     score still reachable
+s    save the moves (blackhole check and --after @FILE read the file)
+N    a new random deal    ?  these rules    Q  quit
+Commands also work as Shift+letter (U R W S); the fan keys are a-q.
 """
