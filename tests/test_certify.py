@@ -3,14 +3,30 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from blackhole import certificates as certify_module
+from blackhole import drat
 from blackhole.backends import Options, Verdict
-from blackhole.certify import MANIFEST_FILE, PROOF_FILE, certify, sha256, verify
+from blackhole.certificates import (
+    MANIFEST_FILE,
+    PROOF_FILE,
+    SOLUTION_FILE,
+    certify,
+    certify_all,
+    check_choices,
+    plan,
+    sha256,
+    verify,
+)
 from blackhole.cli import app
 from blackhole.deal import load_deal
 from blackhole.pipeline import solve_deal
@@ -26,8 +42,8 @@ SAMPLE = [n for n, row in reference().items() if row["verdict"] == "unsolvable"]
 def certificate_837(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("cert") / "837"
     cert = certify(load_deal("pysol:837"), "pysol:837", folder)
-    assert cert.verdict is Verdict.UNSOLVABLE and cert.check.ok
-    assert cert.manifest["proof"]["lines"] > 100  # a real refutation, not a trivial one
+    assert cert.verdict is Verdict.UNSOLVABLE and cert.check.ok and cert.certified
+    assert cert.proof.lines > 100  # a real refutation, not a trivial one
     return folder
 
 
@@ -35,9 +51,14 @@ def certificate_837(tmp_path_factory) -> Path:
 def test_unsolvable_reference_deals_are_certified_and_verified(number, tmp_path) -> None:
     cert = certify(load_deal(f"pysol:{number}"), f"pysol:{number}", tmp_path)
     assert cert.verdict is Verdict.UNSOLVABLE and cert.check.ok, cert.check
-    assert verify(tmp_path).ok
+    found = verify(tmp_path)
+    assert found.ok and found.claim == "unsolvable" and found.spec == f"pysol:{number}"
+    assert found.dealt
     manifest = json.loads((tmp_path / MANIFEST_FILE).read_text())
     assert manifest["proof"]["sha256"] == sha256((tmp_path / PROOF_FILE).read_bytes())
+    assert manifest["proof"]["sha256"] == cert.proof.sha256
+    assert manifest["deal"] == {"spec": f"pysol:{number}", "file": "deal.board",
+                                "sha256": sha256(cert.board.encode()), "board": cert.board}
     assert "symmetry" not in manifest["encoding"]["features"]
 
 
@@ -51,12 +72,32 @@ def test_solvable_deal_gets_replayed_moves_not_a_certificate(tmp_path) -> None:
     cert = certify(load_deal("pysol:2"), "pysol:2", tmp_path)
     assert cert.verdict is Verdict.SOLVED and cert.solution.replay.won
     assert not (tmp_path / MANIFEST_FILE).exists()
-    assert json.loads((tmp_path / "solution.json").read_text())["verdict"] == "solved"
+    assert json.loads((tmp_path / SOLUTION_FILE).read_text())["verdict"] == "solved"
+    found = verify(tmp_path)
+    assert found.ok and found.claim == "solved" and found.played == 51 and found.dealt
+
+
+def test_a_solution_that_does_not_win_is_not_verified(tmp_path) -> None:
+    certify(load_deal("pysol:2"), "pysol:2", tmp_path)
+    data = json.loads((tmp_path / SOLUTION_FILE).read_text())
+    data["moves"] = data["moves"][:-1]
+    (tmp_path / SOLUTION_FILE).write_text(json.dumps(data))
+    found = verify(tmp_path)
+    assert not found.ok and "does not win" in found.reason
+    result = CliRunner().invoke(app, ["verify", str(tmp_path)])
+    assert result.exit_code == 1 and "NOT VERIFIED" in result.output
+    # the moves of pysol:2 next to another deal's board
+    certify(load_deal("pysol:2"), "pysol:2", tmp_path)
+    data = json.loads((tmp_path / SOLUTION_FILE).read_text())
+    data["deal"] = "pysol:3"
+    (tmp_path / SOLUTION_FILE).write_text(json.dumps(data))
+    found = verify(tmp_path)
+    assert not found.ok and "is not the deal pysol:3" in found.reason
 
 
 def _copy(folder: Path, tmp_path: Path) -> Path:
     target = tmp_path / "copy"
-    target.mkdir()
+    target.mkdir(parents=True)
     for item in folder.iterdir():
         (target / item.name).write_bytes(item.read_bytes())
     return target
@@ -78,6 +119,97 @@ def test_truncated_proof_is_rejected_even_with_a_matching_hash(certificate_837,
     _rewrite_manifest(folder, lambda m: m["proof"].update(sha256=sha256(short.encode())))
     result = verify(folder)
     assert not result.ok and result.reason
+
+
+def test_an_early_empty_clause_is_rejected(certificate_837, tmp_path) -> None:
+    """The empty clause moved to the front: 837 is not refuted by unit propagation
+    alone, so it cannot be RUP there."""
+    assert verify(certificate_837).check.stats["trivial"] == 0
+    folder = _copy(certificate_837, tmp_path)
+    tampered = "0\n" + (folder / PROOF_FILE).read_text()
+    (folder / PROOF_FILE).write_text(tampered)
+    _rewrite_manifest(folder, lambda m: m["proof"].update(sha256=sha256(tampered.encode())))
+    result = verify(folder)
+    assert not result.ok and result.reason == "lemma 1 (line 1) is not RUP/RAT"
+
+
+def test_a_forged_deal_spec_is_not_verified(certificate_837, tmp_path) -> None:
+    """837's certificate, its manifest saying it is about the solvable pysol:2."""
+    folder = _copy(certificate_837, tmp_path)
+    _rewrite_manifest(folder, lambda m: m["deal"].update(spec="pysol:2"))
+    found = verify(folder)
+    assert not found.ok and found.spec == "pysol:2"
+    assert "deal.board is not the deal pysol:2" in found.reason
+    result = CliRunner().invoke(app, ["verify", str(folder)])
+    assert result.exit_code == 1
+    assert "NOT VERIFIED" in result.output and "pysol:2" in result.output
+    # a spec that deals nothing is refused, not an error of the user
+    _rewrite_manifest(folder, lambda m: m["deal"].update(spec="pysol:x"))
+    assert "does not deal" in verify(folder).reason
+
+
+def test_the_manifest_must_hold_the_board(certificate_837, tmp_path) -> None:
+    folder = _copy(certificate_837, tmp_path)
+    other = certify_module.board_text(load_deal("pysol:2"))
+    _rewrite_manifest(folder, lambda m: m["deal"].update(board=other))
+    assert "not the board the manifest names" in verify(folder).reason
+    _rewrite_manifest(folder, lambda m: m.update(format="blackhole-certificate/1"))
+    assert "unknown certificate format" in verify(folder).reason
+
+
+def test_verify_names_the_deal_in_its_verdict(certificate_837) -> None:
+    result = CliRunner().invoke(app, ["verify", str(certificate_837)])
+    assert result.exit_code == 0
+    assert "VERIFIED pysol:837" in result.output and "dealt again" in result.output
+    data = json.loads(CliRunner().invoke(app, ["verify", str(certificate_837),
+                                               "--json"]).stdout)
+    assert data["verified"] and data["deal"] == "pysol:837" and data["dealt"]
+    assert data["claim"] == "unsolvable"
+
+
+BOMB_MEMORY = 512 * 2**20  # bytes of address space: verify of 837 needs under 300 MB
+
+
+def _bomb(certificate_837: Path, tmp_path: Path, first_line: str) -> Path:
+    folder = _copy(certificate_837, tmp_path)
+    proof = (first_line + (folder / PROOF_FILE).read_text()).encode()
+    (folder / PROOF_FILE).write_bytes(proof)
+    _rewrite_manifest(folder, lambda m: m["proof"].update(sha256=sha256(proof)))
+    return folder
+
+
+def _verify_limited(folder: Path) -> subprocess.CompletedProcess:
+    """`blackhole verify` in a process limited to BOMB_MEMORY of address space."""
+    script = ("import resource, sys\n"
+              f"resource.setrlimit(resource.RLIMIT_AS, ({BOMB_MEMORY}, {BOMB_MEMORY}))\n"
+              "from blackhole.cli import app\n"
+              "app(['verify', sys.argv[1]])\n")
+    env = {**os.environ, "PYTHONPATH": str(Path(certify_module.__file__).parents[1])}
+    return subprocess.run([sys.executable, "-c", script, str(folder)], capture_output=True,
+                          text=True, timeout=120, env=env)
+
+
+def test_a_proof_bomb_is_not_verified_in_bounded_memory_and_time(certificate_837,
+                                                                 tmp_path) -> None:
+    sane = _verify_limited(certificate_837)
+    assert sane.returncode == 0 and "VERIFIED" in sane.stdout  # the limit is no obstacle
+    for name, line in [("deleted", "d 100000000 0\n"), ("added", "100000000 0\n"),
+                       ("wide", "-2000000000 1 0\n")]:
+        folder = _bomb(certificate_837, tmp_path / name, line)
+        began = time.perf_counter()
+        run = _verify_limited(folder)
+        assert run.returncode == 1, run.stderr
+        assert "NOT VERIFIED" in run.stdout and "beyond the formula's" in run.stdout
+        assert "Traceback" not in run.stderr
+        assert time.perf_counter() - began < 30
+
+
+def test_a_proof_over_the_cap_is_refused_unread(certificate_837, tmp_path,
+                                                monkeypatch) -> None:
+    size = (certificate_837 / PROOF_FILE).stat().st_size
+    monkeypatch.setattr(drat, "MAX_PROOF_BYTES", size - 1)
+    found = verify(certificate_837)
+    assert not found.ok and "larger than the cap" in found.reason
 
 
 def test_proof_for_another_deal_is_rejected(certificate_837, tmp_path) -> None:
@@ -113,9 +245,12 @@ def test_cli_certify_and_verify_exit_codes(tmp_path) -> None:
     made = runner.invoke(app, ["certify", "pysol:25", "--out", str(tmp_path / "c")])
     assert made.exit_code == 1 and "certified unsolvable" in made.output
     checked = runner.invoke(app, ["verify", str(tmp_path / "c")])
-    assert checked.exit_code == 0 and "VERIFIED" in checked.output
+    assert checked.exit_code == 0 and "VERIFIED pysol:25" in checked.output
     solvable = runner.invoke(app, ["certify", "pysol:2", "--out", str(tmp_path / "s")])
     assert solvable.exit_code == 0 and "solvable" in solvable.output
+    replayed = runner.invoke(app, ["verify", str(tmp_path / "s")])
+    assert replayed.exit_code == 0 and "VERIFIED pysol:2" in replayed.output
+    assert "solution.json wins" in replayed.output
     missing = runner.invoke(app, ["verify", str(tmp_path / "nothing")])
     assert missing.exit_code == 2
 
@@ -140,7 +275,9 @@ def test_folders_stay_apart_and_a_rerun_leaves_no_stale_certificate(tmp_path) ->
 
 def test_bad_choices_and_places_are_one_line_errors_before_any_work(tmp_path) -> None:
     runner = CliRunner()
-    cases = [(["--solver", "lingeling"], "not a proof-logging solver"),
+    cases = [(["--solver", "lingeling"], "unknown SAT solver"),
+             (["--solver", "cadical153"], "not a proof-logging solver"),
+             (["--solver", "nope"], "unknown SAT solver"),
              (["--checker", "nope"], "unknown checker")]
     if shutil.which("drat-trim") is None:
         cases.append((["--checker", "drat-trim"], "drat-trim is not on PATH"))
@@ -153,9 +290,98 @@ def test_bad_choices_and_places_are_one_line_errors_before_any_work(tmp_path) ->
     blocked.write_text("not a folder")
     result = runner.invoke(app, ["certify", "pysol:1", "--out", str(blocked / "c")])
     assert result.exit_code == 2 and "cannot write the certificate" in result.stderr
+    # every spec of a list is read before the first deal is certified
+    out = tmp_path / "list"
+    result = runner.invoke(app, ["certify", "pysol:1,pysol:3,no-such.board", "--out",
+                                 str(out)])
+    assert result.exit_code == 2 and "no-such.board" in result.stderr and not out.exists()
+    result = runner.invoke(app, ["certify", ",,,", "--out", str(out)])
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1 and not out.exists()
+
+
+@pytest.mark.parametrize("name", ["g4", "glucose4", "Glucose3", "g3", "mcb", "maplecm"])
+def test_every_name_solve_takes_is_taken(name) -> None:
+    assert check_choices(name, "blackhole") in certify_module.PROOF_SOLVERS
+
+
+def test_the_timeout_bounds_the_whole_certificate(tmp_path) -> None:
+    deal = load_deal("pysol:265")  # the longest proof check of 1-1000
+    began = time.perf_counter()
+    cert = certify(deal, "pysol:265", tmp_path, timeout=0.05)
+    assert time.perf_counter() - began < 0.05 + 1.0
+    assert cert.verdict is Verdict.UNKNOWN and cert.reason
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["deal.board"]
+
+
+def test_a_check_out_of_time_is_unknown_not_a_verdict(tmp_path, monkeypatch) -> None:
+    real = drat.check_proof
+
+    def late(num_vars, clauses, proof, *, deadline=None):
+        return real(num_vars, clauses, proof, deadline=time.perf_counter() - 1)
+
+    monkeypatch.setattr(drat, "check_proof", late)
+    cert = certify(load_deal("pysol:837"), "pysol:837", tmp_path, timeout=60)
+    assert cert.verdict is Verdict.UNKNOWN and "checking the proof" in cert.reason
+    assert not (tmp_path / MANIFEST_FILE).exists()
+    result = CliRunner().invoke(app, ["certify", "pysol:837", "--out", str(tmp_path / "c"),
+                                      "--timeout", "60"])
+    assert result.exit_code == 3 and "unknown" in result.output
+
+
+def test_parallel_jobs_give_the_same_certificates(tmp_path) -> None:
+    specs = ["pysol:1", "pysol:2", "pysol:25", "pysol:93"]
+    one = {job.spec: c for job, c in certify_all(plan(specs, tmp_path / "one"))}
+    two = {job.spec: c for job, c in certify_all(plan(specs, tmp_path / "two"), workers=2)}
+    assert {s: c.verdict for s, c in one.items()} == {s: c.verdict for s, c in two.items()}
+    for spec in specs:
+        assert one[spec].proof == two[spec].proof  # the same proof, byte for byte
+        assert verify(two[spec].folder).ok
+    result = CliRunner().invoke(app, ["certify", ",".join(specs), "--out",
+                                      str(tmp_path / "cli"), "--jobs", "2"])
+    assert result.exit_code == 1 and "4 deals: 3 certified unsolvable" in result.output
+
+
+def test_resume_keeps_finished_folders_and_redoes_the_rest(tmp_path) -> None:
+    specs = ["pysol:1", "pysol:2", "pysol:25"]
+    first = dict((job.spec, c) for job, c in certify_all(plan(specs, tmp_path)))
+    (tmp_path / "pysol-25" / MANIFEST_FILE).unlink()  # as if interrupted there
+    again = dict((job.spec, c) for job, c in certify_all(plan(specs, tmp_path), resume=True))
+    assert again["pysol:1"].resumed and again["pysol:2"].resumed
+    assert not again["pysol:25"].resumed and again["pysol:25"].certified
+    assert again["pysol:1"].proof == first["pysol:1"].proof
+    # a kept folder must still be of its deal: another deal's certificate is redone
+    shutil.rmtree(tmp_path / "pysol-1")
+    shutil.copytree(tmp_path / "pysol-25", tmp_path / "pysol-1")
+    third = dict((job.spec, c) for job, c in certify_all(plan(specs, tmp_path), resume=True))
+    assert not third["pysol:1"].resumed and third["pysol:1"].certified
+    result = CliRunner().invoke(app, ["certify", ",".join(specs), "--out", str(tmp_path),
+                                      "--resume"])
+    assert result.exit_code == 1 and "3 kept from an earlier run" in result.output
+
+
+def test_an_interrupted_certify_says_what_it_finished(tmp_path, monkeypatch) -> None:
+    real = certify_module.run_job
+
+    def interrupted(job):
+        if job.spec == "pysol:25":
+            raise KeyboardInterrupt
+        return real(job)
+
+    monkeypatch.setattr(certify_module, "run_job", interrupted)
+    result = CliRunner().invoke(app, ["certify", "pysol:1,pysol:2,pysol:25,pysol:93",
+                                      "--out", str(tmp_path)])
+    assert result.exit_code == 130
+    assert "interrupted: 2 of 4 deals finished (pysol:1, pysol:2)" in result.stderr
+    assert "--resume" in result.stderr
 
 
 def test_a_manifest_that_is_no_object_is_not_verified(tmp_path) -> None:
     (tmp_path / MANIFEST_FILE).write_text("[]")
     result = verify(tmp_path)
     assert not result.ok and "not a JSON object" in result.reason
+    (tmp_path / MANIFEST_FILE).write_text("[" * 100_000)
+    result = verify(tmp_path)
+    assert not result.ok and "not valid JSON" in result.reason
+    (tmp_path / MANIFEST_FILE).unlink()
+    result = verify(tmp_path)
+    assert not result.ok and "no manifest.json or solution.json" in result.reason

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.text import Text
@@ -20,7 +20,12 @@ from blackhole.cli.common import (
     console,
     user_errors,
 )
-from blackhole.deal import expand_specs, load_deal
+from blackhole.deal import expand_specs
+
+if TYPE_CHECKING:
+    from blackhole.certificates import Certificate, Verification
+
+EXIT_INTERRUPTED = 130  # as bench: the run stopped before its end
 
 
 @app.command("certify")
@@ -31,25 +36,36 @@ def certify_command(
     out: Annotated[Path, typer.Option(help="Certificate folder (one subfolder per deal "
                                            "when several are given).")] = Path("certificate"),
     solver: Annotated[str, typer.Option(
-        help="Proof-logging pysat solver: g4, g3, mcb or mcm.")] = "g4",
+        help="Proof-logging pysat solver: glucose4 (g4), glucose3 (g3), glucose42, "
+             "maplechrono (mcb) or maplecm (mcm).")] = "glucose4",
     checker: Annotated[str, typer.Option(help="blackhole (own checker) or drat-trim.")]
     = "blackhole",
-    timeout: Annotated[float | None, typer.Option(min=0.0, help="Seconds per deal.")] = None,
+    timeout: Annotated[float | None, typer.Option(
+        min=0.0, help="Seconds per deal for the whole of it: encode, solve and check; at the "
+                      "limit the deal is unknown.")] = None,
+    jobs: Annotated[int, typer.Option(min=1, help="Deals certified at once, each in its "
+                                                  "own process.")] = 1,
+    resume: Annotated[bool, typer.Option(
+        "--resume", help="Keep folders that already hold a complete certificate (or a "
+                         "replaying solution) of their deal.")] = False,
     as_json: JsonFlag = False,
 ) -> None:
-    """Prove a deal unsolvable with a checked DRUP certificate, or give its winning moves."""
-    from blackhole.certify import certificate_folders, certify, check_choices
+    """Prove deals unsolvable with checked DRUP certificates, or give their winning moves."""
+    from blackhole.certificates import certify_all, plan
 
+    rows: list[tuple[str, Certificate]] = []
     with user_errors():
         deal_specs = expand_specs(specs)
-        check_choices(solver, checker)
-        many = len(deal_specs) > 1
-        rows = []
-        for spec, folder in zip(deal_specs, certificate_folders(deal_specs, out), strict=True):
-            deal = load_deal(spec)
-            rows.append((spec, certify(deal, spec, folder, solver, timeout, checker)))
-            if not as_json and many:
-                _print_certificate(*rows[-1])
+        work = plan(deal_specs, out, solver, timeout, checker)
+        many = len(work) > 1
+        try:
+            for job, cert in certify_all(work, jobs, resume):
+                rows.append((job.spec, cert))
+                if not as_json and many:
+                    _print_certificate(job.spec, cert)
+        except KeyboardInterrupt:
+            _print_interrupted(rows, len(work), as_json)
+            raise typer.Exit(EXIT_INTERRUPTED) from None
     if as_json:
         typer.echo(json.dumps([_certificate_json(spec, c) for spec, c in rows]))
     elif many:
@@ -59,60 +75,82 @@ def certify_command(
     raise typer.Exit(max(_certificate_exit(c) for _, c in rows))
 
 
-def _certificate_exit(cert) -> int:
+def _certificate_exit(cert: Certificate) -> int:
     if cert.verdict is Verdict.UNSOLVABLE:
-        return EXIT_NO if cert.check.ok else EXIT_INTERNAL
+        return EXIT_NO if cert.certified else EXIT_INTERNAL
     return VERDICT_EXIT[cert.verdict]
 
 
-def _certificate_json(spec: str, cert) -> dict:
-    data = {"deal": spec, "verdict": cert.verdict.value, "folder": str(cert.folder)}
-    if cert.check is not None:
-        data.update(certified=cert.check.ok, reason=cert.check.reason,
-                    proof_lines=cert.manifest["proof"]["lines"],
-                    proof_bytes=cert.manifest["proof"]["bytes"],
-                    seconds=cert.manifest["seconds"])
+def _certificate_json(spec: str, cert: Certificate) -> dict:
+    data: dict = {"deal": spec, "verdict": cert.verdict.value, "folder": str(cert.folder),
+                  "resumed": cert.resumed}
+    if cert.check is not None and cert.proof is not None:
+        data.update(certified=cert.certified, reason=cert.check.reason,
+                    proof_lines=cert.proof.lines, proof_bytes=cert.proof.bytes,
+                    seconds={"encode": round(cert.seconds.encode, 6),
+                             "solve": round(cert.seconds.solve, 6),
+                             "check": round(cert.seconds.check, 6)})
+    if cert.reason:
+        data["reason"] = cert.reason
     if cert.solution is not None:
         data["moves"] = [{"card": str(card), "fan": fan} for card, fan in cert.solution.moves]
     return data
 
 
-def _print_certificate(spec: str, cert) -> None:
+def _print_certificate(spec: str, cert: Certificate) -> None:
+    kept = " (kept from an earlier run)" if cert.resumed else ""
     if cert.verdict is Verdict.UNSOLVABLE:
-        seconds = cert.manifest["seconds"]
-        proof = cert.manifest["proof"]
-        if cert.check.ok:
+        if cert.certified:
+            seconds, proof = cert.seconds, cert.proof
             console.print(Text(f"{spec}: certified unsolvable", style="bold red"),
-                          f"({proof['lines']} proof lines, {proof['bytes']} bytes; solve "
-                          f"{seconds['solve']:.3f} s, check {seconds['check']:.3f} s) "
-                          f"→ {cert.folder}")
+                          f"({proof.lines} proof lines, {proof.bytes} bytes; solve "
+                          f"{seconds.solve:.3f} s, check {seconds.check:.3f} s) "
+                          f"→ {cert.folder}{kept}")
         else:
             console.print(Text(f"{spec}: proof REJECTED by the checker: {cert.check.reason}",
                                style="bold red on white"))
     elif cert.verdict is Verdict.SOLVED:
+        played = f"{cert.solution.replay.played} cards, " if cert.solution else ""
         console.print(Text(f"{spec}: solvable", style="bold green"),
                       f"— no certificate of unsolvability; the winning moves "
-                      f"({cert.solution.replay.played} cards, replayed) are in "
-                      f"{cert.folder / 'solution.json'}")
+                      f"({played}replayed) are in {cert.folder / 'solution.json'}{kept}")
     else:
-        console.print(Text(f"{spec}: unknown (time limit reached)", style="yellow"))
+        console.print(Text(f"{spec}: unknown ({cert.reason or 'time limit reached'})",
+                           style="yellow"))
 
 
-def _print_certificate_summary(certs: list) -> None:
+def _print_certificate_summary(certs: list[Certificate]) -> None:
     from statistics import median
 
-    proofs = [c for c in certs if c.check is not None]
+    made = [c for c in certs if c.check is not None and not c.resumed]
     counts = {v: sum(c.verdict is v for c in certs) for v in Verdict}
+    rejected = sum(c.verdict is Verdict.UNSOLVABLE and not c.certified for c in certs)
+    kept = sum(c.resumed for c in certs)
     console.print(f"{len(certs)} deals: {counts[Verdict.UNSOLVABLE]} certified unsolvable "
-                  f"({sum(not c.check.ok for c in proofs)} rejected), "
-                  f"{counts[Verdict.SOLVED]} solvable, {counts[Verdict.UNKNOWN]} unknown")
-    if proofs:
-        total = [sum(c.manifest["seconds"].values()) for c in proofs]
-        lines = [c.manifest["proof"]["lines"] for c in proofs]
-        size = [c.manifest["proof"]["bytes"] for c in proofs]
+                  f"({rejected} rejected), {counts[Verdict.SOLVED]} solvable, "
+                  f"{counts[Verdict.UNKNOWN]} unknown" + (f"; {kept} kept from an earlier "
+                                                          "run" if kept else ""))
+    if made:
+        total = [c.seconds.total for c in made]
+        check = [c.seconds.check for c in made]
+        lines = [c.proof.lines for c in made]
+        size = [c.proof.bytes for c in made]
         console.print(f"per certificate (encode + solve + check): median {median(total):.3f} s, "
-                      f"max {max(total):.3f} s, total {sum(total):.1f} s; proof lines median "
-                      f"{median(lines):.0f}, max {max(lines)}; bytes max {max(size)}")
+                      f"max {max(total):.3f} s, total {sum(total):.1f} s (check alone: total "
+                      f"{sum(check):.1f} s); proof lines median {median(lines):.0f}, max "
+                      f"{max(lines)}; bytes max {max(size)}")
+
+
+def _print_interrupted(rows: list[tuple[str, Certificate]], planned: int,
+                       as_json: bool) -> None:
+    """What an interrupted certify finished, so that nothing done is lost from view."""
+    if as_json:
+        typer.echo(json.dumps([_certificate_json(spec, c) for spec, c in rows]))
+    elif rows:
+        _print_certificate_summary([c for _, c in rows])
+    finished = ", ".join(spec for spec, _ in rows[:20]) + (", ..." if len(rows) > 20 else "")
+    typer.echo(f"interrupted: {len(rows)} of {planned} deals finished"
+               + (f" ({finished})" if rows else "") + "; run again with --resume", err=True)
 
 
 @app.command()
@@ -122,18 +160,35 @@ def verify(
     = "blackhole",
     as_json: JsonFlag = False,
 ) -> None:
-    """Re-derive the CNF from the certificate's deal and check its proof: VERIFIED or why not."""
-    from blackhole.certify import verify as verify_certificate
+    """Check a certificate from the files on disk: an unsolvable deal's proof, re-derived
+    from its deal, or a solvable deal's winning moves, replayed. VERIFIED or why not."""
+    from blackhole.certificates import verify as verify_certificate
 
     with user_errors():
-        check = verify_certificate(folder, checker)
+        found = verify_certificate(folder, checker)
     if as_json:
-        typer.echo(json.dumps({"folder": str(folder), "verified": check.ok,
-                               "reason": check.reason, "stats": check.stats}))
-    elif check.ok:
-        console.print(Text("VERIFIED", style="bold green"),
-                      f"the deal in {folder} has no solution "
-                      f"(proof checked in {check.stats.get('seconds', 0):.3f} s)")
+        check = found.check
+        typer.echo(json.dumps({"folder": str(folder), "verified": found.ok,
+                               "claim": found.claim, "deal": found.spec, "dealt": found.dealt,
+                               "reason": found.reason,
+                               "stats": check.stats if check is not None else {},
+                               "seconds": round(found.seconds, 6)}))
     else:
-        console.print(Text("NOT VERIFIED", style="bold red"), check.reason)
-    raise typer.Exit(EXIT_OK if check.ok else EXIT_NO)
+        _print_verification(folder, found)
+    raise typer.Exit(EXIT_OK if found.ok else EXIT_NO)
+
+
+def _print_verification(folder: Path, found: Verification) -> None:
+    name = found.spec or str(folder)
+    how = "dealt again, equal to deal.board" if found.dealt else "the deal in deal.board"
+    if not found.ok:
+        console.print(Text("NOT VERIFIED", style="bold red"), f"{name}: {found.reason}")
+    elif found.claim == "solved":
+        console.print(Text("VERIFIED", style="bold green"),
+                      f"{name} ({how}) is solvable: {folder / 'solution.json'} wins, all "
+                      f"{found.played} cards replayed by the rules engine")
+    else:
+        seconds = found.check.stats.get("seconds", 0.0) if found.check else 0.0
+        console.print(Text("VERIFIED", style="bold green"),
+                      f"{name} ({how}) has no solution (CNF re-derived, proof checked in "
+                      f"{seconds:.3f} s)")

@@ -1,0 +1,589 @@
+"""Certificates of unsolvability, and their independent check.
+
+`certify` encodes a deal with the plain certification encoding (`cnf.CERTIFY_FEATURES`:
+only clauses that every real solution satisfies, no symmetry breaking), has a
+proof-logging SAT solver refute it, checks the proof with `blackhole.drat` (the
+project's own checker, which shares no code with the solver) and writes a folder:
+
+    deal.board     the deal, in board format
+    formula.cnf    the CNF (DIMACS), exactly as the project's encoder writes it
+    proof.drup     the solver's DRUP proof (text)
+    manifest.json  the deal (spec and board), hashes, encoding, solver, sizes, times
+
+A solvable deal gets `solution.json` instead: its winning moves, replayed by the rules
+engine. A deal whose limit runs out keeps only `deal.board`: unknown is no verdict.
+
+`verify` trusts nothing in the folder but the deal, and the deal only as far as it can
+be checked: a generated spec (`pysol:N`, `random:SEED`) is dealt again and must equal
+deal.board. It re-derives the CNF from deal.board with the project's encoder, compares
+it and every hash, and checks the proof again within bounded memory (`drat`'s caps). On
+a solved deal's folder it replays `solution.json` through the rules engine.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from blackhole import __version__, cnf, drat
+from blackhole.backends import Result, Verdict
+from blackhole.cards import STANDARD_RANKS
+from blackhole.deal import Deal, board_text, generated_spec, load_deal, parse_board
+from blackhole.errors import InputError
+from blackhole.pipeline import Solution, decode, solution_json
+from blackhole.problem import build_problem
+from blackhole.rules import replay
+from blackhole.solutions import parse_solution
+
+CERTIFICATE_FORMAT = "blackhole-certificate/2"  # 2: the manifest holds the board
+CLAIM = "the deal has no winning move sequence"
+DEAL_FILE, CNF_FILE, PROOF_FILE, MANIFEST_FILE = (
+    "deal.board", "formula.cnf", "proof.drup", "manifest.json")
+SOLUTION_FILE = "solution.json"
+SMALL_FILE_CAP = 2**20  # bytes: the deal, the manifest and solution.json are far smaller
+# pysat solvers whose proofs check, by canonical name (any alias `solve` takes works):
+# MapleSAT writes variables off by one, Minisat-GH cannot log proofs in this python-sat,
+# lingeling has no limited solve, and the CaDiCaL family has no interrupt.
+PROOF_SOLVERS = ("glucose4", "glucose3", "glucose42", "maplechrono", "maplecm")
+DEFAULT_SOLVER = "glucose4"
+CHECKERS = ("blackhole", "drat-trim")
+
+
+@dataclass(frozen=True)
+class Seconds:
+    encode: float = 0.0
+    solve: float = 0.0
+    check: float = 0.0
+
+    @property
+    def total(self) -> float:
+        return self.encode + self.solve + self.check
+
+
+@dataclass(frozen=True)
+class FileFacts:
+    """What the manifest says about one file of the certificate."""
+
+    name: str
+    sha256: str
+    bytes: int
+    lines: int = 0  # proof lines (steps); 0 for other files
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """What `certify` did for one deal; the manifest is written from these fields."""
+
+    spec: str
+    verdict: Verdict
+    folder: Path
+    board: str  # the deal, as deal.board holds it
+    solver: str
+    seconds: Seconds = Seconds()
+    features: frozenset[str] = frozenset()
+    variables: int = 0
+    clauses: int = 0
+    cnf: FileFacts | None = None  # set when unsolvable
+    proof: FileFacts | None = None  # set when unsolvable
+    check: drat.CheckResult | None = None  # our checker's verdict, when unsolvable
+    checker: str = "blackhole"
+    solution: Solution | None = None  # the winning moves, when solvable
+    reason: str = ""  # why the verdict is unknown
+    solver_stats: dict[str, Any] = field(default_factory=dict, compare=False)
+    resumed: bool = False  # found complete in its folder by --resume, not made again
+
+    @property
+    def certified(self) -> bool:
+        """Unsolvable with a proof that passed the check."""
+        return self.verdict is Verdict.UNSOLVABLE and self.check is not None and self.check.ok
+
+
+@dataclass(frozen=True)
+class Verification:
+    """What `verify` found in a folder."""
+
+    ok: bool
+    claim: str  # "unsolvable", "solved", or "" when the folder says neither
+    spec: str  # the deal the folder is about, as its manifest or solution names it
+    reason: str = ""  # why not, when not ok
+    dealt: bool = False  # the spec was dealt again and equals deal.board
+    check: drat.CheckResult | None = None  # the proof check, for an unsolvable claim
+    played: int = 0  # cards the solution moves, for a solved claim
+    seconds: float = 0.0
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+# ---------------------------------------------------------------- certify
+
+
+def check_choices(solver: str | None, checker: str) -> str:
+    """The canonical proof solver for `solver` (any name or alias `solve` takes), after
+    checking it and the checker once, before any work."""
+    from blackhole.backends.sat import solver_name
+
+    canonical = solver_name(solver or DEFAULT_SOLVER)
+    if canonical not in PROOF_SOLVERS:
+        raise InputError(f"not a proof-logging solver (choose from {', '.join(PROOF_SOLVERS)})",
+                         "solver", token=solver or "")
+    if checker not in CHECKERS:
+        raise InputError(f"unknown checker (choose from {', '.join(CHECKERS)})", "checker",
+                         token=checker)
+    if checker == "drat-trim" and shutil.which("drat-trim") is None:
+        raise InputError("drat-trim is not on PATH", "checker", token="drat-trim")
+    return canonical
+
+
+def certify(deal: Deal, spec: str, folder: Path, solver: str = DEFAULT_SOLVER,
+            timeout: float | None = None, checker: str = "blackhole") -> Certificate:
+    """Refute the deal's plain CNF with a proof and check it, then write the certificate.
+
+    `timeout` bounds the whole of it (encode, solve and check); at the limit the verdict
+    is unknown and the folder holds only the deal. `solver` must be canonical
+    (`check_choices`)."""
+    began = time.perf_counter()
+    deadline = None if timeout is None else began + timeout
+    board = board_text(_standard(deal, spec))
+    _fresh_folder(folder)
+    _write(folder / DEAL_FILE, board)
+    problem = build_problem(deal)
+    encoding = cnf.build_cnf(problem, cnf.CERTIFY_FEATURES)
+    encoded = time.perf_counter()
+    answer, model, proof_lines, stats = _solve_with_proof(encoding, solver, deadline)
+    solved = time.perf_counter()
+    seconds = Seconds(encode=encoded - began, solve=solved - encoded)
+    base = dict(spec=spec, folder=folder, board=board, solver=solver,
+                features=encoding.features, variables=encoding.num_vars,
+                clauses=len(encoding.clauses), checker=checker, solver_stats=stats)
+    if answer is None:
+        return Certificate(verdict=Verdict.UNKNOWN, seconds=seconds,
+                           reason="time limit reached while solving", **base)
+    if answer:
+        result = Result(Verdict.SOLVED, encoding.decode(model), "sat", solver, solved - began,
+                        stats)
+        solution = decode(problem, result, deal)  # replays through the rules engine
+        _write(folder / SOLUTION_FILE, json.dumps(solution_json(spec, solution)) + "\n")
+        return Certificate(verdict=Verdict.SOLVED, seconds=seconds, solution=solution, **base)
+    proof_text = "".join(line + "\n" for line in proof_lines)
+    if checker == "blackhole":
+        check = drat.check_proof(encoding.num_vars, encoding.clauses,
+                                 drat.parse_proof(proof_text), deadline=deadline)
+    else:
+        check = None  # drat-trim reads the files, below
+    cnf_text = encoding.dimacs()
+    cnf_bytes, proof_bytes = cnf_text.encode(), proof_text.encode()
+    if check is not None and check.timed_out:
+        return Certificate(verdict=Verdict.UNKNOWN, reason="time limit reached while checking "
+                           "the proof", seconds=Seconds(seconds.encode, seconds.solve,
+                                                        check.stats["seconds"]), **base)
+    _write(folder / CNF_FILE, cnf_text)
+    _write(folder / PROOF_FILE, proof_text)
+    if check is None:
+        left = None if deadline is None else deadline - time.perf_counter()
+        check = _drat_trim(folder / CNF_FILE, folder / PROOF_FILE, left)
+        if check.timed_out:
+            for name in (CNF_FILE, PROOF_FILE):
+                (folder / name).unlink()
+            return Certificate(verdict=Verdict.UNKNOWN, reason="time limit reached while "
+                               "checking the proof", seconds=seconds, **base)
+    cert = Certificate(
+        verdict=Verdict.UNSOLVABLE, check=check,
+        seconds=Seconds(seconds.encode, seconds.solve, check.stats.get("seconds", 0.0)),
+        cnf=FileFacts(CNF_FILE, sha256(cnf_bytes), len(cnf_bytes)),
+        proof=FileFacts(PROOF_FILE, sha256(proof_bytes), len(proof_bytes), len(proof_lines)),
+        **base)
+    _write(folder / MANIFEST_FILE, json.dumps(manifest(cert), indent=2) + "\n")
+    return cert
+
+
+def _standard(deal: Deal, spec: str) -> Deal:
+    if deal.ranks != STANDARD_RANKS:  # deal.board is the certificate's statement
+        raise InputError(f"certificates hold only {STANDARD_RANKS}-rank decks", spec,
+                         token=f"ranks {deal.ranks}")
+    return deal
+
+
+def manifest(cert: Certificate) -> dict[str, Any]:
+    """The manifest of an unsolvable deal's certificate, from its fields."""
+    assert cert.cnf is not None and cert.proof is not None and cert.check is not None
+    return {
+        "format": CERTIFICATE_FORMAT,
+        "claim": CLAIM,
+        "deal": {"spec": cert.spec, "file": DEAL_FILE, "sha256": sha256(cert.board.encode()),
+                 "board": cert.board},
+        "encoding": {"name": "blackhole-sat", "version": cnf.ENCODING_VERSION,
+                     "features": sorted(cert.features)},
+        "cnf": {"file": cert.cnf.name, "sha256": cert.cnf.sha256, "bytes": cert.cnf.bytes,
+                "variables": cert.variables, "clauses": cert.clauses},
+        "proof": {"file": cert.proof.name, "format": "drup", "sha256": cert.proof.sha256,
+                  "lines": cert.proof.lines, "bytes": cert.proof.bytes},
+        "solver": {"name": cert.solver, "package": "python-sat", "stats": cert.solver_stats},
+        "tool": {"name": "blackhole", "version": __version__},
+        "seconds": {"encode": round(cert.seconds.encode, 6),
+                    "solve": round(cert.seconds.solve, 6),
+                    "check": round(cert.seconds.check, 6)},
+        "checker": {"name": cert.checker, "ok": cert.check.ok, "reason": cert.check.reason},
+    }
+
+
+def _solve_with_proof(encoding: cnf.Encoding, solver: str, deadline: float | None):
+    """(satisfiable, or None when the deadline came first; model; proof lines; stats)."""
+    from pysat.solvers import Solver
+
+    with Solver(name=solver, bootstrap_with=encoding.clauses, with_proof=True) as sat:
+        timer = None
+        if deadline is not None:
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                return None, None, [], {}
+            timer = threading.Timer(left, sat.interrupt)
+            timer.start()
+        try:
+            answer = sat.solve_limited(expect_interrupt=True)
+        finally:
+            if timer is not None:
+                timer.cancel()
+        stats = dict(sat.accum_stats())
+        if answer is None:
+            return None, None, [], stats
+        if answer:
+            return True, sat.get_model(), [], stats
+        return False, None, list(sat.get_proof()), stats
+
+
+# ---------------------------------------------------------------- many deals
+
+
+def certificate_folders(specs: Sequence[str], out: Path) -> list[Path]:
+    """`out` itself for one deal; else one subfolder per deal, named after its spec or
+    file, made unique (x.board and x.json both certify, as x and x-2)."""
+    if len(specs) == 1:
+        return [out]
+    folders, used = [], set()
+    for spec in specs:
+        path = Path(spec)
+        base = path.stem if path.suffix else spec.replace(":", "-").replace("/", "_")
+        name, n = base, 1
+        while name in used:
+            n += 1
+            name = f"{base}-{n}"
+        used.add(name)
+        folders.append(out / name)
+    return folders
+
+
+@dataclass(frozen=True)
+class Job:
+    """One deal to certify, with everything a worker process needs."""
+
+    spec: str
+    deal: Deal
+    folder: Path
+    solver: str
+    timeout: float | None
+    checker: str
+
+
+def plan(specs: Sequence[str], out: Path, solver: str | None = None,
+         timeout: float | None = None, checker: str = "blackhole") -> list[Job]:
+    """Every deal loaded and the choices checked before any work: a bad spec anywhere in
+    the list stops the run before its first deal."""
+    if timeout is not None and not timeout > 0:
+        raise InputError("timeout must be positive", "timeout", token=str(timeout))
+    canonical = check_choices(solver, checker)
+    if not specs:
+        raise InputError("no deals to certify", "specs")
+    deals = [_standard(load_deal(spec), spec) for spec in specs]
+    return [Job(spec, deal, folder, canonical, timeout, checker)
+            for spec, deal, folder in zip(specs, deals, certificate_folders(specs, out),
+                                          strict=True)]
+
+
+def run_job(job: Job) -> Certificate:
+    return certify(job.deal, job.spec, job.folder, job.solver, job.timeout, job.checker)
+
+
+def certify_all(jobs: Sequence[Job], workers: int = 1, resume: bool = False,
+                on_done: Callable[[Job, Certificate], None] | None = None) -> Iterator[
+                    tuple[Job, Certificate]]:
+    """Certify the jobs, `workers` deals at a time in separate processes, yielding each as
+    it finishes (in the order they finish when parallel). With `resume`, a folder that
+    already holds a complete certificate of its deal is kept and yielded as `resumed`."""
+    todo = []
+    for job in jobs:
+        found = completed(job) if resume else None
+        if found is not None:
+            yield job, found
+        else:
+            todo.append(job)
+    if workers <= 1 or len(todo) <= 1:
+        for job in todo:
+            yield job, run_job(job)
+        return
+    import multiprocessing
+
+    with multiprocessing.Pool(min(workers, len(todo)), initializer=_worker_start) as pool:
+        # leaving the block terminates the workers: an interrupt stops them at once
+        numbered = pool.imap_unordered(_run_numbered, enumerate(todo))
+        for number, cert in numbered:
+            yield todo[number], cert
+
+
+def _run_numbered(item: tuple[int, Job]) -> tuple[int, Certificate]:
+    number, job = item
+    return number, run_job(job)
+
+
+def _worker_start() -> None:
+    """Workers leave Ctrl-C to the parent, which stops them."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def completed(job: Job) -> Certificate | None:
+    """The job's certificate when its folder already holds a complete, matching one: the
+    same deal, every file as its manifest says and a passed check (the proof is not
+    checked again; `verify` does that), or a solution that replays."""
+    folder = job.folder
+    try:
+        board = _read_small(folder / DEAL_FILE).decode("utf-8")
+        if parse_board(board, str(folder / DEAL_FILE)) != job.deal:
+            return None
+        if (folder / MANIFEST_FILE).is_file():
+            facts = json.loads(_read_small(folder / MANIFEST_FILE))
+            read = _read_manifest(facts, board)
+            if isinstance(read, str) or not facts["checker"]["ok"] \
+                    or facts["deal"]["spec"] != job.spec:
+                return None
+            for entry in (facts["cnf"], facts["proof"]):
+                data = drat.read_capped(folder / entry["file"], drat.MAX_PROOF_BYTES)
+                if sha256(data) != entry["sha256"]:
+                    return None
+            seconds = facts["seconds"]
+            return Certificate(
+                spec=job.spec, verdict=Verdict.UNSOLVABLE, folder=folder, board=board,
+                solver=facts["solver"]["name"], features=read,
+                seconds=Seconds(seconds["encode"], seconds["solve"], seconds["check"]),
+                variables=facts["cnf"]["variables"], clauses=facts["cnf"]["clauses"],
+                cnf=FileFacts(CNF_FILE, facts["cnf"]["sha256"], facts["cnf"]["bytes"]),
+                proof=FileFacts(PROOF_FILE, facts["proof"]["sha256"], facts["proof"]["bytes"],
+                                facts["proof"]["lines"]),
+                check=drat.CheckResult(ok=True, stats={"seconds": seconds["check"]}),
+                checker=facts["checker"]["name"], resumed=True)
+        if (folder / SOLUTION_FILE).is_file():
+            text = _read_small(folder / SOLUTION_FILE).decode("utf-8")
+            if json.loads(text).get("deal") != job.spec:
+                return None
+            if not replay(job.deal, parse_solution(text, SOLUTION_FILE)).won:
+                return None
+            return Certificate(spec=job.spec, verdict=Verdict.SOLVED, folder=folder,
+                               board=board, solver=job.solver, resumed=True)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, InputError,
+            drat.DratError):
+        return None
+    return None
+
+
+# ---------------------------------------------------------------- verify
+
+
+def verify(folder: Path, checker: str = "blackhole") -> Verification:
+    """Check what the folder claims from the files on disk: an unsolvable deal's proof
+    (manifest.json) or a solvable deal's winning moves (solution.json)."""
+    if not folder.is_dir():
+        raise InputError("no such certificate folder", str(folder))
+    if checker not in CHECKERS:
+        raise InputError(f"unknown checker (choose from {', '.join(CHECKERS)})", "checker",
+                         token=checker)
+    began = time.perf_counter()
+    if (folder / MANIFEST_FILE).is_file():
+        found = _verify_unsolvable(folder, checker)
+    elif (folder / SOLUTION_FILE).is_file():
+        found = _verify_solved(folder)
+    else:
+        found = Verification(False, "", "", f"no {MANIFEST_FILE} or {SOLUTION_FILE} in the "
+                             "folder (an unknown verdict leaves neither)")
+    return Verification(found.ok, found.claim, found.spec, found.reason, found.dealt,
+                        found.check, found.played, time.perf_counter() - began)
+
+
+def _verify_unsolvable(folder: Path, checker: str) -> Verification:
+    spec, dealt = "", False
+
+    def refused(reason: str, check: drat.CheckResult | None = None) -> Verification:
+        return Verification(False, "unsolvable", spec, reason, dealt, check)
+
+    try:
+        raw = _read_small(folder / MANIFEST_FILE)
+        try:
+            facts = json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
+            return refused(f"{MANIFEST_FILE} is not valid JSON ({error.__class__.__name__})")
+        if not isinstance(facts, dict):
+            return refused(f"{MANIFEST_FILE} is not a JSON object")
+        board_bytes = _read_small(folder / DEAL_FILE)
+        board = board_bytes.decode("utf-8")
+        deal_facts = facts.get("deal")
+        if isinstance(deal_facts, dict) and isinstance(deal_facts.get("spec"), str):
+            spec = deal_facts["spec"]
+        read = _read_manifest(facts, board)
+        if isinstance(read, str):
+            return refused(read)
+        features = read
+        deal = parse_board(board, str(folder / DEAL_FILE))
+        known, dealt = _deal_named(spec, deal)
+        if known:
+            return refused(known)
+        encoding = cnf.build_cnf(build_problem(deal), features)
+        derived = encoding.dimacs().encode()
+        if sha256(derived) != facts["cnf"]["sha256"]:
+            return refused("the manifest's CNF hash is not the hash of the CNF re-derived "
+                           "from the deal")
+        if drat.read_capped(folder / CNF_FILE, drat.MAX_CNF_BYTES) != derived:
+            return refused(f"{CNF_FILE} differs from the CNF re-derived from the deal")
+        proof_bytes = drat.read_capped(folder / PROOF_FILE, drat.MAX_PROOF_BYTES)
+        if sha256(proof_bytes) != facts["proof"]["sha256"]:
+            return refused(f"{PROOF_FILE} does not match the manifest's hash")
+    except drat.DratError as error:
+        return refused(f"certificate file refused: {error}")
+    except (OSError, KeyError, TypeError, AttributeError, UnicodeDecodeError,
+            InputError) as error:
+        return refused(f"certificate incomplete or damaged ({error.__class__.__name__}: "
+                       f"{error})")
+    if checker == "drat-trim":
+        check = _drat_trim(folder / CNF_FILE, folder / PROOF_FILE, None)
+    else:
+        try:
+            proof = drat.parse_proof(proof_bytes.decode("ascii"))
+        except (drat.DratError, UnicodeDecodeError) as error:
+            return refused(f"{PROOF_FILE} is malformed: {error}")
+        del proof_bytes
+        check = drat.check_proof(encoding.num_vars, encoding.clauses, proof)
+    if not check.ok:
+        return refused(check.reason, check)
+    return Verification(True, "unsolvable", spec, "", dealt, check)
+
+
+def _read_manifest(facts: dict, board: str) -> frozenset[str] | str:
+    """The encoding features a manifest names, or why the manifest is refused."""
+    if facts.get("format") != CERTIFICATE_FORMAT:
+        return f"unknown certificate format {str(facts.get('format'))[:40]!r} (this tool " \
+               f"writes {CERTIFICATE_FORMAT!r}; certify the deal again)"
+    if facts.get("claim") != CLAIM:
+        return f"the manifest claims something else than {CLAIM!r}"
+    deal_facts = facts["deal"]
+    if not isinstance(deal_facts.get("spec"), str):
+        return "the manifest names no deal spec"
+    if deal_facts.get("board") != board:
+        return f"{DEAL_FILE} is not the board the manifest names"
+    if deal_facts.get("sha256") != sha256(board.encode()):
+        return f"{DEAL_FILE} does not match the manifest's hash"
+    encoding_info = facts["encoding"]
+    if encoding_info.get("version") != cnf.ENCODING_VERSION:
+        return (f"certificate uses encoding {str(encoding_info.get('version'))[:40]!r}; this "
+                f"tool re-derives {cnf.ENCODING_VERSION!r}")
+    names = encoding_info.get("features")
+    if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+        return "the manifest's encoding features are no list of names"
+    features = frozenset(names)
+    if not features <= cnf.CERTIFY_FEATURES:
+        return ("encoding features not allowed in a certificate: "
+                + ", ".join(sorted(features - cnf.CERTIFY_FEATURES))[:80])
+    return features
+
+
+def _deal_named(spec: str, deal: Deal) -> tuple[str, bool]:
+    """(why the spec is not this deal, or ""; whether the spec was dealt again). A
+    generated spec is dealt again and must give deal.board; a file spec is only a name."""
+    try:
+        generated = generated_spec(spec)
+        if generated is None:
+            return "", False
+        again = load_deal(spec)
+    except InputError as error:
+        return f"the manifest's deal spec does not deal ({error})", False
+    if again != deal:
+        return f"{DEAL_FILE} is not the deal {spec[:40]}", False
+    return "", True
+
+
+def _verify_solved(folder: Path) -> Verification:
+    spec = ""
+    try:
+        text = _read_small(folder / SOLUTION_FILE).decode("utf-8")
+        facts = json.loads(text)
+        if not isinstance(facts, dict):
+            return Verification(False, "solved", "", f"{SOLUTION_FILE} is not a JSON object")
+        spec = facts.get("deal") if isinstance(facts.get("deal"), str) else ""
+        deal = parse_board(_read_small(folder / DEAL_FILE).decode("utf-8"),
+                           str(folder / DEAL_FILE))
+        known, dealt = _deal_named(spec, deal)
+        if known:
+            return Verification(False, "solved", spec, known)
+        judged = replay(deal, parse_solution(text, SOLUTION_FILE))
+    except drat.DratError as error:
+        return Verification(False, "solved", spec, f"certificate file refused: {error}")
+    except (OSError, ValueError, RecursionError, InputError) as error:
+        return Verification(False, "solved", spec, f"solution incomplete or damaged "
+                            f"({error.__class__.__name__}: {error})")
+    if not judged.won:
+        return Verification(False, "solved", spec, f"{SOLUTION_FILE} does not win: "
+                            f"{judged.describe()}", dealt, played=judged.played)
+    return Verification(True, "solved", spec, "", dealt, played=judged.played)
+
+
+# ---------------------------------------------------------------- files and tools
+
+
+def _read_small(path: Path) -> bytes:
+    return drat.read_capped(path, SMALL_FILE_CAP)
+
+
+def _fresh_folder(folder: Path) -> None:
+    """Make the folder, removing a certificate an earlier run left there, so no stale
+    manifest sits next to the new files."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in (DEAL_FILE, CNF_FILE, PROOF_FILE, MANIFEST_FILE, SOLUTION_FILE):
+            (folder / name).unlink(missing_ok=True)
+    except OSError as error:
+        raise InputError(f"cannot write the certificate ({error.strerror})",
+                         str(folder)) from None
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise InputError(f"cannot write the certificate ({error.strerror})",
+                         str(path)) from None
+
+
+def _drat_trim(cnf_path: Path, proof_path: Path, timeout: float | None) -> drat.CheckResult:
+    """A second opinion from drat-trim, when it is on PATH."""
+    binary = shutil.which("drat-trim")
+    if binary is None:
+        raise InputError("drat-trim is not on PATH", "checker", token="drat-trim")
+    began = time.perf_counter()
+    try:
+        run = subprocess.run([binary, str(cnf_path), str(proof_path)], capture_output=True,
+                             text=True, check=False, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return drat.CheckResult(ok=False, reason="time limit reached during the proof check",
+                                stats={"seconds": time.perf_counter() - began}, timed_out=True)
+    seconds = time.perf_counter() - began
+    ok = "s VERIFIED" in run.stdout
+    reason = "" if ok else (run.stdout.strip().splitlines() or ["drat-trim gave no verdict"])[-1]
+    return drat.CheckResult(ok=ok, reason=reason, stats={"seconds": seconds})
+
