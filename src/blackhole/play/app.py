@@ -106,6 +106,8 @@ class Table(Screen):
         self.hinted: int | None = None
         self.bests: dict[Moves, Any] = {}  # the hint engine's Best for each position seen
         self.hints: dict[Moves, list[Any]] = {}
+        self.asked: set[Moves] = set()  # hints on their way
+        self.weighing: set[Moves] = set()  # best scores on their way
         self.ended: Moves | None = None  # the position an end screen was shown for
 
     # ------------------------------------------------------------ drawing
@@ -235,14 +237,18 @@ class Table(Screen):
 
     def action_hint(self) -> None:
         self.stop_replay()
-        if self.game.outcome is not Outcome.UNFINISHED or not self.engine_ready():
+        if self.game.outcome is not Outcome.UNFINISHED:
+            self.say("the game is over: u takes a move back, N deals again", "red")
+            return
+        if not self.engine_ready():
             return
         moves = self.game.moves
         if moves in self.hints:
             self.show_hint(moves, self.hints[moves], 0.0)
-            return
-        self.say("hint: thinking ...", "dim")
-        self.fetch_hints(moves, self.game)
+        elif moves not in self.asked:
+            self.asked.add(moves)
+            self.say("hint: thinking ...", "dim")
+            self.fetch_hints(moves, self.game)
 
     @work(thread=True, group="hint", exit_on_error=False)
     def fetch_hints(self, moves: Moves, game: Game) -> None:
@@ -250,12 +256,17 @@ class Table(Screen):
         try:
             found = engine.hints_of(game.position)
         except Exception as error:  # shown, not raised: the game goes on without a hint
-            self.app.call_from_thread(self.say, f"hint failed: {error}", "red")
+            self.app.call_from_thread(self.hint_failed, moves, str(error))
             return
         self.app.call_from_thread(self.show_hint, moves, found, perf_counter() - began)
 
+    def hint_failed(self, moves: Moves, reason: str) -> None:
+        self.asked.discard(moves)
+        self.say(f"hint failed: {reason}", "red")
+
     def show_hint(self, moves: Moves, found: list[Any], seconds: float) -> None:
         self.hints[moves] = found
+        self.asked.discard(moves)
         if moves != self.game.moves or not found:
             return
         first = found[0]
@@ -286,8 +297,10 @@ class Table(Screen):
         moves = self.game.moves
         if moves in self.bests:
             self.show_coach(moves)
-        else:
-            self.coach_says("coach: thinking ...", "dim")
+            return
+        self.coach_says("coach: thinking ...", "dim")
+        if moves not in self.weighing:
+            self.weighing.add(moves)
             self.fetch_best(moves, self.game)
 
     @work(thread=True, group="coach", exit_on_error=False)
@@ -295,12 +308,17 @@ class Table(Screen):
         try:
             found = engine.best_of(game.position, engine.HINT_SECONDS)
         except Exception as error:  # shown, not raised
-            self.app.call_from_thread(self.coach_says, f"coach failed: {error}", "red")
+            self.app.call_from_thread(self.coach_failed, moves, str(error))
             return
         self.app.call_from_thread(self.learned, moves, found)
 
+    def coach_failed(self, moves: Moves, reason: str) -> None:
+        self.weighing.discard(moves)
+        self.coach_says(f"coach failed: {reason}", "red")
+
     def learned(self, moves: Moves, found: Any) -> None:
         self.bests[moves] = found
+        self.weighing.discard(moves)
         if self.coach and moves == self.game.moves:
             self.show_coach(moves)
 
@@ -436,11 +454,15 @@ class EndScreen(ModalScreen[None]):
         self.query_one("#end", Static).update(body)
 
     def show_review(self, found: Review) -> None:
+        if not self.is_attached:  # closed while the engine worked
+            return
         self.found = found
         self.lines = self.lines[:1] + [review_text(found, self.table.shown)]
         self.draw_lines(["b replay the best line"] if found.line else [])
 
     def failed(self, reason: str) -> None:
+        if not self.is_attached:
+            return
         self.lines = self.lines[:1] + [Text(f"the best score is unknown: {reason}", "red")]
         self.draw_lines([])
 
@@ -466,11 +488,12 @@ def review_text(found: Review, name: Callable[[Card | None], str]) -> Text:
     of = found.of
     out = Text()
     limit = "" if found.proven else " (at least: the time limit was reached)"
+    where = "from where this game started" if found.started else "on this deal"
     if found.lost_at is None:
-        out.append(f"That is the best possible on this deal: {found.best}/{of}{limit}.",
+        out.append(f"That is the best possible {where}: {found.best}/{of}{limit}.",
                    style="green")
         return out
-    out.append(f"The best possible on this deal: {found.best}/{of}{limit}.\n", style="bold")
+    out.append(f"The best possible {where}: {found.best}/{of}{limit}.\n", style="bold")
     move = found.lost_at
     out.append(f"Move {move + 1}, {name(found.lost_card)}, lost it: after it the best "
                f"reachable was {found.best_after}/{of}.")
