@@ -27,10 +27,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from blackhole import __version__, cnf, drat
+from blackhole import __version__, drat
 from blackhole.backends import Result, Verdict
 from blackhole.cards import STANDARD_RANKS
 from blackhole.deal import Deal, board_text, parse_board
+from blackhole.encode import cnf
 from blackhole.errors import InputError
 from blackhole.problem import build_problem
 from blackhole.solve import Solution, decode, solution_json

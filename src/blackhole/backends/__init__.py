@@ -35,6 +35,7 @@ class Options:
     seed: int = 0  # CP-SAT random seed
     solver_cmd: str | None = None  # external DIMACS solver command line
     features: frozenset[str] | None = None  # encoding features; None = the backend default
+    proof: bool = False  # sat backend: log a DRUP proof, returned in Result.proof
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,7 @@ class Result:
     solver: str
     seconds: float
     stats: dict[str, Any] = field(default_factory=dict)
+    proof: list[str] | None = None  # DRUP lines of an unsatisfiability proof (Options.proof)
 
 
 class Backend(ABC):
