@@ -2,7 +2,7 @@
 the SAT backend; decoded orders checked against the original constraints; the counts of
 encodings/cpsat.md; the exported model text; options and the status ladder.
 
-Every solve goes through `blackhole.solve.solve_deal`, which replays each solution through
+Every solve goes through `blackhole.pipeline.solve_deal`, which replays each solution through
 the rules engine and raises InternalError when it does not win.
 """
 

@@ -9,7 +9,6 @@ import time
 from functools import cache
 
 import pytest
-from blackhole.solve import solve_deal
 from pysat.solvers import Solver
 
 from blackhole.backends import Options
@@ -25,6 +24,7 @@ from blackhole.encode.cnf import (
 )
 from blackhole.encode.cpsat import OPTIONAL_FEATURES, build_optional
 from blackhole.errors import InputError
+from blackhole.pipeline import solve_deal
 from blackhole.problem import build_problem
 from blackhole.rules import replay
 
