@@ -67,7 +67,7 @@ DEFAULT_FEATURES: dict[str, frozenset[str]] = {
 # The optional-position model is the Boolean one; both of its features are sound for
 # prefixes (rankcount as "at most", encodings/cpsat.md).
 OPTIONAL_FEATURES: frozenset[str] = MODEL_FEATURES["boolean"]
-DEFAULT_OPTIONAL_FEATURES: frozenset[str] = frozenset()
+DEFAULT_OPTIONAL_FEATURES: frozenset[str] = frozenset({"rankcount"})  # measured
 
 Literal = cp_model.LiteralT  # a Boolean variable, its negation, or a constant (bool)
 
@@ -280,6 +280,10 @@ def _cards_and_positions(built: Built, bools: _BooleanVars) -> None:
         for q in layout.positions[:-1]:
             model.add_implication(filled[q + 1], filled[q])
         built.count("filled-prefix", layout.n - 1)
+        # every position filled: every card played (pigeonhole, stated)
+        for v in layout.moves:
+            model.add_bool_or([at[v, q] for q in of[v]]).only_enforce_if(filled[layout.n])
+        built.count("filled-all", len(layout.moves))
 
 
 def _hole_channel(built: Built, bools: _BooleanVars) -> None:
@@ -352,14 +356,19 @@ def _precedence_on_ladders(built: Built, bools: _BooleanVars) -> None:
 
 
 def _rank_counts(built: Built, bools: _BooleanVars) -> None:
-    """Rank k shows at exactly (optional positions: at most) as many positions as there
-    are cards of rank k."""
+    """Rank k shows at exactly as many positions as there are cards of rank k (optional
+    positions: at most, and exactly when every position is filled)."""
     rank, moves = bools.layout.problem.rank, bools.layout.moves
     cards = {k: sum(1 for v in moves if rank[v] == k) for k in sorted({rank[v] for v in moves})}
+    filled = bools.filled
     for k, count in cards.items():
         shown = sum(lit for (_, j), lit in bools.hole.items() if j == k)
-        built.model.add(shown <= count if bools.filled else shown == count)
-    built.count("rank-count", len(cards))
+        if filled:  # at most; exactly when every position is filled
+            built.model.add(shown <= count)
+            built.model.add(shown == count).only_enforce_if(filled[bools.layout.n])
+        else:
+            built.model.add(shown == count)
+    built.count("rank-count", len(cards) * (2 if filled else 1))
 
 
 def _symmetry_on_ladders(built: Built, bools: _BooleanVars) -> None:
