@@ -780,3 +780,94 @@ def test_retry_unknown_and_chunk_need_their_companions(tmp_path: Path) -> None:
     assert alone.exit_code == 2 and "add --resume" in alone.stderr
     chunk = _cli("bench", "pysol:1", "--chunk", "4", "--out", out)
     assert chunk.exit_code == 2 and "add --dask" in chunk.stderr
+
+
+# ---------------------------------------------------------------- best-score lines
+
+
+def _longest_line(spec: str) -> list[dict[str, Any]]:
+    """A longest legal line of a deal whose game tree is tiny, by trying every line."""
+    from blackhole.rules import initial_state, legal_cards, play
+
+    deal = load_deal(spec)
+
+    def longest(state) -> list[dict[str, Any]]:
+        best: list[dict[str, Any]] = []
+        for card, fan in legal_cards(deal, state):
+            line = [{"card": str(card), "fan": fan}, *longest(play(deal, state, fan))]
+            best = max(best, line, key=len)
+        return best
+
+    return longest(initial_state(deal))
+
+
+def _best_line(backend: str, best: int, moves: list, **more: Any) -> dict[str, Any]:
+    line = {"deal": "pysol:1", "backend": backend, "task": "best", "seconds": 0.1,
+            "best": best, "moves": moves, "upper_bound": best, "proven": True,
+            "verdict": "unsolvable"}
+    return {**line, **more}
+
+
+def test_best_lines_are_replayed_and_compared(tmp_path: Path) -> None:
+    line = _longest_line("pysol:1")
+    assert len(line) == 3  # as the independent exact search says (reference best: 3 of 51)
+    report = _report_of(tmp_path, _best_line("sat", 3, line), _best_line("cpsat", 3, line),
+                        _best_line("search", 2, line[:2], proven=False, upper_bound=51,
+                                   verdict="unknown"))
+    assert report.consistent, report.errors
+    assert report.best.histogram == {3: 1} and report.best.of == 51
+    assert [(b.backend, b.task, b.unsolvable, b.unknown) for b in report.backends] == [
+        ("sat", "best", 1, 0), ("cpsat", "best", 1, 0), ("search", "best", 0, 1)]
+    (pysol,) = report.solvability
+    assert (pysol.solvable, pysol.unsolvable) == (0, 1)  # a proven best below 51
+
+
+def test_best_scores_that_cannot_all_hold_are_a_disagreement(tmp_path: Path) -> None:
+    line = _longest_line("pysol:1")
+    low = _report_of(tmp_path, _best_line("sat", 3, line),
+                     _best_line("maxsat", 2, line[:2]))  # proves 2: the other line beats it
+    (dispute,) = low.disagreements
+    assert dispute.best == {"sat (best)": 3, "maxsat (best)": 2} and not low.consistent
+    bound = _report_of(tmp_path, _best_line("sat", 3, line),
+                       _best_line("cpsat", 2, line[:2], proven=False, upper_bound=2,
+                                  verdict="unknown"))
+    assert bound.disagreements and bound.best.histogram == {}
+
+
+@pytest.mark.parametrize(("change", "says"), [
+    ({"claim": 3, "moves": "two"}, "claims best 3, but its moves score 2"),
+    ({"moves": "swapped"}, "its best line is illegal"),
+    ({"upper_bound": 51}, "proven, but its upper bound 51 is not its best"),
+    ({"upper_bound": 1}, "upper bound 1 outside 2..51"),
+    ({"verdict": "solved"}, "solved, but its best is 2 of 51"),
+    ({"proven": False, "upper_bound": 51}, "unsolvable, but its best 2 of 51 is not proven"),
+])
+def test_a_best_line_whose_claims_fail_is_an_error(tmp_path: Path, change: dict[str, Any],
+                                                   says: str) -> None:
+    line = _longest_line("pysol:1")
+    moves = {"two": line[:2], "swapped": [line[1], line[0]]}.get(change.get("moves"), line[:2])
+    more = {k: v for k, v in change.items() if k not in ("moves", "claim")}
+    record = _best_line("sat", change.get("claim", 2), moves, **more)
+    (error,) = _report_of(tmp_path, record).errors
+    assert error["reason"] == says or error["reason"].startswith(says)
+    assert error["task"] == "best"
+
+
+def test_a_best_line_that_wins_is_solved(tmp_path: Path) -> None:
+    moves = _winning_moves("pysol:2")
+    win = {**_best_line("sat", 51, moves, verdict="solved"), "deal": "pysol:2"}
+    report = _report_of(tmp_path, win, json.loads(_line("pysol:2", "sat", "solved", 1)))
+    assert report.consistent and report.best.histogram == {51: 1}
+    (pysol,) = report.solvability
+    assert pysol.solvable == 1
+
+
+def test_the_best_score_histogram_is_drawn(tmp_path: Path) -> None:
+    from matplotlib.image import imread
+
+    line = _longest_line("pysol:1")
+    report = _report_of(tmp_path, _best_line("sat", 3, line))
+    written = write_plots(report, tmp_path / "plots")
+    assert {p.name for p in written} == {"cactus.png", "cactus.svg", "best-scores.png",
+                                        "best-scores.svg"}
+    assert imread(tmp_path / "plots" / "best-scores.png").shape[0] > 100
