@@ -458,8 +458,9 @@ def test_dask_gives_the_local_verdicts_and_keeps_the_hard_limit(
     local, remote = tmp_path / "local.jsonl", tmp_path / "dask.jsonl"
     options = Options(timeout=30)
     run_bench(specs, ["search"], options, out_path=local, jobs=2)
-    summary = run_bench([*specs, HARD], ["search"], options, out_path=remote,
-                        dask=dask_cluster, hard_limit=1.0)
+    # chunks of 4: the deal killed at its limit shares its chunk with deals after it
+    summary = run_bench([*specs[:6], HARD, *specs[6:]], ["search"], options,
+                        out_path=remote, dask=dask_cluster, hard_limit=1.0, chunk=4)
     assert summary.written == len(specs) + 1 and summary.slots == 1
     verdicts = {r.deal: r.verdict for r in read_results(local)}
     remote_records = {r.deal: r for r in read_results(remote)}
@@ -469,6 +470,7 @@ def test_dask_gives_the_local_verdicts_and_keeps_the_hard_limit(
     # resumable on the client side, as locally
     again = run_bench([*specs, HARD], ["search"], options, out_path=remote,
                       dask=dask_cluster, resume=True)
+    assert [r.deal for r in read_results(remote)][4:8] == [*specs[4:6], HARD, specs[6]]
     assert (again.written, again.skipped) == (0, len(specs) + 1)
 
 
