@@ -24,6 +24,7 @@ from blackhole.backends import Options, Verdict, make_backend
 from blackhole.bench import run_bench
 from blackhole.deal import load_deal
 from blackhole.errors import InputError
+from blackhole.pipeline import solve_deal
 from blackhole.report import (
     quantile,
     read_results,
@@ -31,7 +32,6 @@ from blackhole.report import (
     wilson_interval,
     write_plots,
 )
-from blackhole.solve import solve_deal
 
 from .conftest import EXAMPLES, ROOT, reference
 

@@ -152,7 +152,8 @@ def test_options_of_the_chosen_backend_are_taken() -> None:
 def test_a_zero_timeout_is_refused_by_every_backend(backend) -> None:
     result = run("solve", "pysol:1", "--backend", backend, "--timeout", "0")
     assert result.exit_code == 2
-    assert result.stderr == "error: --timeout: timeout must be positive: '0.0'\n"
+    assert result.stderr == ("error: --timeout: must be a positive, finite number of seconds: "
+                             "'0.0'\n")
 
 
 def test_encode_refuses_options_of_another_format_and_unwritable_files(tmp_path) -> None:
@@ -164,3 +165,49 @@ def test_encode_refuses_options_of_another_format_and_unwritable_files(tmp_path)
         result = run("encode", "pysol:1", *options)
         assert result.exit_code == 2 and result.stderr.startswith(message)
         assert result.stderr.count("\n") == 1
+
+
+def test_version_and_python_dash_m() -> None:
+    import subprocess
+    import sys
+
+    from blackhole import __version__
+
+    assert run("--version").output == f"blackhole {__version__}\n"
+    done = subprocess.run([sys.executable, "-m", "blackhole", "--version"],
+                          capture_output=True, text=True, check=True)
+    assert done.stdout == f"blackhole {__version__}\n"
+
+
+def test_solve_ascii_prints_plain_cards() -> None:
+    result = run("solve", "pysol:2", "--ascii")
+    assert result.exit_code == 0
+    assert "  1. KH from fan 13" in result.output and "♥" not in result.output
+
+
+def test_unknown_in_black_hole_solve_format_is_intractable() -> None:
+    result = run("solve", "pysol:837", "--backend", "search", "--timeout", "0.05",
+                 "--format", "pysol")
+    assert result.exit_code == 3 and result.output == "Intractable!\n"
+
+
+def test_help_shows_no_type_after_flags() -> None:
+    text = run("solve", "--help").output
+    assert "<bool>" not in text and "--json" in text and "--ascii" in text
+
+
+def test_solve_from_a_position_replays_from_there() -> None:
+    full = json.loads(run("solve", "pysol:2", "--json").output)["moves"]
+    first = " ".join(move["card"] for move in full[:10])
+    result = run("solve", "pysol:2", "--after", first, "--json")
+    assert result.exit_code == 0
+    rest = [move["card"] for move in json.loads(result.output)["moves"]]
+    assert len(rest) == 41
+    check = run("check", "pysol:2", "-", stdin=first + " " + " ".join(rest))
+    assert check.exit_code == 0
+
+
+def test_solve_after_an_illegal_move_is_a_usage_error() -> None:
+    result = run("solve", "pysol:2", "--after", "KH QS")
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1
+    assert result.stderr.startswith("error: --after")

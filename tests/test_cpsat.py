@@ -28,8 +28,8 @@ from blackhole.backends.cpsat import (
 from blackhole.cards import Card, deck
 from blackhole.deal import Deal, load_deal
 from blackhole.errors import InputError, InternalError
+from blackhole.pipeline import Solution, solve_deal
 from blackhole.problem import Problem, build_problem, same_rank_pairs
-from blackhole.solve import Solution, solve_deal
 
 from .conftest import easy_for_search, reference
 

@@ -11,7 +11,7 @@ import pytest
 
 from blackhole.backends import Options, Verdict
 from blackhole.deal import load_deal
-from blackhole.solve import solve_deal
+from blackhole.pipeline import solve_deal
 
 from .conftest import reference
 

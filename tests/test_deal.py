@@ -95,12 +95,22 @@ def _bad_board(replace: tuple[str, str] | None = None, drop_line: int | None = N
     return text
 
 
+def _without_first_card(spec: str) -> str:
+    lines = board_text(load_deal(spec)).splitlines()
+    lines[1] = lines[1].split(" ", 1)[1]
+    return "\n".join(lines)
+
+
 @pytest.mark.parametrize("text,line,token,words", [
     (_bad_board(("QC 8C 2S", "QC 8C QD")), 3, "QD", "duplicate"),
     (_bad_board(("QC 8C 2S", "QC 8C 2X")), 3, "2X", "unknown suit"),
     (_bad_board(("QC 8C 2S", "QC 8C 2S 3S")), 4, "3S", "duplicate"),  # 3S is in fan 3 too
-    (_bad_board(("QC 8C 2S", "QC 8C")), 18, "2S", "missing"),
-    (_bad_board(drop_line=17), 17, "TD", "missing"),
+    (_bad_board(("QC 8C 2S", "QC 8C AS")), 3, "AS", "cannot also lie on a fan"),
+    (_bad_board(("QC 8C 2S", "QC 8C 2S 5H")).replace("JS 7C 5H", "JS"), 3, "QC 8C 2S 5H",
+     "at most 3 cards"),  # a position (7C, 5H played) cannot hold a fan of 4
+    (_bad_board(drop_line=17), 17, "9C AH TH", "a position keeps all 17 fans"),
+    (_without_first_card("pysol:1:all-in-a-row"), 14, "JD",
+     "with an empty foundation nothing has been played"),
     ("\n\n", None, None, "empty"),
 ])
 def test_malformed_boards_name_line_and_token(text, line, token, words) -> None:
@@ -194,3 +204,187 @@ def test_spec_limits_are_one_line_errors(tmp_path) -> None:
     nested.write_text(f"pysol:2 @{tmp_path / 'inner.txt'}\n")
     (tmp_path / "inner.txt").write_text("pysol:3\n")
     assert expand_specs(f"@{nested},@{nested}") == ["pysol:2", "pysol:3"] * 2
+
+
+# ------------------------------------------------------------ input edges (issue 9)
+
+
+def _one_line(error: InputError) -> str:
+    text = str(error)
+    assert "\n" not in text and len(text) < 300
+    return text
+
+
+def test_a_file_over_the_cap_is_refused_before_it_is_read_whole(tmp_path) -> None:
+    import tracemalloc
+
+    from blackhole.deal import MAX_FILE_BYTES
+
+    big = tmp_path / "big.board"
+    with big.open("wb") as handle:  # 30 MB, sparse: cheap to make, costly to read whole
+        handle.truncate(30_000_000)
+    tracemalloc.start()
+    with pytest.raises(InputError, match="larger than the 1 MB cap") as caught:
+        load_deal(str(big))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 3 * MAX_FILE_BYTES and caught.value.source == str(big)
+    just = tmp_path / "just.board"
+    just.write_text(board_text(load_deal("pysol:2")) + "#" * (MAX_FILE_BYTES - 200) + "\n")
+    assert load_deal(str(just)) == load_deal("pysol:2")  # under the cap: read as usual
+
+
+def test_named_pipes_are_read_and_folders_named(tmp_path) -> None:
+    import os
+    import threading
+
+    pipe = tmp_path / "deal.fifo"
+    os.mkfifo(pipe)
+    text = board_text(load_deal("pysol:3"))
+    writer = threading.Thread(target=pipe.write_text, args=(text,))
+    writer.start()
+    assert load_deal(str(pipe)) == load_deal("pysol:3")
+    writer.join()
+    with pytest.raises(InputError, match="is a directory") as caught:
+        load_deal(str(tmp_path))
+    assert _one_line(caught.value) == f"{tmp_path}: is a directory, not a deal file"
+
+
+def test_unreadable_and_non_utf8_files(tmp_path) -> None:
+    latin = tmp_path / "latin.board"
+    latin.write_bytes(board_text(load_deal("pysol:2")).encode() + b"# caf\xe9\n")
+    with pytest.raises(InputError, match="not UTF-8") as caught:
+        load_deal(str(latin))
+    assert caught.value.line == 19
+    with pytest.raises(InputError, match="cannot read"):
+        load_deal("a\x00b")
+
+
+def test_a_comment_after_the_cards_is_a_comment() -> None:
+    lines = board_text(load_deal("pysol:2")).splitlines()
+    lines[0] += "   # the black hole"
+    lines[3] += "#no space needed"
+    assert parse_board("\n".join(lines)) == load_deal("pysol:2")
+
+
+@pytest.mark.parametrize("spec,words", [
+    ("pysol:²", "whole number"),
+    ("pysol:١٢", "whole number"),
+    ("random:٣", "whole number"),
+    ("pysol:" + "9" * 5000, "<= 18446744073709551615"),
+    ("random:" + "9" * 5000, "<= 20 digits"),
+    ("random:-1", "not a negative one"),
+    ("pysol:-5", "not a negative one"),
+    ("pysol:", "whole number"),
+    ("random:1:ranks=1", "2 to 100 ranks"),
+    ("random:1:ranks=101", "2 to 100 ranks"),
+    ("random:1:ranks=" + "9" * 5000, "2 to 100 ranks"),
+    ("random:1:ranks=x", "2 to 100 ranks"),
+    ("random:1:any:any", "unknown random variant"),
+    ("random:1:ranks=5:ranks=6", "unknown random variant"),
+    ("pysol:1:any", "unknown PySolFC game"),
+])
+def test_bad_generated_specs_are_one_line_errors(spec: str, words: str) -> None:
+    with pytest.raises(InputError, match=words) as caught:
+        load_deal(spec)
+    assert len(_one_line(caught.value)) < 160  # the 5,000 digits are not echoed
+
+
+@pytest.mark.parametrize("spec,words", [
+    ("pysol:1-" + "9" * 5000, "<= 18446744073709551615"),
+    ("random:0-99999999999", "at most 10,000,000 deals"),
+    ("pysol:5-3", "empty range"),
+    ("pysol:0-3", ">= 1"),
+    ("random:-5-3", "whole number"),
+    ("random:1-5:other", "unknown random variant"),
+    ("random:1-5:ranks=500", "2 to 100 ranks"),
+    ("pysol:1-²", "whole number"),
+])
+def test_bad_ranges_fail_before_anything_is_listed(spec: str, words: str) -> None:
+    with pytest.raises(InputError, match=words) as caught:
+        expand_specs(spec)
+    _one_line(caught.value)
+
+
+@pytest.mark.parametrize("text,words", [
+    ('{"fans": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),
+    ('{"fans": ' + "[" * 500 + "]" * 500 + "}", "cards are strings"),
+    ('{"fans": [["AS"], 5]}', "each fan is a list"),
+    ('{"fans": [["2S"]], "foundation": {"a": 1}}', "cards are strings"),
+    ('{"fans": [["2S", 7]]}', "cards are strings"),
+    ('{"fans": [], "ranks": 1e999}', '"ranks" must be'),
+    ('{"fans": [], "ranks": ' + "9" * 5000 + "}", "number too long"),
+    ('{"fans": [], "ranks": ' + "9" * 4000 + "}", '"ranks" must be'),
+    ('{"fans": [], "ranks": true}', '"ranks" must be'),
+    ('{"fans": {"a": 1}}', 'a "fans" list'),
+    ("[1, 2]", 'a "fans" list'),
+    ('"AS"', "unknown suit"),  # not JSON to the reader: a board line
+    ('{"fans": [["\\ud800S"]]}', "unknown"),
+])
+def test_json_of_any_shape_is_a_one_line_error(text: str, words: str) -> None:
+    from blackhole.deal import parse_deal_text
+
+    with pytest.raises(InputError, match=words) as caught:
+        parse_deal_text(text, "d.json")
+    assert len(_one_line(caught.value)) < 160
+
+
+@pytest.mark.parametrize("token", ["²S", "١S", "9" * 5000 + "S", "\ud800S", "AS\x00", "1000000H"])
+def test_odd_card_tokens_are_unknown_cards(token: str) -> None:
+    with pytest.raises(ValueError, match="unknown"):
+        parse_card(token)
+
+
+# ------------------------------------------------------------ fuzzing every reader
+
+_SPEC_TEXT = st.text(alphabet="0123456789-:,anyrksl=²١ \t" + "pysolrandom", max_size=40)
+
+
+@given(st.sampled_from(["pysol:", "random:", ""]), _SPEC_TEXT)
+def test_any_generated_spec_parses_or_fails_with_one_line(prefix: str, rest: str) -> None:
+    from blackhole.deal import generated_spec
+
+    spec = prefix + rest
+    for parse in (generated_spec, lambda s: expand_specs(s)[:3]):
+        try:
+            parse(spec)
+        except InputError as error:
+            _one_line(error)
+
+
+@given(st.sampled_from(["random:"]), st.integers(0, 10**6),
+       st.sampled_from(["", ":any", ":ranks=2", ":any:ranks=5", ":ranks=7:any", ":ranks=x"]))
+def test_random_specs_deal_or_fail_with_one_line(prefix: str, seed: int, variant: str) -> None:
+    try:
+        deal = load_deal(f"{prefix}{seed}{variant}")
+    except InputError as error:
+        _one_line(error)
+        assert "x" in variant
+    else:
+        assert deal.cards_in_fans + 1 == 4 * deal.ranks
+
+
+@given(st.text(max_size=60))
+def test_any_card_token_parses_or_raises_value_error(token: str) -> None:
+    try:
+        card = parse_card(token)
+    except ValueError as error:
+        assert "\n" not in str(error)
+    else:
+        assert parse_card(str(card)) == card
+
+
+@given(st.one_of(
+    st.text(max_size=200),
+    st.text(alphabet='{}[]",:0123456789 \nAKSHfanscrdoutiml-.e', max_size=200),
+    st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(
+        max_size=4)), lambda inner: st.lists(inner, max_size=4)
+        | st.dictionaries(st.sampled_from(["fans", "foundation", "ranks", "x"]), inner,
+                          max_size=3), max_leaves=20).map(json.dumps)))
+def test_any_deal_text_parses_or_fails_with_one_line(text: str) -> None:
+    from blackhole.deal import parse_deal_text
+
+    try:
+        parse_deal_text(text, "fuzz")
+    except InputError as error:
+        assert _one_line(error).startswith("fuzz")

@@ -22,8 +22,8 @@ from blackhole.cli import app
 from blackhole.cnf import DEFAULT_FEATURES, build_cnf
 from blackhole.deal import load_deal
 from blackhole.errors import InputError, InternalError
+from blackhole.pipeline import solve_deal
 from blackhole.problem import build_problem
-from blackhole.solve import solve_deal
 
 from .conftest import reference
 from .test_sat import big_deal

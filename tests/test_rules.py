@@ -157,10 +157,77 @@ def test_worked_example_parse_is_the_example_file() -> None:
 
 def test_all_in_a_row_first_card_is_free_and_search_agrees_with_sat() -> None:
     from blackhole.backends import Options
-    from blackhole.solve import solve_deal
+    from blackhole.pipeline import solve_deal
 
     deal = load_deal("pysol:24:all-in-a-row")
     assert len(legal_moves(deal, initial_state(deal))) == 13
     verdicts = {solve_deal(deal, backend, Options(timeout=60)).verdict
                 for backend in ("search", "sat")}
     assert len(verdicts) == 1  # both complete methods agree; a solution is replayed
+
+
+# ------------------------------------------------------------ solution files (issue 9)
+
+
+def test_messages_number_fans_from_one_as_show_does() -> None:
+    deal = load_deal("pysol:2")
+    kh_fan = next(f for f, fan in enumerate(deal.fans) if fan[-1] == Card(13, "H"))
+    wrong = replay(deal, [Move(card=Card(13, "H"), fan=3)])
+    assert wrong.reason == f"KH is in fan {kh_fan + 1}, not fan 4"
+    assert replay(deal, [Move(fan=17)]).reason == "no such fan (index 17, outside 0..16)"
+    one = replay(deal, [Move(fan=1), Move(fan=1)])  # 2S, then 8C onto a 2: not adjacent
+    assert one.reason == "8C is not rank-adjacent to 2S"
+
+
+def test_black_hole_solve_unsolved_output_is_refused_with_a_reason() -> None:
+    from blackhole.errors import InputError
+    from blackhole.solutions import parse_solution
+
+    for verdict in ("Unsolved!", "Intractable!"):
+        try:
+            parse_solution(f"\n{verdict}\n", "bhs.txt")
+        except InputError as error:
+            assert str(error) == (f"bhs.txt:2: black-hole-solve's {verdict} holds no moves "
+                                  "to replay (solve or certify tests that claim)")
+        else:
+            raise AssertionError("accepted")
+
+
+def test_solution_comments_and_json_lines() -> None:
+    from blackhole.errors import InputError
+    from blackhole.solutions import parse_solution
+
+    assert parse_solution("2S # the deuce\nKH, QD # more\n", "s") == [
+        Move(card=c) for c in cards("2S KH QD")]
+    try:
+        parse_solution('{"moves": [\n {"card": "2S"},\n {"card": "ZZ"}]}', "s.json")
+    except InputError as error:
+        assert error.line == 3 and error.token == "ZZ"
+    for bad in ('[{"card": "2S", "fan": -1}]', '[{"card": "2S", "fan": 1e400}]',
+                '[{"card": "2S", "fan": ' + "9" * 4000 + "}]", "[" * 50_000, '[["2S"]]'):
+        try:
+            parse_solution(bad, "s.json")
+        except InputError as error:
+            assert "\n" not in str(error) and len(str(error)) < 160
+        else:
+            raise AssertionError(bad)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(
+    st.text(max_size=300),
+    st.text(alphabet="Move a card from stack 0123456789 to the foundations\nInfo: Card moved "
+            "is KH2S#,Unsolved!", max_size=300),
+    st.text(alphabet='[]{}",:0123456789 cardfnKH2S-.e', max_size=120)))
+def test_any_solution_text_parses_or_fails_with_one_line(text: str) -> None:
+    from blackhole.errors import InputError
+    from blackhole.solutions import parse_solution
+
+    deal = load_deal("pysol:2")
+    try:
+        moves = parse_solution(text, "fuzz")
+    except InputError as error:
+        assert "\n" not in str(error) and str(error).startswith("fuzz")
+    else:
+        judged = replay(deal, moves)  # the engine judges any parsed line without raising
+        assert "\n" not in judged.describe()

@@ -27,6 +27,7 @@ from blackhole.cnf import (
 )
 from blackhole.deal import Deal, load_deal
 from blackhole.errors import InputError
+from blackhole.pipeline import solve_deal
 from blackhole.problem import (
     Problem,
     build_problem,
@@ -34,7 +35,6 @@ from blackhole.problem import (
     must_precede,
     same_rank_pairs,
 )
-from blackhole.solve import solve_deal
 
 from .conftest import easy_for_search, reference
 

@@ -418,7 +418,7 @@ def _watch_parent(parent: int) -> None:
 def run_task(spec: str, label: str, backend: str, options: Options) -> dict[str, Any]:
     """Load, solve, replay one deal in this process and describe the outcome as a record."""
     from blackhole.deal import load_deal
-    from blackhole.solve import solution_json, solve_deal
+    from blackhole.pipeline import solution_json, solve_deal
 
     _reset_peak()
     began = time.perf_counter()

@@ -16,6 +16,7 @@ RANK_LETTERS = {1: "A", 10: "T", 11: "J", 12: "Q", 13: "K"}
 _LETTER_RANKS = {letter: rank for rank, letter in RANK_LETTERS.items()}
 _SYMBOL_SUITS = {symbol: suit for suit, symbol in SUIT_SYMBOLS.items()}
 STANDARD_RANKS = 13
+_RANK_DIGITS = 4  # a rank written with more digits is beyond every deck the tool takes
 
 
 @dataclass(frozen=True, order=True)
@@ -51,13 +52,18 @@ def parse_card(token: str) -> Card:
         raise ValueError("unknown suit in card")
     if rank_part in _LETTER_RANKS:
         rank = _LETTER_RANKS[rank_part]
-    elif rank_part.isdigit() and not rank_part.startswith("0"):
+    elif _is_number(rank_part) and not rank_part.startswith("0"):
         rank = int(rank_part)
         if rank == 1:
             raise ValueError("unknown rank in card (write the ace as A)")
     else:
         raise ValueError("unknown rank in card")
     return Card(rank, suit)
+
+
+def _is_number(text: str) -> bool:
+    """ASCII digits, few enough for any deck a file may hold (`²` and `١` are not ranks)."""
+    return text.isascii() and text.isdigit() and len(text) <= _RANK_DIGITS
 
 
 def deck(ranks: int = STANDARD_RANKS) -> list[Card]:

@@ -38,10 +38,10 @@ from blackhole.backends import Result, Verdict
 from blackhole.cards import STANDARD_RANKS
 from blackhole.deal import Deal, board_text, generated_spec, load_deal, parse_board
 from blackhole.errors import InputError
+from blackhole.pipeline import Solution, decode, solution_json
 from blackhole.problem import build_problem
 from blackhole.rules import replay
 from blackhole.solutions import parse_solution
-from blackhole.solve import Solution, decode, solution_json
 
 CERTIFICATE_FORMAT = "blackhole-certificate/2"  # 2: the manifest holds the board
 CLAIM = "the deal has no winning move sequence"

@@ -21,8 +21,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from blackhole.cards import STANDARD_RANKS, Card, deck, parse_card
-from blackhole.errors import InputError
+from blackhole.cards import STANDARD_RANKS, SUITS, Card, deck, parse_card
+from blackhole.errors import InputError, shorten
 
 FOUNDATION_SPADE_ACE = Card(1, "S")
 BLACK_HOLE_LAYOUT = (17, 3)  # fans, cards per fan, with the A♠ in the hole
@@ -30,11 +30,20 @@ ALL_IN_A_ROW_LAYOUT = (13, 4)  # with an empty foundation
 MAX_RANKS = 1000  # generalised decks for scaling studies stay far below this
 PYSOL_LAST_GAME = 2**64 - 1  # PySolFC's largest game number (its 64-bit seed)
 MAX_RANGE = 10_000_000  # deals in one range spec: more is a typo, not a benchmark
+MAX_FILE_BYTES = 1_000_000  # deal, solution and spec-list files: a 1000-rank deck needs 40 kB
+EMPTY_FAN = "-"  # how a board writes an empty fan, keeping its place
+_SPEC_DIGITS = 20  # digits of the largest number a spec takes (PySolFC's 2**64 - 1)
 
 
 @dataclass(frozen=True)
 class Deal:
-    """A layout: the foundation card (None for an empty foundation) and fans bottom → top."""
+    """A layout: the foundation card (None for an empty foundation) and fans bottom → top.
+
+    It may also hold a *position*, a deal part played: fans may be shorter or empty,
+    `foundation` is the hole's top card, and cards of the deck that lie nowhere are
+    already in the hole. Each card lies at most once, the hole's card on no fan; only an
+    unplayed All in a Row has an empty foundation, so then every card is on the fans.
+    """
 
     fans: tuple[tuple[Card, ...], ...]
     foundation: Card | None = FOUNDATION_SPADE_ACE
@@ -45,11 +54,15 @@ class Deal:
         entries = [(card, None, str(card)) for fan in self.fans for card in fan]
         if self.foundation is not None:
             entries.insert(0, (self.foundation, None, str(self.foundation)))
-        check_deck(entries, self.ranks, self.name or "deal")
+        check_deck(entries, self.ranks, self.name or "deal", self.foundation)
 
     @property
     def cards_in_fans(self) -> int:
         return sum(len(fan) for fan in self.fans)
+
+    @property
+    def deck_size(self) -> int:
+        return len(SUITS) * self.ranks
 
     def where(self) -> dict[Card, tuple[int, int]]:
         """Each fan card's (fan index, height index from the bottom)."""
@@ -59,23 +72,28 @@ class Deal:
 Entry = tuple[Card, int | None, str]  # card, line number, the token as written
 
 
-def check_deck(entries: list[Entry], ranks: int, source: str) -> None:
-    """Every card of the deck exactly once; the first offence is reported with its line."""
+def check_deck(entries: list[Entry], ranks: int, source: str, hole: Card | None) -> None:
+    """Each card of the deck at most once, the hole's card (the first entry when `hole` is
+    set) on no fan, and every card present when the foundation is empty; the first
+    offence is reported with its line."""
     if ranks < 1:
         raise InputError("a deck needs at least one rank", source, token=str(ranks))
-    full = set(deck(ranks))
     seen: set[Card] = set()
     for card, line, token in entries:
-        if card not in full:
+        if not 1 <= card.rank <= ranks or card.suit not in SUITS:
             raise InputError(f"card not in a {ranks}-rank deck", source, line, token)
         if card in seen:
-            raise InputError("duplicate card", source, line, token)
+            reason = "the hole's card cannot also lie on a fan" if card == hole \
+                else "duplicate card"
+            raise InputError(reason, source, line, token)
         seen.add(card)
-    missing = sorted(full - seen, key=lambda c: (c.suit, c.rank))
-    if missing:
+    if hole is None and len(seen) < len(SUITS) * ranks:
+        missing = sorted(set(deck(ranks)) - seen, key=lambda c: (c.suit, c.rank))
         last_line = max((line for _, line, _ in entries if line is not None), default=None)
         names = " ".join(str(c) for c in missing[:6]) + (" ..." if len(missing) > 6 else "")
-        raise InputError(f"{len(missing)} card(s) missing", source, last_line, names)
+        raise InputError(f"{len(missing)} card(s) missing (with an empty foundation nothing "
+                         "has been played, so every card lies on a fan)", source, last_line,
+                         names)
 
 
 # ---------------------------------------------------------------- board text
@@ -85,6 +103,7 @@ def parse_board(text: str, source: str = "<board>") -> Deal:
     """black-hole-solve's board format: `Foundations: AS`, then one fan per line, bottom → top.
 
     `Foundations: -` (or no Foundations line) means an empty foundation, as in All in a Row.
+    A position writes an empty fan as a line `-` (or `: -`), so every fan keeps its place.
     """
     text = text.lstrip("\ufeff")
     foundation: Card | None = None
@@ -93,8 +112,8 @@ def parse_board(text: str, source: str = "<board>") -> Deal:
     fan_lines: list[int] = []
     last_line = 0
     for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
+        line = raw.split("#", 1)[0].strip()  # no card holds a '#': the rest is a comment
+        if not line:
             continue
         last_line = number
         if line.lower().startswith("foundations:"):
@@ -108,14 +127,16 @@ def parse_board(text: str, source: str = "<board>") -> Deal:
                 entries.append((foundation, number, tokens[0]))
             continue
         tokens = line.lstrip(":").split()
+        if tokens == [EMPTY_FAN]:
+            tokens = []
         fan = tuple(read_card(token, source, number) for token in tokens)
         entries.extend((card, number, token) for card, token in zip(fan, tokens, strict=True))
         fans.append(fan)
         fan_lines.append(number)
     if not fans:
         raise InputError("no fans found (empty deal file)", source, last_line or None)
+    check_deck(entries, STANDARD_RANKS, source, foundation)
     _check_layout(fans, fan_lines, entries, foundation, source, last_line)
-    check_deck(entries, STANDARD_RANKS, source)
     return Deal(tuple(fans), foundation, STANDARD_RANKS, name=source)
 
 
@@ -129,17 +150,28 @@ def read_card(token: str, source: str, line: int | None) -> Card:
 
 def _check_layout(fans: list[tuple[Card, ...]], fan_lines: list[int], entries: list[Entry],
                   foundation: Card | None, source: str, last_line: int) -> None:
-    """A standard 52-card board must be Black Hole (17×3) or All in a Row (13×4)."""
-    if len(entries) != 52:
-        return  # the deck check names the missing or extra card more precisely
-    count, size = BLACK_HOLE_LAYOUT if foundation is not None else ALL_IN_A_ROW_LAYOUT
+    """A standard deck lies as Black Hole (17 fans of 3 around a card in the hole) or All
+    in a Row (13 fans of 4, an empty hole) when nothing is played; a position keeps every
+    fan in its place, each at most that size. Runs after the deck check, so the entries
+    hold each card once."""
+    fresh = foundation is None or (len(entries) == len(SUITS) * STANDARD_RANKS
+                                   and len(fans) != ALL_IN_A_ROW_LAYOUT[0])
+    count, size = ALL_IN_A_ROW_LAYOUT if foundation is None or len(fans) == \
+        ALL_IN_A_ROW_LAYOUT[0] else BLACK_HOLE_LAYOUT
     if len(fans) != count:
-        raise InputError(f"expected {count} fans of {size}, found {len(fans)} fans",
-                         source, last_line, " ".join(map(str, fans[-1])))
+        message = f"expected {count} fans of {size}, found {len(fans)} fans" if fresh else \
+            f"a position keeps all {count} fans (write an empty fan as '{EMPTY_FAN}'), " \
+            f"found {len(fans)}"
+        raise InputError(message, source, last_line, _fan_text(fans[-1]))
     for fan, line in zip(fans, fan_lines, strict=True):
-        if len(fan) != size:
-            raise InputError(f"expected {size} cards in this fan, found {len(fan)}",
-                             source, line, " ".join(map(str, fan)))
+        if len(fan) > size or (fresh and len(fan) != size):
+            message = f"expected {size} cards in this fan" if fresh else \
+                f"a fan of this layout holds at most {size} cards"
+            raise InputError(f"{message}, found {len(fan)}", source, line, _fan_text(fan))
+
+
+def _fan_text(fan: tuple[Card, ...]) -> str:
+    return " ".join(map(str, fan)) if fan else EMPTY_FAN
 
 
 def board_text(deal: Deal) -> str:
@@ -147,7 +179,7 @@ def board_text(deal: Deal) -> str:
         raise InputError(f"a board holds only {STANDARD_RANKS}-rank decks (use --format json)",
                          deal.name or "deal", token=f"ranks {deal.ranks}")
     foundation = str(deal.foundation) if deal.foundation is not None else "-"
-    lines = [f"Foundations: {foundation}"] + [" ".join(map(str, fan)) for fan in deal.fans]
+    lines = [f"Foundations: {foundation}"] + [_fan_text(fan) for fan in deal.fans]
     return "\n".join(lines) + "\n"
 
 
@@ -157,47 +189,84 @@ def board_text(deal: Deal) -> str:
 def parse_json(text: str, source: str = "<json>") -> Deal:
     """`{"foundation": "AS" | null, "fans": [["JD", "KS", "TH"], ...], "ranks": 13}`.
 
-    Fans run bottom → top. `ranks` is optional (13) and allows generalised decks.
+    Fans run bottom → top. `ranks` is optional (13) and allows generalised decks. A
+    position may leave fans short or empty (`[]`) and may add `"history"`, the cards
+    moved so far in order (see `parse_json_position`).
     """
-    try:
-        data = json.loads(text.lstrip("\ufeff"))
-    except json.JSONDecodeError as error:
-        bad = error.doc[error.pos:error.pos + 12] or "end of file"
-        raise InputError(f"invalid JSON ({error.msg})", source, error.lineno, bad) from None
+    return parse_json_position(text, source).deal
+
+
+def parse_json_position(text: str, source: str = "<json>") -> Position:
+    """A JSON deal or position; `"history"`, when given, must hold exactly the cards
+    moved (in the hole and not its starting card), the last of them on the hole."""
+    data = load_json(text, source)
     if not isinstance(data, dict) or not isinstance(data.get("fans"), list):
         raise InputError("JSON deal needs an object with a \"fans\" list", source, 1, "fans")
     ranks = data.get("ranks", STANDARD_RANKS)
     if not isinstance(ranks, int) or isinstance(ranks, bool) or not 1 <= ranks <= MAX_RANKS:
         raise InputError(f"\"ranks\" must be a whole number from 1 to {MAX_RANKS}", source,
-                         None, str(ranks))
-    lines = _json_token_lines(text)
-    entries: list[Entry] = []
+                         None, json_shown(ranks))
+    lines = json_token_lines(text)
 
-    def card_of(token: object) -> Card:
-        line = lines.get(str(token))
+    def card_of(token: object) -> Entry:
         if not isinstance(token, str):
-            raise InputError("cards are strings such as \"KH\"", source, line, str(token))
-        card = read_card(token, source, line)
-        entries.append((card, line, token))
-        return card
+            raise InputError("cards are strings such as \"KH\"", source, None,
+                             json_shown(token))
+        line = lines.get(token)
+        return read_card(token, source, line), line, token
 
     raw_foundation = data.get("foundation", "AS")
-    foundation = None if raw_foundation in (None, "-", "") else card_of(raw_foundation)
-    fans = []
+    entries = [] if raw_foundation in (None, "-", "") else [card_of(raw_foundation)]
+    foundation = entries[0][0] if entries else None
+    fans, fan_lines = [], []
     for fan in data["fans"]:
         if not isinstance(fan, list):
-            raise InputError("each fan is a list of cards", source, None, str(fan))
-        fans.append(tuple(card_of(token) for token in fan))
+            raise InputError("each fan is a list of cards", source, None, json_shown(fan))
+        cards = [card_of(token) for token in fan]
+        entries.extend(cards)
+        fans.append(tuple(card for card, _, _ in cards))
+        fan_lines.append(cards[-1][1] or 0 if cards else 0)
     if not fans:
         raise InputError("no fans found", source, 1, "fans")
+    check_deck(entries, ranks, source, foundation)
     if ranks == STANDARD_RANKS:
-        _check_layout(fans, [lines.get(str(f[-1]), 0) if f else 0 for f in fans], entries,
-                      foundation, source, text.count("\n") + 1)
-    check_deck(entries, ranks, source)
-    return Deal(tuple(fans), foundation, ranks, name=source)
+        _check_layout(fans, fan_lines, entries, foundation, source, text.count("\n") + 1)
+    deal = Deal(tuple(fans), foundation, ranks, name=source)
+    raw_history = data.get("history", [])
+    if not isinstance(raw_history, list):
+        raise InputError("\"history\" is a list of cards", source, None,
+                         json_shown(raw_history))
+    return position_of(deal, [card_of(token) for token in raw_history], source)
 
 
-def _json_token_lines(text: str) -> dict[str, int]:
+def load_json(text: str, source: str) -> object:
+    """Any JSON value; bad syntax, nesting too deep to read and numbers too long for Python
+    are one-line InputErrors."""
+    try:
+        return json.loads(text.lstrip("\ufeff"))
+    except json.JSONDecodeError as error:
+        bad = error.doc[error.pos:error.pos + 12] or "end of file"
+        raise InputError(f"invalid JSON ({error.msg})", source, error.lineno, bad) from None
+    except RecursionError:
+        raise InputError("JSON nested too deeply", source) from None
+    except ValueError:  # an integer of more than 4300 digits
+        raise InputError("JSON number too long", source) from None
+
+
+def json_shown(value: object) -> str:
+    """A JSON value as a message quotes it, without walking (or printing) a huge one."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "[...]" if value else "[]"
+    if isinstance(value, dict):
+        return "{...}" if value else "{}"
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return "a very large number"
+    return json.dumps(value)
+
+
+def json_token_lines(text: str) -> dict[str, int]:
     """The line on which each quoted token first appears, for error messages."""
     found: dict[str, int] = {}
     for number, line in enumerate(text.splitlines(), start=1):
@@ -212,6 +281,72 @@ def deal_json(deal: Deal) -> dict:
         "fans": [[str(card) for card in fan] for fan in deal.fans],
         "ranks": deal.ranks,
     }
+
+
+def position_json(position: Position) -> dict:
+    """The deal's JSON, plus `"history"` when the position knows its moves."""
+    data = deal_json(position.deal)
+    if position.moved and len(position.history) == position.moved:
+        data["history"] = [str(card) for card in position.history]
+    return data
+
+
+# ---------------------------------------------------------------- positions
+
+
+@dataclass(frozen=True)
+class Position:
+    """A deal part played. `deal` is the layout now; `moved` counts the cards moved onto
+    the hole since the start and `of` the cards the whole deal moves (51 for a standard
+    deal), so a line from here scores `moved` + the cards it plays. `history` holds the
+    cards moved, in order, when they are known (all `moved` of them), else it is empty."""
+
+    deal: Deal
+    moved: int
+    of: int
+    history: tuple[Card, ...] = ()
+
+    @property
+    def progress(self) -> str:
+        return f"{self.moved} of {self.of} moved"
+
+
+def cards_to_move(deal: Deal) -> int:
+    """The cards the whole deal moves: the deck less the hole's starting card. Only All
+    in a Row starts with an empty hole; a standard deck on its 13 fans is All in a Row
+    even after its first move has filled the hole."""
+    all_in_a_row = deal.foundation is None or (
+        deal.ranks == STANDARD_RANKS and len(deal.fans) == ALL_IN_A_ROW_LAYOUT[0])
+    return deal.deck_size - (0 if all_in_a_row else 1)
+
+
+def position_of(deal: Deal, history: list[Entry] | None = None,
+                source: str = "") -> Position:
+    """The position a layout shows: the cards on no fan and not on the hole were moved.
+    A fresh deal is `Position(deal, 0, deal.cards_in_fans, ())`. `history` (card, line,
+    token), when given, must name exactly the moved cards, the last on the hole."""
+    of = cards_to_move(deal)
+    moved = of - deal.cards_in_fans
+    if not history:
+        return Position(deal, moved, of, ())
+    source = source or deal.name or "deal"
+    if len(history) != moved:
+        raise InputError(f"\"history\" holds {len(history)} moves but the layout shows "
+                         f"{moved} cards moved", source, history[-1][1], "history")
+    on_fans = set(deal.where())
+    seen: set[Card] = set()
+    for card, line, token in history:
+        if not 1 <= card.rank <= deal.ranks:
+            raise InputError(f"card not in a {deal.ranks}-rank deck", source, line, token)
+        if card in on_fans or card in seen:
+            where = "lies on a fan" if card in on_fans else "is moved twice"
+            raise InputError(f"a card of \"history\" {where}", source, line, token)
+        seen.add(card)
+    last, line, token = history[-1]
+    if last != deal.foundation:
+        raise InputError("the last card of \"history\" must be the hole's card", source, line,
+                         token)
+    return Position(deal, moved, of, tuple(card for card, _, _ in history))
 
 
 # ---------------------------------------------------------------- sources
@@ -232,75 +367,178 @@ def pysol_deal(number: int, variant: str = "") -> Deal:
     return parse_board(text, source=f"pysol:{number}{suffix}")
 
 
-def random_deal(seed: int, any_card_hole: bool = False) -> Deal:
-    """A reproducible shuffle: `random.Random(seed).shuffle` of the deck in `deck()` order.
+def random_deal(seed: int, any_card_hole: bool = False, ranks: int = STANDARD_RANKS) -> Deal:
+    """A reproducible shuffle: `random.Random(seed).shuffle` of the deck in `deck(ranks)`
+    order (clubs, diamonds, hearts, spades; ace up to the top rank in each suit).
 
-    Standard game: the A♠ is taken out first, the other 51 cards are shuffled and dealt
-    in order, three to a fan (cards 0-2 to fan 0 bottom → top, and so on).
-    Variant `any`: all 52 are shuffled, the first 51 are dealt the same way and the last
+    Standard game: the A♠ is taken out first, the other 4R-1 cards are shuffled and dealt
+    in order, three to a fan (cards 0-2 to fan 0 bottom → top, and so on); the last fan
+    holds what is left (with R=13, 17 fans of exactly 3).
+    Variant `any`: all 4R are shuffled, the first 4R-1 are dealt the same way and the last
     card becomes the black hole.
     """
-    cards = deck()
+    cards = deck(ranks)
     if not any_card_hole:
         cards.remove(FOUNDATION_SPADE_ACE)
     random.Random(seed).shuffle(cards)
     hole = cards.pop() if any_card_hole else FOUNDATION_SPADE_ACE
-    count, size = BLACK_HOLE_LAYOUT
-    fans = tuple(tuple(cards[i:i + size]) for i in range(0, count * size, size))
-    suffix = ":any" if any_card_hole else ""
-    return Deal(fans, hole, name=f"random:{seed}{suffix}")
+    size = BLACK_HOLE_LAYOUT[1]
+    fans = tuple(tuple(cards[i:i + size]) for i in range(0, len(cards), size))
+    variant = (["any"] if any_card_hole else []) + \
+        ([f"ranks={ranks}"] if ranks != STANDARD_RANKS else [])
+    return Deal(fans, hole, ranks, name=":".join([f"random:{seed}", *variant]))
 
 
 def generated_spec(spec: str) -> tuple[str, int, str] | None:
     """(`pysol` or `random`, number, variant) for a dealt spec, None for any other spec;
-    a malformed pysol:/random: spec is an InputError. Nothing is dealt here."""
-    if spec.startswith("pysol:"):
-        number, _, variant = spec[6:].partition(":")
+    a malformed pysol:/random: spec is an InputError. Nothing is dealt here. The variant
+    is canonical: `""`, `all-in-a-row`; `""`, `any`, `ranks=R`, `any:ranks=R`."""
+    kind, _, rest = spec.partition(":")
+    if kind not in ("pysol", "random"):
+        return None
+    number, _, variant = rest.partition(":")
+    return _generated(spec, kind, number, variant)
+
+
+def _generated(spec: str, kind: str, number: str, variant: str) -> tuple[str, int, str]:
+    """Check one generated spec's parts; `spec` names it in errors."""
+    spec = shorten(spec)
+    if kind == "pysol":
         if variant not in PYSOL_GAMES:
             raise InputError("unknown PySolFC game (use pysol:N or pysol:N:all-in-a-row)",
                              spec, None, variant)
         return "pysol", _number(spec, number, minimum=1, maximum=PYSOL_LAST_GAME), variant
-    if spec.startswith("random:"):
-        seed, _, variant = spec[7:].partition(":")
-        if variant not in ("", "any"):
-            raise InputError("unknown random variant (use random:SEED or random:SEED:any)",
-                             spec, None, variant)
-        return "random", _number(spec, seed, minimum=0), variant
-    return None
+    any_card, ranks = _random_variant(spec, variant)
+    canonical = ["any"] if any_card else []
+    if ranks != STANDARD_RANKS:
+        canonical.append(f"ranks={ranks}")
+    return "random", _number(spec, number, minimum=0), ":".join(canonical)
+
+
+RANDOM_RANKS = (2, 100)  # ranks=R: one rank never moves; 400 cards is far past any study
+
+
+def _random_variant(spec: str, variant: str) -> tuple[bool, int]:
+    """`any` and `ranks=R`, each at most once, in either order → (any card hole, ranks)."""
+    any_card, ranks, seen = False, STANDARD_RANKS, set()
+    for part in variant.split(":") if variant else []:
+        key = "ranks" if part.startswith("ranks=") else part
+        if key not in ("any", "ranks") or key in seen:
+            raise InputError("unknown random variant (use random:SEED[:any][:ranks=R])",
+                             spec, None, part)
+        seen.add(key)
+        if key == "any":
+            any_card = True
+            continue
+        value = part[len("ranks="):]
+        low, high = RANDOM_RANKS
+        if not (value.isascii() and value.isdigit() and len(value) <= 3
+                and low <= int(value) <= high):
+            raise InputError(f"ranks=R takes {low} to {high} ranks per suit (4R cards)", spec,
+                             None, part)
+        ranks = int(value)
+    return any_card, ranks
 
 
 def load_deal(spec: str) -> Deal:
-    """Turn one deal spec into a Deal; every user error is an InputError."""
+    """Turn one deal spec into a Deal (the layout of a position file as it lies); every
+    user error is an InputError."""
+    return _load(spec).deal
+
+
+def load_position(spec: str, after: str | None = None) -> Position:
+    """The position `spec` holds, then `after` played through the rules engine.
+
+    `after` is cards separated by spaces or commas (`#` starts a comment), or `@FILE`
+    holding moves in any format `check` reads (`@-`: stdin). An illegal move is an
+    InputError naming the move and why; its source is `after` (the option's field) or
+    the file."""
+    position = _load(spec)
+    if after is None:
+        return position
+    from blackhole.rules import advance
+    from blackhole.solutions import parse_cards, parse_solution
+
+    if after.startswith("@"):
+        source = after[1:]
+        moves = parse_solution(read_input(source, "moves"), "<stdin>" if source == "-"
+                               else source)
+    else:
+        source = "after"
+        moves = parse_cards(after, source)
+    return advance(position, moves, source)
+
+
+def _load(spec: str) -> Position:
     dealt = generated_spec(spec)
     if dealt is not None:
         kind, number, variant = dealt
         if kind == "pysol":
-            return pysol_deal(number, variant)
-        return random_deal(number, any_card_hole=variant == "any")
-    if spec == "-":
-        return parse_deal_text(sys.stdin.read(), "<stdin>")
-    path = Path(spec)
-    if not path.is_file():
-        raise InputError("no such deal file (or spec: pysol:N, random:SEED, -)", spec)
+            return position_of(pysol_deal(number, variant))
+        any_card, ranks = _random_variant(spec, variant)
+        return position_of(random_deal(number, any_card, ranks))
+    source = "<stdin>" if spec == "-" else spec
+    return parse_position_text(read_input(spec, "deal"), source)
+
+
+def read_input(path: str, what: str) -> str:
+    """The text of a file, a named pipe or process substitution (`<(...)`), or stdin for
+    `-`, as UTF-8. At most MAX_FILE_BYTES are read: a larger input is refused before it is
+    parsed. Every failure is a one-line InputError naming the path."""
+    source = "<stdin>" if path == "-" else path
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(f"cannot read deal file ({error.__class__.__name__})", spec) from None
-    return parse_deal_text(text, spec)
+        if path == "-":
+            stream = getattr(sys.stdin, "buffer", None)
+            data = stream.read(MAX_FILE_BYTES + 1) if stream is not None \
+                else sys.stdin.read(MAX_FILE_BYTES + 1).encode("utf-8", "surrogateescape")
+        else:
+            with open(path, "rb") as handle:
+                data = handle.read(MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        hint = " (or spec: pysol:N, random:SEED, -)" if what == "deal" else ""
+        raise InputError(f"no such {what} file{hint}", source) from None
+    except IsADirectoryError:
+        raise InputError(f"is a directory, not a {what} file", source) from None
+    except PermissionError:
+        raise InputError(f"cannot read {what} file (permission denied)", source) from None
+    except (OSError, ValueError) as error:  # ValueError: a NUL byte in the path
+        reason = getattr(error, "strerror", None) or error.__class__.__name__
+        raise InputError(f"cannot read {what} file ({reason})", source) from None
+    if len(data) > MAX_FILE_BYTES:
+        raise InputError(f"{what} file larger than the {MAX_FILE_BYTES // 1_000_000} MB cap",
+                         source)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise InputError(f"{what} file is not UTF-8 text", source, line) from None
 
 
 def parse_deal_text(text: str, source: str) -> Deal:
-    """JSON when the text starts with `{`, a board otherwise."""
-    if text.lstrip("\ufeff \t\r\n").startswith("{"):
-        return parse_json(text, source)
-    return parse_board(text, source)
+    """JSON when the text starts with `{` or `[` (no board does), a board otherwise."""
+    return parse_position_text(text, source).deal
+
+
+def parse_position_text(text: str, source: str) -> Position:
+    """A deal or position, as JSON or as a board (see `parse_deal_text`)."""
+    if text.lstrip("\ufeff \t\r\n")[:1] in ("{", "["):
+        return parse_json_position(text, source)
+    return position_of(parse_board(text, source))
 
 
 def _number(spec: str, text: str, minimum: int, maximum: int | None = None) -> int:
-    if not text.isdigit() or int(text) < minimum:
+    """A spec's number: ASCII digits only (`²` is no number), at most _SPEC_DIGITS long,
+    checked before Python converts it (5,000 digits would raise ValueError there)."""
+    if text.startswith("-") and text[1:].isascii() and text[1:].isdigit():
+        raise InputError(f"expected a whole number >= {minimum}, not a negative one", spec,
+                         None, text)
+    if not (text.isascii() and text.isdigit()):
         raise InputError(f"expected a whole number >= {minimum}", spec, None, text)
-    if maximum is not None and int(text) > maximum:
-        raise InputError(f"expected a whole number <= {maximum}", spec, None, text)
+    if len(text.lstrip("0")) > _SPEC_DIGITS or int(text) > (maximum or 10**_SPEC_DIGITS):
+        bound = maximum if maximum is not None else f"{_SPEC_DIGITS} digits"
+        raise InputError(f"expected a whole number <= {bound}", spec, None, text)
+    if int(text) < minimum:
+        raise InputError(f"expected a whole number >= {minimum}", spec, None, text)
     return int(text)
 
 
@@ -321,31 +559,42 @@ def expand_specs(specs: str | Iterable[str], _reading: tuple[Path, ...] = ()) ->
             out.extend(expand_specs(_spec_list(item[1:]), (*_reading, path)))
             continue
         prefix, _, rest = item.partition(":")
-        if prefix in ("pysol", "random") and "-" in rest.split(":")[0]:
-            span, _, variant = rest.partition(":")
-            first, _, last = span.partition("-")
-            lo, hi = _number(item, first, 0), _number(item, last, 0)
-            if hi < lo:
-                raise InputError("empty range", item, None, span)
-            if hi - lo >= MAX_RANGE:
-                raise InputError(f"a range holds at most {MAX_RANGE:,} deals", item, None, span)
-            suffix = f":{variant}" if variant else ""
-            out.extend(f"{prefix}:{n}{suffix}" for n in range(lo, hi + 1))
+        span, _, variant = rest.partition(":")
+        if prefix in ("pysol", "random") and "-" in span.lstrip("-"):
+            out.extend(_range(item, prefix, span, variant))
         elif Path(item).is_dir():
-            files = sorted(p for p in Path(item).iterdir()
-                           if p.suffix in (".board", ".json", ".txt") and p.is_file())
-            out.extend(str(p) for p in files)
+            out.extend(_folder(item))
         else:
             out.append(item)
     return out
 
 
+def _range(item: str, kind: str, span: str, variant: str) -> list[str]:
+    """`pysol:1-1000`, `random:1-20:any:ranks=16`: both ends and the variant are checked
+    before anything is listed."""
+    first, _, last = span.partition("-")
+    _, lo, canonical = _generated(item, kind, first, variant)
+    _, hi, _ = _generated(item, kind, last, variant)
+    if hi < lo:
+        raise InputError("empty range", item, None, span)
+    if hi - lo >= MAX_RANGE:
+        raise InputError(f"a range holds at most {MAX_RANGE:,} deals", item, None, span)
+    suffix = f":{canonical}" if canonical else ""
+    return [f"{kind}:{n}{suffix}" for n in range(lo, hi + 1)]
+
+
+def _folder(path: str) -> list[str]:
+    """The deal files of a folder (.board, .json, .txt), sorted."""
+    try:
+        return sorted(str(p) for p in Path(path).iterdir()
+                      if p.suffix in (".board", ".json", ".txt") and p.is_file())
+    except OSError as error:
+        raise InputError(f"cannot list folder ({error.strerror})", path) from None
+
+
 def _spec_list(path: str) -> list[str]:
     """The specs listed in a file: whitespace or commas between them, `#` comments."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        raise InputError("cannot read spec list file", path) from None
+    text = read_input(path, "spec list")
     specs = []
     for line in text.splitlines():
         specs.extend(line.split("#", 1)[0].replace(",", " ").split())

@@ -8,6 +8,8 @@ as a solver model that does not replay; the CLI exits with code 4.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 TOKEN_SHOWN = 40  # characters of an offending token quoted in a message
 
 
@@ -18,7 +20,12 @@ def shorten(token: str, limit: int = TOKEN_SHOWN) -> str:
 
 
 class InputError(Exception):
-    """Bad input from the user: one line, naming where and what."""
+    """Bad input from the user: one line, naming where and what.
+
+    `source` is a file, a spec, or the name of the setting at fault (an Options field such
+    as `timeout`); a front end may show the setting under its own name (the CLI shows
+    `--timeout`) through `describe`.
+    """
 
     def __init__(self, message: str, source: str = "", line: int | None = None,
                  token: str | None = None) -> None:
@@ -26,13 +33,17 @@ class InputError(Exception):
         self.line = line
         self.token = token
         self.detail = message
-        where = source
-        if line is not None:
-            where = f"{source}:{line}" if source else f"line {line}"
-        text = f"{where}: {message}" if where else message
-        if token is not None:
-            text += f": {shorten(token)!r}"
-        super().__init__(text)
+        super().__init__(self.describe())
+
+    def describe(self, names: Mapping[str, str] | None = None) -> str:
+        """The one-line message, with `source` renamed through `names` when it is there."""
+        where = (names or {}).get(self.source, self.source)
+        if self.line is not None:
+            where = f"{where}:{self.line}" if where else f"line {self.line}"
+        text = f"{where}: {self.detail}" if where else self.detail
+        if self.token is not None:
+            text += f": {shorten(self.token)!r}"
+        return text
 
 
 class InternalError(Exception):

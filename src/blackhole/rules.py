@@ -11,9 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cached_property
 
-from blackhole.cards import Card, rank_adjacent
-from blackhole.deal import Deal
+from blackhole.cards import SUITS, Card, rank_adjacent
+from blackhole.deal import Deal, Position, position_of
+from blackhole.errors import InputError
 
 
 @dataclass(frozen=True)
@@ -49,12 +51,19 @@ def play(deal: Deal, state: State, fan: int) -> State:
     """Move the top card of `fan` to the hole. Raises ValueError when that is illegal."""
     card = top_card(deal, state, fan)
     if card is None:
-        raise ValueError(f"fan {fan} is empty")
+        raise ValueError(f"fan {fan + 1} is empty")
     if not fits(deal, card, state.hole):
         raise ValueError(f"{card} is not rank-adjacent to {state.hole}")
     heights = list(state.heights)
     heights[fan] -= 1
     return State(tuple(heights), card)
+
+
+def fan_name(fan: int | None, fans: int) -> str:
+    """A 0-based fan index as messages number fans: from 1, as `show` draws them."""
+    if fan is None:
+        return "none given"
+    return str(fan + 1) if 0 <= fan < fans else f"index {fan}, outside 0..{fans - 1}"
 
 
 class Outcome(StrEnum):
@@ -80,19 +89,24 @@ class Replay:
     index: int | None = None  # 0-based index of the illegal move
     reason: str = ""
     order: tuple[Card, ...] = ()  # the cards played, in order
+    state: State | None = None  # the state after the legal moves
 
     @property
     def won(self) -> bool:
         return self.outcome is Outcome.WON
 
-    def describe(self) -> str:
+    def describe(self, before: int = 0, of: int | None = None) -> str:
+        """One line; `before` cards were moved before these moves, out of `of` in the
+        whole deal (a replay from a position counts from the start of the deal)."""
+        of = self.total + before if of is None else of
+        moved = before + self.played
         if self.outcome is Outcome.WON:
-            return f"won: all {self.total} cards moved"
+            return f"won: all {of} cards moved"
         if self.outcome is Outcome.ILLEGAL:
             return f"illegal at move {self.index + 1}: {self.reason}"
         if self.outcome is Outcome.BLOCKED:
-            return f"blocked after {self.played} of {self.total} cards"
-        return f"unfinished: {self.played} of {self.total} cards moved, a legal move remains"
+            return f"blocked after {moved} of {of} cards"
+        return f"unfinished: {moved} of {of} cards moved, a legal move remains"
 
 
 def replay(deal: Deal, moves: Sequence[Card | Move]) -> Replay:
@@ -103,33 +117,177 @@ def replay(deal: Deal, moves: Sequence[Card | Move]) -> Replay:
     played: list[Card] = []
 
     def illegal(i: int, reason: str) -> Replay:
-        return Replay(Outcome.ILLEGAL, len(played), total, i, reason, tuple(played))
+        return Replay(Outcome.ILLEGAL, len(played), total, i, reason, tuple(played), state)
 
     for i, move in enumerate(moves):
         card, fan = (move, None) if isinstance(move, Card) else (move.card, move.fan)
         if card is None:
             if fan is None or not 0 <= fan < len(deal.fans):
-                return illegal(i, f"no such fan {fan}")
+                return illegal(i, f"no such fan ({fan_name(fan, len(deal.fans))})")
             card = top_card(deal, state, fan)
             if card is None:
-                return illegal(i, f"fan {fan} is empty")
+                return illegal(i, f"fan {fan + 1} is empty")
         if card == deal.foundation or card in played:
             return illegal(i, f"{card} already played")
         if card not in where:
-            return illegal(i, f"unknown card {card}")
+            in_deck = 1 <= card.rank <= deal.ranks and card.suit in SUITS
+            return illegal(i, f"{card} is already in the hole" if in_deck
+                           else f"unknown card {card}")
         home, height = where[card]
         if fan is not None and fan != home:
-            return illegal(i, f"{card} is in fan {home}, not fan {fan}")
+            return illegal(i, f"{card} is in fan {home + 1}, "
+                              f"not fan {fan_name(fan, len(deal.fans))}")
         if state.heights[home] != height + 1:
             return illegal(i, f"{card} is not a top card")
         if not fits(deal, card, state.hole):
             return illegal(i, f"{card} is not rank-adjacent to {state.hole}")
         state = play(deal, state, home)
         played.append(card)
+    return Replay(outcome(deal, state), len(played), total, None, "", tuple(played), state)
+
+
+def outcome(deal: Deal, state: State) -> Outcome:
+    """WON, BLOCKED, or UNFINISHED while a legal move remains."""
     if state.cards_left == 0:
-        outcome = Outcome.WON
-    elif legal_moves(deal, state):
-        outcome = Outcome.UNFINISHED
-    else:
-        outcome = Outcome.BLOCKED
-    return Replay(outcome, len(played), total, None, "", tuple(played))
+        return Outcome.WON
+    return Outcome.UNFINISHED if legal_moves(deal, state) else Outcome.BLOCKED
+
+
+def layout(deal: Deal, state: State) -> Deal:
+    """The deal as it lies in `state`: each fan cut to its height, the hole's card as
+    the foundation; a position, as `blackhole.deal.Deal` holds one."""
+    fans = tuple(fan[:height] for fan, height in zip(deal.fans, state.heights, strict=True))
+    return Deal(fans, state.hole, deal.ranks, name=deal.name)
+
+
+def advance(position: Position, moves: Sequence[Card | Move],
+            source: str = "after") -> Position:
+    """The position after `moves`, replayed by the rules; an illegal move is an
+    InputError naming it (1-based) and why. The history grows when it was known."""
+    judged = replay(position.deal, moves)
+    if judged.outcome is Outcome.ILLEGAL:
+        raise InputError(f"move {judged.index + 1} is illegal: {judged.reason}", source,
+                         None, move_text(moves[judged.index]))
+    known = len(position.history) == position.moved
+    return Position(layout(position.deal, judged.state), position.moved + judged.played,
+                    position.of, position.history + judged.order if known else ())
+
+
+def move_text(move: Card | Move) -> str:
+    """A move as a user wrote it: its card, or the fan it names (numbered from 1)."""
+    if isinstance(move, Card):
+        return str(move)
+    if move.card is not None:
+        return str(move.card)
+    return f"fan {fan_name(move.fan, 10**9)}"
+
+
+# ---------------------------------------------------------------- a game in play
+
+
+def legal_cards(deal: Deal, state: State) -> list[tuple[Card, int]]:
+    """The legal moves now as (card, 0-based fan), in fan order."""
+    return [(top_card(deal, state, fan), fan) for fan in legal_moves(deal, state)]
+
+
+@dataclass(frozen=True)
+class Game:
+    """A game in play from a position, with unlimited undo and redo.
+
+    `moves` are the fans played since `start` (0-based); `undone` are moves taken back,
+    the next one to redo last. A Game never changes: `play`, `undo` and `redo` return a
+    new one, so keeping the old one is another way to undo. Playing a move clears the
+    redo list, as in every card game.
+    """
+
+    start: Position
+    moves: tuple[int, ...] = ()
+    undone: tuple[int, ...] = ()
+
+    @classmethod
+    def of(cls, position_or_deal: Position | Deal) -> Game:
+        if isinstance(position_or_deal, Deal):
+            return cls(position_of(position_or_deal))
+        return cls(position_or_deal)
+
+    @cached_property
+    def states(self) -> tuple[State, ...]:
+        """The state before each move and after the last one (len(moves) + 1)."""
+        deal = self.start.deal
+        states = [initial_state(deal)]
+        for fan in self.moves:
+            states.append(play(deal, states[-1], fan))
+        return tuple(states)
+
+    @property
+    def state(self) -> State:
+        return self.states[-1]
+
+    @property
+    def deal(self) -> Deal:
+        return self.start.deal
+
+    @property
+    def played(self) -> tuple[Card, ...]:
+        """The cards moved since the start position, in order."""
+        return tuple(state.hole for state in self.states[1:])
+
+    @property
+    def score(self) -> int:
+        """Cards moved since the start of the deal (out of `start.of`)."""
+        return self.start.moved + len(self.moves)
+
+    @property
+    def outcome(self) -> Outcome:
+        return outcome(self.deal, self.state)
+
+    def legal(self) -> list[tuple[Card, int]]:
+        return legal_cards(self.deal, self.state)
+
+    def top(self, fan: int) -> Card | None:
+        return top_card(self.deal, self.state, fan)
+
+    def play(self, fan: int) -> Game:
+        """Play the top card of `fan`; ValueError (with the reason) when it is illegal."""
+        if not 0 <= fan < len(self.deal.fans):
+            raise ValueError(f"no such fan ({fan_name(fan, len(self.deal.fans))})")
+        play(self.deal, self.state, fan)  # raises when illegal
+        return Game(self.start, (*self.moves, fan), ())
+
+    def play_card(self, card: Card) -> Game:
+        """Play `card` if it is a top card that fits; ValueError otherwise."""
+        for top, fan in self.legal():
+            if top == card:
+                return self.play(fan)
+        judged = replay(self.position.deal, [card])
+        raise ValueError(judged.reason or f"{card} cannot be played")
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self.moves)
+
+    @property
+    def can_redo(self) -> bool:
+        return bool(self.undone)
+
+    def undo(self) -> Game:
+        if not self.moves:
+            raise ValueError("nothing to undo")
+        return Game(self.start, self.moves[:-1], (*self.undone, self.moves[-1]))
+
+    def redo(self) -> Game:
+        if not self.undone:
+            raise ValueError("nothing to redo")
+        return Game(self.start, (*self.moves, self.undone[-1]), self.undone[:-1])
+
+    def restart(self) -> Game:
+        """Back to the start, every move kept for redo."""
+        return Game(self.start, (), (*self.undone, *reversed(self.moves)))
+
+    @property
+    def position(self) -> Position:
+        """Where the game stands, as a Position (history grows when it was known)."""
+        start = self.start
+        known = len(start.history) == start.moved
+        return Position(layout(self.deal, self.state), self.score, start.of,
+                        start.history + self.played if known else ())

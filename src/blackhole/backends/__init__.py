@@ -9,8 +9,10 @@ when one of them is missing.
 from __future__ import annotations
 
 import importlib
+import math
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from typing import Any
 
@@ -24,18 +26,55 @@ class Verdict(StrEnum):
     UNKNOWN = "unknown"
 
 
+# (card, position) pairs a model may hold: every encoding here is quadratic in the cards,
+# and a deck past this (about 2,000 cards) would need gigabytes before the solver starts.
+MAX_MODEL_CELLS = 4_000_000
+MAX_WORKERS = 64  # CP-SAT threads: more is a typo on any machine this runs on
+MAX_SEED = 2**31 - 1  # CP-SAT's random_seed is a 32-bit signed integer
+
+
 @dataclass(frozen=True)
 class Options:
-    """Everything a user may set for one solve; each backend reads the fields it knows."""
+    """Everything a user may set for one solve; each backend reads the fields it knows.
+
+    Values are checked when the Options are made, so no backend sees a limit that is not
+    a positive finite number or a seed CP-SAT cannot take. Errors name the field.
+    """
 
     timeout: float | None = None  # wall seconds; None means no limit
     solver: str | None = None  # SAT solver name (sat backend)
     model: str | None = None  # CP-SAT model name (cpsat backend)
-    workers: int = 1  # CP-SAT search workers
+    workers: int = 1  # CP-SAT search workers (0: CP-SAT chooses)
     seed: int = 0  # CP-SAT random seed
     solver_cmd: str | None = None  # external DIMACS solver command line
     proof_arg: str | None = None  # external: arguments asking for a DRAT proof in {proof}
     features: frozenset[str] | None = None  # encoding features; None = the backend default
+
+    def __post_init__(self) -> None:
+        if self.timeout is not None and not (
+                isinstance(self.timeout, int | float) and math.isfinite(self.timeout)
+                and self.timeout > 0):
+            raise InputError("must be a positive, finite number of seconds", "timeout",
+                             token=str(self.timeout))
+        if not isinstance(self.workers, int) or not 0 <= self.workers <= MAX_WORKERS:
+            raise InputError(f"must be a whole number from 0 to {MAX_WORKERS}", "workers",
+                             token=str(self.workers))
+        if not isinstance(self.seed, int) or not 0 <= self.seed <= MAX_SEED:
+            raise InputError(f"must be a whole number from 0 to {MAX_SEED}", "seed",
+                             token=str(self.seed))
+        if self.features is not None and not isinstance(self.features, frozenset):
+            object.__setattr__(self, "features", frozenset(self.features))
+
+    @classmethod
+    def make(cls, **values: object) -> Options:
+        """Options from keyword values, refusing a name that is no field (a typo would
+        otherwise be silently ignored)."""
+        known = {f.name for f in fields(cls)}
+        for name in values:
+            if name not in known:
+                raise InputError(f"no such option (choose from {', '.join(sorted(known))})",
+                                 "options", token=name)
+        return cls(**values)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -54,12 +93,21 @@ class Backend(ABC):
 
     name: str = ""
     reads: frozenset[str] = frozenset()
+    max_cells: int | None = MAX_MODEL_CELLS  # None: the backend builds no model
+
+    def check_size(self, cards: int, source: str = "deal") -> None:
+        """Refuse, before any work, a deal with `cards` to play whose model would not fit
+        in memory (`source` names the deal in the message)."""
+        cells = cards * cards
+        if self.max_cells is not None and cells > self.max_cells:
+            raise InputError(f"too large for the {self.name} backend: {cards} cards to play "
+                             f"would need {cells:,} card-position cells (at most "
+                             f"{self.max_cells:,})", source, token=f"{cards} cards")
 
     def check(self, options: Options) -> None:
-        """Raise InputError for options this backend cannot take, before any work; the
-        limit is checked here for every backend."""
-        if options.timeout is not None and options.timeout <= 0:
-            raise InputError("timeout must be positive", "--timeout", token=str(options.timeout))
+        """Raise InputError for options this backend cannot take, before any work (the
+        values every backend shares are checked when Options are made)."""
+        return None  # nothing beyond the shared checks, unless a backend says otherwise
 
     @abstractmethod
     def solve(self, problem: Problem, options: Options) -> Result: ...
@@ -74,28 +122,54 @@ REGISTRY = {
 }
 
 
+# `backend:VARIANT` labels: the Options field the variant sets (sat:glucose4, cpsat:boolean).
+VARIANT_FIELD = {"sat": "solver", "cpsat": "model"}
+
+
 def make_backend(name: str) -> Backend:
     if name not in REGISTRY:
-        raise InputError(f"unknown backend (choose from {', '.join(REGISTRY)})", "--backend",
+        raise InputError(f"unknown backend (choose from {', '.join(REGISTRY)})", "backend",
                          token=name)
     module_name, _, class_name = REGISTRY[name].partition(":")
     try:
         module = importlib.import_module(module_name)
     except ImportError as error:
-        raise InputError(f"backend not available here ({error})", "--backend",
+        raise InputError(f"backend not available here ({error})", "backend",
                          token=name) from None
     return getattr(module, class_name)()
 
 
-def check_options_apply(backend: Backend, given: dict[str, str]) -> None:
-    """`given` maps Options fields the user set to their flags: each must be one the
-    backend reads, or the user would believe it took effect."""
-    for field_name, flag in given.items():
+def split_label(label: str, options: Options | None = None) -> tuple[str, Options]:
+    """`sat` → ("sat", options); `sat:glucose4` → ("sat", options with solver=glucose4).
+
+    The one parser of backend labels, for `solve`, `bench` and the Python API alike.
+    """
+    options = options or Options()
+    name, colon, variant = label.strip().partition(":")
+    if name not in REGISTRY:
+        raise InputError(f"unknown backend (choose from {', '.join(REGISTRY)})", "backend",
+                         token=label)
+    if not colon:
+        return name, options
+    if name not in VARIANT_FIELD or not variant:
+        raise InputError("this backend takes no :VARIANT" if name not in VARIANT_FIELD
+                         else "empty :VARIANT", "backend", token=label)
+    chosen = getattr(options, VARIANT_FIELD[name])
+    if chosen is not None and chosen != variant:
+        raise InputError(f"names {VARIANT_FIELD[name]} {variant!r}, but {chosen!r} was "
+                         "given too", "backend", token=label)
+    return name, replace(options, **{VARIANT_FIELD[name]: variant})
+
+
+def check_options_apply(backend: Backend, given: Iterable[str]) -> None:
+    """Each Options field in `given` (those the user set) must be one the backend reads,
+    or the user would believe it took effect."""
+    for field_name in given:
         if field_name not in backend.reads:
             users = [name for name in available_backends()
                      if field_name in make_backend(name).reads]
             raise InputError(f"does not apply to the {backend.name} backend "
-                             f"(it is for {', '.join(users) or 'no backend'})", flag)
+                             f"(it is for {', '.join(users) or 'no backend'})", field_name)
 
 
 def available_backends() -> list[str]:

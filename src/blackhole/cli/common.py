@@ -2,25 +2,179 @@
 
 from __future__ import annotations
 
+import errno
+import os
 import sys
-from collections.abc import Iterator
+import threading
+import time
+import traceback
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Annotated
+from dataclasses import fields
+from typing import Annotated, Any
 
 import typer
+import typer.core
 from rich.console import Console
 from rich.text import Text
+from typer.core import TyperGroup
 
-from blackhole.backends import Verdict
-from blackhole.errors import InputError, InternalError
+from blackhole import __version__
+from blackhole.backends import Options, Verdict
+from blackhole.errors import InputError, InternalError, shorten
 
-app = typer.Typer(help="Solve, compare and certify deals of the patience game Black Hole.",
-                  no_args_is_help=True, add_completion=False)
+EXIT_OK, EXIT_NO, EXIT_USAGE, EXIT_UNKNOWN, EXIT_INTERNAL = 0, 1, 2, 3, 4
+EXIT_INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
+DEBUG_ENV = "BLACKHOLE_DEBUG"
+
+# The click that Typer runs on: recent Typer vendors its own copy, older Typer uses click.
+_click = getattr(typer.core, "_click", None) or __import__("click")
+
+_ABORTS = tuple({getattr(_click.exceptions, "Abort", typer.Abort), typer.Abort,
+                 KeyboardInterrupt})
+
+# Library errors name the Options field at fault; the CLI shows the flag that sets it.
+FLAG_OF = {f.name: "--" + f.name.replace("_", "-") for f in fields(Options)}
+FLAG_OF.update(backend="--backend", options="option", after="--after")
+
+
+class GuardedGroup(TyperGroup):
+    """The exit-code contract, kept in one place for every command.
+
+    Exit 1 must only ever mean "unsolvable" or "check failed", so nothing else may reach
+    it: usage errors become one line and exit 2, an unexpected exception one line and exit
+    4 (its traceback only with --debug or BLACKHOLE_DEBUG=1), Ctrl-C exit 130, and a
+    closed output pipe (`blackhole solve pysol:2 | head -1`) ends quietly with exit 0.
+    """
+
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
+             complete_var: str | None = None, standalone_mode: bool = True,
+             **extra: Any) -> Any:
+        argv = list(sys.argv[1:] if args is None else args)
+        debug = "--debug" in argv[:argv.index("--")] if "--" in argv else "--debug" in argv
+        stdout, sys.stdout = sys.stdout, _PipeSafe(sys.stdout)
+        try:
+            code = super().main(args=argv, prog_name=prog_name, complete_var=complete_var,
+                                standalone_mode=False, **extra)
+            code = code if isinstance(code, int) else EXIT_OK
+        except InputError as error:  # raised outside a command's own handling
+            _say(f"error: {error.describe(FLAG_OF)}")
+            code = EXIT_USAGE
+        except InternalError as error:
+            _say(f"internal error: {error}")
+            code = EXIT_INTERNAL
+        except _click.exceptions.NoArgsIsHelpError as error:  # a bare `blackhole`
+            print(error.ctx.get_help() if error.ctx else "see blackhole --help")
+            code = EXIT_USAGE
+        except _click.exceptions.UsageError as error:
+            where = error.ctx.command_path if error.ctx else "blackhole"
+            _say(f"error: {_one_line(error.format_message())} (see {where} --help)")
+            code = EXIT_USAGE
+        except _click.exceptions.ClickException as error:  # a bad file argument and the like
+            _say(f"error: {_one_line(error.format_message())}")
+            code = EXIT_USAGE
+        except _ABORTS:
+            _say("interrupted")
+            code = EXIT_INTERRUPTED
+        except Exception as error:  # noqa: BLE001 — the contract: any bug is one line, exit 4
+            code = _bug(error, debug)
+        finally:
+            broken, sys.stdout = sys.stdout.broken, stdout
+        if broken:
+            _silence_stdout()
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+
+class _PipeSafe:
+    """stdout that drops what it cannot write once the reader has gone away, so that
+    `blackhole solve pysol:2 | head -1` still ends with the verdict's exit code."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        self.broken = False
+
+    def write(self, text: str) -> int:
+        if not self.broken:
+            try:
+                return self._stream.write(text)
+            except OSError as error:
+                if error.errno != errno.EPIPE:
+                    raise
+                self.broken = True
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.broken:
+            try:
+                self._stream.flush()
+            except OSError as error:
+                if error.errno != errno.EPIPE:
+                    raise
+                self.broken = True
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def _bug(error: BaseException, debug: bool) -> int:
+    if debug or os.environ.get(DEBUG_ENV):
+        traceback.print_exception(error, file=sys.stderr)
+    _say(f"internal error (a bug in blackhole): {type(error).__name__}: "
+         f"{shorten(str(error), 120)} (rerun with --debug for the traceback)")
+    return EXIT_INTERNAL
+
+
+def _say(line: str) -> None:
+    try:
+        print(line, file=sys.stderr)
+    except OSError:
+        pass
+
+
+def _silence_stdout() -> None:
+    """After a broken pipe, point stdout at /dev/null so the exit's flush cannot fail."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+app = typer.Typer(cls=GuardedGroup,
+                  help="Solve, compare and certify deals of the patience game Black Hole.",
+                  no_args_is_help=True, add_completion=False,
+                  pretty_exceptions_enable=False, rich_markup_mode=None)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"blackhole {__version__}")
+        raise typer.Exit(EXIT_OK)
+
+
+@app.callback()
+def _global_options(
+    version: Annotated[bool, typer.Option(
+        "--version", callback=_print_version, is_eager=True,
+        help="Print the version and exit.")] = False,
+    debug: Annotated[bool, typer.Option(
+        "--debug", help="Show the traceback of an internal error (or set BLACKHOLE_DEBUG=1).")]
+    = False,
+) -> None:
+    """Solve, compare and certify deals of the patience game Black Hole."""
 # Piped output (files, CI logs) gets room for the widest report table instead of Rich's
 # 80 columns, which would crop its figures; a terminal keeps its own width.
 console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
+# For terminals without suit symbols or colour (--ascii).
+plain_console = Console(highlight=False, no_color=True, emoji=False,
+                        width=None if sys.stdout.isatty() else 120)
 
-EXIT_OK, EXIT_NO, EXIT_USAGE, EXIT_UNKNOWN, EXIT_INTERNAL = 0, 1, 2, 3, 4
 VERDICT_EXIT = {Verdict.SOLVED: EXIT_OK, Verdict.UNSOLVABLE: EXIT_NO,
                 Verdict.UNKNOWN: EXIT_UNKNOWN}
 
@@ -28,6 +182,8 @@ DealSpec = Annotated[str, typer.Argument(
     help="A board or JSON file, '-' for stdin, pysol:N[:all-in-a-row] or random:SEED[:any].",
     show_default=False)]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+AsciiFlag = Annotated[bool, typer.Option(
+    "--ascii", help="Plain ASCII cards (KH, not K♥) and no colour.")]
 
 
 @contextmanager
@@ -36,7 +192,7 @@ def user_errors() -> Iterator[None]:
     try:
         yield
     except InputError as error:
-        typer.echo(f"error: {error}", err=True)
+        typer.echo(f"error: {error.describe(FLAG_OF)}", err=True)
         raise typer.Exit(EXIT_USAGE) from None
     except InternalError as error:
         typer.echo(f"internal error: {error}", err=True)
@@ -50,9 +206,49 @@ def card_text(card, ascii_only: bool) -> Text:
 
 
 def parse_features(text: str | None) -> frozenset[str] | None:
+    """`--features a,b` → {a, b}; `none` → the plain encoding; an empty list is an error
+    (`,,,` would otherwise run the plain encoding without saying so)."""
     if text is None:
         return None
     if text.strip().lower() == "none":
         return frozenset()
-    return frozenset(name.strip() for name in text.split(",") if name.strip())
+    names = frozenset(name.strip() for name in text.split(",") if name.strip())
+    if not names:
+        raise InputError("names no feature (use 'none' for the plain encoding)", "features",
+                         token=text)
+    return names
 
+
+
+@contextmanager
+def working(what: str, *, after: float = 1.0, every: float = 30.0) -> Iterator[None]:
+    """Show that a long job is alive: on a terminal a spinner once it passes `after`
+    seconds; when stderr is piped, a plain line every `every` seconds instead of a bar."""
+    done = threading.Event()
+    began = time.monotonic()
+    err = Console(stderr=True)
+
+    def watch() -> None:
+        if err.is_terminal:
+            if done.wait(after):
+                return
+            with err.status(f"{what} ..."):
+                done.wait()
+        else:
+            while not done.wait(every):
+                _say(f"blackhole: still {what} ({time.monotonic() - began:.0f} s)")
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        done.set()
+        watcher.join()
+
+
+
+AfterOption = Annotated[str | None, typer.Option(
+    "--after", metavar="MOVES",
+    help="Start from the position after these moves: cards separated by spaces or commas, "
+         "or @FILE in any solution format check reads.", show_default=False)]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -15,6 +14,7 @@ from rich.text import Text
 from blackhole.cli.common import (
     EXIT_NO,
     EXIT_OK,
+    AfterOption,
     DealSpec,
     JsonFlag,
     app,
@@ -22,26 +22,31 @@ from blackhole.cli.common import (
     console,
     user_errors,
 )
-from blackhole.deal import board_text, deal_json, load_deal
-from blackhole.errors import InputError
+from blackhole.deal import board_text, load_position, position_json, read_input
 from blackhole.rules import replay
 from blackhole.solutions import parse_solution
 
 
 @app.command()
 def show(spec: DealSpec,
+         after: AfterOption = None,
          ascii_only: Annotated[bool, typer.Option("--ascii", help="Plain ASCII, no colour.")]
          = False) -> None:
-    """Draw a deal: the hole, then each fan bottom → top with its top card marked."""
+    """Draw a deal or position: the hole, then each fan bottom → top, its top card marked."""
     with user_errors():
-        deal = load_deal(spec)
+        position = load_position(spec, after)
+    deal = position.deal
     out = Console(highlight=False, no_color=ascii_only, emoji=False)
     brackets = ascii_only or not out.is_terminal  # underline only shows on a terminal
     hole = Text("hole: ")
     hole.append(card_text(deal.foundation, ascii_only) if deal.foundation else Text("empty"))
+    if position.moved:
+        hole.append(f"   ({position.progress})")
     out.print(hole)
     for number, fan in enumerate(deal.fans, start=1):
         line = Text(f"{number:>3}  ")
+        if not fan:
+            line.append("-  (empty)")
         for i, card in enumerate(fan):
             text = card_text(card, ascii_only)
             if i == len(fan) - 1:  # the top card
@@ -63,12 +68,13 @@ class DealFormat(StrEnum):
 @app.command("deal")
 def deal_command(spec: DealSpec,
                  format: Annotated[DealFormat, typer.Option(help="Output format.")]
-                 = DealFormat.board) -> None:
-    """Write a deal as a board file or as JSON."""
+                 = DealFormat.board,
+                 after: AfterOption = None) -> None:
+    """Write a deal or position as a board file or as JSON (which keeps the moves made)."""
     with user_errors():
-        deal = load_deal(spec)
-        text = json.dumps(deal_json(deal)) + "\n" if format is DealFormat.json \
-            else board_text(deal)
+        position = load_position(spec, after)
+        text = json.dumps(position_json(position)) + "\n" if format is DealFormat.json \
+            else board_text(position.deal)
     typer.echo(text, nl=False)
 
 
@@ -76,24 +82,26 @@ def deal_command(spec: DealSpec,
 def check(spec: DealSpec,
           solution: Annotated[Path, typer.Argument(
               help="Our JSON, a list of cards, or black-hole-solve's output ('-': stdin).")],
+          after: AfterOption = None,
           as_json: JsonFlag = False) -> None:
-    """Replay a solution through the rules engine; exit 0 if it wins, 1 if not."""
+    """Replay a solution through the rules engine; exit 0 if it wins, 1 if not.
+
+    With --after the solution is replayed from that position, and cards count from the
+    start of the deal.
+    """
     with user_errors():
-        deal = load_deal(spec)
+        position = load_position(spec, after)
         source = str(solution)
-        if source == "-":
-            text = sys.stdin.read()
-        elif solution.is_file():
-            text = solution.read_text(encoding="utf-8", errors="replace")
-        else:
-            raise InputError("no such solution file", source)
-        judged = replay(deal, parse_solution(text, source))
+        moves = parse_solution(read_input(source, "solution"),
+                               "<stdin>" if source == "-" else source)
+        judged = replay(position.deal, moves)
     if as_json:
-        typer.echo(json.dumps({"deal": spec, "outcome": judged.outcome.value,
-                               "played": judged.played, "total": judged.total,
+        typer.echo(json.dumps({"deal": spec, "after": position.moved,
+                               "outcome": judged.outcome.value,
+                               "played": position.moved + judged.played, "total": position.of,
                                "illegal_move": None if judged.index is None
                                else judged.index + 1, "reason": judged.reason}))
     else:
         style = "green" if judged.won else "red"
-        console.print(Text(judged.describe(), style=style))
+        console.print(Text(judged.describe(position.moved, position.of), style=style))
     raise typer.Exit(EXIT_OK if judged.won else EXIT_NO)

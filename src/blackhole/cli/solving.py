@@ -10,22 +10,33 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
-from blackhole.backends import REGISTRY, Options, Verdict, check_options_apply, make_backend
+from blackhole.backends import (
+    REGISTRY,
+    Options,
+    Verdict,
+    check_options_apply,
+    make_backend,
+    split_label,
+)
 from blackhole.cli.common import (
     VERDICT_EXIT,
+    AfterOption,
+    AsciiFlag,
     DealSpec,
     JsonFlag,
     app,
     card_text,
     console,
     parse_features,
+    plain_console,
     user_errors,
+    working,
 )
-from blackhole.deal import load_deal
+from blackhole.deal import load_position
 from blackhole.errors import InputError
+from blackhole.pipeline import Solution, solve_deal
 from blackhole.problem import build_problem
 from blackhole.solutions import black_hole_solve_text
-from blackhole.solve import Solution, solution_json, solve_deal
 
 
 class OutputFormat(StrEnum):
@@ -38,7 +49,8 @@ class OutputFormat(StrEnum):
 def solve(
     spec: DealSpec,
     backend: Annotated[str, typer.Option(
-        help=f"One of: {', '.join(REGISTRY)}.")] = "sat",
+        help=f"One of: {', '.join(REGISTRY)}; sat:SOLVER and cpsat:MODEL pick a variant.")]
+    = "sat",
     solver: Annotated[str | None, typer.Option(help="SAT solver name (sat backend).")] = None,
     model: Annotated[str | None, typer.Option(
         help="CP-SAT model (cpsat backend): inverse (default), boolean or circuit.")] = None,
@@ -59,47 +71,51 @@ def solve(
     format: Annotated[OutputFormat, typer.Option(
         help="text, json (same as --json) or pysol (black-hole-solve's output).")]
     = OutputFormat.text,
+    ascii_only: AsciiFlag = False,
+    after: AfterOption = None,
 ) -> None:
-    """Solve a deal; every solution is replayed through the rules engine before it is shown."""
-    flags = {"solver": ("--solver", solver), "model": ("--model", model),
-             "workers": ("--workers", workers), "seed": ("--seed", seed),
-             "solver_cmd": ("--solver-cmd", solver_cmd), "proof_arg": ("--proof-arg", proof_arg),
-             "features": ("--features", features)}
-    given = {name: flag for name, (flag, value) in flags.items() if value is not None}
-    options = Options(timeout=timeout, solver=solver, model=model, workers=workers or 1,
-                      seed=seed or 0, solver_cmd=solver_cmd, proof_arg=proof_arg,
-                      features=parse_features(features))
+    """Solve a deal, or a position with --after; every solution is replayed through the
+    rules engine before it is shown."""
+    given = {"solver": solver, "model": model, "workers": workers, "seed": seed,
+             "solver_cmd": solver_cmd, "proof_arg": proof_arg,
+             "features": parse_features(features)}
+    given = {name: value for name, value in given.items() if value is not None}
     with user_errors():
-        check_options_apply(make_backend(backend), given)
-        solution = solve_deal(load_deal(spec), backend, options)
+        name, options = split_label(backend, Options(timeout=timeout, **given))
+        check_options_apply(make_backend(name), given)
+        position = load_position(spec, after)
+        with working(f"solving {spec}"):
+            solution = solve_deal(position.deal, name, options)
     if as_json or format is OutputFormat.json:
-        typer.echo(json.dumps(solution_json(spec, solution)))
+        typer.echo(json.dumps(solution.to_json(spec)))
     elif format is OutputFormat.pysol:
-        typer.echo(black_hole_solve_text(solution.moves, solution.verdict is Verdict.SOLVED),
-                   nl=False)
+        typer.echo("Intractable!\n" if solution.verdict is Verdict.UNKNOWN  # as it says it
+                   else black_hole_solve_text(solution.moves,
+                                              solution.verdict is Verdict.SOLVED), nl=False)
     else:
-        _print_solution(solution)
+        _print_solution(solution, ascii_only)
     raise typer.Exit(VERDICT_EXIT[solution.verdict])
 
 
-def _print_solution(solution: Solution) -> None:
+def _print_solution(solution: Solution, ascii_only: bool) -> None:
+    out = plain_console if ascii_only else console
     result = solution.result
     how = f"{result.backend}/{result.solver} in {result.seconds:.3f} s"
     if result.verdict is Verdict.SOLVED:
-        console.print(Text(f"solved ({how})", style="bold green"))
+        out.print(Text(f"solved ({how})", style="bold green"))
         for number, (card, fan) in enumerate(solution.moves, start=1):
             line = Text(f"{number:>3}. ")
-            line.append(card_text(card, ascii_only=False))
+            line.append(card_text(card, ascii_only))
             line.append(f" from fan {fan + 1}")
-            console.print(line)
+            out.print(line)
         judged = solution.replay
-        console.print(f"{judged.played} of {judged.total} cards moved; "
+        out.print(f"{judged.played} of {judged.total} cards moved; "
                       "replayed by the rules engine")
     elif result.verdict is Verdict.UNSOLVABLE:
-        console.print(Text(f"unsolvable ({how}; a complete method found no solution)",
+        out.print(Text(f"unsolvable ({how}; a complete method found no solution)",
                            style="bold red"))
     else:
-        console.print(Text(f"unknown: limit reached ({how})", style="yellow"))
+        out.print(Text(f"unknown: limit reached ({how})", style="yellow"))
 
 
 class EncodeFormat(StrEnum):
@@ -118,6 +134,7 @@ def encode(
     model: Annotated[str | None, typer.Option(
         help="CP-SAT model (cpsat format): inverse (default), boolean or circuit.")] = None,
     out: Annotated[Path | None, typer.Option(help="Write to this file, not stdout.")] = None,
+    after: AfterOption = None,
 ) -> None:
     """Write the deal's problem (graph), its CNF (DIMACS) or its CP-SAT model (text proto)."""
     with user_errors():
@@ -126,7 +143,7 @@ def encode(
         if features is not None and format is EncodeFormat.problem_json:
             raise InputError("applies to --format dimacs or cpsat only", "--features",
                              token=features)
-        problem = build_problem(load_deal(spec))
+        problem = build_problem(load_position(spec, after).deal)
         chosen = parse_features(features)
         if format is EncodeFormat.problem_json:
             text = json.dumps(problem.to_json()) + "\n"

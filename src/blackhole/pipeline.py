@@ -1,0 +1,95 @@
+"""The pipeline: deal → problem → backend → decode → replay through the rules engine.
+
+Nothing is called solved until `rules.replay` has won with the decoded moves.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from typing import Any
+
+from blackhole.backends import Options, Result, Verdict, make_backend, split_label
+from blackhole.cards import Card
+from blackhole.deal import Deal, load_deal
+from blackhole.errors import InternalError
+from blackhole.problem import Problem, build_problem
+from blackhole.rules import Replay, replay
+
+
+@dataclass(frozen=True)
+class Solution:
+    """The answer for one deal: the backend's Result, and when solved the moves as the
+    rules engine replayed them."""
+
+    deal: Deal
+    result: Result
+    moves: tuple[tuple[Card, int], ...]  # (card, 0-based fan) in play order, when solved
+    replay: Replay | None  # the rules engine's verdict on the moves, when solved
+
+    @property
+    def verdict(self) -> Verdict:
+        return self.result.verdict
+
+    def to_json(self, spec: str = "") -> dict[str, Any]:
+        """The stable JSON schema documented in the README."""
+        result = self.result
+        return {
+            "deal": spec or self.deal.name,
+            "verdict": result.verdict.value,
+            "moves": [{"card": str(card), "fan": fan} for card, fan in self.moves],
+            "backend": result.backend,
+            "solver": result.solver,
+            "seconds": round(result.seconds, 6),
+            "stats": result.stats,
+        }
+
+
+def decode(problem: Problem, result: Result, deal: Deal) -> Solution:
+    """Turn a backend's node order into moves and have the rules engine judge them."""
+    if result.verdict is not Verdict.SOLVED:
+        return Solution(deal, result, (), None)
+    if result.order is None:
+        raise InternalError(f"{result.backend} said solved but gave no move order")
+    moves = tuple((problem.cards[v], problem.fan_of[v]) for v in result.order)
+    judged = replay(deal, [card for card, _ in moves])
+    if not judged.won:
+        raise InternalError(f"{result.backend}/{result.solver} answer fails replay: "
+                            f"{judged.describe()}")
+    return Solution(deal, result, moves, judged)
+
+
+def solve_deal(deal: Deal, backend: str, options: Options) -> Solution:
+    """Solve `deal` with the backend named `backend` (a registry name, no variant)."""
+    began = time.perf_counter()
+    solver = make_backend(backend)
+    solver.check(options)
+    solver.check_size(deal.cards_in_fans, deal.name or "deal")
+    problem = build_problem(deal)
+    if options.timeout is not None:  # the limit covers building the problem too
+        left = options.timeout - (time.perf_counter() - began)
+        if left <= 0:
+            return Solution(deal, Result(Verdict.UNKNOWN, None, backend, "", options.timeout),
+                            (), None)
+        options = replace(options, timeout=left)
+    return decode(problem, solver.solve(problem, options), deal)
+
+
+def solve(deal: Deal | str, backend: str = "sat", *, timeout: float | None = None,
+          **options: Any) -> Solution:
+    """Solve a deal (a Deal, or any deal spec such as "pysol:2" or a file path).
+
+    `backend` is a registry name with an optional variant ("sat", "sat:glucose4",
+    "cpsat:boolean"); keyword options are `Options` fields (solver, model, workers, seed,
+    features, ...). A solution is returned only after the rules engine replayed it; a
+    limit reached is Verdict.UNKNOWN. Bad input raises InputError.
+    """
+    if isinstance(deal, str):
+        deal = load_deal(deal)
+    name, chosen = split_label(backend, Options.make(timeout=timeout, **options))
+    return solve_deal(deal, name, chosen)
+
+
+def solution_json(spec: str, solution: Solution) -> dict[str, Any]:
+    """The stable JSON schema documented in the README."""
+    return solution.to_json(spec)
