@@ -70,3 +70,12 @@ def test_build_problem_is_the_deal_as_a_graph() -> None:
     problem = blackhole.build_problem(blackhole.load_deal("pysol:2"))
     assert problem.size == 52 and problem.start == 0
     assert len(problem.precedence) == 17 * 2
+
+
+def test_certify_and_verify_through_the_api(tmp_path) -> None:
+    import blackhole.certificates  # noqa: F401  (loading the module keeps the function names)
+
+    deal = blackhole.load_deal("pysol:837")
+    certificate = blackhole.certify(deal, "pysol:837", tmp_path / "837")
+    assert certificate.verdict is blackhole.Verdict.UNSOLVABLE
+    assert blackhole.verify(tmp_path / "837").ok

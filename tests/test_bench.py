@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import statistics
@@ -21,17 +22,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from blackhole.backends import Options, Verdict, make_backend
-from blackhole.bench import run_bench
-from blackhole.deal import load_deal
+from blackhole.bench import read_results, run_bench
+from blackhole.deal import deal_json, load_deal
 from blackhole.errors import InputError
 from blackhole.pipeline import solve_deal
-from blackhole.report import (
-    quantile,
-    read_results,
-    summarize,
-    wilson_interval,
-    write_plots,
-)
+from blackhole.report import quantile, summarize, wilson_interval, write_plots
 
 from .conftest import EXAMPLES, ROOT, reference
 
@@ -47,7 +42,7 @@ def _env() -> dict[str, str]:
 
 
 def _pairs(path: Path) -> Counter[tuple[str, str]]:
-    return Counter((r["deal"], r["backend"]) for r in read_results(path))
+    return Counter((r.deal, r.backend) for r in read_results(path))
 
 
 # ---------------------------------------------------------------- running
@@ -62,11 +57,11 @@ def test_results_match_the_reference(tmp_path: Path) -> None:
     assert events[0].record is None and events[0].total == len(QUICK)
     assert [e.done for e in events[1:]] == list(range(1, len(QUICK) + 1))
     for record in read_results(out):
-        number = int(record["deal"].split(":")[1])
-        assert record["verdict"] == reference()[number]["verdict"]
-        assert record["backend"] == "search" and record["solver"] == "dfs"
-        assert record["peak_mb"] > 0 and record["wall"] >= record["seconds"]
-        assert (len(record["moves"]) == 51) == (record["verdict"] == "solved")
+        number = int(record.deal.split(":")[1])
+        assert record.verdict == reference()[number]["verdict"]
+        assert record.backend == "search" and record.solver == "dfs"
+        assert record.peak_mb > 0 and record.wall >= record.seconds
+        assert (len(record.moves) == 51) == (record.verdict == "solved")
 
 
 def test_existing_results_need_resume(tmp_path: Path) -> None:
@@ -119,6 +114,29 @@ def test_resume_after_a_killed_run_loses_and_repeats_nothing(tmp_path: Path) -> 
     assert set(pairs.values()) == {1}
 
 
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_workers_end_with_a_killed_run_even_mid_solve(tmp_path: Path) -> None:
+    script = ("from blackhole.bench import run_bench; from blackhole.backends import Options; "
+              f"run_bench([{HARD!r}], ['search'], Options(timeout=120), "
+              f"out_path={str(tmp_path / 'r.jsonl')!r}, jobs=1)")
+    child = subprocess.Popen([sys.executable, "-c", script], env=_env())
+    try:
+        deadline = time.monotonic() + 30
+        workers: list[int] = []
+        while len(workers) < 2 and time.monotonic() < deadline:  # forkserver and worker
+            time.sleep(0.2)
+            workers = _descendants(child.pid)
+        time.sleep(1.0)  # the worker is deep in the referee's search now
+        assert child.poll() is None and len(workers) >= 2
+        child.send_signal(signal.SIGKILL)
+    finally:
+        child.wait()
+    deadline = time.monotonic() + 10
+    while [pid for pid in workers if _alive(pid)] and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [pid for pid in workers if _alive(pid)]
+
+
 def test_a_task_past_its_hard_limit_is_killed_and_the_run_goes_on(tmp_path: Path) -> None:
     out = tmp_path / "r.jsonl"
     began = time.monotonic()
@@ -126,37 +144,65 @@ def test_a_task_past_its_hard_limit_is_killed_and_the_run_goes_on(tmp_path: Path
                         out_path=out, jobs=1, hard_limit=1.0)
     assert time.monotonic() - began < 30
     assert summary.written == 3
-    records = {r["deal"]: r for r in read_results(out)}
+    records = {r.deal: r for r in read_results(out)}
     killed = records[HARD]
-    assert killed["verdict"] == "unknown"
-    assert killed["reason"] == "killed at hard limit 1 s"
-    assert 1.0 <= killed["seconds"] < 10
-    assert records["pysol:1"]["verdict"] == "unsolvable"  # a fresh worker took over
-    assert records["pysol:5"]["verdict"] == "solved"
+    assert killed.verdict == "unknown"
+    assert killed.reason == "killed at hard limit 1 s"
+    assert 1.0 <= killed.seconds < 10
+    assert records["pysol:1"].verdict == "unsolvable"  # a fresh worker took over
+    assert records["pysol:5"].verdict == "solved"
 
 
 def test_a_memory_blow_up_is_an_unknown_not_a_crash(tmp_path: Path) -> None:
     out = tmp_path / "r.jsonl"
     run_bench([HARD, "pysol:1"], ["search"], Options(timeout=120), out_path=out, jobs=1,
-              memory_mb=100, hard_limit=60)
-    records = {r["deal"]: r for r in read_results(out)}
-    assert records[HARD]["verdict"] == "unknown"
-    assert records[HARD]["reason"] == "memory limit"
-    assert records["pysol:1"]["verdict"] == "unsolvable"
+              memory_mb=100, hard_limit=60)  # the referee needs about 1 GB for HARD
+    records = {r.deal: r for r in read_results(out)}
+    assert records[HARD].verdict == "unknown"
+    assert records[HARD].reason == "memory limit"
+    assert records["pysol:1"].verdict == "unsolvable"
 
 
-def _sandboxes() -> list[int]:
-    """The worker processes this test process started."""
-    found = []
+def _process_parents() -> dict[int, tuple[int, bytes]]:
+    """pid → (parent pid, command line) of every process."""
+    table = {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
             command = (stat.parent / "cmdline").read_bytes()
         except OSError:
             continue
-        if int(fields[1]) == os.getpid() and b"worker_main" in command:
-            found.append(int(stat.parent.name))
+        table[int(stat.parent.name)] = (int(fields[1]), command)
+    return table
+
+
+def _descendants(pid: int) -> list[int]:
+    table = _process_parents()
+    found, frontier = [], [pid]
+    while frontier:
+        parent = frontier.pop()
+        children = [p for p, (pp, _) in table.items() if pp == parent]
+        found += children
+        frontier += children
     return found
+
+
+def _alive(pid: int) -> bool:
+    """Running, not a zombie waiting to be reaped."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def _sandboxes() -> list[int]:
+    """The worker processes of this test process's pools: children of the forkserver
+    this process started (the forkserver forks every worker)."""
+    table = _process_parents()
+    servers = {pid for pid, (parent, command) in table.items()
+               if parent == os.getpid() and b"forkserver" in command}
+    return [pid for pid, (parent, _) in table.items() if parent in servers]
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
@@ -179,11 +225,11 @@ def test_a_worker_killed_from_outside_is_recorded_and_replaced(tmp_path: Path) -
                   hard_limit=30)
     finally:
         killer.join()
-    records = {r["deal"]: r for r in read_results(out)}
-    assert records[HARD]["verdict"] == "unknown"
-    assert records[HARD]["reason"] == "worker died (signal 9)"
-    assert records[HARD]["seconds"] < 20
-    assert records["pysol:1"]["verdict"] == "unsolvable"
+    records = {r.deal: r for r in read_results(out)}
+    assert records[HARD].verdict == "unknown"
+    assert records[HARD].reason == "worker died (signal 9)"
+    assert records[HARD].seconds < 20
+    assert records["pysol:1"].verdict == "unsolvable"
 
 
 @pytest.mark.parametrize("backend", ["sat", "cpsat"])
@@ -323,8 +369,8 @@ def test_bad_results_files_name_file_line_and_token(tmp_path: Path) -> None:
     for seconds, token in ((-5, "-5"), (float("nan"), "NaN"), (1e400, "Infinity")):
         path.write_text(_line("pysol:3", "sat", "solved", 1) + _line("pysol:2", "sat", "solved",
                                                                    seconds))
-        with pytest.raises(InputError, match=f":2: seconds must be a finite number >= 0: "
-                                             f"'{token}'"):
+        with pytest.raises(InputError, match=f":2: field 'seconds' must be a finite number "
+                                             f">= 0: '{token}'"):
             read_results(path)
 
 
@@ -343,7 +389,7 @@ def test_plots_are_valid_images(known: Path, tmp_path: Path) -> None:
     from matplotlib.image import imread
 
     folder = tmp_path / "plots"
-    written = write_plots(read_results(known), folder)
+    written = write_plots(summarize(read_results(known)), folder)
     assert sorted(p.name for p in written) == [
         "cactus.png", "cactus.svg", "sat-vs-cpsat.png", "sat-vs-cpsat.svg"]
     for path in written:
@@ -356,7 +402,8 @@ def test_plots_are_valid_images(known: Path, tmp_path: Path) -> None:
             assert b"<svg" in data[:1000]
     only_search = tmp_path / "one.jsonl"
     only_search.write_text(_line("pysol:1", "search", "unsolvable", 0.1))
-    assert [p.name for p in write_plots(read_results(only_search), tmp_path / "p2")] == [
+    assert [p.name for p in write_plots(summarize(read_results(only_search)),
+                                        tmp_path / "p2")] == [
         "cactus.png", "cactus.svg"]
 
 
@@ -412,16 +459,16 @@ def test_dask_gives_the_local_verdicts_and_keeps_the_hard_limit(
     options = Options(timeout=30)
     run_bench(specs, ["search"], options, out_path=local, jobs=2)
     summary = run_bench([*specs, HARD], ["search"], options, out_path=remote,
-                        dask_address=dask_cluster, hard_limit=1.0)
+                        dask=dask_cluster, hard_limit=1.0)
     assert summary.written == len(specs) + 1 and summary.slots == 1
-    verdicts = {r["deal"]: r["verdict"] for r in read_results(local)}
-    remote_records = {r["deal"]: r for r in read_results(remote)}
-    assert {d: remote_records[d]["verdict"] for d in specs} == verdicts
-    assert remote_records[HARD]["verdict"] == "unknown"
-    assert remote_records[HARD]["reason"] == "killed at hard limit 1 s"
+    verdicts = {r.deal: r.verdict for r in read_results(local)}
+    remote_records = {r.deal: r for r in read_results(remote)}
+    assert {d: remote_records[d].verdict for d in specs} == verdicts
+    assert remote_records[HARD].verdict == "unknown"
+    assert remote_records[HARD].reason == "killed at hard limit 1 s"
     # resumable on the client side, as locally
     again = run_bench([*specs, HARD], ["search"], options, out_path=remote,
-                      dask_address=dask_cluster, resume=True)
+                      dask=dask_cluster, resume=True)
     assert (again.written, again.skipped) == (0, len(specs) + 1)
 
 
@@ -461,7 +508,7 @@ def test_report_command_exits_4_on_a_disagreement(known: Path) -> None:
     as_json = _cli("report", str(known), "--json")
     assert as_json.exit_code == 4
     assert json.loads(as_json.stdout)["disagreements"] == [
-        {"deal": "pysol:10", "solved_by": ["sat"], "unsolvable_by": ["cpsat"]}]
+        {"deal": "pysol:10", "solved_by": ["sat"], "unsolvable_by": ["cpsat"], "best": {}}]
 
 
 def test_report_command_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
@@ -565,3 +612,171 @@ def test_a_solved_line_whose_moves_do_not_win_is_an_error(tmp_path: Path) -> Non
     assert [b.solved for b in report.backends] == [1, 0, 0]
     result = _cli("report", str(path))
     assert result.exit_code == 4
+
+
+# ---------------------------------------------------------------- portable, checked results
+
+
+def _deal_folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "dd"
+    folder.mkdir()
+    for name in ("pysol-1.board", "pysol-2.board", "pysol-25.board"):
+        (folder / name).write_text((EXAMPLES / name).read_text())
+    return folder
+
+
+def _command(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "blackhole", *args], cwd=cwd, env=_env(),
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_results_of_file_deals_replay_from_another_folder(tmp_path: Path) -> None:
+    _deal_folder(tmp_path)
+    ran = _command("bench", "dd", "--backends", "sat", "--jobs", "1", "--out", "rel.jsonl",
+                   "--json", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    report = _command("report", "../rel.jsonl", "--json", cwd=elsewhere)
+    assert report.returncode == 0, report.stdout + report.stderr
+    data = json.loads(report.stdout)
+    (sat,) = data["backends"]
+    assert data["errors"] == [] and (sat["solved"], sat["unsolvable"]) == (1, 2)
+    records = read_results(tmp_path / "rel.jsonl")
+    assert {r.deal for r in records} == {f"dd/pysol-{n}.board" for n in (1, 2, 25)}
+    assert all(r.board["fans"] for r in records)
+    shutil.rmtree(tmp_path / "dd")  # the deals themselves gone: the lines still replay
+    again = _command("report", "../rel.jsonl", cwd=elsewhere)
+    assert again.returncode == 0, again.stdout
+
+
+def _solved_line(spec: str, **changes: Any) -> dict[str, Any]:
+    return {**json.loads(_line(spec, "sat", "solved", 1)), **changes}
+
+
+def _report_of(tmp_path: Path, *lines: dict[str, Any]):
+    path = tmp_path / "forged.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return summarize(read_results(path))
+
+
+def test_a_line_whose_deal_cannot_be_derived_says_so(tmp_path: Path) -> None:
+    report = _report_of(tmp_path, _solved_line("pysol:2", deal="somewhere/x.board"))
+    (error,) = report.errors
+    assert error["reason"].startswith("its deal cannot be derived again:")
+    assert "holds no board" in error["reason"] and "\n" not in error["reason"]
+    assert not report.consistent
+
+
+def test_a_forged_board_is_checked_like_our_own(tmp_path: Path) -> None:
+    board = deal_json(load_deal("pysol:2"))
+    line = _solved_line("pysol:2", deal="mine.board", board=board)
+    assert _report_of(tmp_path, line).consistent  # the moves win the board in the line
+    other = deal_json(load_deal("pysol:3"))
+    forged = _report_of(tmp_path, {**line, "board": other})
+    assert forged.errors[0]["reason"].startswith("solved, but its moves do not win")
+    wrong = _report_of(tmp_path, {**line, "deal": "pysol:3", "board": board})
+    assert "is not the deal pysol:3 deals" in wrong.errors[0]["reason"]
+    bad_board = _report_of(tmp_path, {**line, "board": {"fans": "no"}})
+    assert bad_board.errors[0]["reason"].startswith("its deal cannot be derived again")
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"moves": "KH"}, "field 'moves' must be a list"),
+    ({"board": [1]}, "field 'board' must be an object"),
+    ({"task": "guess"}, "unknown task: 'guess'"),
+    ({"best": -1, "task": "best"}, "field 'best' must be a whole number >= 0"),
+    ({"stats": 3}, "field 'stats' must be an object"),
+])
+def test_a_malformed_field_is_bad_input(tmp_path: Path, change: dict[str, Any],
+                                        message: str) -> None:
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps(_solved_line("pysol:2", **change)) + "\n")
+    with pytest.raises(InputError, match=f":1: {message}"):
+        read_results(path)
+
+
+def test_resume_refuses_a_deal_file_that_changed(tmp_path: Path) -> None:
+    deal = tmp_path / "d.board"
+    deal.write_text((EXAMPLES / "pysol-1.board").read_text())
+    out = tmp_path / "r.jsonl"
+    run_bench(str(deal), ["search"], out_path=out, jobs=1)
+    deal.write_text((EXAMPLES / "pysol-25.board").read_text())
+    with pytest.raises(InputError, match="holds another deal under this name"):
+        run_bench(str(deal), ["search"], out_path=out, jobs=1, resume=True)
+
+
+def test_retry_unknown_reruns_only_the_unknown_lines(tmp_path: Path) -> None:
+    out = tmp_path / "r.jsonl"
+    specs = ["pysol:1", "pysol:5", "pysol:2"]  # pysol:2 takes the referee ~0.1-0.5 s
+    run_bench(specs, ["search"], Options(timeout=20), out_path=out, jobs=1)
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    for line in lines:
+        if line["deal"] != "pysol:1":
+            line.update(verdict="unknown", moves=[], reason="backend limit reached")
+    out.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    plain = run_bench(specs, ["search"], Options(timeout=20), out_path=out, jobs=1,
+                      resume=True)
+    assert (plain.written, plain.skipped) == (0, 3)
+    retried = run_bench(specs, ["search"], Options(timeout=20), out_path=out, jobs=1,
+                        resume=True, retry_unknown=True)
+    assert (retried.written, retried.skipped) == (2, 1)
+    records = read_results(out)
+    assert [r.deal for r in records[3:]] == ["pysol:5", "pysol:2"]
+    assert {r.deal: r.verdict for r in summarize(records).lines} == {
+        "pysol:1": "unsolvable", "pysol:5": "solved", "pysol:2": "solved"}
+
+
+def test_solver_cmd_is_checked_before_any_task(tmp_path: Path) -> None:
+    out = tmp_path / "r.jsonl"
+    missing = _cli("bench", "pysol:1-3", "--backends", "external", "--solver-cmd",
+                   "no-such-solver -q", "--out", str(out))
+    assert missing.exit_code == 2 and "solver command not found" in missing.stderr
+    assert "no-such-solver" in missing.stderr and not out.exists()
+    stray = _cli("bench", "pysol:1", "--backends", "sat", "--solver-cmd", "kissat",
+                 "--out", str(out))
+    assert stray.exit_code == 2 and "--solver-cmd: does not apply" in stray.stderr
+    assert not out.exists()
+
+
+def test_solver_cmd_reaches_the_external_backend(tmp_path: Path) -> None:
+    """A fake solver that answers SAT with a model that is no solution: the rules engine
+    refuses it in the worker, so the line is an error naming the command."""
+    fake = tmp_path / "fake-solver"
+    fake.write_text(f"#!{sys.executable}\nprint('s SATISFIABLE')\nprint('v 1 0')\n"
+                    "raise SystemExit(10)\n")
+    fake.chmod(0o755)
+    out = tmp_path / "r.jsonl"
+    result = _cli("bench", "pysol:2", "--backends", "external", "--solver-cmd", str(fake),
+                  "--jobs", "1", "--out", str(out), "--json")
+    assert result.exit_code == 4
+    (record,) = read_results(out)
+    assert record.verdict == "error" and record.backend == "external"
+
+
+@pytest.mark.parametrize(("address", "says"), [
+    ("garbage", "not a Dask address"),
+    ("http://x:1", "not a Dask address"),
+    ("tcp://127.0.0.1:notaport", "not a Dask address"),
+])
+def test_a_bad_dask_address_is_one_line(tmp_path: Path, address: str, says: str) -> None:
+    done = _command("bench", "pysol:1", "--dask", address, "--out", "r.jsonl", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and says in done.stderr and "--dask" in done.stderr
+    assert not (tmp_path / "r.jsonl").exists()
+
+
+def test_an_unreachable_scheduler_is_one_line(tmp_path: Path) -> None:
+    address = f"tcp://127.0.0.1:{_free_port()}"  # nothing listens there
+    done = _command("bench", "pysol:1", "--dask", address, "--out", "r.jsonl", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "cannot reach the Dask scheduler" in done.stderr
+    assert not (tmp_path / "r.jsonl").exists()
+
+
+def test_retry_unknown_and_chunk_need_their_companions(tmp_path: Path) -> None:
+    out = str(tmp_path / "r.jsonl")
+    alone = _cli("bench", "pysol:1", "--retry-unknown", "--out", out)
+    assert alone.exit_code == 2 and "add --resume" in alone.stderr
+    chunk = _cli("bench", "pysol:1", "--chunk", "4", "--out", out)
+    assert chunk.exit_code == 2 and "add --dask" in chunk.stderr

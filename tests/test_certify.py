@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import shutil
@@ -14,9 +13,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from blackhole import certificates as certify_module
 from blackhole import drat
 from blackhole.backends import Options, Verdict
-from blackhole.certify import (
+from blackhole.certificates import (
     MANIFEST_FILE,
     PROOF_FILE,
     SOLUTION_FILE,
@@ -32,9 +32,6 @@ from blackhole.deal import load_deal
 from blackhole.pipeline import solve_deal
 
 from .conftest import easy_for_search, reference
-
-# the module itself: `blackhole.certify` is also the public API's function of that name
-certify_module = importlib.import_module("blackhole.certify")
 
 # Unsolvable deals of pysol:1-1000 whose certificates are quick to make and check, and
 # one (837, the C solver's hardest deal) with a proof of a few thousand lines.

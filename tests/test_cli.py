@@ -157,9 +157,9 @@ def test_a_zero_timeout_is_refused_by_every_backend(backend) -> None:
 
 
 def test_encode_refuses_options_of_another_format_and_unwritable_files(tmp_path) -> None:
-    cases = [(["--model", "circuit"], "error: --model: applies to --format cpsat only"),
+    cases = [(["--model", "circuit"], "error: --model: applies to format cpsat only"),
              (["--format", "problem-json", "--features", "none"],
-              "error: --features: applies to --format dimacs or cpsat only"),
+              "error: --features: applies to format dimacs or cpsat only"),
              (["--format", "dimacs", "--out", str(tmp_path)], f"error: {tmp_path}: cannot write")]
     for options, message in cases:
         result = run("encode", "pysol:1", *options)

@@ -2,7 +2,7 @@
 the SAT backend; decoded orders checked against the original constraints; the counts of
 encodings/cpsat.md; the exported model text; options and the status ladder.
 
-Every solve goes through `blackhole.solve.solve_deal`, which replays each solution through
+Every solve goes through `blackhole.pipeline.solve_deal`, which replays each solution through
 the rules engine and raises InternalError when it does not win.
 """
 
@@ -17,21 +17,22 @@ from ortools.sat import cp_model_pb2
 from ortools.sat.python import cp_model
 
 from blackhole.backends import Options, Verdict
-from blackhole.backends.cpsat import (
+from blackhole.backends.cpsat import verdict_of
+from blackhole.cards import deck
+from blackhole.deal import Deal, load_deal
+from blackhole.encode.cpsat import (
     DEFAULT_FEATURES,
     DEFAULT_MODEL,
     MODEL_FEATURES,
     MODELS,
     export_model,
-    verdict_of,
 )
-from blackhole.cards import Card, deck
-from blackhole.deal import Deal, load_deal
 from blackhole.errors import InputError, InternalError
 from blackhole.pipeline import Solution, solve_deal
 from blackhole.problem import Problem, build_problem, same_rank_pairs
 
 from .conftest import easy_for_search, reference
+from .helpers import check_order, check_symmetry, feature_sets, small_deal
 
 TIMEOUT = 60.0
 REFERENCE_DEALS = range(1, 251)  # the default model, symmetry on and off
@@ -65,31 +66,6 @@ def assert_matches_reference(number: int, solution: Solution) -> None:
     assert solution.verdict.value == reference()[number]["verdict"], f"pysol:{number}"
     if solution.verdict is Verdict.SOLVED:
         assert solution.replay is not None and solution.replay.won
-
-
-def assert_is_a_solution(problem: Problem, order: tuple[int, ...]) -> None:
-    """The original constraints, evaluated on the decoded order without the backend."""
-    assert sorted(order) == [v for v in range(problem.size) if v != problem.start]
-    path = ([] if problem.start is None else [problem.start]) + list(order)
-    m = problem.modulus
-    for a, b in zip(path, path[1:], strict=False):
-        assert problem.rank[a] != problem.rank[b]
-        assert (problem.rank[a] - problem.rank[b]) % m in (1, m - 1)
-    place = {v: i for i, v in enumerate(order)}
-    for fan in problem.fans:  # bottom → top: the top card goes first
-        assert [place[v] for v in reversed(fan)] == sorted(place[v] for v in fan)
-    for a, c in problem.precedence:
-        assert place[a] < place[c]
-
-
-def assert_obeys_symmetry(problem: Problem, order: tuple[int, ...]) -> None:
-    place = {v: i for i, v in enumerate(order)}
-    for pair in same_rank_pairs(problem):
-        swappable = ((pair.above_first is None or place[pair.above_first] < place[pair.second])
-                     and (pair.below_second is None
-                          or place[pair.first] < place[pair.below_second]))
-        if swappable:
-            assert place[pair.first] < place[pair.second]
 
 
 # ---------------------------------------------------------------- reference verdicts
@@ -171,48 +147,32 @@ def test_decoded_orders_satisfy_the_original_constraints(model: str, symmetry: b
         solution = solved(number, model, symmetry)
         assert solution.verdict is Verdict.SOLVED
         problem = build_problem(pysol(number))
-        assert_is_a_solution(problem, solution.result.order)
+        check_order(problem, solution.result.order)
         if symmetry:
-            assert_obeys_symmetry(problem, solution.result.order)
+            check_symmetry(problem, solution.result.order)
 
 
-def feature_sets(model: str) -> list[frozenset[str]]:
-    """Every combination of the model's features."""
-    sets = [frozenset()]
-    for feature in sorted(MODEL_FEATURES[model]):
-        sets += [chosen | {feature} for chosen in sets]
-    return sets
-
-
-def small_deal(seed: int) -> Deal:
-    """A generalised deck (4-8 ranks) in fans of 4-6, with a foundation card for odd seeds
-    and a free first card (as in All in a Row) for even ones."""
-    rng = random.Random(seed)
-    ranks, size = rng.randint(4, 8), rng.randint(4, 6)
-    cards = deck(ranks)
-    foundation = Card(1, "S") if seed % 2 else None
-    if foundation is not None:
-        cards.remove(foundation)
-    rng.shuffle(cards)
-    fans = tuple(tuple(cards[i:i + size]) for i in range(0, len(cards), size))
-    return Deal(fans, foundation, ranks, name=f"small:{seed}")
+def small_cpsat_deal(seed: int) -> Deal:
+    """A generalised deck (4-8 ranks) in fans of 4-6, with a start card or a free first
+    card (as in All in a Row)."""
+    return small_deal(seed, ranks=range(4, 9), fan_sizes=range(4, 7), start=0.5)
 
 
 @pytest.mark.parametrize("model", MODELS)
 def test_small_decks_and_free_starts_agree_with_search(model: str) -> None:
     seen = set()
     for seed in range(40):
-        deal = small_deal(seed)
+        deal = small_cpsat_deal(seed)
         referee = solve_deal(deal, "search", Options()).verdict
-        for features in feature_sets(model):
+        for features in feature_sets(MODEL_FEATURES[model]):
             solution = solve_deal(deal, "cpsat", Options(model=model, features=features,
                                                          timeout=TIMEOUT))
             assert solution.verdict is referee, (deal.name, sorted(features))
             if referee is Verdict.SOLVED:
                 problem = build_problem(deal)
-                assert_is_a_solution(problem, solution.result.order)
+                check_order(problem, solution.result.order)
                 if "symmetry" in features:
-                    assert_obeys_symmetry(problem, solution.result.order)
+                    check_symmetry(problem, solution.result.order)
         seen.add((referee, deal.foundation is None))
     assert len(seen) == 4  # solvable and not, with and without a start card
 
@@ -224,7 +184,7 @@ def test_all_in_a_row_deal() -> None:
     referee = solve_deal(deal, "search", Options(timeout=TIMEOUT)).verdict
     solution = solve_deal(deal, "cpsat", Options(timeout=TIMEOUT))
     assert solution.verdict is referee is Verdict.SOLVED
-    assert_is_a_solution(build_problem(deal), solution.result.order)
+    check_order(build_problem(deal), solution.result.order)
 
 
 # ---------------------------------------------------------------- counts
@@ -237,7 +197,7 @@ def expected_counts(problem: Problem, model: str,
     start, size, m = problem.start, problem.size, problem.modulus
     moves = [v for v in range(size) if v != start]
     n, s = len(moves), int(start is not None)
-    first, last = s, n + s - 1
+    first, last = 1, n  # positions of the moves; the start card holds 0
     above = {v: set(fan[i + 1:]) for fan in problem.fans for i, v in enumerate(fan)}
     below = {v: set(fan[:i]) for fan in problem.fans for i, v in enumerate(fan)}
     lo = {v: first + len(above[v]) for v in moves}
@@ -284,7 +244,7 @@ def expected_counts(problem: Problem, model: str,
             return range(lo[v], hi[v] + 1)
 
         never = -1  # no lower limit
-        clauses = sum(span(window(p.second), never, hi[p.first]) for p in plain)
+        clauses = sum(max(0, hi[p.first] - lo[p.second] + 1) for p in plain)
         clauses += sum(span(window(p.first), lo[p.second], hi[p.below_second]) for p in top)
         clauses += sum(span(window(p.second), lo[p.above_first], hi[p.first]) for p in bottom)
         clauses += sum(span(window(p.second), lo[p.above_first], hi[p.first])
@@ -307,9 +267,10 @@ def expected_counts(problem: Problem, model: str,
 @pytest.mark.parametrize("model", MODELS)
 @pytest.mark.parametrize("source", ["pysol:1", "pysol:2", "small:4", "small:5"])
 def test_counts_match_the_specification(model: str, source: str) -> None:
-    deal = small_deal(int(source[6:])) if source.startswith("small") else load_deal(source)
+    deal = small_cpsat_deal(int(source[6:])) if source.startswith("small") \
+        else load_deal(source)
     problem = build_problem(deal)
-    for features in feature_sets(model):
+    for features in feature_sets(MODEL_FEATURES[model]):
         options = Options(model=model, features=features, timeout=TIMEOUT)
         result = solve_deal(deal, "cpsat", options).result
         variables, families = expected_counts(problem, model, features)
@@ -334,7 +295,7 @@ def test_standard_deal_sizes() -> None:
 @pytest.mark.parametrize("number", [UNSOLVABLE, SOLVABLE])
 def test_exported_text_parses_back_and_solves(model: str, number: int) -> None:
     problem = build_problem(pysol(number))
-    text = export_model(problem, Options(model=model))
+    text = export_model(problem, model)
     proto = text_format.Parse(text, cp_model_pb2.CpModelProto())
     readable = {"inverse": "seq[1]", "circuit": f"pos[{problem.moves[0]}]",
                 "boolean": f"at[{problem.moves[-1]},1]"}  # the top card of the last fan
@@ -371,7 +332,7 @@ def test_unknown_feature_and_bad_limits_are_input_errors() -> None:
     with pytest.raises(InputError, match="timeout"):
         solve_deal(pysol(1), "cpsat", Options(timeout=0))
     with pytest.raises(InputError, match="lattice"):
-        export_model(build_problem(pysol(1)), Options(model="lattice"))
+        export_model(build_problem(pysol(1)), "lattice")
 
 
 def test_status_ladder() -> None:

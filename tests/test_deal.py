@@ -283,6 +283,7 @@ def test_a_comment_after_the_cards_is_a_comment() -> None:
     ("random:1:any:any", "unknown random variant"),
     ("random:1:ranks=5:ranks=6", "unknown random variant"),
     ("pysol:1:any", "unknown PySolFC game"),
+    ("random:1-3", "a range names several deals"),
 ])
 def test_bad_generated_specs_are_one_line_errors(spec: str, words: str) -> None:
     with pytest.raises(InputError, match=words) as caught:
@@ -320,6 +321,7 @@ def test_bad_ranges_fail_before_anything_is_listed(spec: str, words: str) -> Non
     ("[1, 2]", 'a "fans" list'),
     ('"AS"', "unknown suit"),  # not JSON to the reader: a board line
     ('{"fans": [["\\ud800S"]]}', "unknown"),
+    ('{"fans": [' + ", ".join(["[]"] * 21) + '], "ranks": 5}', "more fans than the 20 cards"),
 ])
 def test_json_of_any_shape_is_a_one_line_error(text: str, words: str) -> None:
     from blackhole.deal import parse_deal_text

@@ -177,7 +177,7 @@ def test_bad_boards_are_one_line_exit_2(tmp_path, edit, words) -> None:
     ("2S QC", "error: --after: move 2 is illegal: QC is not a top card: 'QC'"),
     ("TC", "error: --after: move 1 is illegal: TC is not rank-adjacent to AS: 'TC'"),
     ("AS", "error: --after: move 1 is illegal: AS already played: 'AS'"),
-    ("2S ZZ", "error: --after:1: unknown suit in card: 'ZZ'"),
+    ("2S ZZ", "error: --after: unknown suit in card: 'ZZ'"),
 ])
 def test_an_illegal_move_in_after_names_the_move_and_why(after: str, message: str) -> None:
     for command in (["show", "pysol:2"], ["deal", "pysol:2"],
@@ -207,6 +207,17 @@ def test_json_history_must_match_the_layout(history, words) -> None:
     with pytest.raises(InputError, match=words.replace("(", r"\(")) as caught:
         parse_position_text(json.dumps(data), "p.json")
     assert "\n" not in str(caught.value)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="AKQJT98765432SHDC♥10 ,;#@\n-x", max_size=80))
+def test_any_after_text_plays_or_fails_with_one_line(after: str) -> None:
+    try:
+        position = load_position("pysol:2", after)
+    except InputError as error:
+        assert "\n" not in str(error)
+    else:
+        assert position.moved == len(position.history) <= 51
 
 
 # ------------------------------------------------------------ solving positions

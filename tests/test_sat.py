@@ -8,24 +8,31 @@ in encodings/sat.md, without reading the encoder's internals.
 
 from __future__ import annotations
 
-import random
 import time
 from functools import cache
 
 import pytest
 from pysat.solvers import Solver
 
+from blackhole import drat
 from blackhole.backends import Options, Verdict
-from blackhole.backends.sat import DEFAULT_SOLVER, SOLVERS, SatBackend, solver_name
+from blackhole.backends.sat import (
+    DEFAULT_SOLVER,
+    PROOF_SOLVERS,
+    SOLVERS,
+    SatBackend,
+    solver_name,
+)
 from blackhole.cards import Card, deck
-from blackhole.cnf import (
+from blackhole.deal import Deal, load_deal
+from blackhole.encode.cnf import (
     CERTIFY_FEATURES,
     DEFAULT_FEATURES,
     ENCODING_VERSION,
     FEATURES,
+    NEEDS,
     build_cnf,
 )
-from blackhole.deal import Deal, load_deal
 from blackhole.errors import InputError
 from blackhole.pipeline import solve_deal
 from blackhole.problem import (
@@ -37,6 +44,7 @@ from blackhole.problem import (
 )
 
 from .conftest import easy_for_search, reference
+from .helpers import check_order, check_symmetry, ranked_deal, small_deal
 
 REFERENCE_SAMPLE = list(range(1, 1001, 4))  # 250 deals, 31 of them unsolvable
 FEATURE_SAMPLE = list(range(3, 1001, 10))  # 100 deals for each feature
@@ -48,24 +56,10 @@ def pysol(number: int) -> Deal:
     return load_deal(f"pysol:{number}")
 
 
-def small_deal(seed: int) -> Deal:
-    """A small generalised deal: 4-7 ranks, fans of 1-4, a start card or none."""
-    rnd = random.Random(seed)
-    ranks, size = rnd.choice([4, 5, 6, 7]), rnd.choice([1, 2, 3, 4])
-    cards = deck(ranks)
-    rnd.shuffle(cards)
-    foundation = cards.pop() if rnd.random() < 0.75 else None
-    fans = tuple(tuple(cards[i:i + size]) for i in range(0, len(cards), size))
-    return Deal(fans, foundation, ranks, name=f"small:{seed}")
-
-
 def big_deal(seed: int, ranks: int = 40) -> Deal:
-    """A generalised Black Hole deal (A♠ in the hole, fans of 3) far beyond 52 cards."""
-    cards = deck(ranks)
-    cards.remove(Card(1, "S"))
-    random.Random(seed).shuffle(cards)
-    fans = tuple(tuple(cards[i:i + 3]) for i in range(0, len(cards), 3))
-    return Deal(fans, Card(1, "S"), ranks, name=f"big:{seed}")
+    """A generalised Black Hole deal (A♠ in the hole, fans of 3) far beyond 52 cards
+    (tests/test_external.py uses it too)."""
+    return ranked_deal(ranks, 3, seed)
 
 
 def verdict(deal: Deal, features: frozenset[str] = DEFAULT_FEATURES,
@@ -135,10 +129,21 @@ def test_every_offered_solver_gives_the_reference_verdict(solver: str) -> None:
 # ---------------------------------------------------------------- features
 
 
+def without_feature(features: frozenset[str], feature: str) -> frozenset[str]:
+    """`features` less `feature` and the features that need it."""
+    return features - {feature} - {needs for needs, needed in NEEDS.items() if needed == feature}
+
+
+def with_feature(features: frozenset[str], feature: str) -> frozenset[str]:
+    """`features` and `feature` with the feature it needs."""
+    return features | {feature} | ({NEEDS[feature]} if feature in NEEDS else set())
+
+
 @pytest.mark.parametrize("feature", sorted(FEATURES))
 def test_feature_keeps_every_verdict(feature: str) -> None:
     """The same verdicts with the feature and without it, from the default set."""
-    with_it, without = DEFAULT_FEATURES | {feature}, DEFAULT_FEATURES - {feature}
+    with_it = with_feature(DEFAULT_FEATURES, feature)
+    without = without_feature(DEFAULT_FEATURES, feature)
     for number in FEATURE_SAMPLE:
         assert default_verdict(number) is expected(number)
         other = with_it if feature not in DEFAULT_FEATURES else without
@@ -159,19 +164,17 @@ def test_feature_sets() -> None:
         SatBackend().solve(build_problem(pysol(1)), Options(features=frozenset({"telepathy"})))
 
 
+def test_a_feature_without_the_one_it_needs_is_refused() -> None:
+    with pytest.raises(InputError, match="needs feature rank") as error:
+        build_cnf(build_problem(pysol(1)), DEFAULT_FEATURES - {"rank"})
+    assert error.value.source == "features"
+
+
+def test_certificates_take_the_default_features_less_symmetry() -> None:
+    assert CERTIFY_FEATURES == DEFAULT_FEATURES - {"symmetry"}
+
+
 # ---------------------------------------------------------------- decoding
-
-
-def check_order(problem: Problem, order: tuple[int, ...]) -> None:
-    """The original constraints, without the rules engine: every node once, each step
-    rank-adjacent, the start first, every precedence pair in order."""
-    assert sorted(order) == sorted(problem.moves)
-    path = ([problem.start] if problem.start is not None else []) + list(order)
-    for a, b in zip(path, path[1:], strict=False):
-        assert problem.adjacent(a, b) and b in problem.neighbours[a]
-    position = {node: i for i, node in enumerate(order)}
-    for before, after in problem.precedence:
-        assert position[before] < position[after]
 
 
 @pytest.mark.parametrize("features", [DEFAULT_FEATURES, FEATURES, frozenset(),
@@ -187,7 +190,10 @@ def test_decoded_models_meet_the_original_constraints(features: frozenset[str]) 
             if not sat.solve():
                 continue
             model = sat.get_model()
-        check_order(problem, encoding.decode(model))
+        order = encoding.decode(model)
+        check_order(problem, order)
+        if "symmetry" in features:
+            check_symmetry(problem, order)
         solved += 1
     assert solved >= 8
 
@@ -224,8 +230,10 @@ def _closure(pairs: list[tuple[int, int]], nodes: tuple[int, ...]) -> dict[int, 
     return reach
 
 
-def specified(problem: Problem, features: frozenset[str]) -> tuple[dict[str, int], int]:
-    """Clauses per family and the number of variables, by the formulas of encodings/sat.md."""
+def specified(problem: Problem, features: frozenset[str],
+              optional: bool = False) -> tuple[dict[str, int], int]:
+    """Clauses per family and the number of variables, by the formulas of encodings/sat.md
+    (with `optional`, its section "Optional positions")."""
     moves, n, m, rank = problem.moves, len(problem.moves), problem.modulus, problem.rank
     start = problem.start
     use = features.__contains__
@@ -255,10 +263,14 @@ def specified(problem: Problem, features: frozenset[str]) -> tuple[dict[str, int
     x_total = sum(d.values())
     r_total = sum(len(ks) for ks in ranks_at.values())
     counts: dict[str, int] = {}
-    variables = x_total + sum(max(0, s[c] - 1) for c in moves)
-
-    counts["card"] = sum(s[c] + 2 * d[c] - 2 if d[c] else 1 for c in moves)
-    counts["order"] = sum(max(0, s[c] - 2) for c in moves)
+    if optional:
+        variables = x_total + sum(s.values()) + n
+        counts["card"] = sum(s[c] + 2 * d[c] - 1 for c in moves if d[c])
+        counts["order"] = sum(s[c] - 1 for c in moves if d[c])
+    else:
+        variables = x_total + sum(max(0, s[c] - 1) for c in moves)
+        counts["card"] = sum(s[c] + 2 * d[c] - 2 if d[c] else 1 for c in moves)
+        counts["order"] = sum(max(0, s[c] - 2) for c in moves)
 
     def amo(g: int) -> int:
         if g < 2:
@@ -274,7 +286,12 @@ def specified(problem: Problem, features: frozenset[str]) -> tuple[dict[str, int
             groups.append(len(cards_at[q]))
     counts["position-amo"] = sum(amo(g) for g in groups)
     variables += sum(g - 1 for g in groups if use("compact") and g > 6)
-    counts["position-alo"] = n if use("alo") else sum(not cards_at[q] for q in cards_at)
+    if optional:
+        counts["filled-prefix"] = n - 1
+        counts["filled-holds"] = n
+        counts["filled-by"] = r_total if ranked else x_total
+    else:
+        counts["position-alo"] = n if use("alo") else sum(not cards_at[q] for q in cards_at)
     if ranked:
         variables += r_total
         counts["rank-channel"] = x_total
@@ -289,7 +306,8 @@ def specified(problem: Problem, features: frozenset[str]) -> tuple[dict[str, int
         counts["adjacency"] = x_total - len(cards_at[1]) + first_bad
         if use("forward"):
             counts["forward"] = x_total - len(cards_at[n])
-    counts["precedence"] = sum(max(0, last[a] - f[b] + 1) for a, b in problem.precedence)
+    counts["precedence"] = sum(max(0, (last[b] if optional else last[a]) - f[b] + 1)
+                               for a, b in problem.precedence)
     if use("rankcount") and ranked:
         total = 0
         for k in sorted(present):
@@ -297,7 +315,7 @@ def specified(problem: Problem, features: frozenset[str]) -> tuple[dict[str, int
             places = sum(k in ranks_at[q] for q in range(1, n + 1))
             widths = [0] + [min(i, cards_k + 1) for i in range(1, places + 1)]
             total += sum(3 * widths[i] - 1 + widths[i - 1] for i in range(1, places + 1))
-            total += 1 + (places > cards_k)
+            total += (0 if optional else 1) + (places > cards_k)
             variables += sum(widths)
         counts["rank-count"] = total
     if use("deadrank"):
@@ -307,17 +325,19 @@ def specified(problem: Problem, features: frozenset[str]) -> tuple[dict[str, int
             for q in range(1, n) for k in range(1, m + 1))
         counts["deadrank-need"] = sum(q < last[c] for q in range(1, n) for c in moves)
     if use("symmetry"):
+        # by(c, q) is TRUE from l(c) on for complete lines, never for prefixes
+        top = {c: n if optional else last[c] for c in moves}
         total = 0
         for pair in same_rank_pairs(problem):
             c1, c2, a1, b2 = pair.first, pair.second, pair.above_first, pair.below_second
             if a1 is None and b2 is None:
-                total += max(0, last[c1] - f[c2] + 1)
+                total += max(0, top[c1] - f[c2] + 1)
             elif a1 is None:
-                total += sum(f[c2] + 1 <= q <= last[b2] for q in dom[c1])
+                total += sum(f[c2] + 1 <= q <= top[b2] for q in dom[c1])
             else:
-                total += sum(f[a1] + 1 <= q <= last[c1] for q in dom[c2])
+                total += sum(f[a1] + 1 <= q <= top[c1] for q in dom[c2])
                 if b2 is not None:
-                    total += sum(q <= last[b2] for q in dom[c1])
+                    total += sum(q <= top[b2] for q in dom[c1])
                     variables += 1
         counts["symmetry"] = total
     return counts, variables
@@ -348,6 +368,28 @@ def test_unknown_solver_names_the_choices() -> None:
         solver_name("telepathy")
     assert "cadical195" in str(error.value)
     assert solver_name("g3") == "glucose3" and solver_name(None) == DEFAULT_SOLVER
+
+
+@pytest.mark.parametrize("solver", PROOF_SOLVERS)
+def test_a_proof_comes_back_with_an_unsatisfiable_answer(solver: str) -> None:
+    """The proof refutes the CNF of the same features, by the project's own checker."""
+    problem = build_problem(pysol(837))  # unsolvable, after some conflicts
+    result = SatBackend().solve(problem, Options(proof=True, solver=solver,
+                                                 features=CERTIFY_FEATURES))
+    assert result.verdict is Verdict.UNSOLVABLE and result.proof
+    encoding = build_cnf(problem, CERTIFY_FEATURES)
+    proof = drat.parse_proof("".join(line + "\n" for line in result.proof))
+    check = drat.check_proof(encoding.num_vars, encoding.clauses, proof)
+    assert check.ok, check.reason
+    assert SatBackend().solve(problem, Options()).proof is None
+    solved = SatBackend().solve(build_problem(pysol(2)), Options(proof=True, solver=solver))
+    assert solved.verdict is Verdict.SOLVED and solved.proof is None
+
+
+def test_a_proof_needs_a_proof_logging_solver() -> None:
+    with pytest.raises(InputError, match="proof") as error:
+        SatBackend().check(Options(proof=True, solver="cadical195"))
+    assert error.value.source == "solver"
 
 
 def test_result_stats_and_seconds() -> None:
@@ -381,14 +423,6 @@ def test_precedence_closure_is_the_cards_above_and_below_in_the_fan() -> None:
     assert set(before) == set(after) == set(problem.moves)
 
 
-def many_rank_deal(ranks: int, size: int, seed: int) -> Deal:
-    cards = deck(ranks)
-    cards.remove(Card(1, "S"))
-    random.Random(seed).shuffle(cards)
-    fans = tuple(tuple(cards[i:i + size]) for i in range(0, len(cards), size))
-    return Deal(fans, Card(1, "S"), ranks, name=f"ranks{ranks}:{size}:{seed}")
-
-
 # (ranks, fan size, shuffle seed): decks the referee settles in under a second, both ways
 MANY_RANKS = [(15, 2, 0), (15, 4, 0), (17, 3, 1), (17, 3, 2), (17, 4, 4), (17, 2, 3),
               (20, 4, 5)]
@@ -397,14 +431,14 @@ MANY_RANKS = [(15, 2, 0), (15, 4, 0), (17, 3, 1), (17, 3, 2), (17, 4, 4), (17, 2
 @pytest.mark.parametrize(("ranks", "size", "seed"), MANY_RANKS)
 def test_search_and_sat_agree_on_decks_with_many_ranks(ranks: int, size: int,
                                                        seed: int) -> None:
-    deal = many_rank_deal(ranks, size, seed)
+    deal = ranked_deal(ranks, size, seed)
     referee = solve_deal(deal, "search", Options(timeout=60))
     sat = solve_deal(deal, "sat", Options(timeout=60))
     assert referee.verdict is sat.verdict is not Verdict.UNKNOWN
 
 
 def test_many_rank_cases_cover_both_verdicts() -> None:
-    verdicts = {solve_deal(many_rank_deal(*case), "sat", Options()).verdict
+    verdicts = {solve_deal(ranked_deal(*case), "sat", Options()).verdict
                 for case in MANY_RANKS}
     assert verdicts == {Verdict.SOLVED, Verdict.UNSOLVABLE}
 

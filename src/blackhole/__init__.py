@@ -36,9 +36,9 @@ _EXPORTS = {
     "available_backends": "blackhole.backends",
     "Solution": "blackhole.pipeline",
     "solve": "blackhole.pipeline",
-    "Certificate": "blackhole.certify",
-    "certify": "blackhole.certify",
-    "verify": "blackhole.certify",
+    "Certificate": "blackhole.certificates",
+    "certify": "blackhole.certificates",
+    "verify": "blackhole.certificates",
     "InputError": "blackhole.errors",
     "InternalError": "blackhole.errors",
 }
@@ -51,7 +51,7 @@ __all__ = [  # the same names as _EXPORTS (tests/test_api.py holds them equal)
 
 if TYPE_CHECKING:
     from blackhole.backends import Options, Result, Verdict, available_backends
-    from blackhole.certify import Certificate, certify, verify
+    from blackhole.certificates import Certificate, certify, verify
     from blackhole.deal import Deal, Position, load_deal, load_position
     from blackhole.errors import InputError, InternalError
     from blackhole.pipeline import Solution, solve

@@ -7,9 +7,16 @@ A deal spec is the one string every command takes:
 - `pysol:N`, PySolFC's Black Hole game number N (dealt by pysol-cards, as PySolFC deals it),
 - `pysol:N:all-in-a-row`, PySolFC's All in a Row game N (13 fans of 4, empty foundation),
 - `random:SEED`, a reproducible shuffle (see `random_deal`),
-- `random:SEED:any`, the variant where the last dealt card becomes the black hole.
+- `random:SEED:any`, the variant where the last dealt card becomes the black hole,
+- `random:SEED:ranks=R` and `random:SEED:any:ranks=R`, a generalised deck of R ranks in
+  each of the four suits, dealt the same way (the last fan holds what is left).
 
-Ranges such as `pysol:1-1000` and folders of deal files are expanded by `expand_specs`.
+Ranges such as `pysol:1-1000` and `random:1-20:ranks=16`, and folders of deal files, are
+expanded by `expand_specs`.
+
+A file may hold a *position* (a deal part played) as well as a fresh deal, and
+`load_position(spec, after)` plays moves on top of either; see `Deal` and `Position`.
+Files are read through `read_input`: at most MAX_FILE_BYTES, named pipes included.
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ PYSOL_LAST_GAME = 2**64 - 1  # PySolFC's largest game number (its 64-bit seed)
 MAX_RANGE = 10_000_000  # deals in one range spec: more is a typo, not a benchmark
 MAX_FILE_BYTES = 1_000_000  # deal, solution and spec-list files: a 1000-rank deck needs 40 kB
 EMPTY_FAN = "-"  # how a board writes an empty fan, keeping its place
+_PATH_SHOWN = 200  # characters of a path quoted in a message (one line, never 4 KB)
 _SPEC_DIGITS = 20  # digits of the largest number a spec takes (PySolFC's 2**64 - 1)
 
 
@@ -51,6 +59,9 @@ class Deal:
     name: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
+        if len(self.fans) > self.deck_size:  # every fan starts with a card
+            raise InputError(f"more fans than the {self.deck_size} cards of the deck",
+                             self.name or "deal", token=f"{len(self.fans)} fans")
         entries = [(card, None, str(card)) for fan in self.fans for card in fan]
         if self.foundation is not None:
             entries.insert(0, (self.foundation, None, str(self.foundation)))
@@ -460,12 +471,14 @@ def load_position(spec: str, after: str | None = None) -> Position:
     from blackhole.solutions import parse_cards, parse_solution
 
     if after.startswith("@"):
-        source = after[1:]
-        moves = parse_solution(read_input(source, "moves"), "<stdin>" if source == "-"
-                               else source)
+        source = source_name(after[1:])
+        moves = parse_solution(read_input(after[1:], "moves"), source)
     else:
         source = "after"
-        moves = parse_cards(after, source)
+        try:
+            moves = parse_cards(after, source)
+        except InputError as error:  # one option value: its line number means nothing
+            raise InputError(error.detail, source, None, error.token) from None
     return advance(position, moves, source)
 
 
@@ -477,15 +490,19 @@ def _load(spec: str) -> Position:
             return position_of(pysol_deal(number, variant))
         any_card, ranks = _random_variant(spec, variant)
         return position_of(random_deal(number, any_card, ranks))
-    source = "<stdin>" if spec == "-" else spec
-    return parse_position_text(read_input(spec, "deal"), source)
+    return parse_position_text(read_input(spec, "deal"), source_name(spec))
+
+
+def source_name(path: str) -> str:
+    """How messages name a file: `<stdin>` for `-`, else the path on one line, cut."""
+    return "<stdin>" if path == "-" else shorten(path, _PATH_SHOWN)
 
 
 def read_input(path: str, what: str) -> str:
     """The text of a file, a named pipe or process substitution (`<(...)`), or stdin for
     `-`, as UTF-8. At most MAX_FILE_BYTES are read: a larger input is refused before it is
     parsed. Every failure is a one-line InputError naming the path."""
-    source = "<stdin>" if path == "-" else path
+    source = source_name(path)
     try:
         if path == "-":
             stream = getattr(sys.stdin, "buffer", None)
@@ -533,6 +550,9 @@ def _number(spec: str, text: str, minimum: int, maximum: int | None = None) -> i
         raise InputError(f"expected a whole number >= {minimum}, not a negative one", spec,
                          None, text)
     if not (text.isascii() and text.isdigit()):
+        first, dash, last = text.partition("-")
+        if dash and first.isdigit() and last.isdigit():
+            raise InputError("a range names several deals; this takes one", spec, None, text)
         raise InputError(f"expected a whole number >= {minimum}", spec, None, text)
     if len(text.lstrip("0")) > _SPEC_DIGITS or int(text) > (maximum or 10**_SPEC_DIGITS):
         bound = maximum if maximum is not None else f"{_SPEC_DIGITS} digits"

@@ -13,9 +13,13 @@ from collections.abc import Mapping
 TOKEN_SHOWN = 40  # characters of an offending token quoted in a message
 
 
+SOURCE_SHOWN = 200  # characters of a file name or spec shown before a message
+
+
 def shorten(token: str, limit: int = TOKEN_SHOWN) -> str:
-    """The token as quoted in a message: at most `limit` characters, one line."""
-    token = token.replace("\n", " ").replace("\r", " ")
+    """Text as quoted in a message: at most `limit` characters on one line, with control
+    characters shown as `?` so that no input can break the line or move the cursor."""
+    token = "".join(c if c.isprintable() else "?" for c in token[:limit + 1])
     return token if len(token) <= limit else token[:limit - 3] + "..."
 
 
@@ -37,7 +41,7 @@ class InputError(Exception):
 
     def describe(self, names: Mapping[str, str] | None = None) -> str:
         """The one-line message, with `source` renamed through `names` when it is there."""
-        where = (names or {}).get(self.source, self.source)
+        where = shorten((names or {}).get(self.source, self.source), SOURCE_SHOWN)
         if self.line is not None:
             where = f"{where}:{self.line}" if where else f"line {self.line}"
         text = f"{where}: {self.detail}" if where else self.detail

@@ -1,11 +1,15 @@
-"""Summaries, statistics and plots of a bench results file (one JSON line per task).
+"""Summaries, statistics and plots of a bench results file (one `Record` per line).
 
 Per backend: verdict counts, the time spent per deal (median, p90, p99, max, total; a
 deal given up counts at the time it was given up), and how many deals it settled fastest.
-Across backends: disagreements (one backend solved a deal another called unsolvable) and
-the solvable fraction with a 95% Wilson interval, beside the published figure for the
-first million PySolFC deals. When a (deal, backend) pair appears more than once, the
-last line wins.
+Across backends: disagreements (one backend solved a deal another called unsolvable, or
+best scores that cannot all be right) and the solvable fraction with a 95% Wilson
+interval, beside the published figure for the first million PySolFC deals. When a
+(task, deal, backend) appears more than once, the last line wins.
+
+Nothing in a results file is taken on trust, whoever wrote it: each line's claims are
+checked against its deal (dealt again, or read from the line's own board) before they
+count. A line whose claims fail is counted as an error, saying why.
 """
 
 from __future__ import annotations
@@ -13,119 +17,87 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+from blackhole.bench.record import SETTLED, VERDICTS, Record, latest, position_of_record
 from blackhole.cards import parse_card
-from blackhole.deal import Deal, generated_spec, load_deal
+from blackhole.deal import Position, generated_spec
 from blackhole.errors import InputError
-from blackhole.rules import Move, replay
+from blackhole.rules import Move, Outcome, replay
 
-VERDICTS = ("solved", "unsolvable", "unknown", "error")
-SETTLED = ("solved", "unsolvable")
 PUBLISHED_SOLVABLE = 869_413  # of the first 1,000,000 PySolFC deals
 PUBLISHED_DEALS = 1_000_000
 Z95 = 1.959963984540054  # the normal quantile for a two-sided 95% interval
-_REQUIRED = {"deal": str, "backend": str, "verdict": str, "seconds": (int, float)}
 _STANDARD_SOURCES = ("pysol", "random")  # deals from the standard game's shuffles
 
 
-# ---------------------------------------------------------------- reading
+# ---------------------------------------------------------------- checking each line
 
 
-def read_results(path: Path | str, repair_tail: bool = False) -> list[dict[str, Any]]:
-    """Every record of a results file; InputError (file, line, token) for a bad line.
+def checked(record: Record) -> Record:
+    """The record when its claims hold, else the same line as an error saying why.
 
-    With `repair_tail`, a last line cut short (no newline, not JSON) is removed from the
-    file instead, as a run killed in mid-write could leave it; resume uses this.
+    A "solved" line must carry moves that win its deal. A best-score line must carry
+    legal moves that score exactly its `best`, within its upper bound; its verdict must
+    fit (solved: the best is a win; unsolvable: a proven best short of one).
     """
-    source = str(path)
+    if record.verdict not in SETTLED and record.best is None:
+        return record
+    if record.verdict == "unsolvable" and record.task == "solve":
+        return record  # a claim of no solution is checked by comparing backends
     try:
-        data = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise InputError("no such results file", source) from None
-    except OSError as error:
-        raise InputError(f"cannot read results file ({error.strerror})", source) from None
-    lines = data.split(b"\n")
-    tail = lines.pop()  # b"" when the file ends with a newline
-    if tail.strip():
-        if repair_tail and not _is_json(tail):
-            with open(path, "r+b") as handle:
-                handle.truncate(len(data) - len(tail))
-        else:
-            lines.append(tail)
-    records = []
-    for number, raw in enumerate(lines, start=1):
-        if raw.strip():
-            records.append(_parse_line(raw, source, number))
-    return records
+        position = _position(record)
+    except InputError as error:
+        return record.with_error(f"its deal cannot be derived again: {error}")
+    moves = []
+    for card, fan in record.moves:
+        try:
+            moves.append(Move(card=parse_card(card), fan=fan))
+        except ValueError as error:
+            return record.with_error(f"its moves cannot be replayed ({error}: {card[:12]!r})")
+    judged = replay(position.deal, moves)
+    if record.task == "solve":
+        if judged.won:
+            return record
+        return record.with_error("solved, but its moves do not win: "
+                                 + judged.describe(position.moved, position.of))
+    return _checked_best(record, position, judged.outcome, position.moved + judged.played)
 
 
-def _is_json(raw: bytes) -> bool:
-    try:
-        json.loads(raw)
-    except ValueError:
-        return False
-    return True
-
-
-def _parse_line(raw: bytes, source: str, number: int) -> dict[str, Any]:
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise InputError("not UTF-8", source, number,
-                         repr(raw[error.start:error.start + 8])) from None
-    try:
-        record = json.loads(text)
-    except json.JSONDecodeError as error:
-        token = text[error.pos:error.pos + 16].strip() or "end of line"
-        raise InputError(f"invalid JSON ({error.msg})", source, number, token) from None
-    if not isinstance(record, dict):
-        raise InputError("each line must be a JSON object", source, number, text[:16])
-    for key, kind in _REQUIRED.items():
-        if not isinstance(record.get(key), kind) or isinstance(record.get(key), bool):
-            raise InputError(f"missing or bad field {key!r}", source, number,
-                             json.dumps(record.get(key)))
-    if record["verdict"] not in VERDICTS:
-        raise InputError("unknown verdict", source, number, record["verdict"])
-    if not 0 <= record["seconds"] < math.inf:  # NaN fails this too
-        raise InputError("seconds must be a finite number >= 0", source, number,
-                         json.dumps(record["seconds"]))
+def _checked_best(record: Record, position: Position, outcome: Outcome, score: int) -> Record:
+    if outcome is Outcome.ILLEGAL:
+        return record.with_error("its best line is illegal")
+    if record.best is None:
+        return record.with_error(f"{record.verdict}, but it gives no best score")
+    if score != record.best:
+        return record.with_error(f"claims best {record.best}, but its moves score {score}")
+    bound = record.upper_bound
+    if bound is not None and (bound < record.best or bound > position.of):
+        return record.with_error(f"upper bound {bound} outside {record.best}..{position.of}")
+    if record.proven and bound is not None and bound != record.best:
+        return record.with_error(f"proven, but its upper bound {bound} is not its best")
+    won = record.best == position.of
+    if record.verdict == "solved" and not won:
+        return record.with_error(f"solved, but its best is {record.best} of {position.of}")
+    if record.verdict == "unsolvable" and (won or not record.proven):
+        return record.with_error(f"unsolvable, but its best {record.best} of {position.of} "
+                                 + ("is a win" if won else "is not proven"))
     return record
 
 
-def latest(records: Iterable[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
-    """(deal, backend) → its last record, in first-seen order."""
-    table: dict[tuple[str, str], dict[str, Any]] = {}
-    for record in records:
-        table[record["deal"], record["backend"]] = record
-    return table
-
-
-def replayed(record: dict[str, Any]) -> dict[str, Any]:
-    """A "solved" line counts only when its moves win in the rules engine; otherwise it
-    becomes an error line saying why (a results file may have been edited or cut)."""
-    if record["verdict"] != "solved":
-        return record
-    try:
-        deal = _deal(record["deal"])
-        moves = [Move(card=parse_card(m["card"]), fan=m.get("fan"))
-                 for m in record.get("moves") or []]
-    except (InputError, ValueError, TypeError, KeyError) as error:
-        return {**record, "verdict": "error",
-                "reason": f"solved, but its moves cannot be replayed ({error})"}
-    judged = replay(deal, moves)
-    if judged.won:
-        return record
-    return {**record, "verdict": "error",
-            "reason": f"solved, but its moves do not win: {judged.describe()}"}
+def _position(record: Record) -> Position:
+    """The record's deal, derived once per (deal, board) however many lines name it."""
+    board = None if record.board is None else json.dumps(record.board, sort_keys=True)
+    return _derived(record.deal, board)
 
 
 @cache
-def _deal(spec: str) -> Deal:
-    return load_deal(spec)
+def _derived(deal: str, board: str | None) -> Position:
+    return position_of_record(Record(deal, "", "unknown", 0.0,
+                                     board=None if board is None else json.loads(board)))
 
 
 # ---------------------------------------------------------------- statistics
@@ -156,7 +128,7 @@ def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple[float,
 
 def deal_source(spec: str) -> str:
     """pysol, pysol:all-in-a-row (another game: not the published figure's), random,
-    random:any, or file."""
+    random:any, random:ranks=R, or file."""
     try:
         dealt = generated_spec(spec)
     except InputError:
@@ -167,12 +139,18 @@ def deal_source(spec: str) -> str:
     return f"{kind}:{variant}" if variant else kind
 
 
+def run_name(record: Record) -> str:
+    """How the report names a line's run: the backend label, marked for a best task."""
+    return record.backend if record.task == "solve" else f"{record.backend} (best)"
+
+
 # ---------------------------------------------------------------- the report
 
 
 @dataclass(frozen=True)
 class BackendSummary:
     backend: str
+    task: str  # solve or best
     tasks: int
     solved: int
     unsolvable: int
@@ -188,14 +166,18 @@ class BackendSummary:
 
 @dataclass(frozen=True)
 class Disagreement:
+    """Runs that cannot all be right about a deal: solved against unsolvable, or (best
+    task) a proven best that another run's replayed line beats or misses."""
+
     deal: str
     solved_by: list[str]
     unsolvable_by: list[str]
+    best: dict[str, int] = field(default_factory=dict)  # run → its best, when in dispute
 
 
 @dataclass(frozen=True)
 class Solvability:
-    source: str  # pysol, pysol:all-in-a-row, random, random:any or file
+    source: str  # pysol, pysol:all-in-a-row, random, random:any, ..., or file
     deals: int
     solvable: int
     unsolvable: int
@@ -208,15 +190,29 @@ class Solvability:
 
 
 @dataclass(frozen=True)
+class BestScores:
+    """The best score per deal where best-score runs ran: the proven optimum, else the
+    highest score a replayed line reached (a lower bound)."""
+
+    deals: int
+    proven: int
+    histogram: dict[int, int]  # proven best → deals
+    lower_bounds: dict[int, int]  # unproven best found → deals
+    of: int | None  # the win (51 for a standard deal), when every deal has the same
+
+
+@dataclass(frozen=True)
 class Report:
     results: str
     records: int
-    duplicates: int  # lines superseded by a later line for the same pair
+    duplicates: int  # lines superseded by a later line for the same task
     deals: int
     backends: list[BackendSummary]
     disagreements: list[Disagreement]
-    errors: list[dict[str, str]]  # {"deal", "backend", "reason"}
+    errors: list[dict[str, str]]  # {"deal", "backend", "task", "reason"}
     solvability: list[Solvability]
+    best: BestScores | None = None
+    lines: list[Record] = field(default_factory=list, repr=False)  # checked, current
 
     @property
     def consistent(self) -> bool:
@@ -224,50 +220,70 @@ class Report:
         return not self.disagreements and not self.errors
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(replace(self, lines=[]))
+        del data["lines"]
+        return data
 
 
-def summarize(records: Sequence[dict[str, Any]], results: str = "") -> Report:
-    table = {key: replayed(record) for key, record in latest(records).items()}
-    by_deal: dict[str, dict[str, dict[str, Any]]] = {}
-    by_backend: dict[str, list[dict[str, Any]]] = {}
-    for (deal, backend), record in table.items():
-        by_deal.setdefault(deal, {})[backend] = record
-        by_backend.setdefault(backend, []).append(record)
-    order = list(by_backend)
-    fastest = dict.fromkeys(order, 0)
+def summarize(records: Sequence[Record], results: str = "") -> Report:
+    """The report of a results file's records (each line checked first)."""
+    lines = [checked(record) for record in latest(records).values()]
+    by_deal: dict[str, list[Record]] = {}
+    by_run: dict[tuple[str, str], list[Record]] = {}
+    for record in lines:
+        by_deal.setdefault(record.deal, []).append(record)
+        by_run.setdefault((record.task, record.backend), []).append(record)
+    fastest = dict.fromkeys(by_run, 0)
+    order = list(by_run)
     disagreements = []
     for deal, runs in by_deal.items():
-        settled = [(r["seconds"], order.index(b), b) for b, r in runs.items()
-                   if r["verdict"] in SETTLED]
-        if settled:
-            fastest[min(settled)[2]] += 1
-        solved = [b for b, r in runs.items() if r["verdict"] == "solved"]
-        unsolvable = [b for b, r in runs.items() if r["verdict"] == "unsolvable"]
-        if solved and unsolvable:
-            disagreements.append(Disagreement(deal, solved, unsolvable))
-    backends = [_backend_summary(name, by_backend[name], fastest[name]) for name in order]
-    errors = [{"deal": r["deal"], "backend": r["backend"], "reason": str(r.get("reason"))}
-              for r in table.values() if r["verdict"] == "error"]
-    return Report(results, len(records), len(records) - len(table), len(by_deal), backends,
-                  disagreements, errors, _solvability(by_deal))
+        for task in {r.task for r in runs}:
+            settled = [(r.seconds, order.index((task, r.backend))) for r in runs
+                       if r.task == task and r.verdict in SETTLED]
+            if settled:
+                fastest[order[min(settled)[1]]] += 1
+        disagreement = _disagreement(deal, runs)
+        if disagreement is not None:
+            disagreements.append(disagreement)
+    backends = [_backend_summary(task, name, by_run[task, name], fastest[task, name])
+                for task, name in order]
+    errors = [{"deal": r.deal, "backend": r.backend, "task": r.task, "reason": str(r.reason)}
+              for r in lines if r.verdict == "error"]
+    best = _best_scores(by_deal) if any(r.task == "best" for r in lines) else None
+    return Report(results, len(records), len(records) - len(lines), len(by_deal), backends,
+                  disagreements, errors, _solvability(by_deal), best, lines)
 
 
-def _backend_summary(name: str, records: list[dict[str, Any]], fastest: int) -> BackendSummary:
-    counts = {verdict: 0 for verdict in VERDICTS}
+def _disagreement(deal: str, runs: list[Record]) -> Disagreement | None:
+    solved = [run_name(r) for r in runs if r.verdict == "solved"]
+    unsolvable = [run_name(r) for r in runs if r.verdict == "unsolvable"]
+    scored = [r for r in runs if r.task == "best" and r.verdict != "error" and r.best is not None]
+    reached = max((r.best for r in scored), default=None)
+    disputed = any(r.proven and r.best != reached for r in scored) or any(
+        r.upper_bound is not None and reached is not None and r.upper_bound < reached
+        for r in scored)
+    if not (solved and unsolvable) and not disputed:
+        return None
+    best = {run_name(r): r.best for r in scored} if disputed else {}
+    return Disagreement(deal, solved, unsolvable, best)
+
+
+def _backend_summary(task: str, name: str, records: list[Record],
+                     fastest: int) -> BackendSummary:
+    counts = dict.fromkeys(VERDICTS, 0)
     for record in records:
-        counts[record["verdict"]] += 1
-    times = [float(record["seconds"]) for record in records]
-    return BackendSummary(name, len(records), counts["solved"], counts["unsolvable"],
+        counts[record.verdict] += 1
+    times = [float(record.seconds) for record in records]
+    return BackendSummary(name, task, len(records), counts["solved"], counts["unsolvable"],
                           counts["unknown"], counts["error"], quantile(times, 0.5),
                           quantile(times, 0.9), quantile(times, 0.99), max(times, default=None),
                           sum(times), fastest)
 
 
-def deal_verdict(runs: Iterable[dict[str, Any]]) -> str:
-    """One verdict per deal: solved or unsolvable when some backend settled it, "disputed"
-    when backends disagree, else unknown."""
-    verdicts = {r["verdict"] for r in runs}
+def deal_verdict(runs: Iterable[Record]) -> str:
+    """One verdict per deal: solved or unsolvable when some run settled it, "disputed"
+    when runs disagree, else unknown."""
+    verdicts = {r.verdict for r in runs}
     if "solved" in verdicts and "unsolvable" in verdicts:
         return "disputed"
     for verdict in SETTLED:
@@ -276,10 +292,10 @@ def deal_verdict(runs: Iterable[dict[str, Any]]) -> str:
     return "unknown"
 
 
-def _solvability(by_deal: dict[str, dict[str, dict[str, Any]]]) -> list[Solvability]:
+def _solvability(by_deal: dict[str, list[Record]]) -> list[Solvability]:
     groups: dict[str, list[str]] = {}
     for deal, runs in by_deal.items():
-        groups.setdefault(deal_source(deal), []).append(deal_verdict(runs.values()))
+        groups.setdefault(deal_source(deal), []).append(deal_verdict(runs))
     out = []
     for source in sorted(groups):
         verdicts = groups[source]
@@ -296,17 +312,49 @@ def _solvability(by_deal: dict[str, dict[str, dict[str, Any]]]) -> list[Solvabil
     return out
 
 
+def deal_best(runs: Iterable[Record]) -> tuple[int, bool] | None:
+    """The deal's best score from its best-score lines, and whether it is proven; None
+    when no line found one (or the lines are in dispute)."""
+    scored = [r for r in runs if r.task == "best" and r.verdict != "error" and r.best is not None]
+    if not scored:
+        return None
+    reached = max(r.best for r in scored)
+    proven = [r for r in scored if r.proven]
+    if any(r.best != reached for r in proven):
+        return None
+    return reached, bool(proven)
+
+
+def _best_scores(by_deal: dict[str, list[Record]]) -> BestScores:
+    histogram: dict[int, int] = {}
+    lower: dict[int, int] = {}
+    wins = set()
+    deals = 0
+    for runs in by_deal.values():
+        found = deal_best(runs)
+        if found is None:
+            continue
+        deals += 1
+        score, proven = found
+        table = histogram if proven else lower
+        table[score] = table.get(score, 0) + 1
+        wins.add(_position(next(r for r in runs if r.task == "best")).of)
+    return BestScores(deals, sum(histogram.values()), dict(sorted(histogram.items())),
+                      dict(sorted(lower.items())), wins.pop() if len(wins) == 1 else None)
+
+
 # ---------------------------------------------------------------- tables (built, not printed)
 
 
 def tables(report: Report) -> list[Any]:
-    """Rich renderables for the report: backends, solvability, disagreements and errors."""
+    """Rich renderables for the report: backends, solvability, best scores, disagreements
+    and errors."""
     from rich import box
     from rich.table import Table
     from rich.text import Text
 
     compact = {"box": box.SIMPLE_HEAD, "pad_edge": False, "show_edge": False,
-                "padding": 0, "title_justify": "left"}
+               "padding": 0, "title_justify": "left"}
 
     def secs(value: float | None) -> str:
         return "-" if value is None else f"{value:.3f}"
@@ -320,7 +368,8 @@ def tables(report: Report) -> list[Any]:
         main.add_column(column, justify="left" if column == "backend" else "right",
                         min_width=len(column), no_wrap=True)
     for b in report.backends:
-        main.add_row(b.backend, str(b.solved), str(b.unsolvable), str(b.unknown),
+        name = b.backend if b.task == "solve" else f"{b.backend} (best)"
+        main.add_row(name, str(b.solved), str(b.unsolvable), str(b.unknown),
                      Text(str(b.error), style="red" if b.error else ""), secs(b.median),
                      secs(b.p90), secs(b.p99), secs(b.max), f"{b.total:.2f}", str(b.fastest))
     out.append(main)
@@ -337,12 +386,32 @@ def tables(report: Report) -> list[Any]:
         solv.add_row(s.source, str(s.solvable + s.unsolvable), str(s.solvable), fraction,
                      f"{s.low:.2%} – {s.high:.2%}", published)
     out.append(solv)
+    if report.best is not None:
+        out.append(_best_table(report.best, compact))
     for d in report.disagreements:
-        out.append(Text(f"DISAGREEMENT {d.deal}: solved by {', '.join(d.solved_by)}; "
-                        f"unsolvable per {', '.join(d.unsolvable_by)}", style="bold red"))
+        what = [f"solved by {', '.join(d.solved_by)}"] if d.solved_by else []
+        what += [f"unsolvable per {', '.join(d.unsolvable_by)}"] if d.unsolvable_by else []
+        what += [f"best {', '.join(f'{run} {best}' for run, best in d.best.items())}"] \
+            if d.best else []
+        out.append(Text(f"DISAGREEMENT {d.deal}: {'; '.join(what)}", style="bold red"))
     for e in report.errors:
-        out.append(Text(f"ERROR {e['deal']} ({e['backend']}): {e['reason']}", style="red"))
+        name = e["backend"] if e["task"] == "solve" else f"{e['backend']} (best)"
+        out.append(Text(f"ERROR {e['deal']} ({name}): {e['reason']}", style="red"))
     return out
+
+
+def _best_table(best: BestScores, compact: dict[str, Any]) -> Any:
+    from rich.table import Table
+
+    of = f" of {best.of}" if best.of is not None else ""
+    table = Table(title=f"best score{of}: {best.deals} deals, {best.proven} proven optimal",
+                  **compact)
+    for column in ("best", "proven", "found (unproven)"):
+        table.add_column(column, justify="right", min_width=len(column))
+    for score in sorted(best.histogram.keys() | best.lower_bounds.keys()):
+        table.add_row(str(score), str(best.histogram.get(score, 0)),
+                      str(best.lower_bounds.get(score, 0)))
+    return table
 
 
 # ---------------------------------------------------------------- plots
@@ -353,8 +422,9 @@ _VERDICT_COLOURS = {"solved": "tab:green", "unsolvable": "tab:red", "unknown": "
 _FLOOR = 1e-4  # seconds; the log axes start here
 
 
-def write_plots(records: Sequence[dict[str, Any]], folder: Path | str) -> list[Path]:
-    """A cactus plot, and SAT vs CP-SAT seconds per deal when both ran; PNG and SVG each."""
+def write_plots(report: Report, folder: Path | str) -> list[Path]:
+    """A cactus plot; SAT against CP-SAT seconds per deal when both ran; a histogram of
+    best scores when best-score runs ran. PNG and SVG each."""
     from matplotlib.figure import Figure  # no pyplot: no global state, no display
 
     target = Path(folder)
@@ -363,32 +433,32 @@ def write_plots(records: Sequence[dict[str, Any]], folder: Path | str) -> list[P
     except OSError as error:
         raise InputError(f"cannot create the plot folder ({error.strerror})",
                          str(target)) from None
-    table = latest(records)
-    by_backend: dict[str, dict[str, dict[str, Any]]] = {}
-    for (deal, backend), record in table.items():
-        by_backend.setdefault(backend, {})[deal] = record
+    by_run: dict[str, dict[str, Record]] = {}
+    for record in report.lines:
+        by_run.setdefault(run_name(record), {})[record.deal] = record
     written: list[Path] = []
 
     figure = Figure(figsize=(7, 4.5))
     axes = figure.subplots()
-    for backend, runs in by_backend.items():
-        times = sorted(max(r["seconds"], _FLOOR) for r in runs.values()
-                       if r["verdict"] in SETTLED)
+    for name, runs in by_run.items():
+        times = sorted(max(r.seconds, _FLOOR) for r in runs.values() if r.verdict in SETTLED)
         if times:
             axes.step([_FLOOR, *times], range(len(times) + 1), where="post",
-                      label=f"{backend} ({len(times)}/{len(runs)})")
+                      label=f"{name} ({len(times)}/{len(runs)})")
     axes.set_xscale("log")
     axes.set_xlabel("seconds per deal")
     axes.set_ylabel("deals settled (solved or unsolvable)")
     axes.set_title("Deals settled within a time")
     axes.grid(True, which="both", alpha=0.3)
-    if by_backend:
+    if by_run:
         axes.legend(loc="lower right")
     written += _save(figure, target / "cactus")
 
-    pair = _sat_cpsat(list(by_backend))
+    pair = _sat_cpsat([name for name in by_run if not name.endswith(" (best)")])
     if pair:
-        written += _save(_scatter(table, by_backend, *pair), target / "sat-vs-cpsat")
+        written += _save(_scatter(report.lines, by_run, *pair), target / "sat-vs-cpsat")
+    if report.best is not None:
+        written += _save(_histogram(report.best), target / "best-scores")
     return written
 
 
@@ -403,21 +473,21 @@ def _sat_cpsat(labels: list[str]) -> tuple[str, str] | None:
     return (sat, cpsat) if sat and cpsat else None
 
 
-def _scatter(table: dict[tuple[str, str], dict[str, Any]],
-             by_backend: dict[str, dict[str, dict[str, Any]]], sat: str, cpsat: str) -> Any:
+def _scatter(lines: list[Record], by_run: dict[str, dict[str, Record]], sat: str,
+             cpsat: str) -> Any:
     from matplotlib.figure import Figure
 
     figure = Figure(figsize=(5.5, 5.5))
     axes = figure.subplots()
-    runs_by_deal: dict[str, list[dict[str, Any]]] = {}
-    for (deal, _), record in table.items():
-        runs_by_deal.setdefault(deal, []).append(record)
+    runs_by_deal: dict[str, list[Record]] = {}
+    for record in lines:
+        runs_by_deal.setdefault(record.deal, []).append(record)
     points: dict[str, tuple[list[float], list[float]]] = {}
-    for deal in by_backend[sat].keys() & by_backend[cpsat].keys():
+    for deal in by_run[sat].keys() & by_run[cpsat].keys():
         verdict = deal_verdict(runs_by_deal[deal])
         xs, ys = points.setdefault(verdict, ([], []))
-        xs.append(max(by_backend[sat][deal]["seconds"], _FLOOR))
-        ys.append(max(by_backend[cpsat][deal]["seconds"], _FLOOR))
+        xs.append(max(by_run[sat][deal].seconds, _FLOOR))
+        ys.append(max(by_run[cpsat][deal].seconds, _FLOOR))
     values = [v for xs, ys in points.values() for v in xs + ys] or [_FLOOR, 1.0]
     low, high = min(values) / 1.5, max(values) * 1.5
     axes.plot([low, high], [low, high], color="black", linewidth=0.8, linestyle="--",
@@ -434,6 +504,27 @@ def _scatter(table: dict[tuple[str, str], dict[str, Any]],
     axes.set_ylabel(f"{cpsat} seconds")
     axes.set_title("Seconds per deal (below the line: CP-SAT faster)")
     axes.legend(loc="upper left")
+    return figure
+
+
+def _histogram(best: BestScores) -> Any:
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(7, 4))
+    axes = figure.subplots()
+    top = best.of if best.of is not None else max([*best.histogram, *best.lower_bounds, 0])
+    scores = list(range(top + 1))
+    proven = [best.histogram.get(s, 0) for s in scores]
+    found = [best.lower_bounds.get(s, 0) for s in scores]
+    axes.bar(scores, proven, width=0.8, color="tab:blue", label=f"proven ({best.proven})")
+    if any(found):
+        axes.bar(scores, found, width=0.8, bottom=proven, color="tab:gray", hatch="//",
+                 label=f"found, not proven ({best.deals - best.proven})")
+    axes.set_xlabel("best score (cards moved)" + (f" of {best.of}" if best.of else ""))
+    axes.set_ylabel("deals")
+    axes.set_title("Best score per deal")
+    axes.set_xlim(-1, top + 1)
+    axes.legend(loc="upper center")
     return figure
 
 

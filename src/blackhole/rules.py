@@ -4,6 +4,11 @@ A state is the height of each fan plus the card on top of the hole. Only the top
 a fan plays, and it goes onto the hole when its rank is one above or below the rank of
 the hole's top card (wrapping K–A). With an empty foundation (All in a Row) the first
 card is free. Every answer from every backend is replayed here before anyone sees it.
+
+It also holds what a player needs: the legal moves from a state, playing one, the
+outcome, the position a state stands for (`layout`, `advance`), and `Game`, a game in
+play with unlimited undo and redo. Messages number fans from 1, as `show` draws them;
+moves and JSON keep 0-based fan indexes, as black-hole-solve numbers its stacks.
 """
 
 from __future__ import annotations

@@ -49,6 +49,7 @@ class Options:
     solver_cmd: str | None = None  # external DIMACS solver command line
     proof_arg: str | None = None  # external: arguments asking for a DRAT proof in {proof}
     features: frozenset[str] | None = None  # encoding features; None = the backend default
+    proof: bool = False  # sat backend: log a DRUP proof, returned in Result.proof
 
     def __post_init__(self) -> None:
         if self.timeout is not None and not (
@@ -85,6 +86,7 @@ class Result:
     solver: str
     seconds: float
     stats: dict[str, Any] = field(default_factory=dict)
+    proof: list[str] | None = None  # DRUP lines of an unsatisfiability proof (Options.proof)
 
 
 class Backend(ABC):

@@ -1,4 +1,6 @@
-"""The SAT backend: encode the Problem (blackhole.cnf), solve with a python-sat solver.
+"""The SAT backend: encode the Problem (blackhole.encode.cnf), solve with a python-sat
+solver. With `Options.proof` the solver logs a DRUP proof, which an unsatisfiable answer
+returns in `Result.proof` (one line a string, as pysat gives it).
 
 Timeouts: every solver first runs a short slice of conflicts (sized to a small share of
 the timeout), which settles most deals without starting a thread. After that, solvers
@@ -16,7 +18,13 @@ from typing import Any
 from pysat.solvers import Solver, SolverNames
 
 from blackhole.backends import Backend, Options, Result, Verdict
-from blackhole.cnf import DEFAULT_FEATURES, Encoding, build_cnf, gc_paused, known_features
+from blackhole.encode.cnf import (
+    DEFAULT_FEATURES,
+    Encoding,
+    build_cnf,
+    gc_paused,
+    known_features,
+)
 from blackhole.errors import InputError, InternalError
 from blackhole.problem import Problem
 
@@ -29,6 +37,9 @@ INTERRUPTIBLE = ("glucose3", "glucose4", "glucose42", "minisat22", "minisatep",
                  "gluecard3", "gluecard4")
 BUDGETED = ("cadical103", "cadical153", "cadical195")
 SOLVERS: tuple[str, ...] = INTERRUPTIBLE + BUDGETED
+# The solvers whose DRUP proofs check (Options.proof): MapleSAT writes variables off by
+# one, and the others log no proof in this python-sat.
+PROOF_SOLVERS: tuple[str, ...] = ("glucose3", "glucose4", "maplechrono", "maplecm")
 
 _FIRST_SLICE = 2000  # conflicts, at most, in the first slice (most deals need fewer)
 _MIN_SLICE = 20
@@ -44,8 +55,14 @@ def solver_name(name: str | None) -> str:
     for canonical in SOLVERS:
         if wanted == canonical or wanted in getattr(SolverNames, canonical, ()):
             return canonical
-    raise InputError(f"unknown SAT solver (choose from {', '.join(SOLVERS)})", "--solver",
+    raise InputError(f"unknown SAT solver (choose from {', '.join(SOLVERS)})", "solver",
                      token=name)
+
+
+def check_proof_solver(solver: str, proof: bool) -> None:
+    if proof and solver not in PROOF_SOLVERS:
+        raise InputError(f"no checkable proof from this solver (choose from "
+                         f"{', '.join(PROOF_SOLVERS)})", "solver", token=solver)
 
 
 def features_of(options: Options) -> frozenset[str]:
@@ -54,15 +71,16 @@ def features_of(options: Options) -> frozenset[str]:
 
 class SatBackend(Backend):
     name = "sat"
-    reads = frozenset({"solver", "features"})
+    reads = frozenset({"solver", "features", "proof"})
 
     def check(self, options: Options) -> None:
         super().check(options)
-        solver_name(options.solver)
+        check_proof_solver(solver_name(options.solver), options.proof)
         features_of(options)
 
     def solve(self, problem: Problem, options: Options) -> Result:
         solver = solver_name(options.solver)
+        check_proof_solver(solver, options.proof)
         features = features_of(options)
         with gc_paused():  # the encoding is freed inside, before the collector resumes
             return self._solve(problem, options, solver, features)
@@ -75,15 +93,20 @@ class SatBackend(Backend):
         encoded = time.perf_counter()
         stats: dict[str, Any] = {"vars": encoding.num_vars, "clauses": len(encoding.clauses),
                                  "features": sorted(features)}
-        with Solver(name=solver, bootstrap_with=encoding.clauses) as sat:
+        proof = None
+        with Solver(name=solver, bootstrap_with=encoding.clauses,
+                    with_proof=options.proof) as sat:
             answer = _run(sat, solver, deadline)
             model = sat.get_model() if answer else None
+            if options.proof and answer is False:
+                proof = list(sat.get_proof())
             stats.update(sat.accum_stats() or {})
         solved = time.perf_counter()
         stats["encode_seconds"] = round(encoded - began, 6)
         stats["solve_seconds"] = round(solved - encoded, 6)
         verdict, order = read_answer(answer, model, encoding, f"sat/{solver}")
-        return Result(verdict, order, self.name, solver, time.perf_counter() - began, stats)
+        return Result(verdict, order, self.name, solver, time.perf_counter() - began, stats,
+                      proof)
 
 
 def read_answer(answer: bool | None, model: list[int] | None, encoding: Encoding,

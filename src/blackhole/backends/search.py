@@ -7,12 +7,16 @@ cards cannot be reached from the hole's rank by walking the rank cycle through r
 that still have cards: every later hole rank is the rank of a card still in the fans,
 and each move changes the hole's rank by one. Both the memo and the cut keep it
 complete, so "unsolvable" here is a proof by exhaustion.
+
+`best_score` is the referee for the best score: the longest legal line, by the same
+search over the same states with a memo of the longest line left from each state.
 """
 
 from __future__ import annotations
 
 import sys
 import time
+from dataclasses import dataclass
 
 from blackhole.backends import Backend, Options, Result, Verdict
 from blackhole.cards import rank_adjacent
@@ -42,6 +46,28 @@ class SearchBackend(Backend):
                       {"states": searcher.states})
 
 
+@dataclass(frozen=True)
+class BestLine:
+    """The longest line found: its nodes in play order, whether it is proven longest (the
+    search ended before the deadline), and the states expanded."""
+
+    order: tuple[int, ...]
+    proven: bool
+    states: int
+
+
+def best_score(problem: Problem, deadline: float | None = None) -> BestLine:
+    """The longest legal line of `problem` (every card played is a win). `deadline` is a
+    `time.perf_counter()` value; past it the longest line seen so far comes back, not
+    proven."""
+    searcher = _Searcher(problem, deadline)
+    try:
+        order = searcher.longest()
+    except _OutOfTime:
+        return BestLine(tuple(searcher.best_path), False, searcher.states)
+    return BestLine(order, True, searcher.states)
+
+
 class _Searcher:
     def __init__(self, problem: Problem, deadline: float | None) -> None:
         m = problem.modulus
@@ -63,6 +89,7 @@ class _Searcher:
         self.deadline = deadline
         self.seen: set[int] = set()
         self.path: list[int] = []
+        self.best_path: list[int] = []
         self.states = 0
 
     def run(self) -> bool:
@@ -74,6 +101,59 @@ class _Searcher:
             return self._dfs(self.hole, code, left)
         finally:
             sys.setrecursionlimit(limit)
+
+    def longest(self) -> tuple[int, ...]:
+        """The longest line from the start, read back from the memo of `_longest`."""
+        code = sum(h * w for h, w in zip(self.heights, self.weight, strict=True))
+        left = sum(self.heights)
+        self.memo: dict[int, tuple[int, int]] = {}  # state → (longest line left, its fan)
+        self.best_path = []
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, left + 100))
+        try:
+            self._longest(self.hole, code, left)
+        finally:
+            sys.setrecursionlimit(limit)
+        order, hole, heights = [], self.hole, list(self.heights)
+        while True:
+            code = sum(h * w for h, w in zip(heights, self.weight, strict=True))
+            length, fan = self.memo.get(code * (self.modulus + 1) + hole, (0, -1))
+            if not length:
+                return tuple(order)
+            heights[fan] -= 1
+            node = self.fans[fan][heights[fan]]
+            order.append(node)
+            hole = self.rank[node]
+
+    def _longest(self, hole: int, code: int, left: int) -> int:
+        """The most moves from this state (fan heights in `code`, the hole's rank)."""
+        if left == 0:
+            return 0
+        key = code * (self.modulus + 1) + hole
+        if key in self.memo:
+            return self.memo[key][0]
+        self.states += 1
+        if self.states % _CHECK_EVERY == 0 and self.deadline is not None \
+                and time.perf_counter() > self.deadline:
+            raise _OutOfTime
+        fits = self.fits[hole]
+        heights, fans, rank = self.heights, self.fans, self.rank
+        best, choice = 0, -1
+        for f, h in enumerate(heights):
+            if h and fits[rank[node := fans[f][h - 1]]]:
+                heights[f] = h - 1
+                self.path.append(node)
+                if len(self.path) > len(self.best_path):
+                    self.best_path = list(self.path)
+                length = 1 + self._longest(rank[node], code - self.weight[f], left - 1)
+                self.path.pop()
+                heights[f] = h
+                if length > best:
+                    best, choice = length, f
+                    if best == left:  # every card left is played: nothing is longer
+                        break
+        self.memo[key] = (best, choice)
+        return best
 
     def _reaches_all(self, hole: int, left: int) -> bool:
         """Can the hole's rank walk to every rank that still has cards?"""

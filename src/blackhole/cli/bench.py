@@ -12,8 +12,35 @@ import typer
 from rich.console import Console
 
 from blackhole.backends import Options
-from blackhole.bench import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT, GRACE
-from blackhole.cli.common import EXIT_INTERNAL, EXIT_OK, JsonFlag, app, console, user_errors
+from blackhole.bench.plan import DEFAULT_TIMEOUT, GRACE
+from blackhole.bench.run import DEFAULT_MEMORY_MB
+from blackhole.cli.common import (
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    FLAG_OF,
+    JsonFlag,
+    app,
+    console,
+    user_errors,
+)
+from blackhole.errors import InputError
+
+# run_bench's parameters, as the bench command's options and arguments name them
+_BENCH_FLAGS = {**FLAG_OF, "specs": "SPECS", "backends": "--backends", "task": "--task",
+                "dask": "--dask", "chunk": "--chunk", "jobs": "--jobs"}
+
+
+@contextmanager
+def _bench_errors() -> Iterator[None]:
+    """user_errors, naming bench's own settings by their flags too."""
+    with user_errors():
+        try:
+            yield
+        except InputError as error:
+            typer.echo(f"error: {error.describe(_BENCH_FLAGS)}", err=True)
+            raise typer.Exit(EXIT_USAGE) from None
 
 
 @contextmanager
@@ -30,6 +57,8 @@ def _bench_progress(show: bool) -> Iterator[Callable]:
         TimeRemainingColumn,
     )
 
+    from blackhole.report import run_name
+
     colours = {"solved": "green", "unsolvable": "red", "unknown": "yellow", "error": "magenta"}
     verdicts: Counter[str] = Counter()
     per_backend: dict[str, Counter[str]] = {}
@@ -43,9 +72,8 @@ def _bench_progress(show: bool) -> Iterator[Callable]:
         if not progress.live.is_started:  # only once the run is planned: no bar before errors
             progress.start()
         if event.record is not None:
-            verdicts[event.record["verdict"]] += 1
-            per_backend.setdefault(event.record["backend"], Counter())[
-                event.record["verdict"]] += 1
+            verdicts[event.record.verdict] += 1
+            per_backend.setdefault(run_name(event.record), Counter())[event.record.verdict] += 1
         counts = " ".join(f"[{colours[v]}]{v} {verdicts[v]}[/]" for v in colours if verdicts[v])
         counts += "".join(f" | {b} " + "/".join(str(c[v]) for v in colours)
                           for b, c in per_backend.items())
@@ -56,17 +84,18 @@ def _bench_progress(show: bool) -> Iterator[Callable]:
     try:
         yield update
     finally:
-        progress.stop()
+        if progress.live.is_started:
+            progress.stop()
 
 
 def _report(results: Path, plots: Path | None, as_json: bool, run: dict | None = None) -> None:
-    """Print the report of a results file; exit 4 on a disagreement or an error record."""
-    from blackhole.report import read_results, report_json, summarize, tables, write_plots
+    """Print the report of a results file; exit 4 on a disagreement or an error line."""
+    from blackhole.bench.record import read_results
+    from blackhole.report import report_json, summarize, tables, write_plots
 
-    with user_errors():
-        records = read_results(results)
-        summary = summarize(records, str(results))
-        written = write_plots(records, plots) if plots is not None else []
+    with _bench_errors():
+        summary = summarize(read_results(results), str(results))
+        written = write_plots(summary, plots) if plots is not None else []
     if as_json:
         typer.echo(json.dumps(report_json(summary, written, run)))
     else:
@@ -78,7 +107,7 @@ def _report(results: Path, plots: Path | None, as_json: bool, run: dict | None =
 
 
 PlotsOption = Annotated[Path | None, typer.Option(
-    help="Write a cactus plot (and SAT vs CP-SAT seconds) here, as PNG and SVG.")]
+    help="Write the plots here (cactus, SAT vs CP-SAT seconds, best scores), PNG and SVG.")]
 
 
 @app.command()
@@ -90,20 +119,28 @@ def bench(
         help="Comma list (default: every installed backend but external); "
              "sat:SOLVER and cpsat:MODEL pick variants.")] = None,
     timeout: Annotated[float, typer.Option(
-        min=0.0, help=f"Backend seconds per task; its worker is killed {GRACE:g} s later.")]
+        help=f"Backend seconds per task; its worker is killed {GRACE:g} s later.")]
     = DEFAULT_TIMEOUT,
     jobs: Annotated[int | None, typer.Option(
         min=1, help="Worker processes (default: the CPU count).")] = None,
-    workers: Annotated[int, typer.Option(
-        min=1, help="Search threads inside each CP-SAT solve; "
-                    "with --jobs 1 --workers 2 one solve uses both cores.")] = 1,
+    workers: Annotated[int | None, typer.Option(
+        min=1, help="Search threads inside each CP-SAT solve (default 1); "
+                    "with --jobs 1 --workers 2 one solve uses both cores.")] = None,
+    solver_cmd: Annotated[str | None, typer.Option(
+        help="The external backend's solver command, e.g. \"kissat -q\" "
+             "(checked before any task runs).")] = None,
     out: Annotated[Path, typer.Option(help="Results file, one JSON line per task.")]
     = Path("results.jsonl"),
     resume: Annotated[bool, typer.Option(
-        "--resume", help="Continue --out, skipping the (deal, backend) pairs it holds.")]
-    = False,
+        "--resume", help="Continue --out, skipping the tasks it holds.")] = False,
+    retry_unknown: Annotated[bool, typer.Option(
+        "--retry-unknown", help="With --resume, run again the tasks whose result is unknown "
+                                "(say, with a larger --timeout).")] = False,
     dask: Annotated[str | None, typer.Option(
         help="Run on a Dask cluster: the scheduler's address, tcp://HOST:8786.")] = None,
+    chunk: Annotated[int | None, typer.Option(
+        min=1, help="Deals per Dask task (default: from the run's size, at most 64).")]
+    = None,
     memory: Annotated[int, typer.Option(
         min=0, help="Address-space cap per worker in MB (0: none).")] = DEFAULT_MEMORY_MB,
     plots: PlotsOption = None,
@@ -113,21 +150,31 @@ def bench(
     from blackhole.bench import run_bench
 
     labels = [name.strip() for name in backends.split(",") if name.strip()] if backends else None
-    with user_errors():
+    given = {"workers": workers, "solver_cmd": solver_cmd}
+    with _bench_errors():
+        if retry_unknown and not resume:
+            raise InputError("reruns the tasks of an earlier run: add --resume",
+                             "--retry-unknown")
+        if chunk is not None and dask is None:
+            raise InputError("sets the deals per Dask task: add --dask", "--chunk")
+        options = Options(timeout=timeout, workers=workers or 1, solver_cmd=solver_cmd)
         try:
             with _bench_progress(show=not as_json) as on_event:
-                summary = run_bench(specs, labels, Options(timeout=timeout, workers=workers),
-                                    out_path=out,
-                                    jobs=jobs, resume=resume, memory_mb=memory or None,
-                                    dask_address=dask, progress=on_event)
+                summary = run_bench(specs, labels, options, out_path=out, jobs=jobs,
+                                    resume=resume, retry_unknown=retry_unknown,
+                                    memory_mb=memory or None, dask=dask, chunk=chunk,
+                                    given=[name for name, value in given.items()
+                                           if value is not None],
+                                    progress=on_event)
         except KeyboardInterrupt:
             typer.echo(f"interrupted: finished results are in {out}; "
                        "run again with --resume", err=True)
-            raise typer.Exit(130) from None
+            raise typer.Exit(EXIT_INTERRUPTED) from None
     if not as_json:
         figures = "" if not summary.written else (
-            f"; slots busy {summary.utilisation:.0%}, "
-            f"{summary.overhead_ms:.1f} ms per task beyond the solves")
+            f"; {summary.per_slot_second:.1f} tasks per second per slot, slots busy "
+            f"{summary.utilisation:.0%}, {summary.overhead_ms:.1f} ms per task beyond "
+            "the solves")
         console.print(f"{summary.written} results written to {out} ({summary.skipped} tasks "
                       f"skipped, already there) in {summary.seconds:.1f} s{figures}")
     _report(out, plots, as_json, run=summary.to_json())
@@ -140,5 +187,6 @@ def report_command(
     plots: PlotsOption = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Summarise bench results: counts, times, fastest, disagreements, solvable fraction."""
+    """Summarise bench results: counts, times, fastest, disagreements, solvable fraction.
+    Every claim is checked again: a solved line's moves must win its deal."""
     _report(results, plots, as_json)

@@ -23,7 +23,7 @@ from blackhole.cli.common import (
 from blackhole.deal import expand_specs
 
 if TYPE_CHECKING:
-    from blackhole.certify import Certificate, Verification
+    from blackhole.certificates import Certificate, Verification
 
 EXIT_INTERRUPTED = 130  # as bench: the run stopped before its end
 
@@ -51,7 +51,7 @@ def certify_command(
     as_json: JsonFlag = False,
 ) -> None:
     """Prove deals unsolvable with checked DRUP certificates, or give their winning moves."""
-    from blackhole.certify import certify_all, plan
+    from blackhole.certificates import certify_all, plan
 
     rows: list[tuple[str, Certificate]] = []
     with user_errors():
@@ -162,7 +162,7 @@ def verify(
 ) -> None:
     """Check a certificate from the files on disk: an unsolvable deal's proof, re-derived
     from its deal, or a solvable deal's winning moves, replayed. VERIFIED or why not."""
-    from blackhole.certify import verify as verify_certificate
+    from blackhole.certificates import verify as verify_certificate
 
     with user_errors():
         found = verify_certificate(folder, checker)

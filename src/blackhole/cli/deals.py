@@ -22,7 +22,7 @@ from blackhole.cli.common import (
     console,
     user_errors,
 )
-from blackhole.deal import board_text, load_position, position_json, read_input
+from blackhole.deal import board_text, load_position, position_json, read_input, source_name
 from blackhole.rules import replay
 from blackhole.solutions import parse_solution
 
@@ -92,8 +92,7 @@ def check(spec: DealSpec,
     with user_errors():
         position = load_position(spec, after)
         source = str(solution)
-        moves = parse_solution(read_input(source, "solution"),
-                               "<stdin>" if source == "-" else source)
+        moves = parse_solution(read_input(source, "solution"), source_name(source))
         judged = replay(position.deal, moves)
     if as_json:
         typer.echo(json.dumps({"deal": spec, "after": position.moved,

@@ -137,24 +137,11 @@ def encode(
     after: AfterOption = None,
 ) -> None:
     """Write the deal's problem (graph), its CNF (DIMACS) or its CP-SAT model (text proto)."""
+    from blackhole.encode import export
+
     with user_errors():
-        if model is not None and format is not EncodeFormat.cpsat:
-            raise InputError("applies to --format cpsat only", "--model", token=model)
-        if features is not None and format is EncodeFormat.problem_json:
-            raise InputError("applies to --format dimacs or cpsat only", "--features",
-                             token=features)
         problem = build_problem(load_position(spec, after).deal)
-        chosen = parse_features(features)
-        if format is EncodeFormat.problem_json:
-            text = json.dumps(problem.to_json()) + "\n"
-        elif format is EncodeFormat.dimacs:
-            from blackhole.cnf import DEFAULT_FEATURES, build_cnf
-
-            text = build_cnf(problem, DEFAULT_FEATURES if chosen is None else chosen).dimacs()
-        else:
-            from blackhole.backends.cpsat import export_model
-
-            text = export_model(problem, Options(model=model, features=chosen))
+        text = export(problem, format.value, features=parse_features(features), model=model)
         if out is not None:
             try:
                 out.write_text(text, encoding="utf-8")

@@ -33,10 +33,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from blackhole import __version__, cnf, drat
+from blackhole import __version__, drat
 from blackhole.backends import Result, Verdict
 from blackhole.cards import STANDARD_RANKS
 from blackhole.deal import Deal, board_text, generated_spec, load_deal, parse_board
+from blackhole.encode import cnf
 from blackhole.errors import InputError
 from blackhole.pipeline import Solution, decode, solution_json
 from blackhole.problem import build_problem

@@ -1,0 +1,94 @@
+"""Planning a run: the deals, the backend labels, and every (deal, backend) task.
+
+Everything a user can get wrong is found here, before any task runs: a spec that deals
+nothing, a file that is no deal, an unknown backend or variant, an option no chosen
+backend reads, an external solver command that is not installed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from blackhole.backends import (
+    REGISTRY,
+    Options,
+    available_backends,
+    make_backend,
+    split_label,
+)
+from blackhole.bench.record import TASKS, deal_board
+from blackhole.deal import expand_specs, generated_spec, load_position
+from blackhole.errors import InputError
+
+DEFAULT_TIMEOUT = 60.0  # backend seconds per task
+GRACE = 5.0  # seconds past the backend's timeout before the worker is killed
+
+
+@dataclass(frozen=True)
+class Task:
+    """One deal through one backend. `board` carries a file's deal to the worker, so a
+    worker (on any host) never reads the file, and the record says what was solved."""
+
+    deal: str  # one deal spec
+    label: str  # the backend entry as the user wrote it, e.g. "sat:glucose4"
+    backend: str  # the registry name, e.g. "sat"
+    options: Options
+    kind: str = "solve"  # one of record.TASKS
+    board: dict[str, Any] | None = None
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """The key of the record this task writes (record.Record.key)."""
+        return self.kind, self.deal, self.label
+
+
+def default_backends() -> list[str]:
+    """Every installed backend but `external`, which needs a solver binary."""
+    return [name for name in available_backends() if name != "external"]
+
+
+def plan_tasks(specs: str | Sequence[str], backends: Sequence[str] | None,
+               options: Options, kind: str = "solve",
+               given: Iterable[str] = ()) -> list[Task]:
+    """Every (deal, backend) task, deal-major, so that a partial run compares backends
+    fairly. `given` names the Options fields the user set: each must be read by some
+    chosen backend, or the user would believe it took effect."""
+    if kind not in TASKS:
+        raise InputError(f"unknown task (choose from {', '.join(TASKS)})", "task", token=kind)
+    deals = list(dict.fromkeys(expand_specs(specs)))
+    if not deals:
+        raise InputError("no deals to run", "specs", token=str(specs))
+    labels = list(dict.fromkeys(backends if backends else default_backends()))
+    if not labels:
+        raise InputError("no backend available", "backends")
+    chosen = []
+    for label in labels:
+        name, opts = split_label(label, options)
+        backend = make_backend(name)  # a backend whose solver is missing stops it here
+        backend.check(opts)  # so does a bad variant or a solver command not installed
+        chosen.append((label, name, opts))
+    _check_given(given, {name for _, name, _ in chosen})
+    boards: dict[str, dict[str, Any] | None] = {}
+    for spec in deals:
+        if spec == "-":
+            raise InputError("bench reads no deal from stdin", "specs", token=spec)
+        if generated_spec(spec) is not None:  # checks the spec; dealt later, in a worker
+            boards[spec] = None
+            continue
+        position = load_position(spec)  # a file: read it now, so a bad one stops the run
+        for _, name, _ in chosen:
+            make_backend(name).check_size(position.deal.cards_in_fans, spec)
+        boards[spec] = deal_board(position)
+    return [Task(deal, label, name, opts, kind, boards[deal])
+            for deal in deals for label, name, opts in chosen]
+
+
+def _check_given(given: Iterable[str], names: set[str]) -> None:
+    for field_name in given:
+        if not any(field_name in make_backend(name).reads for name in names):
+            users = [name for name in REGISTRY if name in available_backends()
+                     and field_name in make_backend(name).reads]
+            raise InputError(f"does not apply to the backends chosen (it is for "
+                             f"{', '.join(users) or 'no backend'})", field_name)

@@ -1,0 +1,247 @@
+"""One results line: the `Record` that bench writes and report reads, and the file of them.
+
+A results file holds one JSON object per line (docs/bench.md lists every key). Reading it
+checks each line like any other input: a line that is no object, or whose fields have the
+wrong type, is an InputError naming the file, the line and the token. Whether a line's
+claims hold (its moves win, backends agree) is the report's business, not the reader's.
+
+A line names its deal by the spec it was run under (`deal`). A dealt spec (`pysol:N`,
+`random:SEED...`) is dealt again wherever the file is read. A deal read from a file is
+written into the line itself (`board`, the deal's JSON), so the line can be checked
+anywhere: in another folder, on another machine, after the file was edited or removed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from blackhole.deal import (
+    Position,
+    generated_spec,
+    json_shown,
+    load_position,
+    parse_json_position,
+    position_json,
+)
+from blackhole.errors import InputError
+
+VERDICTS = ("solved", "unsolvable", "unknown", "error")
+SETTLED = ("solved", "unsolvable")
+TASKS = ("solve", "best")  # what a line answers: can the deal be won; its best score
+
+
+@dataclass(frozen=True)
+class Record:
+    """The outcome of one (task, deal, backend) run.
+
+    For a `best` task, `best` is the highest score found (cards moved from the start of
+    the deal), `upper_bound` the highest still possible and `proven` whether they meet;
+    the verdict is then `solved` for a win, `unsolvable` for a proven best below a win,
+    and `unknown` when the limit came first.
+    """
+
+    deal: str  # the deal spec as given
+    backend: str  # the backend label as given, e.g. "sat:glucose4"
+    verdict: str  # one of VERDICTS
+    seconds: float  # the backend's own time; for a killed worker, the time until then
+    task: str = "solve"  # one of TASKS
+    wall: float | None = None  # the whole task inside the worker: load, solve, replay
+    solver: str | None = None
+    model: str | None = None  # the CP-SAT model asked for (cpsat:MODEL)
+    timeout: float | None = None  # the backend's limit in seconds
+    peak_mb: float | None = None  # peak resident memory of the worker during the task
+    stats: dict[str, Any] = field(default_factory=dict)
+    moves: tuple[tuple[str, int | None], ...] = ()  # (card, 0-based fan) in play order
+    reason: str | None = None  # why unknown or error
+    host: str | None = None
+    board: dict[str, Any] | None = None  # the deal itself, for a deal read from a file
+    best: int | None = None
+    upper_bound: int | None = None
+    proven: bool | None = None
+
+    def __post_init__(self) -> None:
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict {self.verdict!r} is not one of {VERDICTS}")
+        if self.task not in TASKS:
+            raise ValueError(f"task {self.task!r} is not one of {TASKS}")
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """What a line is about; a later line with the same key supersedes it."""
+        return self.task, self.deal, self.backend
+
+    def with_error(self, reason: str) -> Record:
+        """This line judged wrong: an error, saying why."""
+        return replace(self, verdict="error", reason=reason)
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["moves"] = [{"card": card, "fan": fan} for card, fan in self.moves]
+        data["seconds"] = round(self.seconds, 6)
+        if self.wall is not None:
+            data["wall"] = round(self.wall, 6)
+        return data
+
+    def line(self) -> bytes:
+        """The line as written to a results file, newline included."""
+        return (json.dumps(self.to_json(), default=str) + "\n").encode()
+
+    @classmethod
+    def from_json(cls, data: object, source: str = "", line: int | None = None) -> Record:
+        """A record from one parsed line; InputError (source, line, token) when it is no
+        object or a field has the wrong type. Keys it does not know are ignored."""
+        if not isinstance(data, dict):
+            raise InputError("each line must be a JSON object", source, line,
+                             json_shown(data))
+
+        def bad(key: str, what: str) -> InputError:
+            return InputError(f"field {key!r} must be {what}", source, line,
+                              json_shown(data.get(key)))
+
+        values: dict[str, Any] = {}
+        for key, kind in _FIELDS.items():
+            value = data.get(key)
+            if value is None:
+                if key in _REQUIRED:
+                    raise bad(key, _KIND_NAMES[kind])
+                continue
+            if not _fits(value, kind):
+                raise bad(key, _KIND_NAMES[kind])
+            values[key] = value
+        if values["verdict"] not in VERDICTS:
+            raise InputError("unknown verdict", source, line, values["verdict"])
+        if values.get("task", "solve") not in TASKS:
+            raise InputError("unknown task", source, line, values["task"])
+        for key in ("seconds", "wall", "timeout", "peak_mb"):
+            if key in values and not 0 <= values[key] < math.inf:  # NaN fails this too
+                raise bad(key, "a finite number >= 0")
+        for key in ("best", "upper_bound"):
+            if key in values and values[key] < 0:
+                raise bad(key, "a whole number >= 0")
+        values["moves"] = _moves(data.get("moves"), bad)
+        return cls(**values)
+
+
+def _moves(raw: object, bad: Any) -> tuple[tuple[str, int | None], ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise bad("moves", "a list of {\"card\", \"fan\"} objects")
+    moves = []
+    for move in raw:
+        if not (isinstance(move, dict) and isinstance(move.get("card"), str)
+                and (move.get("fan") is None or _fits(move["fan"], "int"))):
+            raise bad("moves", "a list of {\"card\", \"fan\"} objects")
+        moves.append((move["card"], move.get("fan")))
+    return tuple(moves)
+
+
+# field → the JSON kind it takes (moves are read on their own)
+_FIELDS = {"deal": "str", "backend": "str", "verdict": "str", "seconds": "number",
+           "task": "str", "wall": "number", "solver": "str", "model": "str",
+           "timeout": "number", "peak_mb": "number", "stats": "object", "reason": "str",
+           "host": "str", "board": "object", "best": "int", "upper_bound": "int",
+           "proven": "bool"}
+_REQUIRED = ("deal", "backend", "verdict", "seconds")
+_KIND_NAMES = {"str": "a string", "number": "a number", "object": "an object",
+               "int": "a whole number", "bool": "true or false"}
+
+
+def _fits(value: object, kind: str) -> bool:
+    if kind == "bool":
+        return isinstance(value, bool)
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, {"str": str, "number": int | float, "object": dict,
+                              "int": int}[kind])
+
+
+# ---------------------------------------------------------------- the deal of a line
+
+
+def deal_board(position: Position) -> dict[str, Any]:
+    """What a line records of a deal read from a file: the deal (or position) itself."""
+    return position_json(position)
+
+
+def position_of_record(record: Record) -> Position:
+    """The deal a line is about, derived again: a dealt spec is dealt, a file's deal is
+    read from the line's `board`. InputError when it cannot be, or when the line's board
+    is not the deal its spec deals."""
+    if generated_spec(record.deal) is not None:
+        position = load_position(record.deal)
+        if record.board is not None and record.board != deal_board(position):
+            raise InputError(f"its board is not the deal {record.deal} deals", record.deal)
+        return position
+    if record.board is None:
+        raise InputError("a deal read from a file, and the line holds no board to replay it "
+                         "on", record.deal)
+    return parse_json_position(json.dumps(record.board), record.deal)
+
+
+# ---------------------------------------------------------------- results files
+
+
+def read_results(path: Path | str, repair_tail: bool = False) -> list[Record]:
+    """Every record of a results file; InputError (file, line, token) for a bad line.
+
+    With `repair_tail`, a last line cut short (no newline, not JSON) is removed from the
+    file instead, as a run killed in mid-write could leave it; resume uses this.
+    """
+    source = str(path)
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise InputError("no such results file", source) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not a results file", source) from None
+    except OSError as error:
+        raise InputError(f"cannot read results file ({error.strerror})", source) from None
+    lines = data.split(b"\n")
+    tail = lines.pop()  # b"" when the file ends with a newline
+    if tail.strip():
+        if repair_tail and not _is_json(tail):
+            with open(path, "r+b") as handle:
+                handle.truncate(len(data) - len(tail))
+        else:
+            lines.append(tail)
+    return [_parse_line(raw, source, number) for number, raw in enumerate(lines, start=1)
+            if raw.strip()]
+
+
+def _is_json(raw: bytes) -> bool:
+    try:
+        json.loads(raw)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+def _parse_line(raw: bytes, source: str, number: int) -> Record:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise InputError("not UTF-8", source, number,
+                         repr(raw[error.start:error.start + 8])) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        token = text[error.pos:error.pos + 16].strip() or "end of line"
+        raise InputError(f"invalid JSON ({error.msg})", source, number, token) from None
+    except RecursionError:
+        raise InputError("JSON nested too deeply", source, number) from None
+    except ValueError:  # an integer of more than 4300 digits
+        raise InputError("JSON number too long", source, number) from None
+    return Record.from_json(data, source, number)
+
+
+def latest(records: list[Record]) -> dict[tuple[str, str, str], Record]:
+    """key → its last record, in first-seen order."""
+    table: dict[tuple[str, str, str], Record] = {}
+    for record in records:
+        table[record.key] = record
+    return table

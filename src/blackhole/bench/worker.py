@@ -1,0 +1,152 @@
+"""What runs inside a sandbox worker process: its set-up, and one task → one Record.
+
+`start` is the pool's initializer, run once per worker process; `run_task` runs one task
+and never raises: whatever happens inside a backend becomes the record's verdict.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import resource
+import select
+import signal
+import socket
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+from blackhole.bench.plan import Task
+from blackhole.bench.record import Record
+from blackhole.deal import Position, load_position, parse_json_position
+from blackhole.errors import InputError, InternalError
+from blackhole.pipeline import solve_deal
+
+
+def start(folder: str, lifeline: Connection) -> None:
+    """Set up a fresh worker process.
+
+    Ctrl-C is the pool owner's to handle. SIGTERM, which the pool sends at the hard
+    limit, ends the process at once, even in the middle of a solver's C code. Anything
+    written to stdout (solver chatter) is dropped, and stderr goes to `folder/PID.err`,
+    where the pool reads a dead worker's last words. `lifeline` is the read end of a pipe
+    whose write end only the pool's owner holds: see `_end_with_owner`.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.close(null)
+    log = os.open(Path(folder) / f"{os.getpid()}.err", os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
+                  0o600)
+    os.dup2(log, 2)
+    os.close(log)
+    _end_with_owner(lifeline)
+
+
+def _end_with_owner(lifeline: Connection) -> None:
+    """End this worker as soon as the process that owns the pool ends, even in the middle
+    of a solve, with no thread: the kernel sends SIGIO when the lifeline's last writer
+    goes (the owner, however it ends), and SIGIO's default action ends the process.
+
+    The worker's parent is the forkserver, not the owner, so "end with the parent" would
+    not do: the forkserver itself lives until its last child has gone.
+    """
+    fd = os.dup(lifeline.fileno())  # kept open for the process's life; lifeline may go
+    fcntl.fcntl(fd, fcntl.F_SETOWN, os.getpid())
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_ASYNC)
+    signal.signal(signal.SIGIO, signal.SIG_DFL)
+    if select.select([fd], [], [], 0)[0]:  # the owner was gone before the signal was set
+        os._exit(0)
+
+
+def last_words(folder: str, pid: int | None) -> str:
+    """The last line a worker wrote to stderr, or ""."""
+    try:
+        with open(Path(folder) / f"{pid}.err", "rb") as handle:
+            handle.seek(max(0, handle.seek(0, os.SEEK_END) - 400))
+            lines = handle.read().decode(errors="replace").strip().splitlines()
+    except OSError:
+        return ""
+    return lines[-1].strip() if lines else ""
+
+
+def run_task(task: Task, memory_mb: int | None) -> Record:
+    """Load, solve and replay one deal in this process, under the address-space cap."""
+    _reset_peak()
+    began = time.perf_counter()
+    try:
+        with _memory_cap(memory_mb):
+            outcome = _RUNNERS[task.kind](task)
+    except MemoryError:
+        outcome = {"verdict": "unknown", "reason": "memory limit"}
+    except (InternalError, InputError) as error:
+        outcome = {"verdict": "error", "reason": str(error)}
+    except (Exception, SystemExit) as error:  # a crash inside a backend is a result too
+        outcome = {"verdict": "error", "reason": f"{error.__class__.__name__}: {error}"}
+    wall = time.perf_counter() - began
+    outcome.setdefault("seconds", wall)
+    return Record(task.deal, task.label, task=task.kind, wall=wall, model=task.options.model,
+                  timeout=task.options.timeout, peak_mb=_peak_mb(), host=socket.gethostname(),
+                  board=task.board, **outcome)
+
+
+def _position(task: Task) -> Position:
+    if task.board is None:
+        return load_position(task.deal)
+    return parse_json_position(json.dumps(task.board), task.deal)
+
+
+def _solve(task: Task) -> dict[str, Any]:
+    solution = solve_deal(_position(task).deal, task.backend, task.options)
+    result = solution.result
+    return {"verdict": result.verdict.value, "seconds": result.seconds,
+            "solver": result.solver, "stats": result.stats,
+            "moves": tuple((str(card), fan) for card, fan in solution.moves),
+            "reason": "backend limit reached" if result.verdict.value == "unknown" else None}
+
+
+_RUNNERS = {"solve": _solve}
+
+
+@contextmanager
+def _memory_cap(memory_mb: int | None) -> Iterator[None]:
+    """Lower the soft address-space limit for the task only, so that running out of
+    memory is a MemoryError inside the task, never inside the pool's own messaging."""
+    if not memory_mb:
+        yield
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    cap = memory_mb * 1024 * 1024
+    if hard != resource.RLIM_INFINITY:
+        cap = min(cap, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+def _reset_peak() -> None:
+    """Reset this process's peak resident size (Linux), so each task gets its own peak."""
+    try:
+        with open("/proc/self/clear_refs", "w") as handle:
+            handle.write("5")
+    except OSError:
+        pass
+
+
+def _peak_mb() -> float:
+    """Peak resident MB since the last reset (VmHWM), else the process's lifetime peak."""
+    try:
+        with open("/proc/self/status") as handle:
+            for line in handle:
+                if line.startswith("VmHWM:"):
+                    return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)

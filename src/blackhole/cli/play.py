@@ -1,0 +1,27 @@
+"""play: Black Hole in the terminal (a Textual app), with undo, hints and a coach."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from blackhole.cli.common import AfterOption, app, user_errors
+
+
+@app.command()
+def play(spec: Annotated[str | None, typer.Argument(
+             help="A board or JSON file, pysol:N[:all-in-a-row] or random:SEED[:any]; "
+                  "a fresh random deal when left out.", show_default=False)] = None,
+         after: AfterOption = None,
+         ascii_only: Annotated[bool, typer.Option(
+             "--ascii", help="Plain ASCII cards (KH, not K♥), for terminals without suit "
+                             "symbols.")] = False) -> None:
+    """Play a deal: a fan's letter (or a click) plays its top card; u undo, r redo,
+    H hint, w coach, s save, N new deal, ? rules, Q quit."""
+    from blackhole.play.app import PlayApp
+
+    with user_errors():
+        game = PlayApp(spec, after, ascii_only=ascii_only)
+    game.run()
+    typer.echo(game.summary())

@@ -1,0 +1,624 @@
+"""The SAT encoding of a Problem: a position encoding, specified in encodings/sat.md.
+
+Card c is played at position q (1..n) when `("at", c, q)` is true; `("by", c, q)` says
+c is played at position q or earlier (the "played by" ladder of `encode.layout`, which
+gives exactly-one per card and the precedence pairs in binary clauses). Optional
+features add auxiliary rank variables, cut the position domains, and add implied or
+symmetry-breaking clauses; each is switched by name so that its soundness can be tested
+on its own.
+
+Every variable is made through one `Pool` under a readable key, and each clause family
+is a function of the variables (and the pool, for the auxiliaries it makes) that returns
+its clauses: `build_cnf` calls them in one fixed order, which fixes the numbering.
+
+With `optional=True` the positions may stay empty from some point on: the CNF then
+describes every legal line (a prefix of a complete one), `filled(q)` says position q is
+played, and `Encoding.filled_literal(k)` is "at least k cards are played", for
+assumptions with an incremental solver. Only the features that are sound for prefixes
+are allowed there (encodings/sat.md, "Optional positions").
+
+Every number in encodings/sat.md is a count of what this module builds: keep them equal.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from pysat.card import CardEnc, EncType
+
+from blackhole.encode.layout import Domains, Layout, Lit, make_domains, make_layout, symmetry_cut
+from blackhole.errors import InputError, InternalError
+from blackhole.problem import Problem
+
+# position-5: the sequential counters come from pysat's CardEnc (the same clauses as
+# position-4, in CardEnc's order)
+ENCODING_VERSION = "position-5"
+
+# Each feature with its meaning in one line; encodings/sat.md has the math.
+FEATURE_HELP: dict[str, str] = {
+    "domain": "position domains cut by the cards that must come before and after",
+    "reach": "position domains cut by the rank walk from the start",
+    "rank": "auxiliary rank-at-position variables carry the adjacency",
+    "alo": "at least one card per position (implied by pigeonhole)",
+    "compact": "sequential-counter at-most-one instead of pairwise clauses",
+    "forward": "redundant forward adjacency (each position has a successor)",
+    "rankcount": "each rank shows at exactly as many positions as it has cards (needs rank)",
+    "deadrank": "every rank with cards left is reachable from the hole's rank",
+    "symmetry": "same-rank symmetry breaking (Gent et al. 2007)",
+}
+FEATURES: frozenset[str] = frozenset(FEATURE_HELP)
+DEFAULT_FEATURES: frozenset[str] = frozenset(
+    {"domain", "reach", "rank", "compact", "forward", "rankcount"})
+# Certificates take the default features less symmetry breaking, the one feature that
+# removes solutions: every clause left is one that every winning line satisfies.
+CERTIFY_FEATURES: frozenset[str] = DEFAULT_FEATURES - {"symmetry"}
+# The features that stay sound when positions may stay empty (encodings/sat.md proves
+# each); `alo` and `deadrank` state that every card is played, which a prefix need not.
+PREFIX_FEATURES: frozenset[str] = FEATURES - {"alo", "deadrank"}
+# A feature that only works on top of another.
+NEEDS: dict[str, str] = {"rankcount": "rank"}
+
+_PAIRWISE_UP_TO = 6  # below this many literals pairwise at-most-one is as small as a counter
+
+Clause = list[int]
+
+
+class Pool:
+    """Variables by readable key, numbered 1, 2, ... in the order they are made: the idea
+    of pysat's IDPool (`id(key)`, `obj(var)`), with blocks made at once for speed."""
+
+    def __init__(self) -> None:
+        self.keys: list[tuple] = []  # variable v has key keys[v - 1]
+        self._ids: dict[tuple, int] | None = None  # made on the first `id` call
+
+    @property
+    def top(self) -> int:
+        return len(self.keys)
+
+    def new(self, key: tuple) -> int:
+        self.keys.append(key)
+        if self._ids is not None:
+            self._ids[key] = len(self.keys)
+        return len(self.keys)
+
+    def extend(self, keys: Iterable[tuple]) -> range:
+        """Make a variable for each key; their numbers, consecutive."""
+        start = len(self.keys) + 1
+        self.keys.extend(keys)
+        made = range(start, len(self.keys) + 1)
+        if self._ids is not None:
+            self._ids.update(zip(self.keys[start - 1:], made, strict=True))
+        return made
+
+    def id(self, key: tuple) -> int:
+        if self._ids is None:
+            self._ids = {key: v for v, key in enumerate(self.keys, start=1)}
+            if len(self._ids) != len(self.keys):
+                raise ValueError("two variables share a key")
+        return self._ids[key]
+
+    def obj(self, var: int) -> tuple | None:
+        return self.keys[var - 1] if 0 < var <= len(self.keys) else None
+
+
+@dataclass(frozen=True)
+class Encoding:
+    clauses: list[Clause]
+    pool: Pool
+    problem: Problem
+    features: frozenset[str]
+    family_counts: dict[str, int] = field(default_factory=dict)
+    # position → ((variable, node), ...): the at-variables read back by `decode`
+    slots: tuple[tuple[tuple[int, int], ...], ...] = ()
+    optional: bool = False
+    filled: tuple[int, ...] = ()  # filled[q - 1]: position q is played (optional only)
+
+    @property
+    def num_vars(self) -> int:
+        return self.pool.top
+
+    @property
+    def keys(self) -> tuple[tuple, ...]:
+        return tuple(self.pool.keys)
+
+    def counts(self) -> dict[str, int]:
+        """Clauses per family, as named in encodings/sat.md."""
+        return dict(self.family_counts)
+
+    def filled_literal(self, k: int) -> int:
+        """The literal "at least k cards are played" (1 <= k <= n), with optional positions."""
+        if not self.optional:
+            raise ValueError("filled_literal needs an encoding with optional positions")
+        if not 1 <= k <= len(self.filled):
+            raise ValueError(f"at least {k} cards: k must be 1..{len(self.filled)}")
+        return self.filled[k - 1]
+
+    def decode(self, model: Sequence[int]) -> tuple[int, ...]:
+        """The non-start nodes in play order, read from a model (a list of literals); with
+        optional positions, the played prefix."""
+        true = {lit for lit in model if lit > 0}
+        order = []
+        ended = 0  # the first empty position of a prefix
+        for position, slot in enumerate(self.slots, start=1):
+            placed = [node for var, node in slot if var in true]
+            if len(placed) == 1 and not ended:
+                order.append(placed[0])
+            elif not placed and self.optional:
+                ended = ended or position
+            else:
+                after = f" after the empty position {ended}" if ended else ""
+                raise ValueError(f"model places {len(placed)} cards at position {position}"
+                                 + after)
+        return tuple(order)
+
+    def describe(self, var: int) -> str:
+        """What variable `var` means, in words."""
+        return describe_key(self.problem, self.pool.obj(var))
+
+    def dimacs(self) -> str:
+        lines = [f"c blackhole SAT encoding {ENCODING_VERSION}",
+                 f"c features {','.join(sorted(self.features)) or '-'}"]
+        if self.optional:
+            lines.append("c optional positions")
+        lines += [f"c family {family} {count}" for family, count in self.family_counts.items()]
+        lines += [f"c var {v} = {self.describe(v)}" for v in range(1, self.num_vars + 1)]
+        lines.append(f"p cnf {self.num_vars} {len(self.clauses)}")
+        lines += [" ".join(map(str, clause)) + " 0" if clause else "0" for clause in self.clauses]
+        return "\n".join(lines) + "\n"
+
+
+def describe_key(problem: Problem, key: object) -> str:
+    if not isinstance(key, tuple):
+        return "unnamed"
+    kind, *rest = key
+    card = problem.cards
+    if kind == "at":
+        return f"at card {card[rest[0]]} position {rest[1]}"
+    if kind == "by":
+        return f"by card {card[rest[0]]} played at position {rest[1]} or earlier"
+    if kind == "rank":
+        return f"rank at position {rest[0]} is {rest[1]}"
+    if kind == "filled":
+        return f"filled position {rest[0]} holds a card"
+    if kind == "seq":
+        group, step = rest
+        return (f"seq at-most-one over {' '.join(map(str, group))}: "
+                f"one of its first {step + 1} literals is true")
+    if kind == "count":
+        return f"count rank {rest[0]} shows at {rest[2]} or more of the positions 1..{rest[1]}"
+    if kind in ("up", "down"):
+        return f"{kind} rank {rest[0]} reachable {kind}ward from the hole after position {rest[1]}"
+    if kind == "swap":
+        return (f"swap {card[rest[0]]} {card[rest[1]]}: {card[rest[1]]} is played before "
+                f"{card[rest[0]]} and after the card on {card[rest[0]]}")
+    return " ".join(map(str, key))
+
+
+def known_features(features: Iterable[str], *, optional: bool = False) -> frozenset[str]:
+    """The features as a set; an InputError (naming the Options field `features`) for one
+    this encoding does not have, one without the feature it needs, or, with optional
+    positions, one that is not sound for prefixes."""
+    chosen = frozenset(features)
+    unknown = chosen - FEATURES
+    if unknown:
+        raise InputError(f"unknown encoding feature (choose from {', '.join(sorted(FEATURES))})",
+                         "features", token=",".join(sorted(unknown)))
+    for feature, needed in NEEDS.items():
+        if feature in chosen and needed not in chosen:
+            raise InputError(f"feature {feature} needs feature {needed}", "features",
+                             token=feature)
+    if optional and not chosen <= PREFIX_FEATURES:
+        unsound = ",".join(sorted(chosen - PREFIX_FEATURES))
+        raise InputError("not sound with optional positions (a line may stop early)",
+                         "features", token=unsound)
+    return chosen
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector. An encoding is tens of thousands of small
+    lists without cycles, and the collector would rescan them all several times while
+    they are built and solved (a third of the encoding time). Callers that keep an
+    encoding only inside the block free it by reference counting before it resumes."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+# ---------------------------------------------------------------- variables
+
+
+@dataclass(frozen=True)
+class Variables:
+    """The variables every family reads: at, the by ladder, rank and filled, made once in
+    a fixed order by `make_variables`."""
+
+    domains: Domains
+    at: dict[int, dict[int, int]]  # card → position → variable
+    by_base: dict[int, int]  # by(c, q) is variable by_base[c] + q on the ladder of c
+    groups: list[dict[int, list[int]]]  # position → rank → at-variables, ranks ascending
+    rank_at: list[dict[int, int]] | None  # position → rank → variable (feature rank)
+    filled: list[int] | None  # position → variable (optional positions; index 0 unused)
+
+    @property
+    def layout(self) -> Layout:
+        return self.domains.layout
+
+    def by(self, c: int, q: int) -> int | bool:
+        """"c is played at position q or earlier": a variable, or a constant (see
+        `Domains.played_by`)."""
+        d = self.domains
+        if q < d.first[c]:
+            return False
+        if q >= d.last[c]:
+            return self.by_base[c] + d.last[c] if d.optional else True
+        return self.by_base[c] + q
+
+    def literal(self, lit: Lit, made: dict[tuple, int]) -> int:
+        """The variable of an abstract layout literal (`made`: auxiliaries by key)."""
+        kind, *rest = lit.key
+        if kind == "at":
+            var = self.at[rest[0]][rest[1]]
+        elif kind == "by":
+            var = self.by_base[rest[0]] + rest[1]
+        else:
+            var = made[lit.key]
+        return var if lit.positive else -var
+
+
+def make_variables(domains: Domains, pool: Pool, *, rank: bool) -> Variables:
+    """at (by position, cards in node order), the by ladders (card by card), rank (by
+    position, ranks ascending), filled (by position)."""
+    layout, cards_at = domains.layout, domains.cards_at
+    n, moves, rank_of = layout.n, layout.moves, layout.problem.rank
+    at: dict[int, dict[int, int]] = {c: {} for c in moves}
+    for q in range(1, n + 1):
+        made = pool.extend(("at", c, q) for c in cards_at[q])
+        for c, var in zip(cards_at[q], made, strict=True):
+            at[c][q] = var
+    by_base: dict[int, int] = {}
+    for c in moves:
+        steps = domains.ladder(c)
+        by_base[c] = pool.extend(("by", c, q) for q in steps).start - steps.start
+    groups: list[dict[int, list[int]]] = [{}]
+    for q in range(1, n + 1):
+        group: dict[int, list[int]] = {}
+        for c in cards_at[q]:
+            group.setdefault(rank_of[c], []).append(at[c][q])
+        groups.append(dict(sorted(group.items())))
+    rank_at = None
+    if rank:
+        rank_at = [{}]
+        for q in range(1, n + 1):
+            ks = list(groups[q])
+            rank_at.append(dict(zip(ks, pool.extend(("rank", q, k) for k in ks), strict=True)))
+    filled = None
+    if domains.optional:
+        filled = [0, *pool.extend(("filled", q) for q in range(1, n + 1))]
+    return Variables(domains, at, by_base, groups, rank_at, filled)
+
+
+# ---------------------------------------------------------------- clause families
+
+
+def card_links(v: Variables) -> list[Clause]:
+    """Order encoding: by(c, ·) rises at most once (exactly once for complete lines), and
+    at(c, q) is exactly that rise."""
+    d = v.domains
+    link: list[Clause] = []
+    for c in v.layout.moves:
+        first, last, at, base = d.first[c], d.last[c], v.at[c], v.by_base[c]
+        top = last if d.optional else last - 1  # the last position with a by variable
+        if first > top:
+            # complete lines: one position, and the card is there; none: the deal is lost
+            if not d.optional:
+                link.append([at[first]] if first == last else [])
+            continue
+        y = base + first  # by(c, first)
+        x = at[first]
+        link += [[-x, y], [x, -y]]
+        for q in range(first + 1, top + 1):
+            y = base + q
+            x = at.get(q)
+            if x is None:  # a hole in the domain: no rise here
+                link.append([-y, y - 1])
+            else:
+                link += [[-x, y], [-x, -(y - 1)], [x, -y, y - 1]]
+        if not d.optional:  # the rise at the last position, where by is TRUE
+            x = at[last]
+            y = base + last - 1
+            link += [[-x, -y], [x, y]]
+    return link
+
+
+def ladder_order(v: Variables) -> list[Clause]:
+    """by(c, q) → by(c, q + 1) along each ladder."""
+    mono: list[Clause] = []
+    for c in v.layout.moves:
+        steps = v.domains.ladder(c)
+        base = v.by_base[c]
+        mono += [[-(base + q), base + q + 1] for q in steps[:-1]]
+    return mono
+
+
+def at_most_one(lits: list[int], group: tuple, pool: Pool, compact: bool) -> list[Clause]:
+    """Pairwise, or (compact, more than six literals) Sinz's sequential counter from pysat's
+    CardEnc, whose auxiliaries get the keys ("seq", group, i)."""
+    if len(lits) < 2:
+        return []
+    if compact and len(lits) > _PAIRWISE_UP_TO:
+        made = pool.extend(("seq", group, i) for i in range(len(lits) - 1))
+        counter = CardEnc.atmost(lits, 1, top_id=made.start - 1, encoding=EncType.seqcounter)
+        if counter.nv != made.stop - 1:
+            raise InternalError("CardEnc made other auxiliaries than expected")
+        return counter.clauses
+    return [[-a, -b] for i, a in enumerate(lits) for b in lits[i + 1:]]
+
+
+def position_at_most_one(v: Variables, pool: Pool, compact: bool) -> list[Clause]:
+    """At most one card per position (at most one rank, and one card of it, with rank)."""
+    clauses: list[Clause] = []
+    for q in v.layout.positions:
+        if v.rank_at is not None:
+            clauses += at_most_one(list(v.rank_at[q].values()), ("rank", q), pool, compact)
+            for k, lits in v.groups[q].items():
+                clauses += at_most_one(lits, ("rank", q, k), pool, compact)
+        else:
+            clauses += at_most_one([v.at[c][q] for c in v.domains.cards_at[q]], ("pos", q),
+                                   pool, compact)
+    return clauses
+
+
+def position_at_least_one(v: Variables, alo: bool) -> list[Clause]:
+    """Complete lines: a card at every position. Long clauses cost more propagation than
+    they save, so only with `alo`; a position no card can take still gets its (empty)
+    clause, which pigeonhole would find slowly."""
+    return [[v.at[c][q] for c in v.domains.cards_at[q]] for q in v.layout.positions
+            if alo or not v.domains.cards_at[q]]
+
+
+def filled_positions(v: Variables) -> dict[str, list[Clause]]:
+    """Optional positions: filled(q + 1) → filled(q); a filled position holds a card (a
+    rank, with rank) and a card (rank) at q fills it."""
+    filled, rank_at, cards_at = v.filled or [], v.rank_at, v.domains.cards_at
+    positions = v.layout.positions
+    prefix = [[-filled[q + 1], filled[q]] for q in positions[:-1]]
+    if rank_at is not None:
+        holds = [[-filled[q], *rank_at[q].values()] for q in positions]
+        fills = [[-lit, filled[q]] for q in positions for lit in rank_at[q].values()]
+    else:
+        holds = [[-filled[q]] + [v.at[c][q] for c in cards_at[q]] for q in positions]
+        fills = [[-v.at[c][q], filled[q]] for q in positions for c in cards_at[q]]
+    return {"filled-prefix": prefix, "filled-holds": holds, "filled-by": fills}
+
+
+def rank_channel(v: Variables) -> dict[str, list[Clause]]:
+    rank, rank_at, cards_at = v.layout.problem.rank, v.rank_at or [], v.domains.cards_at
+    positions = v.layout.positions
+    return {"rank-channel": [[-v.at[c][q], rank_at[q][rank[c]]]
+                             for q in positions for c in cards_at[q]],
+            "rank-support": [[-rank_at[q][k]] + lits for q in positions
+                             for k, lits in v.groups[q].items()]}
+
+
+def adjacency(v: Variables, forward: bool) -> dict[str, list[Clause]]:
+    """Each card has a rank-adjacent predecessor (and, with `forward`, a successor when
+    the next position is played)."""
+    layout = v.layout
+    p, n, links = layout.problem, layout.n, layout.links
+    back: list[Clause] = []
+    ahead: list[Clause] = []
+    filled = v.filled
+    if v.rank_at is not None:
+        rank_at = v.rank_at
+        start_rank = None if p.start is None else p.rank[p.start]
+        for q in range(1, n + 1):
+            here = rank_at[q]
+            before = rank_at[q - 1]
+            after = rank_at[q + 1] if q < n else {}
+            guard = [] if filled is None or q == n else [-filled[q + 1]]
+            for k, x in here.items():
+                near = links.get(k, ())
+                if q > 1:
+                    back.append([-x] + [before[j] for j in near if j in before])
+                elif start_rank is not None and k not in links.get(start_rank, ()):
+                    back.append([-x])
+                if forward and q < n:
+                    ahead.append([-x, *guard] + [after[j] for j in near if j in after])
+    else:
+        at, cards_at = v.at, v.domains.cards_at
+        for q in range(1, n + 1):
+            guard = [] if filled is None or q == n else [-filled[q + 1]]
+            for c in cards_at[q]:
+                x = at[c][q]
+                if q > 1:
+                    back.append([-x] + [at[d][q - 1] for d in p.neighbours[c]
+                                        if q - 1 in at[d]])
+                elif p.start is not None and c not in p.neighbours[p.start]:
+                    back.append([-x])
+                if forward and q < n:
+                    ahead.append([-x, *guard] + [at[d][q + 1] for d in p.neighbours[c]
+                                                 if q + 1 in at[d]])
+    families = {"adjacency": back}
+    if forward:
+        families["forward"] = ahead
+    return families
+
+
+def precedence(v: Variables) -> list[Clause]:
+    """a before b: by(b, q) implies by(a, q - 1), where neither side is a constant that
+    makes the clause hold."""
+    clauses: list[Clause] = []
+    d, by = v.domains, v.by
+    for a, b in v.layout.problem.precedence:
+        # complete lines: only f(b) <= q <= l(a) are not true at once; prefixes: by(b, q)
+        # is a variable (never TRUE) on f(b)..l(b)
+        stop = d.last[b] if d.optional else d.last[a]
+        for q in range(d.first[b], stop + 1):
+            clause = [] if (lit := by(b, q)) is True else [-lit]
+            if (earlier := by(a, q - 1)) is not False:
+                clause.append(earlier)
+            clauses.append(clause)
+    return clauses
+
+
+def rank_count(v: Variables, pool: Pool) -> list[Clause]:
+    """Rank k shows at exactly total[k] positions (at most, for prefixes): a prefix counter
+    over rank(·, k) with ("count", k, q, j) = "rank k shows at j or more of 1..q"."""
+    rank_at, optional, rank = v.rank_at or [], v.domains.optional, v.layout.problem.rank
+    totals: dict[int, int] = {}
+    for c in v.layout.moves:
+        totals[rank[c]] = totals.get(rank[c], 0) + 1
+    clauses: list[Clause] = []
+    add = clauses.append
+    for k, total in sorted(totals.items()):
+        prev: list[int] = []  # prev[j - 1] = "j or more so far"
+        for q in v.layout.positions:
+            lit = rank_at[q].get(k)
+            if lit is None:
+                continue
+            width = min(len(prev) + 1, total + 1)
+            row = list(pool.extend(("count", k, q, j) for j in range(1, width + 1)))
+            # j = 1: lit or an earlier one
+            now = row[0]
+            add([-lit, now])
+            if prev:
+                had = prev[0]
+                add([-had, now])
+                add([-now, lit, had])
+            else:
+                add([-now, lit])
+            for j in range(2, width + 1):
+                now, less = row[j - 1], prev[j - 2]
+                add([-lit, -less, now])
+                add([-now, less])
+                if j <= len(prev):
+                    had = prev[j - 1]
+                    add([-had, now])
+                    add([-now, lit, had])
+                else:
+                    add([-now, lit])
+            prev = row
+        if len(prev) < total:
+            if not optional:
+                add([])  # too few positions can show rank k
+            continue
+        if not optional:
+            add([prev[total - 1]])
+        if len(prev) > total:
+            add([-prev[total]])
+    return clauses
+
+
+def dead_rank(v: Variables, pool: Pool) -> dict[str, list[Clause]]:
+    """A rank with cards left must be reachable from the hole's rank through ranks with
+    cards left: up(k, q) (down(k, q)) walks the rank cycle upward (downward)."""
+    layout = v.layout
+    p, m, n = layout.problem, layout.problem.modulus, layout.n
+    by_rank: dict[int, list[int]] = {}
+    for c in layout.moves:
+        by_rank.setdefault(p.rank[c], []).append(c)
+    chain: list[list[int | bool]] = []
+    need: list[list[int | bool]] = []
+    for q in range(1, n):
+        up = dict(zip(range(1, m + 1), pool.extend(("up", k, q) for k in range(1, m + 1)),
+                      strict=True))
+        down = dict(zip(range(1, m + 1), pool.extend(("down", k, q) for k in range(1, m + 1)),
+                        strict=True))
+        for k in range(1, m + 1):
+            left = [_negated(v.by(c, q)) for c in by_rank.get(k, ())]
+            hole = _hole(v, q, k)
+            below, above = (k - 2) % m + 1, k % m + 1
+            chain += [[-up[k], *hole, up[below]], [-up[k], *hole, *left],
+                      [-down[k], *hole, down[above]], [-down[k], *hole, *left]]
+            need += [[v.by(c, q), up[k], down[k]] for c in by_rank.get(k, ())]
+    return {"deadrank-walk": _folded(chain), "deadrank-need": _folded(need)}
+
+
+def _hole(v: Variables, q: int, k: int) -> list[int]:
+    """Literals that say the hole shows rank k after position q (one is true if so)."""
+    if v.rank_at is not None:
+        return [v.rank_at[q][k]] if k in v.rank_at[q] else []
+    rank = v.layout.problem.rank
+    return [v.at[c][q] for c in v.domains.cards_at[q] if rank[c] == k]
+
+
+def _negated(lit: int | bool) -> int | bool:
+    return (not lit) if isinstance(lit, bool) else -lit
+
+
+def _folded(clauses: Iterable[list[int | bool]]) -> list[Clause]:
+    """Clauses without False; those holding True are dropped."""
+    out = []
+    for clause in clauses:
+        if any(lit is True for lit in clause):
+            continue
+        out.append([lit for lit in clause if lit is not False])
+    return out
+
+
+def symmetry(v: Variables, pool: Pool) -> list[Clause]:
+    """The layout's same-rank symmetry cut, on this encoding's variables."""
+    cut = symmetry_cut(v.domains)
+    made = dict(zip(cut.variables, pool.extend(cut.variables), strict=True))
+    return [[v.literal(lit, made) for lit in clause] for clause in cut.clauses]
+
+
+# ---------------------------------------------------------------- the encoding
+
+
+def build_cnf(problem: Problem, features: Iterable[str] = DEFAULT_FEATURES, *,
+              optional: bool = False, layout: Layout | None = None) -> Encoding:
+    """The CNF of `problem` with the chosen features (an InputError names unknown or
+    unsound ones). With `optional`, positions may stay empty: see the module doc."""
+    chosen = known_features(features, optional=optional)
+    with gc_paused():
+        return _build(layout or make_layout(problem), chosen, optional)
+
+
+def _build(layout: Layout, features: frozenset[str], optional: bool) -> Encoding:
+    use = features.__contains__
+    domains = make_domains(layout, windows=use("domain"), reach=use("reach"),
+                           optional=optional)
+    pool = Pool()
+    v = make_variables(domains, pool, rank=use("rank"))
+    clauses: list[Clause] = []
+    counts: dict[str, int] = {}
+
+    def add(family: str, found: list[Clause]) -> None:
+        clauses.extend(found)
+        counts[family] = len(found)
+
+    add("card", card_links(v))
+    add("order", ladder_order(v))
+    add("position-amo", position_at_most_one(v, pool, use("compact")))
+    if optional:
+        for family, found in filled_positions(v).items():
+            add(family, found)
+    else:
+        add("position-alo", position_at_least_one(v, use("alo")))
+    if use("rank"):
+        for family, found in rank_channel(v).items():
+            add(family, found)
+    for family, found in adjacency(v, use("forward")).items():
+        add(family, found)
+    add("precedence", precedence(v))
+    if use("rankcount"):
+        add("rank-count", rank_count(v, pool))
+    if use("deadrank"):
+        for family, found in dead_rank(v, pool).items():
+            add(family, found)
+    if use("symmetry"):
+        add("symmetry", symmetry(v, pool))
+    n = layout.n
+    slots = tuple(tuple((v.at[c][q], c) for c in domains.cards_at[q]) for q in range(1, n + 1))
+    filled = tuple(v.filled[1:]) if v.filled is not None else ()
+    return Encoding(clauses, pool, layout.problem, features, counts, slots, optional, filled)

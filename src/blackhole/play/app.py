@@ -1,0 +1,574 @@
+"""The terminal game: a Textual app over the rules engine and the hint engine.
+
+The rules engine (`blackhole.rules.Game`) decides every move, undo and redo; the hint
+engine (`blackhole.play.engine`, over `blackhole.best`) answers hints, the coach and the
+end screen, in background threads so the screen never waits for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from time import perf_counter
+from typing import Any
+
+from rich.text import Text
+from textual import events, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen, Screen
+from textual.timer import Timer
+from textual.widgets import Input, Static
+
+from blackhole.cards import Card
+from blackhole.play import board, engine
+from blackhole.play.session import Review, fresh_spec, review, save_path, save_text, start_game
+from blackhole.rules import Game, Outcome
+
+REPLAY_STEP = 0.4  # seconds between two moves of a replayed best line
+
+Moves = tuple[int, ...]  # a position, as the fans played since the game's start
+
+CSS = """
+Table { padding: 0 1; }
+#title { text-style: bold; height: 1; }
+#hole { height: 1; margin: 1 0 1 0; }
+#fans { height: auto; }
+.fan { width: 4; height: auto; }
+#status { height: 1; margin-top: 1; }
+#message { height: 2; }
+#coach { height: 2; }
+#keys { dock: bottom; height: 1; color: $text-muted; }
+.box { width: 66; height: auto; max-height: 22; border: round $accent; padding: 0 1;
+       background: $panel; }
+.wide { width: 78; }
+ModalScreen { align: center middle; }
+#save-path { width: 60; }
+"""
+
+
+def card_name(card: Card | None, ascii_only: bool) -> str:
+    if card is None:
+        return "the empty hole"
+    return str(card) if ascii_only else card.unicode()
+
+
+class FanView(Static):
+    """One fan, drawn as a column; a click on it plays its top card."""
+
+    def __init__(self, fan: int) -> None:
+        super().__init__(id=f"fan-{board.FAN_LETTERS[fan]}", classes="fan")
+        self.fan = fan
+        self.drawn: Text | None = None
+
+    def show(self, text: Text) -> None:
+        """Redraw only when the column changed: a move touches one or a few fans."""
+        if text != self.drawn:
+            self.drawn = text
+            self.update(text)
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        table = self.screen
+        if isinstance(table, Table):
+            table.play(self.fan)
+
+
+class Table(Screen):
+    """The game table: the hole, the fans, the status, and the keys that play."""
+
+    BINDINGS = [
+        Binding("u,U", "undo", "undo"),
+        Binding("r,R", "redo", "redo"),
+        Binding("H", "hint", "hint"),
+        Binding("w,W", "coach", "coach"),
+        Binding("s,S", "save", "save"),
+        Binding("N", "new", "new deal"),
+        Binding("question_mark", "rules", "rules"),
+    ]
+
+    def __init__(self, game: Game, spec: str, ascii_only: bool, folder: Path,
+                 seeds: Callable[[], int | None]) -> None:
+        super().__init__()
+        self.ascii_only = ascii_only
+        self.folder = folder
+        self.seeds = seeds
+        self.coach = False
+        self.replaying: Timer | None = None
+        self.note = ""  # said when the table first shows
+        self.new_game(game, spec)
+
+    def new_game(self, game: Game, spec: str) -> None:
+        self.game = game
+        self.spec = spec
+        self.undos = 0
+        self.hinted: int | None = None
+        self.bests: dict[Moves, Any] = {}  # the hint engine's Best for each position seen
+        self.hints: dict[Moves, list[Any]] = {}
+        self.asked: set[Moves] = set()  # hints on their way
+        self.weighing: set[Moves] = set()  # best scores on their way
+        self.ended: Moves | None = None  # the position an end screen was shown for
+
+    # ------------------------------------------------------------ drawing
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="title")
+        yield Static(id="hole")
+        yield Horizontal(id="fans")
+        yield Static(id="status")
+        yield Static(id="message")
+        yield Static(id="coach")
+        yield Static(board.keys_text(len(self.game.deal.fans)), id="keys")
+
+    async def on_mount(self) -> None:
+        await self.lay_fans()
+        self.draw()
+        self.say(self.note)
+        self.arrived()
+        self.warm_up()
+
+    @work(thread=True, group="warm-up", exit_on_error=False)
+    def warm_up(self) -> None:
+        """Load the hint engine while the player looks at the deal, so that the first
+        hint does not wait for its imports."""
+        engine.missing()
+
+    async def lay_fans(self) -> None:
+        row = self.query_one("#fans", Horizontal)
+        await row.remove_children()
+        await row.mount_all(FanView(fan) for fan in range(len(self.game.deal.fans)))
+        self.query_one("#keys", Static).update(board.keys_text(len(self.game.deal.fans)))
+
+    def draw(self) -> None:
+        game, ascii_only = self.game, self.ascii_only
+        self.query_one("#title", Static).update(Text(f"Black Hole   {self.spec}"))
+        self.query_one("#hole", Static).update(board.hole_text(game, ascii_only))
+        for view in self.query(FanView):
+            view.show(board.fan_text(game, view.fan, ascii_only, view.fan == self.hinted))
+        self.query_one("#status", Static).update(
+            board.status_text(game, self.undos, self.spec, self.coach))
+
+    def say(self, text: str | Text, style: str = "") -> None:
+        self.query_one("#message", Static).update(
+            Text(text, style=style) if isinstance(text, str) else text)
+
+    def coach_says(self, text: str, style: str = "") -> None:
+        self.query_one("#coach", Static).update(Text(text, style=style))
+
+    def shown(self, card: Card | None) -> str:
+        return card_name(card, self.ascii_only)
+
+    # ------------------------------------------------------------ moves
+
+    def on_key(self, event: events.Key) -> None:
+        letter = event.character or ""
+        if len(letter) == 1 and letter in board.FAN_LETTERS:
+            event.stop()
+            self.play(board.FAN_LETTERS.index(letter))
+        elif self.replaying is not None:
+            self.stop_replay()
+
+    def play(self, fan: int) -> None:
+        self.stop_replay()
+        if fan >= len(self.game.deal.fans):
+            self.say(f"there is no fan {board.FAN_LETTERS[fan]}", "red")
+            return
+        try:
+            game = self.game.play(fan)
+        except ValueError:
+            self.say(self.refusal(fan), "red")
+            return
+        self.moved(game)
+
+    def refusal(self, fan: int) -> str:
+        """Why the rules engine refused the top card of `fan`, in the screen's names."""
+        letter = board.FAN_LETTERS[fan]
+        card = self.game.top(fan)
+        if card is None:
+            return f"fan {letter} is empty"
+        return (f"{self.shown(card)} (fan {letter}) does not fit on "
+                f"{self.shown(self.game.state.hole)}: its rank must be one above or below")
+
+    def moved(self, game: Game, note: str = "") -> None:
+        self.game = game
+        self.hinted = None
+        self.say(note)
+        self.draw()
+        self.arrived()
+
+    def arrived(self) -> None:
+        """After every change of position: the coach speaks, and a finished game ends."""
+        if self.coach:
+            self.ask_coach()
+        else:
+            self.coach_says("")
+        if self.game.outcome in (Outcome.WON, Outcome.BLOCKED) and self.replaying is None \
+                and self.ended != self.game.moves:
+            self.ended = self.game.moves
+            self.app.push_screen(EndScreen(self))
+
+    def action_undo(self) -> None:
+        self.stop_replay()
+        if not self.game.can_undo:
+            self.say("nothing to undo", "red")
+            return
+        self.undos += 1
+        self.moved(self.game.undo(), f"took back {self.shown(self.game.state.hole)}")
+
+    def action_redo(self) -> None:
+        self.stop_replay()
+        self.redo()
+
+    def redo(self) -> None:
+        if not self.game.can_redo:
+            self.say("nothing to redo", "red")
+            return
+        game = self.game.redo()
+        self.moved(game, f"played {self.shown(game.state.hole)} again")
+
+    # ------------------------------------------------------------ hints and the coach
+
+    def engine_ready(self) -> bool:
+        reason = engine.missing()
+        if reason:
+            self.say(reason, "red")
+        return reason is None
+
+    def action_hint(self) -> None:
+        self.stop_replay()
+        if self.game.outcome is not Outcome.UNFINISHED:
+            self.say("the game is over: u takes a move back, N deals again", "red")
+            return
+        if not self.engine_ready():
+            return
+        moves = self.game.moves
+        if moves in self.hints:
+            self.show_hint(moves, self.hints[moves], 0.0)
+        elif moves not in self.asked:
+            self.asked.add(moves)
+            self.say("hint: thinking ...", "dim")
+            self.fetch_hints(moves, self.game)
+
+    @work(thread=True, group="hint", exit_on_error=False)
+    def fetch_hints(self, moves: Moves, game: Game) -> None:
+        began = perf_counter()
+        try:
+            found = engine.hints_of(game.position)
+        except Exception as error:  # shown, not raised: the game goes on without a hint
+            self.app.call_from_thread(self.hint_failed, moves, str(error))
+            return
+        self.app.call_from_thread(self.show_hint, moves, found, perf_counter() - began)
+
+    def hint_failed(self, moves: Moves, reason: str) -> None:
+        self.asked.discard(moves)
+        self.say(f"hint failed: {reason}", "red")
+
+    def show_hint(self, moves: Moves, found: list[Any], seconds: float) -> None:
+        self.hints[moves] = found
+        self.asked.discard(moves)
+        if moves != self.game.moves or not found:
+            return
+        first = found[0]
+        letter = board.FAN_LETTERS[first.fan]
+        text = Text(f"hint: play {self.shown(first.card)} from fan {letter}", style="bold")
+        of = self.game.start.of
+        if first.winnable:
+            text.append(": the game stays winnable")
+        else:
+            text.append(f": no move wins now; the best still reachable is {first.best}/{of}")
+        text.append(f"  ({seconds:.2f} s)" if seconds else "", style="dim")
+        self.hinted = first.fan
+        self.say(text)
+        self.draw()
+
+    def action_coach(self) -> None:
+        if not self.coach and not self.engine_ready():
+            return
+        self.coach = not self.coach
+        self.draw()
+        self.say(f"coach {'on' if self.coach else 'off'}")
+        if self.coach:
+            self.ask_coach()
+        else:
+            self.coach_says("")
+
+    def ask_coach(self) -> None:
+        moves = self.game.moves
+        if moves in self.bests:
+            self.show_coach(moves)
+            return
+        self.coach_says("coach: thinking ...", "dim")
+        if moves not in self.weighing:
+            self.weighing.add(moves)
+            self.fetch_best(moves, self.game)
+
+    @work(thread=True, group="coach", exit_on_error=False)
+    def fetch_best(self, moves: Moves, game: Game) -> None:
+        try:
+            found = engine.best_of(game.position, engine.HINT_SECONDS)
+        except Exception as error:  # shown, not raised
+            self.app.call_from_thread(self.coach_failed, moves, str(error))
+            return
+        self.app.call_from_thread(self.learned, moves, found)
+
+    def coach_failed(self, moves: Moves, reason: str) -> None:
+        self.weighing.discard(moves)
+        self.coach_says(f"coach failed: {reason}", "red")
+
+    def learned(self, moves: Moves, found: Any) -> None:
+        self.bests[moves] = found
+        self.weighing.discard(moves)
+        if self.coach and moves == self.game.moves:
+            self.show_coach(moves)
+
+    def show_coach(self, moves: Moves) -> None:
+        """Winnable or not, and what the last move cost, from the best score before and
+        after it."""
+        now = self.bests[moves]
+        of = self.game.start.of
+        limit = "" if now.proven else " (at least; the time limit was reached)"
+        if now.best >= of:
+            self.coach_says("coach: still winnable", "green")
+            return
+        before = self.bests.get(moves[:-1]) if moves else None
+        last = self.shown(self.game.state.hole)
+        if before is not None and before.best >= of:
+            self.coach_says(f"coach: {last} lost the game; the best still reachable is "
+                            f"{now.best}/{of}{limit}", "bold red")
+        elif before is not None and before.best > now.best:
+            self.coach_says(f"coach: {last} cost {before.best - now.best} card(s); the best "
+                            f"still reachable is {now.best}/{of}{limit}", "red")
+        else:
+            self.coach_says(f"coach: this game cannot be won; the best still reachable is "
+                            f"{now.best}/{of}{limit}", "yellow")
+
+    # ------------------------------------------------------------ the end
+
+    @work(thread=True, group="review", exit_on_error=False)
+    def fetch_review(self, game: Game, screen: EndScreen) -> None:
+        try:
+            found = review(game, self.bests, engine.best_of)
+        except Exception as error:  # shown, not raised
+            self.app.call_from_thread(screen.failed, str(error))
+            return
+        self.app.call_from_thread(screen.show_review, found)
+
+    def replay_best(self, line: tuple[Card, ...]) -> None:
+        """Back to the start, then the best line played one move at a time (any key
+        stops it, and the game goes on from there)."""
+        game = Game(self.game.start)
+        for card in line:
+            game = game.play_card(card)
+        self.moved(game.restart(), "replaying the best line (any key stops it)")
+        self.replaying = self.set_interval(REPLAY_STEP, self.replay_step)
+
+    def replay_step(self) -> None:
+        if not self.game.can_redo:
+            self.stop_replay("the best line, replayed")
+            self.arrived()
+            return
+        game = self.game.redo()
+        self.game = game
+        self.draw()
+
+    def stop_replay(self, note: str = "replay stopped: play on from here") -> None:
+        if self.replaying is not None:
+            self.replaying.stop()
+            self.replaying = None
+            self.say(note)
+
+    # ------------------------------------------------------------ files and deals
+
+    def action_save(self) -> None:
+        self.stop_replay()
+        self.app.push_screen(SaveScreen(save_path(self.spec, self.folder), self.write), self.saved)
+
+    def saved(self, path: str | None) -> None:
+        if path:
+            self.say(f"saved {len(self.game.moves)} moves to {path}", "green")
+
+    def write(self, path: str) -> None:
+        """Write the moves to `path`; OSError when that fails."""
+        Path(path).write_text(save_text(self.game, self.spec), encoding="utf-8")
+
+    async def action_new(self) -> None:
+        self.stop_replay()
+        spec = fresh_spec(self.seeds())
+        self.new_game(start_game(spec), spec)
+        await self.lay_fans()
+        self.draw()
+        self.say(f"a new deal: {spec} (blackhole play {spec} deals it again)")
+        self.arrived()
+
+    def action_rules(self) -> None:
+        self.app.push_screen(RulesScreen(board.RULES))
+
+
+class EndScreen(ModalScreen[None]):
+    """Won or blocked: the score, the best possible on this deal, the first move that
+    lost, and the offer to replay the best line."""
+
+    BINDINGS = [
+        Binding("b,B", "best", "replay the best line"),
+        Binding("u,U", "undo", "undo"),
+        Binding("N,n", "new", "new deal"),
+        Binding("escape,enter,space", "close", "look at the table"),
+    ]
+
+    def __init__(self, table: Table) -> None:
+        super().__init__()
+        self.table = table
+        self.game = table.game
+        self.found: Review | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="box"):
+            yield Static(id="end")
+
+    def on_mount(self) -> None:
+        game, of = self.game, self.game.start.of
+        if game.outcome is Outcome.WON:
+            self.show(Text(f"You won: {game.score}/{of}, every card is in the hole.",
+                           style="bold green"))
+            return
+        self.show(Text(f"Blocked at {game.score}/{of}: no top card fits "
+                       f"{self.table.shown(game.state.hole)}.\n", style="bold"))
+        if engine.missing():
+            self.add(Text(engine.missing() or "", style="red"))
+            return
+        self.add(Text("working out the best score of this deal ...", style="dim"))
+        self.table.fetch_review(game, self)
+
+    def show(self, text: Text, extra: list[str] | None = None) -> None:
+        self.lines = [text]
+        self.draw_lines(extra or [])
+
+    def add(self, text: Text) -> None:
+        self.lines.append(text)
+        self.draw_lines([])
+
+    def draw_lines(self, offers: list[str]) -> None:
+        keys = ["u undo", "N new deal", "Q quit", "Esc look at the table", *offers]
+        body = Text("\n").join([*self.lines, Text("  ".join(keys), style="dim")])
+        self.query_one("#end", Static).update(body)
+
+    def show_review(self, found: Review) -> None:
+        if not self.is_attached:  # closed while the engine worked
+            return
+        self.found = found
+        self.lines = self.lines[:1] + [review_text(found, self.table.shown)]
+        self.draw_lines(["b replay the best line"] if found.line else [])
+
+    def failed(self, reason: str) -> None:
+        if not self.is_attached:
+            return
+        self.lines = self.lines[:1] + [Text(f"the best score is unknown: {reason}", "red")]
+        self.draw_lines([])
+
+    def action_best(self) -> None:
+        if self.found is None or not self.found.line:
+            return
+        self.dismiss()
+        self.table.replay_best(self.found.line)
+
+    def action_undo(self) -> None:
+        self.dismiss()
+        self.table.action_undo()
+
+    async def action_new(self) -> None:
+        self.dismiss()
+        await self.table.action_new()
+
+    def action_close(self) -> None:
+        self.dismiss()
+
+
+def review_text(found: Review, name: Callable[[Card | None], str]) -> Text:
+    of = found.of
+    out = Text()
+    limit = "" if found.proven else " (at least: the time limit was reached)"
+    where = "from where this game started" if found.started else "on this deal"
+    if found.lost_at is None:
+        out.append(f"That is the best possible {where}: {found.best}/{of}{limit}.",
+                   style="green")
+        return out
+    out.append(f"The best possible {where}: {found.best}/{of}{limit}.\n", style="bold")
+    move = found.lost_at
+    out.append(f"Move {move + 1}, {name(found.lost_card)}, lost it: after it the best "
+               f"reachable was {found.best_after}/{of}.")
+    return out
+
+
+class RulesScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,question_mark,enter,space,q", "close", "close")]
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="box wide"):
+            yield Static(self.text)
+            yield Static(Text("any of Esc ? Enter closes", style="dim"))
+
+    def action_close(self) -> None:
+        self.dismiss()
+
+
+class SaveScreen(ModalScreen[str | None]):
+    """Asks where to save the moves; Enter saves, Esc cancels."""
+
+    BINDINGS = [Binding("escape", "cancel", "cancel")]
+
+    def __init__(self, suggested: Path, write: Callable[[str], None]) -> None:
+        super().__init__()
+        self.suggested = suggested
+        self.write = write
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="box"):
+            yield Static("Save the moves to (Enter saves, Esc cancels):")
+            yield Input(str(self.suggested), id="save-path")
+            yield Static(id="save-error")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        path = event.value.strip()
+        try:
+            self.write(path)
+        except OSError as error:
+            self.query_one("#save-error", Static).update(
+                Text(f"cannot save there: {error.strerror or error}", style="red"))
+            return
+        self.dismiss(path)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class PlayApp(App[str]):
+    """`blackhole play`: the game of one spec (a fresh random deal when none is given)."""
+
+    CSS = CSS
+    TITLE = "blackhole play"
+    BINDINGS = [Binding("Q", "quit", "quit")]  # and ctrl+q, as every Textual app
+    ENABLE_COMMAND_PALETTE = False
+
+    def __init__(self, spec: str | None = None, after: str | None = None, *,
+                 ascii_only: bool = False, folder: Path | None = None,
+                 seeds: Callable[[], int | None] = lambda: None) -> None:
+        super().__init__()
+        chosen = spec or fresh_spec(seeds())
+        self.table = Table(start_game(chosen, after), chosen, ascii_only,
+                           folder or Path.cwd(), seeds)
+        if spec is None:
+            self.table.note = f"a fresh deal: {chosen} (blackhole play {chosen} deals it again)"
+
+    def get_default_screen(self) -> Screen:
+        return self.table
+
+    def summary(self) -> str:
+        """One line for the terminal after the game: where it stood, and how to replay."""
+        table = self.table
+        return (f"{table.spec}: {table.game.score} of {table.game.start.of} cards moved "
+                f"(blackhole play {table.spec} deals it again)")

@@ -1,0 +1,45 @@
+"""The one place the game asks the hint engine anything (`blackhole.best`).
+
+The game never decides who can win by itself: whether a position is still winnable, the
+best score still reachable and the best move all come from `blackhole.best`, which
+proves what it says. Every call runs in a background worker, under a time limit; an
+answer reached at the limit says so (`proven` is False).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from blackhole.deal import Position
+
+HINT_SECONDS = 20.0  # a hint or a coach answer; a fresh deal takes well under a second
+BEST_SECONDS = 60.0  # the best score of a whole deal, for the end screen
+
+
+def _best_module() -> Any:
+    """`blackhole.best`, or None when this build does not hold it."""
+    try:
+        return importlib.import_module("blackhole.best")
+    except ModuleNotFoundError as error:
+        if error.name != "blackhole.best":
+            raise
+        return None
+
+
+def missing() -> str | None:
+    """Why hints and the coach cannot answer, or None when they can."""
+    if _best_module() is None:
+        return "hints need blackhole.best, which this build does not have"
+    return None
+
+
+def best_of(position: Position, timeout: float | None = BEST_SECONDS) -> Any:
+    """`blackhole.best.best_score`: the most cards any line from `position` moves, counted
+    from the start of the deal, with one line that reaches it."""
+    return _best_module().best_score(position, timeout=timeout)
+
+
+def hints_of(position: Position, timeout: float | None = HINT_SECONDS) -> list[Any]:
+    """`blackhole.best.hints`: every legal move from `position`, best first."""
+    return _best_module().hints(position, timeout=timeout)

@@ -1,0 +1,126 @@
+"""A game's life outside the screen: starting it from a spec, saving its moves."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from blackhole.cards import Card
+from blackhole.deal import Position, load_position, read_input
+from blackhole.errors import InputError
+from blackhole.play.board import check_fits
+from blackhole.rules import Game, Move, advance, replay
+from blackhole.solutions import parse_cards, parse_solution
+
+SEEDS = 1_000_000  # fresh random deals are random:0 .. random:999999
+CARDS_PER_LINE = 17
+
+
+def fresh_spec(seed: int | None = None) -> str:
+    """`random:SEED`, with a new seed unless one is given."""
+    return f"random:{secrets.randbelow(SEEDS) if seed is None else seed}"
+
+
+def start_game(spec: str, after: str | None = None) -> Game:
+    """The game of `spec`, from the position it holds, with the `after` moves already
+    played (so they can be undone and are saved with the rest). InputError for a bad
+    spec, an illegal move, or a deal too large to draw."""
+    for given, source in ((spec, spec), ((after or "")[1:], "after")):
+        if given == "-":
+            raise InputError("play reads its keys from the terminal, so it cannot read "
+                             "from stdin: give a file", source, token="-")
+    origin = load_position(spec)
+    check_fits(origin.deal, spec)
+    game = Game(origin)
+    if after is None:
+        return game
+    moves = _moves(after)
+    advance(origin, moves, after[1:] if after.startswith("@") else "after")  # the errors
+    for card in replay(origin.deal, moves).order:
+        game = game.play_card(card)
+    return game
+
+
+def _moves(after: str) -> list[Move]:
+    """`--after` as `load_position` reads it: cards, or @FILE in any format check reads."""
+    if after.startswith("@"):
+        return parse_solution(read_input(after[1:], "moves"), after[1:])
+    return parse_cards(after, "after")
+
+
+def save_text(game: Game, spec: str) -> str:
+    """The moves from the spec's own position, as cards `check` and `--after @FILE` read,
+    under two comment lines that say how."""
+    cards = [str(card) for card in game.played]
+    lines = [f"# blackhole play {spec}: {game.score} of {game.start.of} cards moved",
+             f"# replay: blackhole check {spec} FILE; go on: blackhole play {spec} "
+             "--after @FILE"]
+    lines += [" ".join(cards[i:i + CARDS_PER_LINE])
+              for i in range(0, len(cards), CARDS_PER_LINE)]
+    return "\n".join(lines) + "\n"
+
+
+def save_path(spec: str, folder: Path) -> Path:
+    """A file name in `folder` after the spec that no file holds yet:
+    `pysol-2.moves`, then `pysol-2-2.moves`, ..."""
+    stem = Path(spec).stem if Path(spec).suffix else spec
+    stem = "".join(c if c.isalnum() else "-" for c in stem).strip("-") or "game"
+    path, n = folder / f"{stem}.moves", 1
+    while path.exists():
+        n += 1
+        path = folder / f"{stem}-{n}.moves"
+    return path
+
+
+@dataclass(frozen=True)
+class Review:
+    """The end of a game against the best play: `best` is the most cards any line from
+    the game's start moves (counted from the start of the deal); `lost_at` the index of
+    the first move after which that score could no longer be reached (None when the game
+    reached it), `best_after` the best still reachable after that move."""
+
+    score: int
+    of: int
+    best: int
+    proven: bool
+    line: tuple[Card, ...]  # a line from the game's start that reaches `best`
+    started: int = 0  # cards moved before the game's start (a position spec)
+    lost_at: int | None = None
+    lost_card: Card | None = None
+    best_after: int | None = None
+
+
+def review(game: Game, known: dict[tuple[int, ...], Any],
+           best_of: Callable[[Position], Any]) -> Review:
+    """Compare a finished game with the best play from its start. `known` holds the hint
+    engine's answers by position (the fans played since the start) and learns the new
+    ones; `best_of` asks the engine.
+
+    The best score reachable never rises along a line (a line from after a move is a
+    line from before it), so the first losing move is found by bisection: a handful of
+    questions to the engine, not one per move."""
+
+    def best_at(count: int) -> Any:
+        moves = game.moves[:count]
+        if moves not in known:
+            known[moves] = best_of(Game(game.start, moves).position)
+        return known[moves]
+
+    start = best_at(0)
+    line = tuple(card for card, _ in start.moves)
+    found = Review(game.score, game.start.of, start.best, start.proven, line,
+                   game.start.moved)
+    if game.score >= start.best:
+        return found
+    good, bad = 0, len(game.moves)  # best_at(good) reaches start.best, best_at(bad) not
+    while bad - good > 1:
+        middle = (good + bad) // 2
+        if best_at(middle).best >= start.best:
+            good = middle
+        else:
+            bad = middle
+    after = best_at(bad).best if bad < len(game.moves) else game.score
+    return replace(found, lost_at=bad - 1, lost_card=game.played[bad - 1], best_after=after)
