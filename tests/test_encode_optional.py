@@ -201,3 +201,33 @@ def test_cpsat_optional_refuses_other_features() -> None:
     with pytest.raises(InputError, match="optional-position model") as error:
         build_optional(build_problem(deal(0)), {"alldiff"})
     assert error.value.source == "features"
+
+
+@pytest.mark.parametrize("features", [frozenset(), frozenset({"rankcount"})],
+                         ids=lambda f: "+".join(sorted(f)) or "-")
+def test_cpsat_optional_counts_match_the_specification(features: frozenset[str]) -> None:
+    """encodings/cpsat.md, "The optional-position model", from the fans and ranks."""
+    for source in [load_deal("pysol:1"), load_deal("pysol:2")] + [deal(s) for s in (0, 1, 5)]:
+        problem = build_problem(source)
+        moves = problem.moves
+        n, s = len(moves), int(problem.start is not None)
+        above = {v: fan[i + 1:] for fan in problem.fans for i, v in enumerate(fan)}
+        below = {v: fan[:i] for fan in problem.fans for i, v in enumerate(fan)}
+        window = {v: range(1 + len(above[v]), n - len(below[v]) + 1) for v in moves}
+        x = sum(len(w) for w in window.values())
+        ranks_at = {q: {problem.rank[v] for v in moves if q in window[v]}
+                    for q in range(1, n + 1)}
+        h = sum(len(ks) for ks in ranks_at.values())
+        families = {
+            "card-once": n, "position-once": n, "filled-prefix": n - 1, "filled-all": n,
+            "hole-of-card": x, "hole-has-card": h, "hole-once": n, "step-from-start": s,
+            "step-forward": h - len(ranks_at[n]), "step-backward": h - len(ranks_at[1]),
+            "ladder-step": sum(len(w) - 1 for w in window.values()),
+            "ladder-at": x, "ladder-climb": x,
+            "precedence": sum(len(window[c]) for _, c in problem.precedence),
+            "rank-count": 2 * len({problem.rank[v] for v in moves}) * ("rankcount" in features),
+        }
+        built = build_optional(problem, features)
+        assert built.families == {k: v for k, v in families.items() if v}, source.name
+        assert built.variables == {"at": x, "by": x, "hole": h, "filled": n}, source.name
+        assert len(built.model.proto.constraints) == sum(families.values())
