@@ -11,9 +11,10 @@ from functools import cache
 import pytest
 from pysat.solvers import Solver
 
-from blackhole.backends import Options
+from blackhole.backends import Options, Verdict, make_backend
 from blackhole.backends.cpsat import run, verdict_of
 from blackhole.backends.search import best_score
+from blackhole.cards import Card
 from blackhole.deal import Deal, load_deal
 from blackhole.encode.cnf import (
     DEFAULT_FEATURES,
@@ -22,9 +23,9 @@ from blackhole.encode.cnf import (
     Encoding,
     build_cnf,
 )
-from blackhole.encode.cpsat import OPTIONAL_FEATURES, build_optional
+from blackhole.encode.cpsat import MODELS, OPTIONAL_FEATURES, build_optional
 from blackhole.errors import InputError
-from blackhole.problem import build_problem
+from blackhole.problem import Problem, build_problem
 from blackhole.rules import replay
 from blackhole.solve import solve_deal
 
@@ -231,3 +232,18 @@ def test_cpsat_optional_counts_match_the_specification(features: frozenset[str])
         assert built.families == {k: v for k, v in families.items() if v}, source.name
         assert built.variables == {"at": x, "by": x, "hole": h, "filled": n}, source.name
         assert len(built.model.proto.constraints) == sum(families.values())
+
+
+def test_nothing_left_to_play_is_a_win_for_every_engine() -> None:
+    """A position whose fans are all empty (only the hole's card is left)."""
+    problem = Problem(cards=(Card(1, "S"),), start=0, rank=(1,), modulus=13, fans=((), ()),
+                      fan_of=(-1,), depth=(0,), neighbours=((),), precedence=())
+    for backend, options in [("sat", Options()), ("search", Options())] + \
+            [("cpsat", Options(model=model)) for model in MODELS]:
+        result = make_backend(backend).solve(problem, options)
+        assert (result.verdict, result.order) == (Verdict.SOLVED, ()), (backend, options.model)
+    assert longest_by_sat(build_cnf(problem, optional=True)) == ()
+    built = build_optional(problem)
+    solver, status = run(built, Options(), time.perf_counter())
+    assert solver.status_name(status) == "OPTIMAL" and built.read_order(solver) == ()
+    assert best_score(problem).order == ()
