@@ -97,6 +97,7 @@ class Table(Screen):
         self.seeds = seeds
         self.coach = False
         self.replaying: Timer | None = None
+        self.replay_seconds = REPLAY_STEP
         self.note = ""  # said when the table first shows
         self.new_game(game, spec)
 
@@ -365,7 +366,7 @@ class Table(Screen):
         for card in line:
             game = game.play_card(card)
         self.moved(game.restart(), "replaying the best line (any key stops it)")
-        self.replaying = self.set_interval(REPLAY_STEP, self.replay_step)
+        self.replaying = self.set_interval(self.replay_seconds, self.replay_step)
 
     def replay_step(self) -> None:
         if not self.game.can_redo:
@@ -437,7 +438,7 @@ class EndScreen(ModalScreen[None]):
                            style="bold green"))
             return
         self.show(Text(f"Blocked at {game.score}/{of}: no top card fits "
-                       f"{self.table.shown(game.state.hole)}.\n", style="bold"))
+                       f"{self.table.shown(game.state.hole)}.", style="bold"))
         if engine.missing():
             self.add(Text(engine.missing() or "", style="red"))
             return
@@ -453,8 +454,8 @@ class EndScreen(ModalScreen[None]):
         self.draw_lines([])
 
     def draw_lines(self, offers: list[str]) -> None:
-        keys = ["u undo", "N new deal", "Q quit", "Esc look at the table", *offers]
-        body = Text("\n").join([*self.lines, Text("  ".join(keys), style="dim")])
+        keys = [*offers, "u undo", "N new deal", "Esc the table", "Q quit"]
+        body = Text("\n").join([*self.lines, Text(""), Text("   ".join(keys), style="dim")])
         self.query_one("#end", Static).update(body)
 
     def show_review(self, found: Review) -> None:
@@ -498,9 +499,11 @@ def review_text(found: Review, name: Callable[[Card | None], str]) -> Text:
                    style="green")
         return out
     out.append(f"The best possible {where}: {found.best}/{of}{limit}.\n", style="bold")
-    move = found.lost_at
-    out.append(f"Move {move + 1}, {name(found.lost_card)}, lost it: after it the best "
-               f"reachable was {found.best_after}/{of}.")
+    move = f"Move {found.lost_at + 1} ({name(found.lost_card)} from fan " \
+           f"{board.FAN_LETTERS[found.lost_fan]})"
+    verdict = "lost the game" if found.best >= of else "was the first to cost cards"
+    out.append(f"{move} {verdict}: after it the best still reachable was "
+               f"{found.best_after}/{of}.")
     return out
 
 
