@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
-from time import perf_counter
 from typing import Any
 
 from rich.text import Text
@@ -109,6 +108,7 @@ class Table(Screen):
         self.bests: dict[Moves, Any] = {}  # the hint engine's Best for each position seen
         self.hints: dict[Moves, list[Any]] = {}
         self.asked: set[Moves] = set()  # hints on their way
+        self.wanted: Moves | None = None  # the position the player asked a hint for
         self.weighing: set[Moves] = set()  # best scores on their way
         self.ended: Moves | None = None  # the position an end screen was shown for
 
@@ -130,10 +130,12 @@ class Table(Screen):
         self.arrived()
         self.warm_up()
 
-    def warm_up(self) -> None:
-        """Load the hint engine while the player looks at the deal, so that the first
-        hint does not wait for its imports."""
-        engine.in_background(engine.missing)
+    @work(group="warm-up")
+    async def warm_up(self) -> None:
+        """Load the hint engine and ask for the first hints while the player looks at
+        the deal (the import alone takes a good part of a first hint's time)."""
+        await self.ask(engine.missing)
+        self.prefetch()
 
     async def ask(self, call: Callable[..., Any], *args: Any) -> Any:
         """The hint engine's answer, computed off the event loop."""
@@ -198,6 +200,7 @@ class Table(Screen):
     def moved(self, game: Game, note: str = "") -> None:
         self.game = game
         self.hinted = None
+        self.wanted = None
         self.say(note)
         self.draw()
         self.arrived()
@@ -247,32 +250,42 @@ class Table(Screen):
             return
         if not self.engine_ready():
             return
-        moves = self.game.moves
+        self.wanted = moves = self.game.moves
         if moves in self.hints:
-            self.show_hint(moves, self.hints[moves], 0.0)
-        elif moves not in self.asked:
-            self.asked.add(moves)
-            self.say("hint: thinking ...", "dim")
-            self.fetch_hints(moves, self.game)
+            self.show_hint(moves, self.hints[moves])
+            return
+        self.say("hint: thinking ...", "dim")
+        self.prefetch()
+
+    def prefetch(self) -> None:
+        """Ask for the hints of the position now, unless they are known or on their way:
+        on a new deal this starts before the player asks, so the first hint is ready."""
+        moves = self.game.moves
+        if moves in self.hints or moves in self.asked or engine.missing() \
+                or self.game.outcome is not Outcome.UNFINISHED:
+            return
+        self.asked.add(moves)
+        self.fetch_hints(moves, self.game)
 
     @work(group="hint")
     async def fetch_hints(self, moves: Moves, game: Game) -> None:
-        began = perf_counter()
         try:
             found = await self.ask(engine.hints_of, game.position)
         except Exception as error:  # shown, not raised: the game goes on without a hint
             self.hint_failed(moves, str(error))
             return
-        self.show_hint(moves, found, perf_counter() - began)
+        self.hints[moves] = found
+        self.asked.discard(moves)
+        self.show_hint(moves, found)
 
     def hint_failed(self, moves: Moves, reason: str) -> None:
         self.asked.discard(moves)
-        self.say(f"hint failed: {reason}", "red")
+        if self.wanted == moves:
+            self.say(f"hint failed: {reason}", "red")
 
-    def show_hint(self, moves: Moves, found: list[Any], seconds: float) -> None:
-        self.hints[moves] = found
-        self.asked.discard(moves)
-        if moves != self.game.moves or not found:
+    def show_hint(self, moves: Moves, found: list[Any]) -> None:
+        """The best move, if the player asked for it here and is still here."""
+        if moves != self.game.moves or self.wanted != moves or not found:
             return
         first = found[0]
         letter = board.FAN_LETTERS[first.fan]
@@ -280,9 +293,10 @@ class Table(Screen):
         of = self.game.start.of
         if first.winnable:
             text.append(": the game stays winnable")
-        else:
+        elif getattr(first, "proven", True):
             text.append(f": no move wins now; the best still reachable is {first.best}/{of}")
-        text.append(f"  ({seconds:.2f} s)" if seconds else "", style="dim")
+        else:
+            text.append(f": no win found in the time limit; it reaches {first.best}/{of}")
         self.hinted = first.fan
         self.say(text)
         self.draw()
@@ -405,6 +419,7 @@ class Table(Screen):
         self.draw()
         self.say(f"a new deal: {spec} (blackhole play {spec} deals it again)")
         self.arrived()
+        self.prefetch()
 
     def action_rules(self) -> None:
         self.app.push_screen(RulesScreen(board.RULES))
