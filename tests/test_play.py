@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -386,6 +387,37 @@ def test_a_hint_keeps_a_winnable_game_winnable() -> None:
             assert solve(table.game.position.deal).verdict is Verdict.SOLVED
 
     drive(PlayApp("pysol:2", " ".join(str(card) for card, _ in line)), script)
+
+
+@needs_engine
+def test_a_hint_answers_the_deal_on_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An answer for the previous deal that comes back late is dropped."""
+    first_deal = load_position("pysol:2").deal
+    late = threading.Event()
+    asked = engine.hints_of
+
+    def slow_for_the_first_deal(position, *args):
+        if position.deal == first_deal:
+            late.wait(20)
+        return asked(position, *args)
+
+    monkeypatch.setattr(engine, "hints_of", slow_for_the_first_deal)
+
+    async def script(game: PlayApp, pilot) -> None:
+        table = game.table
+        await pilot.press("H", "N", "H")
+        for _ in range(400):
+            if shown(game, "#message").startswith("hint: play"):
+                break
+            await pilot.pause(0.05)
+        late.set()
+        await settle(game, pilot)
+        assert table.spec == "random:3" and "hint: play" in shown(game, "#message")
+        assert table.hinted in {fan for _, fan in table.game.legal()}
+        card = table.game.top(table.hinted).unicode()
+        assert f"play {card} from fan {letter(table.hinted)}" in shown(game, "#message")
+
+    drive(PlayApp("pysol:2", seeds=lambda: 3), script)
 
 
 def losing_move(spec: str) -> tuple[list[Card], int]:

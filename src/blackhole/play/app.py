@@ -98,9 +98,11 @@ class Table(Screen):
         self.replaying: Timer | None = None
         self.replay_seconds = REPLAY_STEP
         self.note = ""  # said when the table first shows
+        self.deals = 0
         self.new_game(game, spec)
 
     def new_game(self, game: Game, spec: str) -> None:
+        self.deals += 1  # answers that come back for an older deal are dropped
         self.game = game
         self.spec = spec
         self.undos = 0
@@ -269,10 +271,14 @@ class Table(Screen):
 
     @work(group="hint")
     async def fetch_hints(self, moves: Moves, game: Game) -> None:
+        deal = self.deals
         try:
             found = await self.ask(engine.hints_of, game.position)
         except Exception as error:  # shown, not raised: the game goes on without a hint
-            self.hint_failed(moves, str(error))
+            if deal == self.deals:
+                self.hint_failed(moves, str(error))
+            return
+        if deal != self.deals:
             return
         self.hints[moves] = found
         self.asked.discard(moves)
@@ -324,12 +330,15 @@ class Table(Screen):
 
     @work(group="coach")
     async def fetch_best(self, moves: Moves, game: Game) -> None:
+        deal = self.deals
         try:
             found = await self.ask(engine.best_of, game.position, engine.HINT_SECONDS)
         except Exception as error:  # shown, not raised
-            self.coach_failed(moves, str(error))
+            if deal == self.deals:
+                self.coach_failed(moves, str(error))
             return
-        self.learned(moves, found)
+        if deal == self.deals:
+            self.learned(moves, found)
 
     def coach_failed(self, moves: Moves, reason: str) -> None:
         self.weighing.discard(moves)
