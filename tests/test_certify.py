@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from blackhole import certificates as certify_module
 from blackhole import drat
 from blackhole.backends import Options, Verdict
+from blackhole.backends.sat import PROOF_SOLVERS
 from blackhole.certificates import (
     MANIFEST_FILE,
     PROOF_FILE,
@@ -276,7 +277,7 @@ def test_folders_stay_apart_and_a_rerun_leaves_no_stale_certificate(tmp_path) ->
 def test_bad_choices_and_places_are_one_line_errors_before_any_work(tmp_path) -> None:
     runner = CliRunner()
     cases = [(["--solver", "lingeling"], "unknown SAT solver"),
-             (["--solver", "cadical153"], "not a proof-logging solver"),
+             (["--solver", "cadical153"], "no checkable proof from this solver"),
              (["--solver", "nope"], "unknown SAT solver"),
              (["--checker", "nope"], "unknown checker")]
     if shutil.which("drat-trim") is None:
@@ -301,7 +302,7 @@ def test_bad_choices_and_places_are_one_line_errors_before_any_work(tmp_path) ->
 
 @pytest.mark.parametrize("name", ["g4", "glucose4", "Glucose3", "g3", "mcb", "maplecm"])
 def test_every_name_solve_takes_is_taken(name) -> None:
-    assert check_choices(name, "blackhole") in certify_module.PROOF_SOLVERS
+    assert check_choices(name, "blackhole") in PROOF_SOLVERS
 
 
 def test_the_timeout_bounds_the_whole_certificate(tmp_path) -> None:
@@ -385,3 +386,25 @@ def test_a_manifest_that_is_no_object_is_not_verified(tmp_path) -> None:
     (tmp_path / MANIFEST_FILE).unlink()
     result = verify(tmp_path)
     assert not result.ok and "no manifest.json or solution.json" in result.reason
+
+
+def test_a_lying_backend_gets_no_certificate(tmp_path, monkeypatch) -> None:
+    """certify asks the sat backend through its interface, and believes none of it: a
+    refutation of the solvable pysol:2 whose proof is only the empty clause fails the
+    check (exit 4), and so does a refutation without a proof."""
+    from blackhole.backends import Result, sat
+    from blackhole.errors import InternalError
+
+    def liar(self, problem, options):
+        return Result(Verdict.UNSOLVABLE, None, "sat", "glucose4", 0.0, {}, ["0"])
+
+    monkeypatch.setattr(sat.SatBackend, "solve", liar)
+    cert = certify(load_deal("pysol:2"), "pysol:2", tmp_path / "a")
+    assert cert.verdict is Verdict.UNSOLVABLE and not cert.certified
+    assert cert.check.reason == "lemma 1 (line 1) is not RUP/RAT"
+    result = CliRunner().invoke(app, ["certify", "pysol:2", "--out", str(tmp_path / "b")])
+    assert result.exit_code == 4 and "REJECTED" in result.output
+    monkeypatch.setattr(sat.SatBackend, "solve", lambda self, problem, options: Result(
+        Verdict.UNSOLVABLE, None, "sat", "glucose4", 0.0, {}, None))
+    with pytest.raises(InternalError, match="no proof"):
+        certify(load_deal("pysol:2"), "pysol:2", tmp_path / "c")

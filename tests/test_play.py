@@ -279,6 +279,17 @@ def test_bad_input_is_refused_before_the_screen_opens(tmp_path: Path) -> None:
         assert needle in result.output and len(result.output.strip().splitlines()) == 1
 
 
+def test_quitting_never_waits_for_the_engine() -> None:
+    """A question still being worked out runs in a daemon thread: the process ends at
+    once (a pool's thread would hold it for the full 30 s)."""
+    code = "import time; from blackhole.play.engine import in_background; " \
+           "in_background(time.sleep, 30); print('left')"
+    began = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, timeout=60)
+    assert done.stdout == "left\n" and time.monotonic() - began < 20
+
+
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_a_real_terminal_under_tmux(tmp_path: Path) -> None:
     """The game in a real 80×24 terminal: keys sent by tmux, the screen read back."""

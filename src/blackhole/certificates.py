@@ -1,9 +1,10 @@
 """Certificates of unsolvability, and their independent check.
 
-`certify` encodes a deal with the plain certification encoding (`cnf.CERTIFY_FEATURES`:
-only clauses that every real solution satisfies, no symmetry breaking), has a
-proof-logging SAT solver refute it, checks the proof with `blackhole.drat` (the
-project's own checker, which shares no code with the solver) and writes a folder:
+`certify` goes through the same pipeline as every solve: it encodes a deal with the
+plain certification encoding (`cnf.CERTIFY_FEATURES`: only clauses that every real
+solution satisfies, no symmetry breaking), has the `sat` backend refute it with a
+proof (`Options.proof`), checks the proof with `blackhole.drat` (the project's own
+checker, which shares no code with the solver) and writes a folder:
 
     deal.board     the deal, in board format
     formula.cnf    the CNF (DIMACS), exactly as the project's encoder writes it
@@ -26,7 +27,6 @@ import hashlib
 import json
 import shutil
 import subprocess
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -34,11 +34,11 @@ from pathlib import Path
 from typing import Any
 
 from blackhole import __version__, drat
-from blackhole.backends import Result, Verdict
+from blackhole.backends import Options, Verdict, make_backend
 from blackhole.cards import STANDARD_RANKS
 from blackhole.deal import Deal, board_text, generated_spec, load_deal, parse_board
 from blackhole.encode import cnf
-from blackhole.errors import InputError
+from blackhole.errors import InputError, InternalError
 from blackhole.pipeline import Solution, decode, solution_json
 from blackhole.problem import build_problem
 from blackhole.rules import replay
@@ -50,11 +50,7 @@ DEAL_FILE, CNF_FILE, PROOF_FILE, MANIFEST_FILE = (
     "deal.board", "formula.cnf", "proof.drup", "manifest.json")
 SOLUTION_FILE = "solution.json"
 SMALL_FILE_CAP = 2**20  # bytes: the deal, the manifest and solution.json are far smaller
-# pysat solvers whose proofs check, by canonical name (any alias `solve` takes works):
-# MapleSAT writes variables off by one, Minisat-GH cannot log proofs in this python-sat,
-# lingeling has no limited solve, and the CaDiCaL family has no interrupt.
-PROOF_SOLVERS = ("glucose4", "glucose3", "glucose42", "maplechrono", "maplecm")
-DEFAULT_SOLVER = "glucose4"
+DEFAULT_SOLVER = "glucose4"  # any of the sat backend's PROOF_SOLVERS, by any alias
 CHECKERS = ("blackhole", "drat-trim")
 
 
@@ -131,12 +127,10 @@ def sha256(data: bytes) -> str:
 def check_choices(solver: str | None, checker: str) -> str:
     """The canonical proof solver for `solver` (any name or alias `solve` takes), after
     checking it and the checker once, before any work."""
-    from blackhole.backends.sat import solver_name
+    from blackhole.backends.sat import check_proof_solver, solver_name
 
     canonical = solver_name(solver or DEFAULT_SOLVER)
-    if canonical not in PROOF_SOLVERS:
-        raise InputError(f"not a proof-logging solver (choose from {', '.join(PROOF_SOLVERS)})",
-                         "solver", token=solver or "")
+    check_proof_solver(canonical, proof=True)
     if checker not in CHECKERS:
         raise InputError(f"unknown checker (choose from {', '.join(CHECKERS)})", "checker",
                          token=checker)
@@ -158,23 +152,29 @@ def certify(deal: Deal, spec: str, folder: Path, solver: str = DEFAULT_SOLVER,
     _fresh_folder(folder)
     _write(folder / DEAL_FILE, board)
     problem = build_problem(deal)
-    encoding = cnf.build_cnf(problem, cnf.CERTIFY_FEATURES)
+    encoding = cnf.build_cnf(problem, cnf.CERTIFY_FEATURES)  # the statement the proof refutes
     encoded = time.perf_counter()
-    answer, model, proof_lines, stats = _solve_with_proof(encoding, solver, deadline)
+    left = None if deadline is None else deadline - encoded
+    result = None
+    if left is None or left > 0:
+        result = make_backend("sat").solve(problem, Options(
+            timeout=left, solver=solver, features=cnf.CERTIFY_FEATURES, proof=True))
     solved = time.perf_counter()
     seconds = Seconds(encode=encoded - began, solve=solved - encoded)
     base = dict(spec=spec, folder=folder, board=board, solver=solver,
                 features=encoding.features, variables=encoding.num_vars,
-                clauses=len(encoding.clauses), checker=checker, solver_stats=stats)
-    if answer is None:
+                clauses=len(encoding.clauses), checker=checker,
+                solver_stats=result.stats if result is not None else {})
+    if result is None or result.verdict is Verdict.UNKNOWN:
         return Certificate(verdict=Verdict.UNKNOWN, seconds=seconds,
                            reason="time limit reached while solving", **base)
-    if answer:
-        result = Result(Verdict.SOLVED, encoding.decode(model), "sat", solver, solved - began,
-                        stats)
+    if result.verdict is Verdict.SOLVED:
         solution = decode(problem, result, deal)  # replays through the rules engine
         _write(folder / SOLUTION_FILE, json.dumps(solution_json(spec, solution)) + "\n")
         return Certificate(verdict=Verdict.SOLVED, seconds=seconds, solution=solution, **base)
+    if result.proof is None:
+        raise InternalError(f"sat/{solver} said unsatisfiable but returned no proof")
+    proof_lines = result.proof
     proof_text = "".join(line + "\n" for line in proof_lines)
     if checker == "blackhole":
         check = drat.check_proof(encoding.num_vars, encoding.clauses,
@@ -235,31 +235,6 @@ def manifest(cert: Certificate) -> dict[str, Any]:
                     "check": round(cert.seconds.check, 6)},
         "checker": {"name": cert.checker, "ok": cert.check.ok, "reason": cert.check.reason},
     }
-
-
-def _solve_with_proof(encoding: cnf.Encoding, solver: str, deadline: float | None):
-    """(satisfiable, or None when the deadline came first; model; proof lines; stats)."""
-    from pysat.solvers import Solver
-
-    with Solver(name=solver, bootstrap_with=encoding.clauses, with_proof=True) as sat:
-        timer = None
-        if deadline is not None:
-            left = deadline - time.perf_counter()
-            if left <= 0:
-                return None, None, [], {}
-            timer = threading.Timer(left, sat.interrupt)
-            timer.start()
-        try:
-            answer = sat.solve_limited(expect_interrupt=True)
-        finally:
-            if timer is not None:
-                timer.cancel()
-        stats = dict(sat.accum_stats())
-        if answer is None:
-            return None, None, [], stats
-        if answer:
-            return True, sat.get_model(), [], stats
-        return False, None, list(sat.get_proof()), stats
 
 
 # ---------------------------------------------------------------- many deals

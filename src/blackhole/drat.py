@@ -282,14 +282,26 @@ class _OutOfTime(Exception):
 class _Checker:
     """State of one check.
 
-    Clauses are int lists in ``cls``.  Binary clauses live in implication
-    lists (``bo[l]``: literals implied when ``l`` becomes false, ``bc[l]``:
-    their clause ids); longer clauses are watched on positions 0 and 1.
-    Every structure exists twice, for core and for non-core clauses.
+    Literals index per-literal lists directly (size ``2 * n + 1``: Python's
+    negative indexing keeps ``-v`` apart from ``v``), so the hot loops take no
+    ``abs()``.
 
-    Per-literal arrays have size ``2 * n + 1`` and are indexed by the literal
-    itself: Python's negative indexing keeps ``-v`` apart from ``v``.
+    Assignments carry stamps: literal ``l`` is true iff ``tv[l] >= stamp``.
+    The forward pass assigns with ``TOP``, which stays true for the rest of the
+    check; each RUP check of the backward pass takes a fresh stamp, so undoing
+    its assignments costs nothing.  Top-level literals that the backward pass
+    cuts off are reset one by one, each at most once.
+
+    ``why[l]`` says why the true literal ``l`` is true: 0 for an assumption,
+    ``c + K`` for clause ``c`` (``K = n + 1``), or the true literal ``t`` whose
+    binary formula clause ``(-t l)`` implied it.  Binary formula clauses live
+    in implication lists ``imp[t]`` without clause ids: only lemmas are ever
+    checked, so only lemmas need to be named by the analysis.  Longer clauses
+    and binary lemmas are watched on positions 0 and 1, in ``wcore`` (formula
+    clauses and core lemmas) or ``wnon`` (lemmas not core yet).
     """
+
+    TOP = 1 << 62
 
     def __init__(
         self,
@@ -302,26 +314,26 @@ class _Checker:
         self.formula = clauses
         self.proof = proof
         self.deadline = deadline
+        self.n = n
+        self.K = n + 1
         size = 2 * n + 1
-        self.val = [0] * size  # 1 true, -1 false, 0 unassigned
+        self.tv = [0] * size
+        self.why = [0] * size
+        self.seen = bytearray(size)  # by true literal: its cone is marked already
+        self.touched: list[int] = []  # literals marked seen during one RUP check
+        self.imp: list[list[int]] = [[] for _ in range(size)]
         self.wcore: list[list[int]] = [[] for _ in range(size)]
         self.wnon: list[list[int]] = [[] for _ in range(size)]
-        self.bocore: list[list[int]] = [[] for _ in range(size)]
-        self.bccore: list[list[int]] = [[] for _ in range(size)]
-        self.bonon: list[list[int]] = [[] for _ in range(size)]
-        self.bcnon: list[list[int]] = [[] for _ in range(size)]
-        # reason[lit]: clause that made the true literal lit true; -1 for
-        # assumptions and unassigned literals.  Indexed by literal: no abs().
-        self.reason = [-1] * size
-        self.seen = bytearray(n + 1)  # analysed; kept while the var stays assigned
         self.trail: list[int] = []
+        self.stamp = self.TOP
+        self.cls: list[list[int]] = []
+        self.core = bytearray()  # formula clauses are core from the start
+        self.active = bytearray()
+        self.num_formula = len(clauses)
+        self.conf_lit = 0  # the false literal of a binary formula clause in conflict
         # Trail positions, set once the forward pass is over: the backward pass
         # only truncates the trail, so they stay right for what remains.
         self.pos: dict[int, int] | None = None
-        self.cls: list[list[int]] = []
-        self.spos: list[int] = []  # where the next watch search starts
-        self.core = bytearray()
-        self.active = bytearray()
         self.stats: dict[str, float] = {
             "lemmas": lemmas,  # in the whole proof
             "deletions": len(proof) - lemmas,  # in the whole proof
@@ -333,22 +345,100 @@ class _Checker:
 
     # -- propagation -------------------------------------------------------
 
-    def _scan(self, watch: list[list[int]], fl: int, start: int, early: bool) -> int:
-        """Visit the long clauses in ``watch[fl]`` (``fl`` just became false)
-        from index ``start`` on.
+    def _propagate(self, q: int) -> int:
+        """Propagate trail[q:] to fixpoint; return 0, or the conflict: a clause
+        code ``c + K``, or the true literal ``t`` of a binary formula clause
+        ``(-t conf_lit)`` whose other literal is false.
 
-        Returns a conflicting clause id, or -1 when the list is done, or (with
-        ``early``, after the first implied literal) ``-2 - i`` to resume at i.
+        Core first: formula clauses and core lemmas are propagated to fixpoint
+        before the non-core lemmas watching one more trail literal are looked
+        at, so conflicts are found through core clauses whenever possible and
+        the set of lemmas to check stays small.
         """
-        ws = watch[fl]
-        val = self.val
-        cls = self.cls
-        spos = self.spos
         trail = self.trail
-        reason = self.reason
-        i = j = start
-        n = len(ws)
-        while i < n:
+        tv = self.tv
+        why = self.why
+        imp = self.imp
+        wcore = self.wcore
+        cls = self.cls
+        s = self.stamp
+        K = self.K
+        qn = q  # the next trail literal whose non-core watches are due
+        while True:
+            while q < len(trail):
+                t = trail[q]
+                q += 1
+                for o in imp[t]:
+                    if tv[o] < s:
+                        if tv[-o] >= s:
+                            self.conf_lit = o
+                            return t
+                        tv[o] = s
+                        why[o] = t
+                        trail.append(o)
+                fl = -t
+                ws = wcore[fl]
+                if not ws:
+                    continue
+                i = j = 0
+                end = len(ws)
+                while i < end:
+                    c = ws[i]
+                    i += 1
+                    cl = cls[c]
+                    other = cl[0]
+                    if other == fl:
+                        other = cl[1]
+                        cl[0] = other
+                        cl[1] = fl
+                    if tv[other] >= s:
+                        ws[j] = c
+                        j += 1
+                        continue
+                    for k in range(2, len(cl)):
+                        lit = cl[k]
+                        if tv[-lit] < s:
+                            cl[1] = lit
+                            cl[k] = fl
+                            wcore[lit].append(c)
+                            break
+                    else:
+                        ws[j] = c
+                        j += 1
+                        if tv[-other] >= s:
+                            ws[j:] = ws[i:]
+                            return c + K
+                        # the implied literal of a watched clause is always cl[0]
+                        tv[other] = s
+                        why[other] = c + K
+                        trail.append(other)
+                del ws[j:]
+            while qn < len(trail):
+                conf = self._scan_noncore(-trail[qn])
+                qn += 1
+                if conf:
+                    return conf
+                if q < len(trail):
+                    break  # back to the core clauses first
+            else:
+                return 0
+
+    def _scan_noncore(self, fl: int) -> int:
+        """Visit the non-core lemmas watching ``fl`` (just false), assign what
+        they imply; return a conflict code or 0."""
+        wnon = self.wnon
+        ws = wnon[fl]
+        if not ws:
+            return 0
+        tv = self.tv
+        why = self.why
+        cls = self.cls
+        trail = self.trail
+        s = self.stamp
+        K = self.K
+        i = j = 0
+        end = len(ws)
+        while i < end:
             c = ws[i]
             i += 1
             cl = cls[c]
@@ -357,162 +447,65 @@ class _Checker:
                 other = cl[1]
                 cl[0] = other
                 cl[1] = fl
-            if val[other] == 1:
+            if tv[other] >= s:
                 ws[j] = c
                 j += 1
                 continue
-            # Circular search from where the last one stopped (Gent 2013):
-            # long clauses whose literals fall one by one cost linear time.
-            p = spos[c]
-            for k in range(p, len(cl)):
+            for k in range(2, len(cl)):
                 lit = cl[k]
-                if val[lit] != -1:
+                if tv[-lit] < s:
                     cl[1] = lit
                     cl[k] = fl
-                    watch[lit].append(c)
-                    spos[c] = k
+                    wnon[lit].append(c)
                     break
             else:
-                for k in range(2, p):
-                    lit = cl[k]
-                    if val[lit] != -1:
-                        cl[1] = lit
-                        cl[k] = fl
-                        watch[lit].append(c)
-                        spos[c] = k
-                        break
-                else:
-                    k = 0
-                if k:
-                    continue
                 ws[j] = c
                 j += 1
-                if val[other] == -1:
-                    del ws[j:i]  # keep the unvisited tail
-                    return c
-                # The implied literal of a long clause is always cl[0].
-                val[other] = 1
-                val[-other] = -1
-                reason[other] = c
+                if tv[-other] >= s:
+                    ws[j:] = ws[i:]
+                    return c + K
+                tv[other] = s
+                why[other] = c + K
                 trail.append(other)
-                if early:
-                    del ws[j:i]
-                    return -2 - j
         del ws[j:]
-        return -1
+        return 0
 
-    def _propagate(self, qhead: int) -> int:
-        """Propagate trail[qhead:]; return a conflicting clause id or -1.
-
-        Core-first: core clauses are propagated to fixpoint before each single
-        non-core implication, so conflicts are found through clauses that are
-        already core whenever possible, which keeps the set of lemmas that
-        must be checked small.
-        """
-        trail = self.trail
-        val = self.val
-        reason = self.reason
-        scan = self._scan
-        wcore, wnon = self.wcore, self.wnon
-        bocore, bccore = self.bocore, self.bccore
-        bonon, bcnon = self.bonon, self.bcnon
-        qc = qa = qhead
-        bpos = lpos = 0  # resume points in the non-core lists of trail[qa]
-        while True:
-            while qc < len(trail):
-                fl = -trail[qc]
-                qc += 1
-                bo = bocore[fl]
-                if bo:
-                    for k, o in enumerate(bo):
-                        vo = val[o]
-                        if vo != 1:
-                            if vo:
-                                return bccore[fl][k]
-                            val[o] = 1
-                            val[-o] = -1
-                            reason[o] = bccore[fl][k]
-                            trail.append(o)
-                if wcore[fl]:
-                    conf = scan(wcore, fl, 0, False)
-                    if conf >= 0:
-                        return conf
-            if qa >= len(trail):
-                return -1
-            fl = -trail[qa]
-            bo = bonon[fl]
-            if bpos < len(bo):
-                implied = False
-                for k in range(bpos, len(bo)):
-                    o = bo[k]
-                    vo = val[o]
-                    if vo != 1:
-                        if vo:
-                            return bcnon[fl][k]
-                        val[o] = 1
-                        val[-o] = -1
-                        reason[o] = bcnon[fl][k]
-                        trail.append(o)
-                        bpos = k + 1
-                        implied = True
-                        break
-                if implied:
-                    continue
-                bpos = len(bo)
-            if lpos < len(wnon[fl]):
-                conf = scan(wnon, fl, lpos, True)
-                if conf >= 0:
-                    return conf
-                if conf != -1:
-                    lpos = -2 - conf
-                    continue
-            qa += 1
-            bpos = lpos = 0
-
-    def _assign(self, lit: int, reason: int) -> None:
-        self.val[lit] = 1
-        self.val[-lit] = -1
-        self.reason[lit] = reason
+    def _assign(self, lit: int, code: int) -> None:
+        self.tv[lit] = self.stamp
+        self.why[lit] = code
         self.trail.append(lit)
 
-    def _backtrack(self, to: int) -> None:
+    def _truncate(self, to: int) -> None:
+        """Cut the top-level trail back to ``to`` literals (backward pass)."""
         trail = self.trail
-        val = self.val
-        reason = self.reason
+        tv = self.tv
         seen = self.seen
         for lit in trail[to:]:
-            val[lit] = 0
-            val[-lit] = 0
-            reason[lit] = -1
-            seen[abs(lit)] = 0
+            tv[lit] = 0
+            seen[lit] = 0
         del trail[to:]
 
     # -- clause (de)activation --------------------------------------------
 
-    def _watch(self, c: int, core: int) -> None:
+    def _watch(self, c: int) -> None:
         cl = self.cls[c]
-        if len(cl) == 2:
+        if c < self.num_formula and len(cl) == 2:
             a, b = cl
-            bo, bc = (self.bocore, self.bccore) if core else (self.bonon, self.bcnon)
-            bo[a].append(b)
-            bc[a].append(c)
-            bo[b].append(a)
-            bc[b].append(c)
+            self.imp[-a].append(b)
+            self.imp[-b].append(a)
         else:
-            w = self.wcore if core else self.wnon
+            w = self.wcore if self.core[c] else self.wnon
             w[cl[0]].append(c)
             w[cl[1]].append(c)
 
-    def _unwatch(self, c: int, core: int) -> None:
+    def _unwatch(self, c: int) -> None:
         cl = self.cls[c]
-        if len(cl) == 2:
-            bo, bc = (self.bocore, self.bccore) if core else (self.bonon, self.bcnon)
-            for lit in cl:
-                k = bc[lit].index(c)
-                del bc[lit][k]
-                del bo[lit][k]
+        if c < self.num_formula and len(cl) == 2:
+            a, b = cl
+            self.imp[-a].remove(b)
+            self.imp[-b].remove(a)
         else:
-            w = self.wcore if core else self.wnon
+            w = self.wcore if self.core[c] else self.wnon
             w[cl[0]].remove(c)
             w[cl[1]].remove(c)
 
@@ -528,10 +521,11 @@ class _Checker:
         clause is active.)
         """
         cl = self.cls[c]
-        val = self.val
+        tv = self.tv
+        s = self.stamp
         k = 0
         for i in range(len(cl)):
-            if val[cl[i]] != -1:
+            if tv[-cl[i]] < s:
                 cl[k], cl[i] = cl[i], cl[k]
                 k += 1
                 if k == 2:
@@ -545,88 +539,118 @@ class _Checker:
                     if p > best_pos:
                         best, best_pos = i, p
                 cl[slot], cl[best] = cl[best], cl[slot]
-        self._watch(c, self.core[c])
+        self._watch(c)
         return k
 
-    def _detach(self, c: int) -> None:
-        if len(self.cls[c]) >= 2:
-            self._unwatch(c, self.core[c])
-
     def _mark_core(self, c: int) -> None:
+        """Lemma ``c`` is needed: it will be checked, and preferred from now on."""
         self.core[c] = 1
         if len(self.cls[c]) >= 2 and self.active[c]:
-            self._unwatch(c, 0)
-            self._watch(c, 1)
+            cl = self.cls[c]
+            self.wnon[cl[0]].remove(c)
+            self.wnon[cl[1]].remove(c)
+            self.wcore[cl[0]].append(c)
+            self.wcore[cl[1]].append(c)
 
     def _is_reason(self, c: int) -> bool:
-        # Only the first two literals can have been implied by c: position 0
-        # for long clauses, either one for binary clauses.
+        """Is clause ``c`` the reason of a top-level literal?"""
         cl = self.cls[c]
-        reason = self.reason
-        return reason[cl[0]] == c or (len(cl) > 1 and reason[cl[1]] == c)
+        tv = self.tv
+        why = self.why
+        top = self.TOP
+        if c < self.num_formula and len(cl) == 2:
+            a, b = cl
+            return (tv[a] == top and why[a] == -b) or (tv[b] == top and why[b] == -a)
+        return tv[cl[0]] == top and why[cl[0]] == c + self.K
 
     # -- conflict analysis ---------------------------------------------------
 
     def _analyze(self, conf: int, start: Iterable[int] = ()) -> None:
-        """Mark as core every clause in the implication graph of the conflict
-        clause ``conf`` and of the true literals in ``start``.
+        """Mark as core every lemma in the implication graph of the conflict
+        ``conf`` (a ``_propagate`` code, or 0) and of the true literals in
+        ``start``.
 
-        A variable stays ``seen`` until it is unassigned, so the cone of a
-        top-level literal is walked once for the whole backward pass.
+        A top-level literal stays ``seen`` until the trail is cut below it, so
+        its cone is walked once for the whole backward pass; the literals of
+        one RUP check are unmarked when it ends (``touched``).
         """
         cls = self.cls
         core = self.core
-        reason = self.reason
+        why = self.why
         seen = self.seen
+        touched = self.touched
+        n = self.n
+        K = self.K
         stack: list[int] = []  # true literals whose reasons are to be walked
         for lit in start:
-            v = abs(lit)
-            if not seen[v]:
-                seen[v] = 1
+            if not seen[lit]:
+                seen[lit] = 1
                 stack.append(lit)
-        if conf >= 0:
-            if not core[conf]:
-                self._mark_core(conf)
-            for lit in cls[conf]:
-                v = abs(lit)
-                if not seen[v]:
-                    seen[v] = 1
+        if conf > n:
+            cl = cls[conf - K]
+            if not core[conf - K]:
+                self._mark_core(conf - K)
+            for lit in cl:
+                if not seen[-lit]:
+                    seen[-lit] = 1
                     stack.append(-lit)
+        elif conf:
+            for lit in (conf, -self.conf_lit):
+                if not seen[lit]:
+                    seen[lit] = 1
+                    stack.append(lit)
+        touched.extend(stack)
         while stack:
-            r = reason[stack.pop()]
-            if r >= 0:
-                if not core[r]:
-                    self._mark_core(r)
-                # The implied literal is seen already; the others are false.
-                for lit in cls[r]:
-                    v = abs(lit)
-                    if not seen[v]:
-                        seen[v] = 1
+            t = stack.pop()
+            w = why[t]
+            if w > n:
+                c = w - K
+                if not core[c]:
+                    self._mark_core(c)
+                # t is the implied literal; the others are false
+                for lit in cls[c]:
+                    if lit != t and not seen[-lit]:
+                        seen[-lit] = 1
                         stack.append(-lit)
+                        touched.append(-lit)
+            elif w and not seen[w]:
+                seen[w] = 1
+                stack.append(w)
+                touched.append(w)
 
     # -- lemma checks --------------------------------------------------------
 
     def _rup(self, lits: Sequence[int]) -> bool:
         """Is ``lits`` implied by unit propagation on the active clauses?"""
         trail = self.trail
-        val = self.val
+        tv = self.tv
+        why = self.why
+        s = self.stamp
         base = len(trail)
+        conf = 0
         for lit in lits:
-            v = val[lit]
-            if v == 1:
-                # True at top level (or a tautology): no propagation needed.
-                self._analyze(-1, (lit,))
-                self._backtrack(base)
-                return True
-            if v == 0:
-                val[lit] = -1
-                val[-lit] = 1
+            if tv[lit] >= s:
+                # true at top level (or a tautology): no propagation needed
+                self._analyze(0, (lit,))
+                conf = -1
+                break
+            if tv[-lit] < s:
+                tv[-lit] = s
+                why[-lit] = 0
                 trail.append(-lit)
-        conf = self._propagate(base)
-        if conf >= 0:
-            self._analyze(conf)
-        self._backtrack(base)
-        return conf >= 0
+        else:
+            conf = self._propagate(base)
+            if conf:
+                self._analyze(conf)
+        del trail[base:]
+        self.stamp = s + 1  # everything this check assigned is unassigned now
+        seen = self.seen
+        top = self.TOP
+        for lit in self.touched:
+            if tv[lit] != top:
+                seen[lit] = 0
+        self.touched.clear()
+        return conf != 0
 
     def _rat(self, c: int, pivot: int) -> bool:
         """RAT on ``pivot``: every resolvent with an active clause holding
@@ -644,7 +668,7 @@ class _Checker:
             if not self._rup(res):
                 return False
         for d in cands:
-            if not self.core[d]:
+            if d >= self.num_formula and not self.core[d]:
                 self._mark_core(d)
         return True
 
@@ -655,11 +679,12 @@ class _Checker:
         if not self.formula:
             return "formula has no clauses"
         cls = self.cls
-        spos = self.spos
         core = self.core
         active = self.active
-        val = self.val
+        tv = self.tv
         stats = self.stats
+        top = self.TOP
+        K = self.K
 
         # Formula: watch the first two literals (nothing is assigned yet),
         # then propagate the unit clauses.
@@ -668,27 +693,26 @@ class _Checker:
             cl = list(dict.fromkeys(c0)) if len(set(c0)) != len(c0) else list(c0)
             c = len(cls)
             cls.append(cl)
-            spos.append(2)
-            core.append(0)
+            core.append(1)
             active.append(1)
             if len(cl) >= 2:
-                self._watch(c, 0)
+                self._watch(c)
             elif cl:
                 units.append(c)
             else:
                 stats["trivial"] = 1  # the formula contains the empty clause
                 return ""
-        conflict = -1
+        conflict = 0
         for c in units:
             lit = cls[c][0]
-            if val[lit] == -1:
-                conflict = c
+            if tv[-lit] == top:
+                conflict = c + K
                 break
-            if val[lit] == 0:
-                self._assign(lit, c)
-        if conflict < 0:
+            if tv[lit] != top:
+                self._assign(lit, c + K)
+        if not conflict:
             conflict = self._propagate(0)
-        if conflict >= 0:
+        if conflict:
             stats["trivial"] = 1  # unit propagation alone refutes the formula
             return ""
         num_formula = len(cls)
@@ -718,7 +742,7 @@ class _Checker:
                     stats["ignored_deletions"] += 1
                     continue
                 d = ids.pop()
-                self._detach(d)
+                self._unwatch(d)
                 active[d] = 0
                 step_c.append(~d)
                 step_t.append(len(trail))
@@ -730,7 +754,6 @@ class _Checker:
                 # No conflict so far, so the empty clause is not RUP.
                 return self._lemma_reason(c - num_formula, idx)
             cls.append(lits)
-            spos.append(2)
             core.append(0)
             active.append(1)
             pivots.append(lits[0])
@@ -741,29 +764,31 @@ class _Checker:
                 index.setdefault(tuple(sorted(lits)), []).append(c)
             if len(lits) == 1:
                 lit = lits[0]
-                if val[lit] == -1:
-                    conflict = c
+                if tv[-lit] == top:
+                    conflict = c + K
                     break
-                if val[lit] == 0:
-                    self._assign(lit, c)
+                if tv[lit] != top:
+                    self._assign(lit, c + K)
                     conflict = self._propagate(len(trail) - 1)
-                    if conflict >= 0:
+                    if conflict:
                         break
                 continue
             k = self._attach(c)
             if k == 0:
-                conflict = c
+                conflict = c + K
                 break
-            if k == 1 and val[lits[0]] == 0:
-                self._assign(lits[0], c)
+            if k == 1 and tv[lits[0]] != top:
+                self._assign(lits[0], c + K)
                 conflict = self._propagate(len(trail) - 1)
-                if conflict >= 0:
+                if conflict:
                     break
-        if conflict < 0:
+        if not conflict:
             return "proof does not derive the empty clause"
 
-        # Backward pass.
+        # Backward pass: each RUP check takes a fresh stamp from here on.
         self._analyze(conflict)
+        self.touched.clear()  # the final conflict's cone is all top level
+        self.stamp = 1
         self.pos = {lit: i for i, lit in enumerate(trail)}
         for s in range(len(step_c) - 1, -1, -1):
             c = step_c[s]
@@ -772,9 +797,10 @@ class _Checker:
                 active[d] = 1
                 self._attach(d)
                 continue
-            self._detach(c)
+            if len(cls[c]) >= 2:
+                self._unwatch(c)
             active[c] = 0
-            self._backtrack(step_t[s])
+            self._truncate(step_t[s])
             if not core[c]:
                 continue
             if deadline is not None and time.perf_counter() > deadline:

@@ -37,6 +37,7 @@ _TUNING: dict[str, dict[str, object]] = {
     "inverse": _LIGHT,
     "boolean": _LIGHT,
     "optional": _LIGHT,
+    "cnf": _LIGHT,
     "circuit": {"cp_model_presolve": False, "linearization_level": 0},
 }
 _MIN_SOLVER_SECONDS = 0.01  # a solver always gets a moment, even after a slow build

@@ -387,17 +387,22 @@ def position_at_least_one(v: Variables, alo: bool) -> list[Clause]:
 
 def filled_positions(v: Variables) -> dict[str, list[Clause]]:
     """Optional positions: filled(q + 1) → filled(q); a filled position holds a card (a
-    rank, with rank) and a card (rank) at q fills it."""
+    rank, with rank) and a card (rank) at q fills it; and when the last position is
+    filled every card is played (implied by pigeonhole, which a solver finds slowly: this
+    keeps the question "are all n played?" as easy as a plain solve)."""
     filled, rank_at, cards_at = v.filled or [], v.rank_at, v.domains.cards_at
     positions = v.layout.positions
     prefix = [[-filled[q + 1], filled[q]] for q in positions[:-1]]
+    full = [[-filled[-1]] + ([] if (top := v.by(c, v.layout.n)) is False else [top])
+            for c in v.layout.moves]
     if rank_at is not None:
         holds = [[-filled[q], *rank_at[q].values()] for q in positions]
         fills = [[-lit, filled[q]] for q in positions for lit in rank_at[q].values()]
     else:
         holds = [[-filled[q]] + [v.at[c][q] for c in cards_at[q]] for q in positions]
         fills = [[-v.at[c][q], filled[q]] for q in positions for c in cards_at[q]]
-    return {"filled-prefix": prefix, "filled-holds": holds, "filled-by": fills}
+    return {"filled-prefix": prefix, "filled-holds": holds, "filled-by": fills,
+            "filled-all": full}
 
 
 def rank_channel(v: Variables) -> dict[str, list[Clause]]:
@@ -471,9 +476,11 @@ def precedence(v: Variables) -> list[Clause]:
 
 
 def rank_count(v: Variables, pool: Pool) -> list[Clause]:
-    """Rank k shows at exactly total[k] positions (at most, for prefixes): a prefix counter
-    over rank(·, k) with ("count", k, q, j) = "rank k shows at j or more of 1..q"."""
-    rank_at, optional, rank = v.rank_at or [], v.domains.optional, v.layout.problem.rank
+    """Rank k shows at exactly total[k] positions (for prefixes: at most, and exactly when
+    every position is filled): a prefix counter over rank(·, k) with ("count", k, q, j) =
+    "rank k shows at j or more of 1..q"."""
+    rank_at, rank = v.rank_at or [], v.layout.problem.rank
+    guard = [-v.filled[-1]] if v.filled is not None and v.layout.n else []
     totals: dict[int, int] = {}
     for c in v.layout.moves:
         totals[rank[c]] = totals.get(rank[c], 0) + 1
@@ -508,11 +515,9 @@ def rank_count(v: Variables, pool: Pool) -> list[Clause]:
                     add([-now, lit])
             prev = row
         if len(prev) < total:
-            if not optional:
-                add([])  # too few positions can show rank k
+            add(guard)  # too few positions can show rank k
             continue
-        if not optional:
-            add([prev[total - 1]])
+        add(guard + [prev[total - 1]])
         if len(prev) > total:
             add([-prev[total]])
     return clauses

@@ -7,6 +7,7 @@ end screen, in background threads so the screen never waits for it.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
 from time import perf_counter
@@ -128,11 +129,14 @@ class Table(Screen):
         self.arrived()
         self.warm_up()
 
-    @work(thread=True, group="warm-up", exit_on_error=False)
     def warm_up(self) -> None:
         """Load the hint engine while the player looks at the deal, so that the first
         hint does not wait for its imports."""
-        engine.missing()
+        engine.in_background(engine.missing)
+
+    async def ask(self, call: Callable[..., Any], *args: Any) -> Any:
+        """The hint engine's answer, computed off the event loop."""
+        return await asyncio.wrap_future(engine.in_background(call, *args))
 
     async def lay_fans(self) -> None:
         row = self.query_one("#fans", Horizontal)
@@ -250,15 +254,15 @@ class Table(Screen):
             self.say("hint: thinking ...", "dim")
             self.fetch_hints(moves, self.game)
 
-    @work(thread=True, group="hint", exit_on_error=False)
-    def fetch_hints(self, moves: Moves, game: Game) -> None:
+    @work(group="hint")
+    async def fetch_hints(self, moves: Moves, game: Game) -> None:
         began = perf_counter()
         try:
-            found = engine.hints_of(game.position)
+            found = await self.ask(engine.hints_of, game.position)
         except Exception as error:  # shown, not raised: the game goes on without a hint
-            self.app.call_from_thread(self.hint_failed, moves, str(error))
+            self.hint_failed(moves, str(error))
             return
-        self.app.call_from_thread(self.show_hint, moves, found, perf_counter() - began)
+        self.show_hint(moves, found, perf_counter() - began)
 
     def hint_failed(self, moves: Moves, reason: str) -> None:
         self.asked.discard(moves)
@@ -303,14 +307,14 @@ class Table(Screen):
             self.weighing.add(moves)
             self.fetch_best(moves, self.game)
 
-    @work(thread=True, group="coach", exit_on_error=False)
-    def fetch_best(self, moves: Moves, game: Game) -> None:
+    @work(group="coach")
+    async def fetch_best(self, moves: Moves, game: Game) -> None:
         try:
-            found = engine.best_of(game.position, engine.HINT_SECONDS)
+            found = await self.ask(engine.best_of, game.position, engine.HINT_SECONDS)
         except Exception as error:  # shown, not raised
-            self.app.call_from_thread(self.coach_failed, moves, str(error))
+            self.coach_failed(moves, str(error))
             return
-        self.app.call_from_thread(self.learned, moves, found)
+        self.learned(moves, found)
 
     def coach_failed(self, moves: Moves, reason: str) -> None:
         self.weighing.discard(moves)
@@ -345,14 +349,14 @@ class Table(Screen):
 
     # ------------------------------------------------------------ the end
 
-    @work(thread=True, group="review", exit_on_error=False)
-    def fetch_review(self, game: Game, screen: EndScreen) -> None:
+    @work(group="review")
+    async def fetch_review(self, game: Game, screen: EndScreen) -> None:
         try:
-            found = review(game, self.bests, engine.best_of)
+            found = await self.ask(review, game, self.bests, engine.best_of)
         except Exception as error:  # shown, not raised
-            self.app.call_from_thread(screen.failed, str(error))
+            screen.failed(str(error))
             return
-        self.app.call_from_thread(screen.show_review, found)
+        screen.show_review(found)
 
     def replay_best(self, line: tuple[Card, ...]) -> None:
         """Back to the start, then the best line played one move at a time (any key
