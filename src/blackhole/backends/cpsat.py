@@ -4,13 +4,22 @@ and run OR-Tools CP-SAT on it: options, parameters, the status ladder and read b
 
 from __future__ import annotations
 
+import math
 import time
+from dataclasses import replace
 from typing import Any
 
 from ortools.sat.python import cp_model
 
-from blackhole.backends import Backend, Options, Result, Verdict
-from blackhole.encode.cpsat import Built, build_model, choose_features, choose_model
+from blackhole.backends import Backend, BestResult, Options, Result, Verdict
+from blackhole.encode.cpsat import (
+    OPTIONAL_FEATURES,
+    Built,
+    build_model,
+    build_optional,
+    choose_features,
+    choose_model,
+)
 from blackhole.errors import InputError, InternalError
 from blackhole.problem import Problem
 
@@ -117,3 +126,44 @@ class CpsatBackend(Backend):
         stats["build_seconds"] = built_at - began
         return Result(verdict, order, self.name, f"cp-sat:{built.name}",
                       time.perf_counter() - began, stats)
+
+    def check_best(self, options: Options) -> None:
+        """The optional-position model is the only one, and its features are its own."""
+        if options.model is not None:
+            raise InputError("the best score has one CP-SAT model, the optional-position "
+                             "one: give no model", "model", token=options.model)
+        unknown = sorted(set(options.features or ()) - OPTIONAL_FEATURES)
+        if unknown:
+            raise InputError("not a feature of the optional-position model (it has "
+                             f"{', '.join(sorted(OPTIONAL_FEATURES))})", "features",
+                             token=",".join(unknown))
+        check_options(replace(options, features=None))
+
+    def best(self, problem: Problem, options: Options) -> BestResult:
+        """Maximise the filled positions of the optional-position model, from the quick
+        lower bound (a short search) posted as a bound on the objective; at the limit the
+        best line found and CP-SAT's bound on the objective."""
+        from blackhole.backends.sat import quick_line
+
+        self.check_best(options)
+        began = time.perf_counter()
+        deadline = None if options.timeout is None else began + options.timeout
+        lower, _ = quick_line(problem, deadline)
+        built = build_optional(problem, options.features)
+        if lower:  # a line this long exists: the search need not look below it
+            built.model.add(built.filled[len(lower) - 1] == 1)
+        built_at = time.perf_counter()
+        solver, status = run(built, options, began)
+        verdict = verdict_of(status, built.name)
+        if verdict is Verdict.UNSOLVABLE:
+            raise InternalError("CP-SAT found no line at all, where the empty line is legal")
+        order = built.read_order(solver) if verdict is Verdict.SOLVED else ()
+        if len(order) < len(lower):
+            order = lower
+        proven = status == cp_model.OPTIMAL
+        bound = len(order) if proven else min(len(problem.moves),
+                                              math.floor(solver.best_objective_bound + 1e-6))
+        stats = run_stats(solver, status, built, options)
+        stats.update(lower_bound=len(lower), build_seconds=built_at - began)
+        return BestResult(order, proven, max(bound, len(order)), self.name,
+                          f"cp-sat:{built.name}", time.perf_counter() - began, stats)

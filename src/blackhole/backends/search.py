@@ -18,7 +18,7 @@ import sys
 import time
 from dataclasses import dataclass
 
-from blackhole.backends import Backend, Options, Result, Verdict
+from blackhole.backends import Backend, BestResult, Options, Result, Verdict
 from blackhole.cards import rank_adjacent
 from blackhole.problem import Problem
 
@@ -44,6 +44,17 @@ class SearchBackend(Backend):
         order = tuple(searcher.path) if verdict is Verdict.SOLVED else None
         return Result(verdict, order, self.name, "dfs", time.perf_counter() - began,
                       {"states": searcher.states})
+
+    def best(self, problem: Problem, options: Options) -> BestResult:
+        """The referee's longest line (`best_score`); at the limit the longest seen, with
+        no bound below the cards to play."""
+        self.check_best(options)
+        began = time.perf_counter()
+        deadline = None if options.timeout is None else began + options.timeout
+        found = best_score(problem, deadline)
+        bound = len(found.order) if found.proven else len(problem.moves)
+        return BestResult(found.order, found.proven, bound, self.name, "dfs",
+                          time.perf_counter() - began, {"states": found.states})
 
 
 @dataclass(frozen=True)
