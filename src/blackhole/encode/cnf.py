@@ -264,7 +264,7 @@ class Variables:
         return self.domains.layout
 
     def by(self, c: int, q: int) -> int | bool:
-        """"c is played at position q or earlier": a variable, or a constant (see
+        """The literal "c is played at position q or earlier": a variable, or a constant (see
         `Domains.played_by`)."""
         d = self.domains
         if q < d.first[c]:
