@@ -130,9 +130,9 @@ class Domains:
         return range(self.first[card], last)
 
     def played_by(self, card: int, q: int) -> Lit | bool:
-        """The literal "`card` is played at position q or earlier": False before its first position;
-        from its last position on True (complete lines) or "played at all", the ladder's
-        top (prefixes)."""
+        """The literal "`card` is played at position q or earlier": False before its first
+        position; from its last position on True (complete lines) or "played at all", the
+        ladder's top (prefixes)."""
         first, last = self.first[card], self.last[card]
         if q < first:
             return False
