@@ -30,6 +30,7 @@ from blackhole.certificates import (
 )
 from blackhole.cli import app
 from blackhole.deal import load_deal
+from blackhole.errors import InputError
 from blackhole.pipeline import solve_deal
 
 from .conftest import easy_for_search, reference
@@ -408,3 +409,113 @@ def test_a_lying_backend_gets_no_certificate(tmp_path, monkeypatch) -> None:
         Verdict.UNSOLVABLE, None, "sat", "glucose4", 0.0, {}, None))
     with pytest.raises(InternalError, match="no proof"):
         certify(load_deal("pysol:2"), "pysol:2", tmp_path / "c")
+
+
+# ---------------------------------------------------------------- optimality certificates
+
+
+def exhaustive_best(position) -> int:
+    """The most cards any legal line scores from `position` (counted from the start of
+    the deal), by trying every line through the rules engine: small deals only."""
+    from blackhole.rules import initial_state, legal_moves, play
+
+    deal = position.deal
+    seen: dict = {}
+
+    def most(state) -> int:
+        if state not in seen:
+            seen[state] = max((1 + most(play(deal, state, fan))
+                               for fan in legal_moves(deal, state)), default=0)
+        return seen[state]
+
+    return position.moved + most(initial_state(deal))
+
+
+def _position(spec: str, after: str | None = None):
+    from blackhole.deal import load_position
+
+    return load_position(spec, after)
+
+
+@pytest.mark.parametrize(("spec", "after"), [("pysol:29", None), ("pysol:63", None),
+                                             ("pysol:38", "2D 3S")])
+def test_optimality_certificates_are_written_and_verified(spec, after, tmp_path) -> None:
+    position = _position(spec, after)
+    best = exhaustive_best(position)
+    cert = certify_module.certify_best(position, best, tmp_path, spec=spec)
+    assert cert.certified and cert.best == best and cert.moved == position.moved
+    found = verify(tmp_path)
+    assert found.ok and found.claim == "best" and found.best == best and found.dealt
+    manifest = json.loads((tmp_path / MANIFEST_FILE).read_text())
+    assert manifest["claim"] == certify_module.BEST_CLAIM
+    assert manifest["bound"]["best"] == best
+    assert manifest["position"] == {"moved": position.moved,
+                                    "moves": [str(c) for c in position.history]}
+    result = CliRunner().invoke(app, ["verify", str(tmp_path)])
+    assert result.exit_code == 0 and f"scores more than {best}" in result.output
+
+
+def test_a_bound_one_too_high_is_refused(tmp_path) -> None:
+    """A bound one below the best claims a score nobody can pass is out of reach, yet a
+    line reaches it: there is no proof, and certify_best says which line scores more."""
+    position = _position("pysol:29")
+    best = exhaustive_best(position)
+    with pytest.raises(InputError, match=f"scores {best}"):
+        certify_module.certify_best(position, best - 1, tmp_path / "low")
+    with pytest.raises(InputError, match="no line can score more"):
+        certify_module.certify_best(position, 51, tmp_path / "won")
+
+
+def _bound_changed(folder: Path, best: int, *, restate: bool) -> None:
+    """The manifest claims `best`; with `restate`, formula.cnf and its hash are made
+    the CNF of that bound too, so only the proof stands between the claim and VERIFIED."""
+    _rewrite_manifest(folder, lambda m: m["bound"].update(best=best))
+    if restate:
+        position = certify_module.position_of(
+            certify_module.parse_board((folder / "deal.board").read_text()))
+        encoding, _ = certify_module.bound_encoding(position, best)
+        text = encoding.dimacs().encode()
+        (folder / "formula.cnf").write_bytes(text)
+        _rewrite_manifest(folder, lambda m: m["cnf"].update(sha256=sha256(text)))
+
+
+def test_a_tampered_optimality_certificate_is_not_verified(tmp_path) -> None:
+    position = _position("pysol:63")
+    best = exhaustive_best(position)
+    made = tmp_path / "made"
+    certify_module.certify_best(position, best, made, spec="pysol:63")
+    # a stronger claim than the proof's: the re-derived CNF is not the stored one
+    folder = _copy(made, tmp_path / "a")
+    _bound_changed(folder, best - 1, restate=False)
+    found = verify(folder)
+    assert not found.ok and "CNF hash" in found.reason
+    # the same claim with its own CNF: the proof does not refute it (a line reaches best)
+    folder = _copy(made, tmp_path / "b")
+    _bound_changed(folder, best - 1, restate=True)
+    found = verify(folder)
+    assert not found.ok and found.check is not None and not found.check.ok
+    # the empty clause first: not RUP (the bound CNF is satisfiable without the proof)
+    folder = _copy(made, tmp_path / "c")
+    tampered = "0\n" + (folder / PROOF_FILE).read_text()
+    (folder / PROOF_FILE).write_text(tampered)
+    _rewrite_manifest(folder, lambda m: m["proof"].update(sha256=sha256(tampered.encode())))
+    assert verify(folder).reason == "lemma 1 (line 1) is not RUP/RAT"
+    # moves that do not lead to deal.board's position
+    folder = _copy(made, tmp_path / "d")
+    _rewrite_manifest(folder, lambda m: m["deal"].update(spec="pysol:64"))
+    assert not verify(folder).ok
+    result = CliRunner().invoke(app, ["verify", str(folder)])
+    assert result.exit_code == 1 and "NOT VERIFIED" in result.output
+
+
+def test_an_optimality_certificate_after_moves_names_them(tmp_path) -> None:
+    position = _position("pysol:38", "2D 3S")
+    best = exhaustive_best(position)
+    certify_module.certify_best(position, best, tmp_path / "made", spec="pysol:38")
+    for name, moves, why in [("other", ["2C", "3S"], "not the position of pysol:38"),
+                              ("illegal", ["KC", "2D"], "do not replay"),
+                              ("short", ["2D"], "names 1 moves")]:
+        folder = _copy(tmp_path / "made", tmp_path / name)
+        _rewrite_manifest(folder, lambda m, moves=moves: m["position"].update(moves=moves))
+        found = verify(folder)
+        assert not found.ok and why in found.reason

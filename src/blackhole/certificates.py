@@ -14,6 +14,12 @@ checker, which shares no code with the solver) and writes a folder:
 A solvable deal gets `solution.json` instead: its winning moves, replayed by the rules
 engine. A deal whose limit runs out keeps only `deal.board`: unknown is no verdict.
 
+`certify_best` writes the same kind of folder for a best score: the CNF "at least
+best+1 cards are scored from this position" (the optional-position encoding and the
+bound as a unit clause), its DRUP proof and a manifest naming the deal, the position's
+moves and the bound; `verify` re-derives that CNF from the deal, the position and the
+bound.
+
 `verify` trusts nothing in the folder but the deal, and the deal only as far as it can
 be checked: a generated spec (`pysol:N`, `random:SEED`) is dealt again and must equal
 deal.board. It re-derives the CNF from deal.board with the project's encoder, compares
@@ -29,14 +35,23 @@ import shutil
 import subprocess
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from blackhole import __version__, drat
 from blackhole.backends import Options, Verdict, make_backend
 from blackhole.cards import STANDARD_RANKS
-from blackhole.deal import Deal, board_text, generated_spec, load_deal, parse_board
+from blackhole.deal import (
+    Deal,
+    Position,
+    board_text,
+    generated_spec,
+    load_deal,
+    load_position,
+    parse_board,
+    position_of,
+)
 from blackhole.encode import cnf
 from blackhole.errors import InputError, InternalError
 from blackhole.pipeline import Solution, decode, solution_json
@@ -46,6 +61,7 @@ from blackhole.solutions import parse_solution
 
 CERTIFICATE_FORMAT = "blackhole-certificate/2"  # 2: the manifest holds the board
 CLAIM = "the deal has no winning move sequence"
+BEST_CLAIM = "no line from the position scores more than the bound"
 DEAL_FILE, CNF_FILE, PROOF_FILE, MANIFEST_FILE = (
     "deal.board", "formula.cnf", "proof.drup", "manifest.json")
 SOLUTION_FILE = "solution.json"
@@ -96,6 +112,9 @@ class Certificate:
     reason: str = ""  # why the verdict is unknown
     solver_stats: dict[str, Any] = field(default_factory=dict, compare=False)
     resumed: bool = False  # found complete in its folder by --resume, not made again
+    best: int | None = None  # an optimality certificate's bound: no line scores more
+    moved: int = 0  # cards moved before the position (optimality certificates)
+    history: tuple[str, ...] = ()  # those moves, when known (optimality certificates)
 
     @property
     def certified(self) -> bool:
@@ -108,12 +127,13 @@ class Verification:
     """What `verify` found in a folder."""
 
     ok: bool
-    claim: str  # "unsolvable", "solved", or "" when the folder says neither
+    claim: str  # "unsolvable", "best", "solved", or "" when the folder says neither
     spec: str  # the deal the folder is about, as its manifest or solution names it
     reason: str = ""  # why not, when not ok
     dealt: bool = False  # the spec was dealt again and equals deal.board
     check: drat.CheckResult | None = None  # the proof check, for an unsolvable claim
     played: int = 0  # cards the solution moves, for a solved claim
+    best: int | None = None  # the bound, for a "best" claim: no line scores more
     seconds: float = 0.0
 
 
@@ -215,11 +235,18 @@ def _standard(deal: Deal, spec: str) -> Deal:
 
 
 def manifest(cert: Certificate) -> dict[str, Any]:
-    """The manifest of an unsolvable deal's certificate, from its fields."""
+    """The manifest of a proof's certificate (unsolvable, or a best score), from its
+    fields."""
     assert cert.cnf is not None and cert.proof is not None and cert.check is not None
+    claim: dict[str, Any] = {"claim": CLAIM}
+    if cert.best is not None:
+        claim = {"claim": BEST_CLAIM,
+                 "position": {"moved": cert.moved, "moves": list(cert.history)},
+                 "bound": {"best": cert.best,
+                           "refuted": f"at least {cert.best + 1} cards moved from the start"}}
     return {
         "format": CERTIFICATE_FORMAT,
-        "claim": CLAIM,
+        **claim,
         "deal": {"spec": cert.spec, "file": DEAL_FILE, "sha256": sha256(cert.board.encode()),
                  "board": cert.board},
         "encoding": {"name": "blackhole-sat", "version": cnf.ENCODING_VERSION,
@@ -235,6 +262,75 @@ def manifest(cert: Certificate) -> dict[str, Any]:
                     "check": round(cert.seconds.check, 6)},
         "checker": {"name": cert.checker, "ok": cert.check.ok, "reason": cert.check.reason},
     }
+
+
+# ---------------------------------------------------------------- best scores
+
+
+def bound_encoding(position: Position, best: int,
+                   features: frozenset[str] = cnf.CERTIFY_FEATURES) -> tuple[cnf.Encoding, int]:
+    """The CNF "at least best+1 cards are scored from this position" and its bound
+    literal: the position's encoding with optional positions, plus the unit clause
+    "at least best+1-moved cards are played from here". `best` counts from the start of
+    the deal, as `Position.moved` does."""
+    more = best + 1 - position.moved
+    if not position.moved <= best < position.of:
+        raise InputError(f"a best score from this position is {position.moved} to "
+                         f"{position.of - 1} (at {position.of} the deal is won: no line "
+                         "can score more)", "best", token=str(best))
+    encoding = cnf.build_cnf(build_problem(position.deal), features, optional=True)
+    literal = encoding.filled_literal(more)
+    return replace(encoding, clauses=[*encoding.clauses, [literal]],
+                   family_counts={**encoding.family_counts, "bound": 1}), literal
+
+
+def certify_best(position: Position, best: int, folder: Path, *, spec: str = "",
+                 solver: str = DEFAULT_SOLVER, checker: str = "blackhole") -> Certificate:
+    """An optimality certificate: refute "at least best+1 cards are scored from this
+    position" with a proof, check it, and write deal.board (the position), formula.cnf,
+    proof.drup and a manifest naming the deal (`spec`, when given, is dealt again and
+    replayed through `position.history` by `verify`), the moves and the bound.
+
+    A line that scores more than `best` is an InputError naming it: the bound is not
+    the best."""
+    from pysat.solvers import Solver
+
+    solver = check_choices(solver, checker)
+    began = time.perf_counter()
+    board = board_text(_standard(position.deal, spec or "position"))
+    encoding, _ = bound_encoding(position, best)
+    encoded = time.perf_counter()
+    _fresh_folder(folder)
+    _write(folder / DEAL_FILE, board)
+    with Solver(name=solver, bootstrap_with=encoding.clauses, with_proof=True) as sat:
+        if sat.solve():
+            played = len(encoding.decode(sat.get_model()))
+            raise InputError(f"not the best score: a line from the position scores "
+                             f"{position.moved + played}", "best", token=str(best))
+        proof_lines = list(sat.get_proof())
+        stats = dict(sat.accum_stats() or {})
+    solved = time.perf_counter()
+    proof_text = "".join(line + "\n" for line in proof_lines)
+    if checker == "blackhole":
+        check = drat.check_proof(encoding.num_vars, encoding.clauses,
+                                 drat.parse_proof(proof_text))
+    cnf_text = encoding.dimacs()
+    cnf_bytes, proof_bytes = cnf_text.encode(), proof_text.encode()
+    _write(folder / CNF_FILE, cnf_text)
+    _write(folder / PROOF_FILE, proof_text)
+    if checker != "blackhole":
+        check = _drat_trim(folder / CNF_FILE, folder / PROOF_FILE, None)
+    cert = Certificate(
+        spec=spec, verdict=Verdict.UNSOLVABLE, folder=folder, board=board, solver=solver,
+        seconds=Seconds(encoded - began, solved - encoded, check.stats.get("seconds", 0.0)),
+        features=encoding.features, variables=encoding.num_vars,
+        clauses=len(encoding.clauses), checker=checker, solver_stats=stats,
+        cnf=FileFacts(CNF_FILE, sha256(cnf_bytes), len(cnf_bytes)),
+        proof=FileFacts(PROOF_FILE, sha256(proof_bytes), len(proof_bytes), len(proof_lines)),
+        check=check, best=best, moved=position.moved,
+        history=tuple(str(card) for card in position.history))
+    _write(folder / MANIFEST_FILE, json.dumps(manifest(cert), indent=2) + "\n")
+    return cert
 
 
 # ---------------------------------------------------------------- many deals
@@ -339,7 +435,7 @@ def completed(job: Job) -> Certificate | None:
         if (folder / MANIFEST_FILE).is_file():
             facts = json.loads(_read_small(folder / MANIFEST_FILE))
             read = _read_manifest(facts, board)
-            if isinstance(read, str) or not facts["checker"]["ok"] \
+            if isinstance(read, str) or facts["claim"] != CLAIM or not facts["checker"]["ok"] \
                     or facts["deal"]["spec"] != job.spec:
                 return None
             for entry in (facts["cnf"], facts["proof"]):
@@ -384,21 +480,21 @@ def verify(folder: Path, checker: str = "blackhole") -> Verification:
                          token=checker)
     began = time.perf_counter()
     if (folder / MANIFEST_FILE).is_file():
-        found = _verify_unsolvable(folder, checker)
+        found = _verify_proof(folder, checker)
     elif (folder / SOLUTION_FILE).is_file():
         found = _verify_solved(folder)
     else:
         found = Verification(False, "", "", f"no {MANIFEST_FILE} or {SOLUTION_FILE} in the "
                              "folder (an unknown verdict leaves neither)")
-    return Verification(found.ok, found.claim, found.spec, found.reason, found.dealt,
-                        found.check, found.played, time.perf_counter() - began)
+    return replace(found, seconds=time.perf_counter() - began)
 
 
-def _verify_unsolvable(folder: Path, checker: str) -> Verification:
-    spec, dealt = "", False
+def _verify_proof(folder: Path, checker: str) -> Verification:
+    """An unsolvable deal's certificate, or a best score's."""
+    spec, dealt, claim, best = "", False, "unsolvable", None
 
     def refused(reason: str, check: drat.CheckResult | None = None) -> Verification:
-        return Verification(False, "unsolvable", spec, reason, dealt, check)
+        return Verification(False, claim, spec, reason, dealt, check, best=best)
 
     try:
         raw = _read_small(folder / MANIFEST_FILE)
@@ -408,6 +504,8 @@ def _verify_unsolvable(folder: Path, checker: str) -> Verification:
             return refused(f"{MANIFEST_FILE} is not valid JSON ({error.__class__.__name__})")
         if not isinstance(facts, dict):
             return refused(f"{MANIFEST_FILE} is not a JSON object")
+        if facts.get("claim") == BEST_CLAIM:
+            claim = "best"
         board_bytes = _read_small(folder / DEAL_FILE)
         board = board_bytes.decode("utf-8")
         deal_facts = facts.get("deal")
@@ -418,14 +516,20 @@ def _verify_unsolvable(folder: Path, checker: str) -> Verification:
             return refused(read)
         features = read
         deal = parse_board(board, str(folder / DEAL_FILE))
-        known, dealt = _deal_named(spec, deal)
-        if known:
-            return refused(known)
-        encoding = cnf.build_cnf(build_problem(deal), features)
+        if claim == "best":
+            found = _best_statement(facts, deal, spec, features)
+            if isinstance(found[0], str):
+                return refused(found[0])
+            encoding, best, dealt = found
+        else:
+            known, dealt = _deal_named(spec, deal)
+            if known:
+                return refused(known)
+            encoding = cnf.build_cnf(build_problem(deal), features)
         derived = encoding.dimacs().encode()
         if sha256(derived) != facts["cnf"]["sha256"]:
-            return refused("the manifest's CNF hash is not the hash of the CNF re-derived "
-                           "from the deal")
+            return refused(f"the manifest's CNF hash is not the hash of the CNF re-derived "
+                           f"from the {'deal, the position and the bound' if best else 'deal'}")
         if drat.read_capped(folder / CNF_FILE, drat.MAX_CNF_BYTES) != derived:
             return refused(f"{CNF_FILE} differs from the CNF re-derived from the deal")
         proof_bytes = drat.read_capped(folder / PROOF_FILE, drat.MAX_PROOF_BYTES)
@@ -433,7 +537,7 @@ def _verify_unsolvable(folder: Path, checker: str) -> Verification:
             return refused(f"{PROOF_FILE} does not match the manifest's hash")
     except drat.DratError as error:
         return refused(f"certificate file refused: {error}")
-    except (OSError, KeyError, TypeError, AttributeError, UnicodeDecodeError,
+    except (OSError, KeyError, TypeError, AttributeError, ValueError, UnicodeDecodeError,
             InputError) as error:
         return refused(f"certificate incomplete or damaged ({error.__class__.__name__}: "
                        f"{error})")
@@ -448,7 +552,37 @@ def _verify_unsolvable(folder: Path, checker: str) -> Verification:
         check = drat.check_proof(encoding.num_vars, encoding.clauses, proof)
     if not check.ok:
         return refused(check.reason, check)
-    return Verification(True, "unsolvable", spec, "", dealt, check)
+    return Verification(True, claim, spec, "", dealt, check, best=best)
+
+
+def _best_statement(facts: dict, deal: Deal, spec: str, features: frozenset[str]) -> tuple:
+    """(the CNF a best-score manifest claims is unsatisfiable, the bound, whether the spec
+    was dealt again and replayed to deal.board), or (why not,)."""
+    position = position_of(deal)
+    stated, bound = facts["position"], facts["bound"]
+    best = bound["best"]
+    if not isinstance(best, int) or isinstance(best, bool):
+        return ("the manifest's bound is no whole number",)
+    if stated["moved"] != position.moved:
+        return (f"{DEAL_FILE} shows {position.moved} cards moved, not "
+                f"{str(stated['moved'])[:20]}",)
+    moves = stated["moves"]
+    if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
+        return ("the manifest's moves are no list of cards",)
+    dealt = False
+    if spec and generated_spec(spec) is not None:
+        if len(moves) != position.moved:
+            return (f"the manifest names {len(moves)} moves, {DEAL_FILE} shows "
+                    f"{position.moved} cards moved",)
+        try:
+            again = load_position(spec, " ".join(moves) if moves else None)
+        except InputError as error:
+            return (f"the manifest's deal and moves do not replay ({error})",)
+        if again.deal != deal:
+            return (f"{DEAL_FILE} is not the position of {spec[:40]} after its moves",)
+        dealt = True
+    encoding, _ = bound_encoding(position, best, features)
+    return encoding, best, dealt
 
 
 def _read_manifest(facts: dict, board: str) -> frozenset[str] | str:
@@ -456,8 +590,8 @@ def _read_manifest(facts: dict, board: str) -> frozenset[str] | str:
     if facts.get("format") != CERTIFICATE_FORMAT:
         return f"unknown certificate format {str(facts.get('format'))[:40]!r} (this tool " \
                f"writes {CERTIFICATE_FORMAT!r}; certify the deal again)"
-    if facts.get("claim") != CLAIM:
-        return f"the manifest claims something else than {CLAIM!r}"
+    if facts.get("claim") not in (CLAIM, BEST_CLAIM):
+        return f"the manifest claims neither {CLAIM!r} nor {BEST_CLAIM!r}"
     deal_facts = facts["deal"]
     if not isinstance(deal_facts.get("spec"), str):
         return "the manifest names no deal spec"

@@ -170,6 +170,7 @@ def verify(
         check = found.check
         typer.echo(json.dumps({"folder": str(folder), "verified": found.ok,
                                "claim": found.claim, "deal": found.spec, "dealt": found.dealt,
+                               "best": found.best,
                                "reason": found.reason,
                                "stats": check.stats if check is not None else {},
                                "seconds": round(found.seconds, 6)}))
@@ -183,6 +184,14 @@ def _print_verification(folder: Path, found: Verification) -> None:
     how = "dealt again, equal to deal.board" if found.dealt else "the deal in deal.board"
     if not found.ok:
         console.print(Text("NOT VERIFIED", style="bold red"), f"{name}: {found.reason}")
+    elif found.claim == "best":
+        seconds = found.check.stats.get("seconds", 0.0) if found.check else 0.0
+        how = ("dealt again and replayed, equal to deal.board" if found.dealt
+               else "the position in deal.board")
+        console.print(Text("VERIFIED", style="bold green"),
+                      f"{name} ({how}): no line from the position scores more than "
+                      f"{found.best} (CNF re-derived with the bound, proof checked in "
+                      f"{seconds:.3f} s)")
     elif found.claim == "solved":
         console.print(Text("VERIFIED", style="bold green"),
                       f"{name} ({how}) is solvable: {folder / 'solution.json'} wins, all "

@@ -281,13 +281,13 @@ def make_variables(domains: Domains, pool: Pool, *, rank: bool) -> Variables:
     n, moves, rank_of = layout.n, layout.moves, layout.problem.rank
     at: dict[int, dict[int, int]] = {c: {} for c in moves}
     for q in range(1, n + 1):
-        made = pool.extend(("at", c, q) for c in cards_at[q])
+        made = pool.extend([("at", c, q) for c in cards_at[q]])
         for c, var in zip(cards_at[q], made, strict=True):
             at[c][q] = var
     by_base: dict[int, int] = {}
     for c in moves:
         steps = domains.ladder(c)
-        by_base[c] = pool.extend(("by", c, q) for q in steps).start - steps.start
+        by_base[c] = pool.extend([("by", c, q) for q in steps]).start - steps.start
     groups: list[dict[int, list[int]]] = [{}]
     for q in range(1, n + 1):
         group: dict[int, list[int]] = {}
@@ -460,17 +460,19 @@ def adjacency(v: Variables, forward: bool) -> dict[str, list[Clause]]:
 
 def precedence(v: Variables) -> list[Clause]:
     """a before b: by(b, q) implies by(a, q - 1), where neither side is a constant that
-    makes the clause hold."""
+    makes the clause hold (`Variables.by`, written out: this family is the largest)."""
     clauses: list[Clause] = []
-    d, by = v.domains, v.by
+    d = v.domains
+    first, last, base, optional = d.first, d.last, v.by_base, d.optional
     for a, b in v.layout.problem.precedence:
-        # complete lines: only f(b) <= q <= l(a) are not true at once; prefixes: by(b, q)
-        # is a variable (never TRUE) on f(b)..l(b)
-        stop = d.last[b] if d.optional else d.last[a]
-        for q in range(d.first[b], stop + 1):
-            clause = [] if (lit := by(b, q)) is True else [-lit]
-            if (earlier := by(a, q - 1)) is not False:
-                clause.append(earlier)
+        fa, la, fb, lb, ba, bb = first[a], last[a], first[b], last[b], base[a], base[b]
+        # complete lines: by(b, q) is TRUE from l(b) on and by(a, q - 1) from l(a) + 1 on,
+        # so only f(b) <= q <= l(a) remain; prefixes: by(b, q) is a variable on f(b)..l(b)
+        # and by(a, q - 1) is never TRUE (it is by(a, l(a)) above l(a))
+        for q in range(fb, (lb if optional else la) + 1):
+            clause = [-(bb + q)] if optional or q < lb else []
+            if q - 1 >= fa:
+                clause.append(ba + min(q - 1, la))
             clauses.append(clause)
     return clauses
 
@@ -488,12 +490,16 @@ def rank_count(v: Variables, pool: Pool) -> list[Clause]:
     add = clauses.append
     for k, total in sorted(totals.items()):
         prev: list[int] = []  # prev[j - 1] = "j or more so far"
+        keys: list[tuple] = []  # the counter's variables, made in the pool once per rank
+        top = pool.top
         for q in v.layout.positions:
             lit = rank_at[q].get(k)
             if lit is None:
                 continue
             width = min(len(prev) + 1, total + 1)
-            row = list(pool.extend(("count", k, q, j) for j in range(1, width + 1)))
+            row = list(range(top + 1, top + width + 1))
+            top += width
+            keys += [("count", k, q, j) for j in range(1, width + 1)]
             # j = 1: lit or an earlier one
             now = row[0]
             add([-lit, now])
@@ -514,6 +520,7 @@ def rank_count(v: Variables, pool: Pool) -> list[Clause]:
                 else:
                     add([-now, lit])
             prev = row
+        pool.extend(keys)
         if len(prev) < total:
             add(guard)  # too few positions can show rank k
             continue

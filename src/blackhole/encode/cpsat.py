@@ -315,7 +315,7 @@ def _rank_steps(built: Built, bools: _BooleanVars) -> None:
     filled position, with optional positions)."""
     layout, model, hole, filled = bools.layout, built.model, bools.hole, bools.filled
     start, n = layout.problem.start, layout.n
-    if start is not None:  # the first move fits the start card
+    if start is not None and n:  # the first move fits the start card
         fits = model.add_bool_or(_holes(hole, 1, layout.links[layout.problem.rank[start]]))
         if filled:
             fits.only_enforce_if(filled[1])
@@ -451,6 +451,8 @@ def circuit_arcs(layout: Layout) -> list[tuple[int, int]]:
     and from the end node back to the start."""
     problem = layout.problem
     start, end = problem.start, problem.size
+    if not layout.moves and start is not None:  # nothing to play: start → end → start
+        return [(start, end), (end, start)]
     openers = [v for v in layout.moves if not layout.before[v]
                and (start is None or v in problem.neighbours[start])]
     arcs = [(end if start is None else start, v) for v in openers]

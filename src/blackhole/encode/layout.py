@@ -161,7 +161,8 @@ def make_domains(layout: Layout, *, windows: bool = True, reach: bool = False,
         lo = layout.earliest(c) if windows else 1
         hi = layout.latest(c) if windows else n
         k = rank[c]
-        qs = tuple(q for q in range(lo, hi + 1) if walk is None or k in walk[q])
+        qs = tuple(range(lo, hi + 1)) if walk is None else \
+            tuple(q for q in range(lo, hi + 1) if k in walk[q])
         of[c] = qs
         for q in qs:  # each position lists its cards in node order
             cards_at[q].append(c)
