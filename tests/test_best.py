@@ -185,6 +185,8 @@ def test_bad_requests_are_input_errors() -> None:
         best_score("pysol:1", "cpsat", model="inverse")
     with pytest.raises(InputError, match="not sound"):
         best_score("pysol:1", "sat", features=["alo"])
+    with pytest.raises(InputError, match="interrupt"):
+        best_score("pysol:1", "maxsat", solver="cadical195")
     with pytest.raises(InputError, match="proof"):
         best_score("pysol:1", "sat", proof=True)
     with pytest.raises(InputError, match="no such option"):
@@ -202,6 +204,8 @@ def test_maxsat_solves_too() -> None:
 
 def test_variants_and_features() -> None:
     assert best_score("pysol:535", "sat:glucose4").solver == "glucose4"
+    assert best_score("pysol:535", "maxsat:minisat22").solver == "rc2/minisat22"
+    assert best_score("pysol:535", "maxsat", features=["domain"]).best == 47
     assert best_score("pysol:535", "sat", features=["domain", "symmetry"]).best == 47
     assert best_score("pysol:535", "cpsat", features=["symmetry"]).best == 47
 
@@ -334,7 +338,7 @@ def test_analyze_command_text_and_json() -> None:
     ("best", "pysol:2", "--backend", "external"),
     ("best", "pysol:2", "--backend", "cpsat", "--solver", "glucose3"),
     ("best", "pysol:2", "--features", "alo"),
-    ("best", "pysol:2", "--certify", "somewhere"),
+    ("best", "pysol:1", "--certify", "/dev/null/cannot"),
     ("best", "nosuchfile.board"),
 ])
 def test_bad_input_is_exit_2_with_one_line(args: tuple[str, ...]) -> None:
@@ -353,3 +357,21 @@ def test_bad_positions_are_exit_2(tmp_path, board: str, message: str) -> None:
     for command in ("best", "hint", "analyze"):
         result = run(command, str(path))
         assert result.exit_code == 2 and message in result.output, result.output
+
+
+def test_best_certify_writes_a_certificate_that_verifies(tmp_path) -> None:
+    from blackhole.certificates import verify
+
+    folder = tmp_path / "pysol-2-lost"
+    result = run("best", "pysol:2", "--after", "2S 3S", "--certify", str(folder), "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["best"] == 5 and data["certificate"] == str(folder)
+    checked = verify(folder)
+    assert checked.ok and checked.best == 5
+    won = json.loads(run("best", "pysol:2", "--certify", str(tmp_path / "won"),
+                         "--json").output)
+    assert won["best"] == 51 and won["certificate"] is None  # the line is the proof
+    limit = run("best", "pysol:837", "--timeout", "0.01", "--certify", str(tmp_path / "x"))
+    assert limit.exit_code == 3 and "not proven" in limit.output
+    assert not (tmp_path / "x").exists()

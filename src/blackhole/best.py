@@ -23,7 +23,8 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from blackhole.backends import BestResult, Options, make_backend, split_label
 from blackhole.cards import Card
@@ -31,6 +32,9 @@ from blackhole.deal import Deal, Position, load_position, position_of
 from blackhole.errors import InputError, InternalError
 from blackhole.problem import Problem, build_problem
 from blackhole.rules import Move, Outcome, Replay, legal_cards, move_text, replay
+
+if TYPE_CHECKING:
+    from blackhole.certificates import Certificate
 
 # Hints and analyses: the SAT solver and the features of its optional-position CNF.
 # No symmetry breaking: it keeps some longest line, not every one, and a hint asks for
@@ -137,6 +141,29 @@ def judged(position: Position, problem: Problem, found: BestResult) -> Best:
     return Best(position.moved + len(moves), position.of, found.proven,
                 position.moved + found.upper_bound, moves, found.backend, found.solver,
                 found.seconds, found.stats, position.moved, played)
+
+
+def certify_best(found: Best, position: Position, folder: Path,
+                 spec: str = "") -> Certificate | None:
+    """Write the optimality certificate of a proven best score below a win to `folder`
+    (`blackhole.certificates.certify_best`: the CNF "at least best+1 cards are scored
+    from this position", its checked DRUP proof and a manifest that `verify` reads).
+    None for a win, whose replayed line is its own proof. A best not proven is an
+    InputError: there is nothing to certify."""
+    from blackhole import certificates
+
+    if not found.proven:
+        raise InputError("the best score was not proven (the limit came first): nothing to "
+                         "certify", "certify", token=str(folder))
+    if found.won:
+        return None
+    try:
+        return certificates.certify_best(position, found.best, folder, spec=spec)
+    except InputError as error:
+        if error.source == "best":  # a line that scores more: our proven best is wrong
+            raise InternalError(f"{found.backend}/{found.solver}: proven best "
+                                f"{found.best}, but {error.detail}") from None
+        raise
 
 
 # ---------------------------------------------------------------- the hint engine

@@ -164,7 +164,7 @@ REGISTRY = {
 
 
 # `backend:VARIANT` labels: the Options field the variant sets (sat:glucose4, cpsat:boolean).
-VARIANT_FIELD = {"sat": "solver", "cpsat": "model"}
+VARIANT_FIELD = {"sat": "solver", "cpsat": "model", "maxsat": "solver"}
 
 
 def make_backend(name: str) -> Backend:

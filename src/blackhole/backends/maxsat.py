@@ -20,18 +20,31 @@ from pysat.examples.rc2 import RC2
 from pysat.formula import WCNF
 
 from blackhole.backends import Backend, BestResult, Options, Result, Verdict
-from blackhole.backends.sat import best_features
+from blackhole.backends.sat import INTERRUPTIBLE, best_features, solver_name
 from blackhole.encode.cnf import build_cnf, gc_paused
-from blackhole.errors import InternalError
+from blackhole.errors import InputError, InternalError
 from blackhole.problem import Problem
 
-# RC2's own default oracle; the backend reads no Options field but the timeout (a SAT
-# solver or features of its own would each be one more `reads` entry and check).
-ORACLE = "glucose3"
+DEFAULT_SOLVER = "glucose3"  # RC2's own default oracle (g3)
+
+
+def oracle_name(options: Options) -> str:
+    """The SAT oracle RC2 runs: one that a timer can interrupt."""
+    name = solver_name(options.solver or DEFAULT_SOLVER)
+    if name not in INTERRUPTIBLE:
+        raise InputError(f"RC2 needs a solver it can interrupt (choose from "
+                         f"{', '.join(INTERRUPTIBLE)})", "solver", token=name)
+    return name
 
 
 class MaxsatBackend(Backend):
     name = "maxsat"
+    reads = frozenset({"solver", "features"})
+
+    def check(self, options: Options) -> None:
+        super().check(options)
+        oracle_name(options)
+        best_features(options)
 
     def solve(self, problem: Problem, options: Options) -> Result:
         found = self.best(problem, options)
@@ -43,10 +56,10 @@ class MaxsatBackend(Backend):
 
     def best(self, problem: Problem, options: Options) -> BestResult:
         self.check_best(options)
-        oracle = ORACLE
+        oracle = oracle_name(options)
         began = time.perf_counter()
         with gc_paused():
-            encoding = build_cnf(problem, best_features(Options()), optional=True)
+            encoding = build_cnf(problem, best_features(options), optional=True)
             formula = WCNF()
             formula.extend(encoding.clauses)
             for literal in encoding.filled:

@@ -35,7 +35,8 @@ from blackhole.rules import Move, advance
 from blackhole.solutions import parse_cards, parse_solution
 
 if TYPE_CHECKING:
-    from blackhole.best import Analysis
+    from blackhole.best import Analysis, Best
+    from blackhole.certificates import Certificate
 
 TimeoutOption = Annotated[float | None, typer.Option(
     min=0.0, help="Wall-clock limit in seconds; at the limit the answer is not proven "
@@ -46,10 +47,10 @@ TimeoutOption = Annotated[float | None, typer.Option(
 def best(
     spec: DealSpec,
     backend: Annotated[str, typer.Option(
-        help="sat (default), cpsat, maxsat or search; sat:SOLVER picks the SAT solver.")]
-    = "sat",
-    solver: Annotated[str | None, typer.Option(help="SAT solver name (sat backend).")]
-    = None,
+        help="sat (default), cpsat, maxsat or search; sat:SOLVER and maxsat:SOLVER pick "
+             "the SAT solver.")] = "sat",
+    solver: Annotated[str | None, typer.Option(
+        help="SAT solver name (sat backend; maxsat: RC2's oracle).")] = None,
     workers: Annotated[int | None, typer.Option(
         min=1, help="CP-SAT search workers (default 1).", show_default=False)] = None,
     seed: Annotated[int | None, typer.Option(
@@ -66,7 +67,7 @@ def best(
     """The best score of a deal or position: the most cards any legal line moves, counted
     from the start of the deal (51 is a win), with one line that reaches it, replayed by
     the rules engine. Exit 0 when proven optimal, 3 when the limit came first."""
-    from blackhole.best import best_position
+    from blackhole.best import best_position, certify_best
 
     given = {"solver": solver, "workers": workers, "seed": seed,
              "features": parse_features(features)}
@@ -76,14 +77,18 @@ def best(
         engine = make_backend(name)
         check_options_apply(engine, given)
         engine.check_best(options)
-        if certify is not None:
-            raise InputError("optimality certificates are not built yet", "certify",
-                             token=str(certify))
         position = load_position(spec, after)
         with working(f"weighing {spec}"):
             found = best_position(position, name, options)
+        cert = None
+        if certify is not None and found.proven:
+            with working(f"certifying the best score of {spec}"):
+                cert = certify_best(found, position, certify, spec)
     if as_json:
-        typer.echo(json.dumps(found.to_json(spec)))
+        data = found.to_json(spec)
+        if certify is not None:
+            data["certificate"] = None if cert is None else str(cert.folder)
+        typer.echo(json.dumps(data))
     else:
         out = plain_console if ascii_only else console
         how = f"{found.backend}/{found.solver} in {found.seconds:.3f} s"
@@ -99,7 +104,19 @@ def best(
         _print_line(out, found.moves, found.moved, ascii_only)
         out.print(f"{found.replay.describe(found.moved, found.of)}; replayed by the rules "
                   "engine")
+        if certify is not None:
+            out.print(_certificate_note(found, cert, certify))
     raise typer.Exit(EXIT_OK if found.proven else EXIT_UNKNOWN)
+
+
+def _certificate_note(found: Best, cert: Certificate | None, folder: Path) -> str:
+    if cert is not None:
+        return (f"certificate: {cert.folder} (no line scores {found.best + 1}: DRUP proof "
+                f"of {cert.proof.lines if cert.proof else 0} lines, checked; blackhole verify "
+                f"{cert.folder} checks it again)")
+    if not found.proven:
+        return f"no certificate written to {folder}: the best score is not proven"
+    return f"no certificate written to {folder}: a win needs none (the line is its proof)"
 
 
 def _print_line(out: Console, moves: Sequence[tuple[Card, int]], moved: int,
