@@ -93,7 +93,9 @@ class SatBackend(Backend):
         check_proof_solver(solver, options.proof)
         features = features_of(options)
         began = time.perf_counter()
-        if self.probe_budget > 0:
+        # Asking for features means asking for that encoding: the first look is for the
+        # default solve, so that every feature test still exercises its clauses.
+        if self.probe_budget > 0 and options.features is None:
             line, nodes = probe(problem, self.probe_budget)
             if line is not None:
                 return Result(Verdict.SOLVED, line, self.name, solver,
