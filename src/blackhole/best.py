@@ -23,22 +23,24 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from blackhole.backends import BestResult, Options, make_backend, split_label
-from blackhole.backends.search import best_score as search_best
 from blackhole.cards import Card
 from blackhole.deal import Deal, Position, load_position, position_of
 from blackhole.errors import InputError, InternalError
 from blackhole.problem import Problem, build_problem
-from blackhole.rules import Move, Outcome, Replay, layout, legal_cards, move_text, replay
+from blackhole.rules import Move, Outcome, Replay, legal_cards, move_text, replay
+
+if TYPE_CHECKING:
+    from blackhole.certificates import Certificate
 
 # Hints and analyses: the SAT solver and the features of its optional-position CNF.
 # No symmetry breaking: it keeps some longest line, not every one, and a hint asks for
 # the longest line that starts with one given card.
 HINT_SOLVER = "glucose3"
 HINT_FEATURES = frozenset({"domain", "reach", "rank", "compact", "forward", "rankcount"})
-CHILD_SEARCH_SECONDS = 0.005  # the quick lower bound of a move's line, by the search
 
 
 # ---------------------------------------------------------------- the best score
@@ -67,9 +69,10 @@ class Best:
     def won(self) -> bool:
         return self.best == self.of
 
-    def to_json(self, spec: str, after: str | None = None) -> dict[str, Any]:
-        """The stable JSON schema documented in the README."""
-        return {"deal": spec, "after": after, "moved": self.moved, "best": self.best,
+    def to_json(self, spec: str) -> dict[str, Any]:
+        """The stable JSON schema documented in the README; `after` is the cards moved
+        before the position, as `check --json` gives it."""
+        return {"deal": spec, "after": self.moved, "best": self.best,
                 "of": self.of, "proven": self.proven, "upper_bound": self.upper_bound,
                 "moves": [{"card": str(card), "fan": fan} for card, fan in self.moves],
                 "backend": self.backend, "solver": self.solver,
@@ -140,6 +143,29 @@ def judged(position: Position, problem: Problem, found: BestResult) -> Best:
                 found.seconds, found.stats, position.moved, played)
 
 
+def certify_best(found: Best, position: Position, folder: Path,
+                 spec: str = "") -> Certificate | None:
+    """Write the optimality certificate of a proven best score below a win to `folder`
+    (`blackhole.certificates.certify_best`: the CNF "at least best+1 cards are scored
+    from this position", its checked DRUP proof and a manifest that `verify` reads).
+    None for a win, whose replayed line is its own proof. A best not proven is an
+    InputError: there is nothing to certify."""
+    from blackhole import certificates
+
+    if not found.proven:
+        raise InputError("the best score was not proven (the limit came first): nothing to "
+                         "certify", "certify", token=str(folder))
+    if found.won:
+        return None
+    try:
+        return certificates.certify_best(position, found.best, folder, spec=spec)
+    except InputError as error:
+        if error.source == "best":  # a line that scores more: our proven best is wrong
+            raise InternalError(f"{found.backend}/{found.solver}: proven best "
+                                f"{found.best}, but {error.detail}") from None
+        raise
+
+
 # ---------------------------------------------------------------- the hint engine
 
 
@@ -195,11 +221,19 @@ class _Engine:
         self.lines.__exit__(*exc)
 
     def root(self) -> _Choice:
-        """The longest line from the start position."""
+        """The longest line from the start position. Is it winnable, first (most positions
+        a player asks about are); if not, a climb from a short search's line."""
         from blackhole.backends.sat import quick_line
 
-        lower, _ = quick_line(self.problem, self.deadline)
-        climb = self.lines.longest(lower=lower)
+        n = self.lines.n
+        if n == 0:
+            return _Choice(-1, -1, (), 0)
+        won = self.lines.ask([self.lines.encoding.filled_literal(n)])
+        if won is None:
+            return _Choice(-1, -1, (), n)
+        if won is not False:
+            return _Choice(-1, -1, won, n)
+        climb = self.lines.longest(lower=quick_line(self.problem, self.deadline), upper=n - 1)
         return _Choice(-1, -1, climb.order, climb.upper_bound)
 
     def choices(self, prefix: tuple[int, ...], parent: _Choice) -> list[_Choice]:
@@ -215,21 +249,11 @@ class _Engine:
             if parent.line[:len(start)] == start:
                 lower = parent.line
             else:
-                lower = start + self._quick(start)
+                lower = start
             winnable = parent.upper_bound == self.lines.n
             climb = self.lines.longest(start, lower, parent.upper_bound, top_first=winnable)
             found.append(_Choice(node, fan, climb.order, climb.upper_bound))
         return found
-
-    def _quick(self, prefix: tuple[int, ...]) -> tuple[int, ...]:
-        """A long line after `prefix`, by a short search of that position (start nodes)."""
-        deal = self.position.deal
-        played = replay(deal, [self.problem.cards[v] for v in prefix])
-        child = build_problem(layout(deal, played.state))
-        stop = time.perf_counter() + CHILD_SEARCH_SECONDS
-        found = search_best(child, stop if self.deadline is None else min(stop,
-                                                                           self.deadline))
-        return tuple(self.node[child.cards[v]] for v in found.order)
 
 
 def hints(position: Position | Deal | str, *, timeout: float | None = None) -> list[Hint]:
@@ -245,6 +269,17 @@ def hints(position: Position | Deal | str, *, timeout: float | None = None) -> l
     ranked = [Hint(engine.problem.cards[c.node], c.fan, moved + len(c.line) == of,
                    moved + len(c.line), c.proven) for c in found]
     return sorted(ranked, key=lambda hint: -hint.best)
+
+
+def hints_json(spec: str, position: Position, found: Sequence[Hint],
+               seconds: float) -> dict[str, Any]:
+    """The stable JSON schema of `hint --json`, documented in the README."""
+    top = found[0] if found else None
+    return {"deal": spec, "after": position.moved, "of": position.of,
+            "best": position.moved if top is None else top.best,
+            "winnable": position.moved == position.of if top is None else top.winnable,
+            "proven": all(hint.proven for hint in found),
+            "moves": [hint.to_json() for hint in found], "seconds": round(seconds, 6)}
 
 
 # ---------------------------------------------------------------- analysis
@@ -317,9 +352,10 @@ class Analysis:
         """Cards moved from the start of the deal at the end of the line."""
         return self.moved + len(self.steps)
 
-    def to_json(self, spec: str, after: str | None = None) -> dict[str, Any]:
+    def to_json(self, spec: str) -> dict[str, Any]:
+        """The stable JSON schema documented in the README."""
         loss = self.first_loss
-        return {"deal": spec, "after": after, "moved": self.moved, "best": self.best,
+        return {"deal": spec, "after": self.moved, "best": self.best,
                 "of": self.of, "proven": self.proven, "winnable": self.winnable,
                 "line": "given" if self.given else "best", "score": self.score,
                 "steps": [step.to_json() for step in self.steps],

@@ -147,8 +147,10 @@ class CpsatBackend(Backend):
 
         self.check_best(options)
         began = time.perf_counter()
+        if not problem.moves:  # nothing to play (the model would hold an empty clause)
+            return BestResult((), True, 0, self.name, "cp-sat:optional", 0.0)
         deadline = None if options.timeout is None else began + options.timeout
-        lower, _ = quick_line(problem, deadline)
+        lower = quick_line(problem, deadline)
         built = build_optional(problem, options.features)
         if lower:  # a line this long exists: the search need not look below it
             built.model.add(built.filled[len(lower) - 1] == 1)
@@ -160,10 +162,12 @@ class CpsatBackend(Backend):
         order = built.read_order(solver) if verdict is Verdict.SOLVED else ()
         if len(order) < len(lower):
             order = lower
-        proven = status == cp_model.OPTIMAL
-        bound = len(order) if proven else min(len(problem.moves),
-                                              math.floor(solver.best_objective_bound + 1e-6))
+        bound = len(problem.moves)  # UNKNOWN: CP-SAT's bound may not be computed yet
+        if status == cp_model.OPTIMAL:
+            bound = len(order)
+        elif status == cp_model.FEASIBLE:
+            bound = max(len(order), min(bound, math.floor(solver.best_objective_bound + 1e-6)))
         stats = run_stats(solver, status, built, options)
         stats.update(lower_bound=len(lower), build_seconds=built_at - began)
-        return BestResult(order, proven, max(bound, len(order)), self.name,
+        return BestResult(order, len(order) == bound, bound, self.name,
                           f"cp-sat:{built.name}", time.perf_counter() - began, stats)

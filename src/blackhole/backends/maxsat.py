@@ -5,7 +5,9 @@ line, a prefix of positions filled); each position q gives the soft clause fille
 weight 1. RC2 is core-guided: it refutes ever larger sets of soft clauses until the
 rest can be satisfied, so its first model is optimal, and the cost it has proven so far
 (the soft clauses that must be false) bounds the best score from above when the time
-limit stops it first. It then has no line to show.
+limit stops it first. It starts, as the other backends do, from the line of a short
+search (a hard clause: at least that many cards are played), which is also the line it
+shows when the limit stops it before the optimum.
 
 `solve` asks the same question: a deal is won when the optimum fills every position.
 """
@@ -20,7 +22,7 @@ from pysat.examples.rc2 import RC2
 from pysat.formula import WCNF
 
 from blackhole.backends import Backend, BestResult, Options, Result, Verdict
-from blackhole.backends.sat import INTERRUPTIBLE, best_features, solver_name
+from blackhole.backends.sat import INTERRUPTIBLE, best_features, quick_line, solver_name
 from blackhole.encode.cnf import build_cnf, gc_paused
 from blackhole.errors import InputError, InternalError
 from blackhole.problem import Problem
@@ -58,16 +60,20 @@ class MaxsatBackend(Backend):
         self.check_best(options)
         oracle = oracle_name(options)
         began = time.perf_counter()
+        deadline = None if options.timeout is None else began + options.timeout
+        lower = quick_line(problem, deadline)
         with gc_paused():
             encoding = build_cnf(problem, best_features(options), optional=True)
             formula = WCNF()
             formula.extend(encoding.clauses)
+            if lower:  # a line this long exists: a hard clause, as cpsat posts it
+                formula.append([encoding.filled_literal(len(lower))])
             for literal in encoding.filled:
                 formula.append([literal], weight=1)
             built = time.perf_counter()
             with RC2(formula, solver=oracle) as rc2:
-                model = _compute(rc2, None if options.timeout is None
-                                 else options.timeout - (built - began))
+                model = _compute(rc2, None if deadline is None
+                                 else deadline - time.perf_counter())
                 cost = rc2.cost
                 stats: dict[str, Any] = {"vars": encoding.num_vars,
                                          "clauses": len(encoding.clauses),
@@ -78,9 +84,10 @@ class MaxsatBackend(Backend):
         n = len(encoding.filled)
         stats.update(encode_seconds=round(built - began, 6),
                      solve_seconds=round(time.perf_counter() - built, 6))
+        stats["lower_bound"] = len(lower)
         if model is None:  # stopped: RC2 shows no line before the optimum
-            return BestResult((), n == 0, n - cost, self.name, f"rc2/{oracle}",
-                              time.perf_counter() - began, stats)
+            return BestResult(lower, len(lower) == n - cost, n - cost, self.name,
+                              f"rc2/{oracle}", time.perf_counter() - began, stats)
         try:
             order = encoding.decode(model)
         except ValueError as error:
