@@ -22,6 +22,7 @@ from blackhole.backends import Verdict
 from blackhole.cards import Card
 from blackhole.cli import app as cli
 from blackhole.deal import load_position
+from blackhole.errors import InternalError
 from blackhole.pipeline import solve
 from blackhole.play import engine
 from blackhole.play.app import EndScreen, PlayApp, RulesScreen, SaveScreen, Table
@@ -415,6 +416,23 @@ def test_a_hint_answers_the_deal_on_the_table(monkeypatch: pytest.MonkeyPatch) -
         assert f"play {card} from fan {letter(table.hinted)}" in shown(game, "#message")
 
     drive(PlayApp("pysol:2", seeds=lambda: 3), script)
+
+
+def test_an_engine_failure_is_said_and_the_game_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    def fails(*args):
+        raise InternalError("the solver's line fails replay")
+
+    monkeypatch.setattr(engine, "hints_of", fails)
+    monkeypatch.setattr(engine, "missing", lambda: None)
+
+    async def script(game: PlayApp, pilot) -> None:
+        await pilot.press("H")
+        await settle(game, pilot)
+        assert shown(game, "#message") == "hint failed: the solver's line fails replay"
+        await pilot.press("b")
+        assert game.table.game.moves == (1,)
+
+    drive(PlayApp("pysol:2"), script)
 
 
 def losing_move(spec: str) -> tuple[list[Card], int]:

@@ -139,9 +139,19 @@ class Table(Screen):
         await self.ask(engine.missing)
         self.prefetch()
 
-    async def ask(self, call: Callable[..., Any], *args: Any) -> Any:
-        """The hint engine's answer, computed off the event loop."""
-        return await asyncio.wrap_future(engine.in_background(call, *args))
+    async def ask(self, call: Callable[..., Any], *args: Any,
+                  failed: Callable[[str], None] | None = None) -> Any:
+        """The hint engine's answer, computed off the event loop; None when the deal
+        changed meanwhile, or when the engine failed (the reason goes to `failed`: the
+        game goes on without the answer)."""
+        deal = self.deals
+        try:
+            found = await asyncio.wrap_future(engine.in_background(call, *args))
+        except Exception as error:  # shown, not raised
+            if deal == self.deals and failed is not None:
+                failed(str(error))
+            return None
+        return found if deal == self.deals else None
 
     async def lay_fans(self) -> None:
         row = self.query_one("#fans", Horizontal)
@@ -271,14 +281,9 @@ class Table(Screen):
 
     @work(group="hint")
     async def fetch_hints(self, moves: Moves, game: Game) -> None:
-        deal = self.deals
-        try:
-            found = await self.ask(engine.hints_of, game.position)
-        except Exception as error:  # shown, not raised: the game goes on without a hint
-            if deal == self.deals:
-                self.hint_failed(moves, str(error))
-            return
-        if deal != self.deals:
+        found = await self.ask(engine.hints_of, game.position,
+                               failed=lambda reason: self.hint_failed(moves, reason))
+        if found is None:
             return
         self.hints[moves] = found
         self.asked.discard(moves)
@@ -330,14 +335,9 @@ class Table(Screen):
 
     @work(group="coach")
     async def fetch_best(self, moves: Moves, game: Game) -> None:
-        deal = self.deals
-        try:
-            found = await self.ask(engine.best_of, game.position, engine.HINT_SECONDS)
-        except Exception as error:  # shown, not raised
-            if deal == self.deals:
-                self.coach_failed(moves, str(error))
-            return
-        if deal == self.deals:
+        found = await self.ask(engine.best_of, game.position, engine.HINT_SECONDS,
+                               failed=lambda reason: self.coach_failed(moves, reason))
+        if found is not None:
             self.learned(moves, found)
 
     def coach_failed(self, moves: Moves, reason: str) -> None:
@@ -375,12 +375,9 @@ class Table(Screen):
 
     @work(group="review")
     async def fetch_review(self, game: Game, screen: EndScreen) -> None:
-        try:
-            found = await self.ask(review, game, self.bests, engine.best_of)
-        except Exception as error:  # shown, not raised
-            screen.failed(str(error))
-            return
-        screen.show_review(found)
+        found = await self.ask(review, game, self.bests, engine.best_of, failed=screen.failed)
+        if found is not None:
+            screen.show_review(found)
 
     def replay_best(self, line: tuple[Card, ...]) -> None:
         """Back to the start, then the best line played one move at a time (any key
