@@ -246,12 +246,9 @@ class _Engine:
         for card, fan in legal_cards(deal, state):
             node = self.node[card]
             start = (*prefix, node)
-            if parent.line[:len(start)] == start:
-                lower = parent.line
-            else:
-                lower = start
-            winnable = parent.upper_bound == self.lines.n
-            climb = self.lines.longest(start, lower, parent.upper_bound, top_first=winnable)
+            lower = parent.line if parent.line[:len(start)] == start else start
+            may_win = parent.upper_bound == self.lines.n  # then ask "does it still win?" first
+            climb = self.lines.longest(start, lower, parent.upper_bound, top_first=may_win)
             found.append(_Choice(node, fan, climb.order, climb.upper_bound))
         return found
 
@@ -328,10 +325,11 @@ class Analysis:
     given: bool
     steps: tuple[Step, ...]
     seconds: float
+    best_proven: bool = True  # `best` itself (before any step) is proven
 
     @property
     def proven(self) -> bool:
-        return all(step.proven for step in self.steps)
+        return self.best_proven and all(step.proven for step in self.steps)
 
     @property
     def winnable(self) -> bool:
@@ -398,4 +396,4 @@ def analyze(position: Position | Deal | str, line: Sequence[Card | Move] | None 
                               all(c.proven for c in found)))
             parent = chosen
     return Analysis(position.moved + len(root.line), position.of, position.moved, given,
-                    tuple(steps), time.perf_counter() - began)
+                    tuple(steps), time.perf_counter() - began, root.proven)
