@@ -3,6 +3,7 @@ Dask. The report's own tests are in test_report.py."""
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import shutil
@@ -23,7 +24,7 @@ from blackhole.errors import InputError
 from blackhole.report import summarize
 
 from .bench_support import child_env, results_line, run_cli, run_command
-from .conftest import EXAMPLES, reference
+from .conftest import EXAMPLES, ROOT, reference
 
 # Deals the search referee settles in a few milliseconds, unsolvable and solvable ones.
 QUICK = ["pysol:1", "pysol:5", "pysol:6", "pysol:25", "pysol:27", "pysol:29", "pysol:34"]
@@ -504,3 +505,33 @@ def test_retry_unknown_and_chunk_need_their_companions(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- best-score lines
 
 
+
+
+# ---------------------------------------------------------------- the best-score task
+
+
+def test_best_task_compares_backends_on_the_best_score(tmp_path: Path) -> None:
+    with (ROOT / "tests" / "data" / "pysol-1-1000-best.csv").open(newline="") as handle:
+        exact = {int(row["deal"]): int(row["best"]) for row in csv.DictReader(handle)}
+    out = tmp_path / "best.jsonl"
+    deals = ["pysol:1", "pysol:25", "pysol:27", "pysol:2"]  # bests 3, 2, 0 and a win
+    summary = run_bench(deals, ["sat", "search"], Options(timeout=60), out_path=out, jobs=2,
+                        task="best")
+    assert summary.written == 8
+    report = summarize(read_results(out))
+    assert report.consistent, (report.errors, report.disagreements)
+    scores = {r.deal: r.best for r in report.lines if r.backend == "search"}
+    assert scores == {r.deal: r.best for r in report.lines if r.backend == "sat"}
+    assert scores["pysol:2"] == 51 and all(r.proven for r in report.lines)
+    for n in (1, 25, 27):  # the independent exact search's scores
+        assert scores[f"pysol:{n}"] == exact[n]
+    assert report.best.histogram[51] == 1 and report.best.deals == 4
+    assert [b.task for b in report.backends] == ["best", "best"]
+
+
+def test_best_task_refuses_a_backend_that_finds_no_best(tmp_path: Path) -> None:
+    result = run_cli("bench", "pysol:1", "--task", "best", "--backends", "external",
+                     "--out", str(tmp_path / "r.jsonl"))
+    assert result.exit_code == 2 and "finds no best score" in result.stderr
+    unknown = run_cli("bench", "pysol:1", "--task", "guess", "--out", str(tmp_path / "r.jsonl"))
+    assert unknown.exit_code == 2 and "--task: unknown task" in unknown.stderr

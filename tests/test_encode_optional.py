@@ -247,3 +247,17 @@ def test_nothing_left_to_play_is_a_win_for_every_engine() -> None:
     solver, status = run(built, Options(), time.perf_counter())
     assert solver.status_name(status) == "OPTIMAL" and built.read_order(solver) == ()
     assert best_score(problem).order == ()
+
+
+def test_at_least_k_is_unsatisfiable_exactly_above_the_best() -> None:
+    """The statement of an optimality certificate: the prefix CNF and the unit filled(k)."""
+    for seed in SEEDS[:30]:
+        problem = build_problem(deal(seed))
+        encoding = build_cnf(problem, optional=True)
+        for k in range(max(1, best(seed) - 1), min(best(seed) + 2, len(problem.moves)) + 1):
+            bounded = encoding.at_least(k)
+            assert bounded.counts()["at-least"] == 1 and bounded.bound == k
+            assert len(bounded.clauses) == len(encoding.clauses) + 1
+            with Solver(name="glucose3", bootstrap_with=bounded.clauses) as sat:
+                assert sat.solve() == (k <= best(seed)), (seed, k)
+            assert f"c at least {k} cards played" in bounded.dimacs()

@@ -45,6 +45,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 
 __all__ = [
@@ -395,31 +396,45 @@ class _Checker:
                         ws[j] = c
                         j += 1
                         continue
-                    for k in range(2, len(cl)):
-                        lit = cl[k]
+                    if len(cl) == 3:  # most clauses: no loop for the one candidate
+                        lit = cl[2]
                         if tv[-lit] < s:
                             cl[1] = lit
-                            cl[k] = fl
+                            cl[2] = fl
                             wcore[lit].append(c)
-                            break
+                            continue
                     else:
-                        ws[j] = c
-                        j += 1
-                        if tv[-other] >= s:
-                            ws[j:] = ws[i:]
-                            return c + K
-                        # the implied literal of a watched clause is always cl[0]
-                        tv[other] = s
-                        why[other] = c + K
-                        trail.append(other)
+                        for k in range(2, len(cl)):
+                            lit = cl[k]
+                            if tv[-lit] < s:
+                                cl[1] = lit
+                                cl[k] = fl
+                                wcore[lit].append(c)
+                                break
+                        else:
+                            k = 0
+                        if k:
+                            continue
+                    ws[j] = c
+                    j += 1
+                    if tv[-other] >= s:
+                        ws[j:] = ws[i:]
+                        return c + K
+                    # the implied literal of a watched clause is always cl[0]
+                    tv[other] = s
+                    why[other] = c + K
+                    trail.append(other)
                 del ws[j:]
+            wnon = self.wnon
             while qn < len(trail):
-                conf = self._scan_noncore(-trail[qn])
+                fl = -trail[qn]
                 qn += 1
-                if conf:
-                    return conf
-                if q < len(trail):
-                    break  # back to the core clauses first
+                if wnon[fl]:
+                    conf = self._scan_noncore(fl)
+                    if conf:
+                        return conf
+                    if q < len(trail):
+                        break  # back to the core clauses first
             else:
                 return 0
 
@@ -688,16 +703,33 @@ class _Checker:
 
         # Formula: watch the first two literals (nothing is assigned yet),
         # then propagate the unit clauses.
+        cls.extend(map(list, self.formula))
+        core.extend(b"\1" * len(cls))
+        active.extend(b"\1" * len(cls))
+        imp, wcore = self.imp, self.wcore
         units: list[int] = []
-        for c0 in self.formula:
-            cl = list(dict.fromkeys(c0)) if len(set(c0)) != len(c0) else list(c0)
-            c = len(cls)
-            cls.append(cl)
-            core.append(1)
-            active.append(1)
-            if len(cl) >= 2:
-                self._watch(c)
-            elif cl:
+        for c, cl in enumerate(cls):
+            size = len(cl)
+            if size == 2:
+                a, b = cl
+                if a != b:
+                    imp[-a].append(b)
+                    imp[-b].append(a)
+                    continue
+                cl = cls[c] = [a]  # a literal written twice
+            elif size > 2:
+                if len(set(cl)) != size:
+                    cl = cls[c] = list(dict.fromkeys(cl))
+                    size = len(cl)
+                    if size == 2:
+                        imp[-cl[0]].append(cl[1])
+                        imp[-cl[1]].append(cl[0])
+                        continue
+                if size > 2:
+                    wcore[cl[0]].append(c)
+                    wcore[cl[1]].append(c)
+                    continue
+            if cl:
                 units.append(c)
             else:
                 stats["trivial"] = 1  # the formula contains the empty clause
@@ -731,9 +763,12 @@ class _Checker:
             if is_del:
                 if index is None:
                     index = {}
-                    for d in range(len(cls)):
+                    for d, key in enumerate(map(tuple, map(sorted, cls))):
                         if active[d]:
-                            index.setdefault(tuple(sorted(cls[d])), []).append(d)
+                            if key in index:
+                                index[key].append(d)
+                            else:
+                                index[key] = [d]
                 ids = index.get(tuple(sorted(set(lits0))))
                 # Like drat-trim, ignore deletions of unit clauses and of
                 # clauses that are the reason of a top-level literal: the
@@ -843,21 +878,17 @@ def check_proof(
     is a ``time.perf_counter()`` value; past it the result has ``timed_out``.
     """
     start = time.perf_counter()
-    used = 0
-    for c in clauses:
-        if c:
-            if 0 in c:
-                raise DratError("a formula clause contains literal 0")
-            used = max(used, max(map(abs, c)))
-    base = used  # declared but unused variables count as new ones
-    lemmas = 0
-    top = 0
-    for is_del, c in proof:
-        lemmas += not is_del
-        if c:
-            if 0 in c:
-                raise DratError("a proof clause contains literal 0")
-            top = max(top, max(map(abs, c)))
+    flat = list(chain.from_iterable(clauses))
+    if 0 in flat:
+        raise DratError("a formula clause contains literal 0")
+    base = max(max(flat, default=0), -min(flat, default=0))  # the variables used
+    del flat
+    lemmas = sum(not is_del for is_del, _ in proof)
+    flat = list(chain.from_iterable(lits for _, lits in proof))
+    if 0 in flat:
+        raise DratError("a proof clause contains literal 0")
+    top = max(max(flat, default=0), -min(flat, default=0))
+    del flat
     if top > base + lemmas:
         stats = {"lemmas": lemmas, "deletions": len(proof) - lemmas,
                  "seconds": time.perf_counter() - start}

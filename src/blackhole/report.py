@@ -393,7 +393,7 @@ def tables(report: Report) -> list[Any]:
                      f"{s.low:.2%} – {s.high:.2%}", published)
     out.append(solv)
     if report.best is not None:
-        out.append(_best_table(report.best, compact))
+        out += _best_table(report.best, compact)
     for d in report.disagreements:
         what = [f"solved by {', '.join(d.solved_by)}"] if d.solved_by else []
         what += [f"unsolvable per {', '.join(d.unsolvable_by)}"] if d.unsolvable_by else []
@@ -406,18 +406,18 @@ def tables(report: Report) -> list[Any]:
     return out
 
 
-def _best_table(best: BestScores, compact: dict[str, Any]) -> Any:
+def _best_table(best: BestScores, compact: dict[str, Any]) -> list[Any]:
     from rich.table import Table
+    from rich.text import Text
 
     of = f" of {best.of}" if best.of is not None else ""
-    table = Table(title=f"best score{of}: {best.deals} deals, {best.proven} proven optimal",
-                  **compact)
-    for column in ("best", "proven", "found (unproven)"):
+    table = Table(title="deals per best score", **compact)
+    for column in ("best", "proven", "not proven"):
         table.add_column(column, justify="right", min_width=len(column))
     for score in sorted(best.histogram.keys() | best.lower_bounds.keys()):
         table.add_row(str(score), str(best.histogram.get(score, 0)),
                       str(best.lower_bounds.get(score, 0)))
-    return table
+    return [Text(f"best score{of}: {best.deals} deals, {best.proven} proven optimal"), table]
 
 
 # ---------------------------------------------------------------- plots

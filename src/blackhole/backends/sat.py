@@ -29,6 +29,8 @@ from blackhole.encode.cnf import (
     known_features,
 )
 from blackhole.errors import InputError, InternalError
+from blackhole.probe import DEFAULT_BUDGET as PROBE_BUDGET
+from blackhole.probe import probe
 from blackhole.problem import Problem
 
 DEFAULT_SOLVER = "glucose3"  # the lowest total and maximum time measured (encodings/sat.md)
@@ -76,6 +78,11 @@ class SatBackend(Backend):
     name = "sat"
     reads = frozenset({"solver", "features", "proof"})
 
+    def __init__(self, probe_budget: int = PROBE_BUDGET) -> None:
+        # The nodes of the greedy first look (blackhole.probe) before any encoding; 0 skips
+        # it. The probe only ever answers with a full line, so it never changes a verdict.
+        self.probe_budget = probe_budget
+
     def check(self, options: Options) -> None:
         super().check(options)
         check_proof_solver(solver_name(options.solver), options.proof)
@@ -85,17 +92,27 @@ class SatBackend(Backend):
         solver = solver_name(options.solver)
         check_proof_solver(solver, options.proof)
         features = features_of(options)
+        began = time.perf_counter()
+        if self.probe_budget > 0:
+            line, nodes = probe(problem, self.probe_budget)
+            if line is not None:
+                return Result(Verdict.SOLVED, line, self.name, solver,
+                              time.perf_counter() - began, {"probe": True, "probe_nodes": nodes})
+            probed = {"probe": False, "probe_nodes": nodes,
+                      "probe_seconds": round(time.perf_counter() - began, 6)}
+        else:
+            probed = {}
         with gc_paused():  # the encoding is freed inside, before the collector resumes
-            return self._solve(problem, options, solver, features)
+            return self._solve(problem, options, solver, features, probed, began)
 
     def _solve(self, problem: Problem, options: Options, solver: str,
-               features: frozenset[str]) -> Result:
-        began = time.perf_counter()
+               features: frozenset[str], probed: dict[str, Any], began: float) -> Result:
         deadline = None if options.timeout is None else began + options.timeout
+        encoding_began = time.perf_counter()
         encoding = build_cnf(problem, features)
         encoded = time.perf_counter()
-        stats: dict[str, Any] = {"vars": encoding.num_vars, "clauses": len(encoding.clauses),
-                                 "features": sorted(features)}
+        stats: dict[str, Any] = {**probed, "vars": encoding.num_vars,
+                                 "clauses": len(encoding.clauses), "features": sorted(features)}
         proof = None
         with Solver(name=solver, bootstrap_with=encoding.clauses,
                     with_proof=options.proof) as sat:
@@ -105,7 +122,7 @@ class SatBackend(Backend):
                 proof = list(sat.get_proof())
             stats.update(sat.accum_stats() or {})
         solved = time.perf_counter()
-        stats["encode_seconds"] = round(encoded - began, 6)
+        stats["encode_seconds"] = round(encoded - encoding_began, 6)
         stats["solve_seconds"] = round(solved - encoded, 6)
         verdict, order = read_answer(answer, model, encoding, f"sat/{solver}")
         return Result(verdict, order, self.name, solver, time.perf_counter() - began, stats,

@@ -53,7 +53,7 @@ def solve(
     = "sat",
     solver: Annotated[str | None, typer.Option(help="SAT solver name (sat backend).")] = None,
     model: Annotated[str | None, typer.Option(
-        help="CP-SAT model (cpsat backend): inverse (default), boolean or circuit.")] = None,
+        help="CP-SAT model (cpsat backend): inverse (default), boolean, circuit or cnf.")] = None,
     workers: Annotated[int | None, typer.Option(
         min=1, help="CP-SAT search workers (default 1).", show_default=False)] = None,
     seed: Annotated[int | None, typer.Option(
@@ -133,7 +133,7 @@ def encode(
     features: Annotated[str | None, typer.Option(
         help="Encoding features, comma-separated ('none' for the plain encoding).")] = None,
     model: Annotated[str | None, typer.Option(
-        help="CP-SAT model (cpsat format): inverse (default), boolean or circuit.")] = None,
+        help="CP-SAT model (cpsat format): inverse (default), boolean, circuit or cnf.")] = None,
     out: Annotated[Path | None, typer.Option(help="Write to this file, not stdout.")] = None,
     after: AfterOption = None,
 ) -> None:

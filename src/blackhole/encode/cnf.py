@@ -25,7 +25,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pysat.card import CardEnc, EncType
 
@@ -115,6 +115,7 @@ class Encoding:
     slots: tuple[tuple[tuple[int, int], ...], ...] = ()
     optional: bool = False
     filled: tuple[int, ...] = ()  # filled[q - 1]: position q is played (optional only)
+    bound: int | None = None  # with `at_least`: the unit clause "at least bound played"
 
     @property
     def num_vars(self) -> int:
@@ -135,6 +136,14 @@ class Encoding:
         if not 1 <= k <= len(self.filled):
             raise ValueError(f"at least {k} cards: k must be 1..{len(self.filled)}")
         return self.filled[k - 1]
+
+    def at_least(self, k: int) -> Encoding:
+        """This CNF and the unit clause filled(k), family "at-least": unsatisfiable exactly
+        when no line plays k cards, so its refutation proves a best score below k (the
+        statement of an optimality certificate)."""
+        counts = {**self.family_counts, "at-least": 1}
+        return replace(self, clauses=[*self.clauses, [self.filled_literal(k)]],
+                       family_counts=counts, bound=k)
 
     def decode(self, model: Sequence[int]) -> tuple[int, ...]:
         """The non-start nodes in play order, read from a model (a list of literals); with
@@ -163,6 +172,8 @@ class Encoding:
                  f"c features {','.join(sorted(self.features)) or '-'}"]
         if self.optional:
             lines.append("c optional positions")
+        if self.bound is not None:
+            lines.append(f"c at least {self.bound} cards played")
         lines += [f"c family {family} {count}" for family, count in self.family_counts.items()]
         lines += [f"c var {v} = {self.describe(v)}" for v in range(1, self.num_vars + 1)]
         lines.append(f"p cnf {self.num_vars} {len(self.clauses)}")
@@ -253,7 +264,7 @@ class Variables:
         return self.domains.layout
 
     def by(self, c: int, q: int) -> int | bool:
-        """"c is played at position q or earlier": a variable, or a constant (see
+        """The literal "c is played at position q or earlier": a variable, or a constant (see
         `Domains.played_by`)."""
         d = self.domains
         if q < d.first[c]:
