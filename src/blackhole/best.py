@@ -30,6 +30,7 @@ from blackhole.backends import BestResult, Options, make_backend, split_label
 from blackhole.cards import Card
 from blackhole.deal import Deal, Position, load_position, position_of
 from blackhole.errors import InputError, InternalError
+from blackhole.probe import probe
 from blackhole.problem import Problem, build_problem
 from blackhole.rules import Move, Outcome, Replay, legal_cards, move_text, replay
 
@@ -222,12 +223,16 @@ class _Engine:
 
     def root(self) -> _Choice:
         """The longest line from the start position. Is it winnable, first (most positions
-        a player asks about are); if not, a climb from a short search's line."""
+        a player asks about are): the greedy probe, then the solver; if not, a climb from
+        a short search's line."""
         from blackhole.backends.sat import quick_line
 
         n = self.lines.n
         if n == 0:
             return _Choice(-1, -1, (), 0)
+        line, _ = probe(self.problem)  # a greedy win, found in a few milliseconds or not
+        if line is not None:
+            return _Choice(-1, -1, line, n)
         won = self.lines.ask([self.lines.encoding.filled_literal(n)])
         if won is None:
             return _Choice(-1, -1, (), n)
@@ -251,6 +256,7 @@ class _Engine:
             climb = self.lines.longest(start, lower, parent.upper_bound, top_first=may_win)
             found.append(_Choice(node, fan, climb.order, climb.upper_bound))
         return found
+
 
 
 def hints(position: Position | Deal | str, *, timeout: float | None = None) -> list[Hint]:
