@@ -30,6 +30,7 @@ from blackhole.backends import BestResult, Options, make_backend, split_label
 from blackhole.cards import Card
 from blackhole.deal import Deal, Position, load_position, position_of
 from blackhole.errors import InputError, InternalError
+from blackhole.probe import probe
 from blackhole.problem import Problem, build_problem
 from blackhole.rules import Move, Outcome, Replay, legal_cards, move_text, replay
 
@@ -222,12 +223,16 @@ class _Engine:
 
     def root(self) -> _Choice:
         """The longest line from the start position. Is it winnable, first (most positions
-        a player asks about are); if not, a climb from a short search's line."""
+        a player asks about are): the greedy probe, then the solver; if not, a climb from
+        a short search's line."""
         from blackhole.backends.sat import quick_line
 
         n = self.lines.n
         if n == 0:
             return _Choice(-1, -1, (), 0)
+        line, _ = probe(self.problem)  # a greedy win, found in a few milliseconds or not
+        if line is not None:
+            return _Choice(-1, -1, line, n)
         won = self.lines.ask([self.lines.encoding.filled_literal(n)])
         if won is None:
             return _Choice(-1, -1, (), n)
@@ -246,14 +251,12 @@ class _Engine:
         for card, fan in legal_cards(deal, state):
             node = self.node[card]
             start = (*prefix, node)
-            if parent.line[:len(start)] == start:
-                lower = parent.line
-            else:
-                lower = start
-            winnable = parent.upper_bound == self.lines.n
-            climb = self.lines.longest(start, lower, parent.upper_bound, top_first=winnable)
+            lower = parent.line if parent.line[:len(start)] == start else start
+            may_win = parent.upper_bound == self.lines.n  # then ask "does it still win?" first
+            climb = self.lines.longest(start, lower, parent.upper_bound, top_first=may_win)
             found.append(_Choice(node, fan, climb.order, climb.upper_bound))
         return found
+
 
 
 def hints(position: Position | Deal | str, *, timeout: float | None = None) -> list[Hint]:
@@ -328,10 +331,11 @@ class Analysis:
     given: bool
     steps: tuple[Step, ...]
     seconds: float
+    best_proven: bool = True  # `best` itself (before any step) is proven
 
     @property
     def proven(self) -> bool:
-        return all(step.proven for step in self.steps)
+        return self.best_proven and all(step.proven for step in self.steps)
 
     @property
     def winnable(self) -> bool:
@@ -398,4 +402,4 @@ def analyze(position: Position | Deal | str, line: Sequence[Card | Move] | None 
                               all(c.proven for c in found)))
             parent = chosen
     return Analysis(position.moved + len(root.line), position.of, position.moved, given,
-                    tuple(steps), time.perf_counter() - began)
+                    tuple(steps), time.perf_counter() - began, root.proven)
