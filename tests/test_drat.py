@@ -595,3 +595,97 @@ def test_files_over_the_cap_are_refused_unread(tmp_path) -> None:
     assert list(parse_any_proof(bytes([0x61, 2, 0]))) == [(False, [1])]
     with pytest.raises(DratError, match="not a DRAT proof"):
         parse_any_proof("1 é 0\n".encode())
+
+
+# --------------------------------------------------------------------------
+# Tampered proofs of a real Black Hole certificate
+# --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def black_hole_837() -> tuple[int, list[list[int]], Proof]:
+    """The certification CNF of pysol:837 and Glucose 4's proof of it."""
+    from blackhole.deal import load_deal
+    from blackhole.encode import cnf
+    from blackhole.problem import build_problem
+
+    encoding = cnf.build_cnf(build_problem(load_deal("pysol:837")), cnf.CERTIFY_FEATURES)
+    return encoding.num_vars, encoding.clauses, solver_proof(encoding.clauses)
+
+
+def up_fails(clauses: list[list[int]], assumptions: list[int] = ()) -> bool:
+    """Does unit propagation over `clauses` under `assumptions` reach a conflict? An
+    oracle from pysat (never used by the checker)."""
+    with Solver(name="g4", bootstrap_with=clauses) as solver:
+        ok, _ = solver.propagate(assumptions=list(assumptions))
+        return not ok
+
+
+def test_the_black_hole_proof_is_accepted(black_hole_837) -> None:
+    num_vars, clauses, proof = black_hole_837
+    assert not up_fails(clauses)  # the formula alone is not refuted by propagation
+    result = check_proof(num_vars, clauses, proof)
+    assert result.ok and result.stats["core_lemmas"] >= 5
+
+
+def test_a_black_hole_proof_for_a_solvable_deal_is_rejected(black_hole_837) -> None:
+    """837's proof against the certification CNF of pysol:2, which has a model (the
+    deal is solvable): no proof can refute it."""
+    from blackhole.deal import load_deal
+    from blackhole.encode import cnf
+    from blackhole.problem import build_problem
+
+    _, _, proof = black_hole_837
+    other = cnf.build_cnf(build_problem(load_deal("pysol:2")), cnf.CERTIFY_FEATURES)
+    assert is_sat(other.clauses)
+    result = check_proof(other.num_vars, other.clauses, proof)
+    assert not result.ok and result.reason
+
+
+def test_a_black_hole_proof_cut_short_is_rejected(black_hole_837) -> None:
+    num_vars, clauses, proof = black_hole_837
+    # the longest prefix whose lemmas, with the formula, still propagate to no conflict
+    lo, hi = 0, len(proof)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if not up_fails(clauses + [lits for d, lits in proof[:mid] if not d and lits]):
+            lo = mid
+        else:
+            hi = mid - 1
+    result = check_proof(num_vars, clauses, proof[:lo])
+    assert result.reason == "proof does not derive the empty clause"
+    # the same prefix ending in the empty clause: that one is not RUP there
+    result = check_proof(num_vars, clauses, [*proof[:lo], (False, [])])
+    assert not result.ok and result.reason.endswith("is not RUP/RAT")
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 10_000), st.integers(0, 10_000), st.integers(0, 3))
+def test_solver_proofs_never_refute_a_satisfiable_formula(seed, pick, mutation) -> None:
+    """Soundness on real proofs: Glucose's proof of an unsatisfiable random formula,
+    possibly mutated (a lemma dropped or flipped, a deletion added), checked against the
+    formula less one clause. Whenever that is satisfiable, the check must fail."""
+    clauses = random_3sat(9, 45, seed)
+    if brute_force_sat(9, clauses):
+        return
+    # a clause without which the formula has a model, when there is one
+    drop = next((i for i in (pick % len(clauses) + j for j in range(len(clauses)))
+                 if brute_force_sat(9, clauses[:i % len(clauses)]
+                                    + clauses[i % len(clauses) + 1:])), pick)
+    proof = list(solver_proof(clauses))
+    lemmas = [k for k, (d, lits) in enumerate(proof) if not d and lits]
+    if lemmas and mutation == 1:
+        del proof[lemmas[pick % len(lemmas)]]
+    elif lemmas and mutation == 2:
+        k = lemmas[pick % len(lemmas)]
+        lits = list(proof[k][1])
+        lits[0] = -lits[0]
+        proof[k] = (False, lits)
+    elif mutation == 3:
+        proof.insert(pick % (len(proof) + 1), (True, list(clauses[pick % len(clauses)])))
+    weaker = [c for i, c in enumerate(clauses) if i != drop % len(clauses)]
+    result = check_proof(9, weaker, proof)
+    if brute_force_sat(9, weaker):
+        assert not result.ok
+    if check_proof(9, clauses, proof).ok:
+        assert not brute_force_sat(9, clauses)
