@@ -147,8 +147,6 @@ class CpsatBackend(Backend):
 
         self.check_best(options)
         began = time.perf_counter()
-        if not problem.moves:  # nothing to play (the model would hold an empty clause)
-            return BestResult((), True, 0, self.name, "cp-sat:optional", 0.0)
         deadline = None if options.timeout is None else began + options.timeout
         lower = quick_line(problem, deadline)
         built = build_optional(problem, options.features)
