@@ -219,7 +219,10 @@ def test_a_worker_killed_from_outside_is_recorded_and_replaced(tmp_path: Path) -
         killer.join()
     records = {r.deal: r for r in read_results(out)}
     assert records[HARD].verdict == "unknown"
-    assert records[HARD].reason == "worker died (signal 9)"
+    # pebble reports the death as the worker's (signal 9) or, when it notices the dead
+    # worker before the task's end, as its pool's; either way the task is unknown
+    assert records[HARD].reason in ("worker died (signal 9)",
+                                    "pool: BrokenProcessPool: All workers expired")
     assert records[HARD].seconds < 20
     assert records["pysol:1"].verdict == "unsolvable"
 
