@@ -206,7 +206,8 @@ def test_a_worker_killed_from_outside_is_recorded_and_replaced(tmp_path: Path) -
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline and not out.exists():
             time.sleep(0.05)
-        time.sleep(0.5)
+        time.sleep(3)  # well inside the solve: a worker killed before it takes its task
+        # breaks pebble's whole pool instead (a loaded machine starts workers slowly)
         for pid in _sandboxes():
             os.kill(pid, signal.SIGKILL)
 
@@ -219,10 +220,7 @@ def test_a_worker_killed_from_outside_is_recorded_and_replaced(tmp_path: Path) -
         killer.join()
     records = {r.deal: r for r in read_results(out)}
     assert records[HARD].verdict == "unknown"
-    # pebble reports the death as the worker's (signal 9) or, when it notices the dead
-    # worker before the task's end, as its pool's; either way the task is unknown
-    assert records[HARD].reason in ("worker died (signal 9)",
-                                    "pool: BrokenProcessPool: All workers expired")
+    assert records[HARD].reason == "worker died (signal 9)"
     assert records[HARD].seconds < 20
     assert records["pysol:1"].verdict == "unsolvable"
 
