@@ -126,11 +126,11 @@ def test_a_generalised_deck_is_written_as_json_not_as_a_board(tmp_path) -> None:
 
 
 @pytest.mark.parametrize(("backend", "flag", "value", "owner"), [
-    ("search", "--solver", "glucose4", "sat"),
+    ("search", "--solver", "glucose4", "sat, maxsat"),
     ("sat", "--model", "circuit", "cpsat"),
     ("sat", "--workers", "2", "cpsat"),
     ("cpsat", "--solver-cmd", "cadical -q", "external"),
-    ("search", "--features", "none", "sat, cpsat, external"),
+    ("search", "--features", "none", "sat, cpsat, external, maxsat"),
 ])
 def test_an_option_of_another_backend_is_refused(backend, flag, value, owner) -> None:
     result = run("solve", "pysol:1", "--backend", backend, flag, value)

@@ -20,6 +20,7 @@ from blackhole.backends import Options, Verdict
 from blackhole.backends.cpsat import verdict_of
 from blackhole.cards import deck
 from blackhole.deal import Deal, load_deal
+from blackhole.encode.cnf import DEFAULT_FEATURES as CNF_DEFAULT
 from blackhole.encode.cpsat import (
     DEFAULT_FEATURES,
     DEFAULT_MODEL,
@@ -33,6 +34,7 @@ from blackhole.problem import Problem, build_problem, same_rank_pairs
 
 from .conftest import easy_for_search, reference
 from .helpers import check_order, check_symmetry, feature_sets, small_deal
+from .test_sat import specified
 
 TIMEOUT = 60.0
 REFERENCE_DEALS = range(1, 251)  # the default model, symmetry on and off
@@ -152,6 +154,15 @@ def test_decoded_orders_satisfy_the_original_constraints(model: str, symmetry: b
             check_symmetry(problem, solution.result.order)
 
 
+def model_feature_sets(model: str) -> list[frozenset[str]]:
+    """Every combination of the model's features; for `cnf`, whose features are the SAT
+    encoding's (tested one by one in tests/test_sat.py), a few."""
+    if model == "cnf":
+        return [frozenset(), CNF_DEFAULT, CNF_DEFAULT | {"symmetry"},
+                frozenset({"rank", "rankcount", "forward"})]
+    return feature_sets(MODEL_FEATURES[model])
+
+
 def small_cpsat_deal(seed: int) -> Deal:
     """A generalised deck (4-8 ranks) in fans of 4-6, with a start card or a free first
     card (as in All in a Row)."""
@@ -164,7 +175,7 @@ def test_small_decks_and_free_starts_agree_with_search(model: str) -> None:
     for seed in range(40):
         deal = small_cpsat_deal(seed)
         referee = solve_deal(deal, "search", Options()).verdict
-        for features in feature_sets(MODEL_FEATURES[model]):
+        for features in model_feature_sets(model):
             solution = solve_deal(deal, "cpsat", Options(model=model, features=features,
                                                          timeout=TIMEOUT))
             assert solution.verdict is referee, (deal.name, sorted(features))
@@ -270,9 +281,15 @@ def test_counts_match_the_specification(model: str, source: str) -> None:
     deal = small_cpsat_deal(int(source[6:])) if source.startswith("small") \
         else load_deal(source)
     problem = build_problem(deal)
-    for features in feature_sets(MODEL_FEATURES[model]):
+    for features in model_feature_sets(model):
         options = Options(model=model, features=features, timeout=TIMEOUT)
         result = solve_deal(deal, "cpsat", options).result
+        if model == "cnf":  # the SAT encoding's clauses, counted by encodings/sat.md
+            clauses, size = specified(problem, features)
+            assert result.stats["families"] == {k: v for k, v in clauses.items() if v}
+            assert result.stats["vars"] == size == sum(result.stats["variables"].values())
+            assert result.stats["constraints"] == sum(clauses.values())
+            continue
         variables, families = expected_counts(problem, model, features)
         assert result.stats["families"] == families, sorted(features)
         assert result.stats["variables"] == variables, sorted(features)
@@ -299,7 +316,10 @@ def test_exported_text_parses_back_and_solves(model: str, number: int) -> None:
     proto = text_format.Parse(text, cp_model_pb2.CpModelProto())
     readable = {"inverse": "seq[1]", "circuit": f"pos[{problem.moves[0]}]",
                 "boolean": f"at[{problem.moves[-1]},1]"}  # the top card of the last fan
-    assert any(v.name == readable[model] for v in proto.variables)
+    if model == "cnf":  # the SAT encoding's keys, as at_CARD_POSITION, by_..., rank_...
+        assert {v.name.split("_")[0] for v in proto.variables} >= {"at", "by", "rank"}
+    else:
+        assert any(v.name == readable[model] for v in proto.variables)
     assert len(proto.constraints) == solved(number, model).result.stats["constraints"]
     loaded = cp_model.CpModel()
     loaded.proto.parse_text_format(text_format.MessageToString(proto))

@@ -11,9 +11,10 @@ from functools import cache
 import pytest
 from pysat.solvers import Solver
 
-from blackhole.backends import Options
+from blackhole.backends import Options, Verdict, make_backend
 from blackhole.backends.cpsat import run, verdict_of
 from blackhole.backends.search import best_score
+from blackhole.cards import Card
 from blackhole.deal import Deal, load_deal
 from blackhole.encode.cnf import (
     DEFAULT_FEATURES,
@@ -22,12 +23,13 @@ from blackhole.encode.cnf import (
     Encoding,
     build_cnf,
 )
-from blackhole.encode.cpsat import OPTIONAL_FEATURES, build_optional
+from blackhole.encode.cpsat import MODELS, OPTIONAL_FEATURES, build_optional
 from blackhole.errors import InputError
 from blackhole.pipeline import solve_deal
-from blackhole.problem import build_problem
+from blackhole.problem import Problem, build_problem
 from blackhole.rules import replay
 
+from .conftest import reference
 from .helpers import check_order, check_symmetry, feature_sets, small_deal
 from .test_sat import COUNT_DEALS, specified
 
@@ -107,16 +109,20 @@ def test_sat_best_agrees_with_the_search(features: frozenset[str]) -> None:
         assert len(order) == best(seed), (seed, sorted(features))
 
 
+def all_filled(problem) -> bool:
+    encoding = build_cnf(problem, optional=True)
+    with Solver(name="glucose3", bootstrap_with=encoding.clauses) as sat:
+        return sat.solve(assumptions=[encoding.filled_literal(len(problem.moves))])
+
+
 def test_all_cards_filled_is_exactly_a_win() -> None:
     for seed in SEEDS:
         problem = build_problem(deal(seed))
-        encoding = build_cnf(problem, optional=True)
-        n = len(problem.moves)
-        if n == 0:
-            continue
-        with Solver(name="glucose3", bootstrap_with=encoding.clauses) as sat:
-            won = sat.solve(assumptions=[encoding.filled_literal(n)])
-        assert won == (best(seed) == n)
+        if problem.moves:
+            assert all_filled(problem) == (best(seed) == len(problem.moves)), seed
+    for number in (1, 2, 3, 5, 837, 915):  # filled-all keeps these plain solves
+        won = all_filled(build_problem(load_deal(f"pysol:{number}")))
+        assert won == (reference()[number]["verdict"] == "solved"), number
 
 
 @pytest.mark.parametrize("feature", sorted(FEATURES - PREFIX_FEATURES))
@@ -196,3 +202,62 @@ def test_cpsat_optional_refuses_other_features() -> None:
     with pytest.raises(InputError, match="optional-position model") as error:
         build_optional(build_problem(deal(0)), {"alldiff"})
     assert error.value.source == "features"
+
+
+@pytest.mark.parametrize("features", [frozenset(), frozenset({"rankcount"})],
+                         ids=lambda f: "+".join(sorted(f)) or "-")
+def test_cpsat_optional_counts_match_the_specification(features: frozenset[str]) -> None:
+    """encodings/cpsat.md, "The optional-position model", from the fans and ranks."""
+    for source in [load_deal("pysol:1"), load_deal("pysol:2")] + [deal(s) for s in (0, 1, 5)]:
+        problem = build_problem(source)
+        moves = problem.moves
+        n, s = len(moves), int(problem.start is not None)
+        above = {v: fan[i + 1:] for fan in problem.fans for i, v in enumerate(fan)}
+        below = {v: fan[:i] for fan in problem.fans for i, v in enumerate(fan)}
+        window = {v: range(1 + len(above[v]), n - len(below[v]) + 1) for v in moves}
+        x = sum(len(w) for w in window.values())
+        ranks_at = {q: {problem.rank[v] for v in moves if q in window[v]}
+                    for q in range(1, n + 1)}
+        h = sum(len(ks) for ks in ranks_at.values())
+        families = {
+            "card-once": n, "position-once": n, "filled-prefix": n - 1, "filled-all": n,
+            "hole-of-card": x, "hole-has-card": h, "hole-once": n, "step-from-start": s,
+            "step-forward": h - len(ranks_at[n]), "step-backward": h - len(ranks_at[1]),
+            "ladder-step": sum(len(w) - 1 for w in window.values()),
+            "ladder-at": x, "ladder-climb": x,
+            "precedence": sum(len(window[c]) for _, c in problem.precedence),
+            "rank-count": 2 * len({problem.rank[v] for v in moves}) * ("rankcount" in features),
+        }
+        built = build_optional(problem, features)
+        assert built.families == {k: v for k, v in families.items() if v}, source.name
+        assert built.variables == {"at": x, "by": x, "hole": h, "filled": n}, source.name
+        assert len(built.model.proto.constraints) == sum(families.values())
+
+
+def test_nothing_left_to_play_is_a_win_for_every_engine() -> None:
+    """A position whose fans are all empty (only the hole's card is left)."""
+    problem = Problem(cards=(Card(1, "S"),), start=0, rank=(1,), modulus=13, fans=((), ()),
+                      fan_of=(-1,), depth=(0,), neighbours=((),), precedence=())
+    for backend, options in [("sat", Options()), ("search", Options())] + \
+            [("cpsat", Options(model=model)) for model in MODELS]:
+        result = make_backend(backend).solve(problem, options)
+        assert (result.verdict, result.order) == (Verdict.SOLVED, ()), (backend, options.model)
+    assert longest_by_sat(build_cnf(problem, optional=True)) == ()
+    built = build_optional(problem)
+    solver, status = run(built, Options(), time.perf_counter())
+    assert solver.status_name(status) == "OPTIMAL" and built.read_order(solver) == ()
+    assert best_score(problem).order == ()
+
+
+def test_at_least_k_is_unsatisfiable_exactly_above_the_best() -> None:
+    """The statement of an optimality certificate: the prefix CNF and the unit filled(k)."""
+    for seed in SEEDS[:30]:
+        problem = build_problem(deal(seed))
+        encoding = build_cnf(problem, optional=True)
+        for k in range(max(1, best(seed) - 1), min(best(seed) + 2, len(problem.moves)) + 1):
+            bounded = encoding.at_least(k)
+            assert bounded.counts()["at-least"] == 1 and bounded.bound == k
+            assert len(bounded.clauses) == len(encoding.clauses) + 1
+            with Solver(name="glucose3", bootstrap_with=bounded.clauses) as sat:
+                assert sat.solve() == (k <= best(seed)), (seed, k)
+            assert f"c at least {k} cards played" in bounded.dimacs()

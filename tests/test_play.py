@@ -4,11 +4,13 @@ terminal under tmux."""
 from __future__ import annotations
 
 import asyncio
+import csv
 import json
 import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -16,9 +18,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from blackhole.backends import Verdict
+from blackhole.cards import Card
 from blackhole.cli import app as cli
 from blackhole.deal import load_position
+from blackhole.errors import InternalError
 from blackhole.pipeline import solve
+from blackhole.play import engine
 from blackhole.play.app import EndScreen, PlayApp, RulesScreen, SaveScreen, Table
 from blackhole.play.board import FAN_LETTERS
 from blackhole.rules import Game, Outcome
@@ -67,7 +73,7 @@ def illegal_fan(game: Game) -> int:
 # ---------------------------------------------------------------- playing
 
 
-def test_pysol_2_played_to_a_win_from_the_solvers_moves() -> None:
+def test_pysol_2_played_to_a_win_from_the_solvers_moves(tmp_path: Path) -> None:
     moves = solve("pysol:2").moves
 
     async def script(game: PlayApp, pilot) -> None:
@@ -81,8 +87,11 @@ def test_pysol_2_played_to_a_win_from_the_solvers_moves() -> None:
         assert "You won: 51/51" in str(game.screen.query_one("#end").render())
         await pilot.press("escape")
         assert "score 51/51" in shown(game, "#status") and "moves 51" in shown(game, "#status")
+        await pilot.press("s", "enter")
 
-    drive(PlayApp("pysol:2"), script)
+    drive(PlayApp("pysol:2", folder=tmp_path), script)
+    won = CliRunner().invoke(cli, ["check", "pysol:2", str(tmp_path / "pysol-2.moves")])
+    assert won.exit_code == 0 and "won: all 51 cards moved" in won.output
 
 
 def test_the_screen_shows_the_hole_every_fan_and_the_playable_cards() -> None:
@@ -151,7 +160,7 @@ def test_empty_and_missing_fans_are_refused() -> None:
 
 
 def test_undo_and_redo_restore_the_exact_position() -> None:
-    moves = solve("pysol:2").moves[:12]
+    moves = solve("pysol:2").moves[:8]
 
     async def script(game: PlayApp, pilot) -> None:
         table = game.table
@@ -218,35 +227,29 @@ def test_new_deal_and_rules() -> None:
 
 
 def test_the_saved_file_replays_through_check_and_after(tmp_path: Path) -> None:
-    moves = solve("pysol:2").moves
-    runner = CliRunner()
+    line = [card for card, _ in solve("pysol:2").moves]
 
     async def script(game: PlayApp, pilot) -> None:
-        await pilot.press(*(letter(fan) for _, fan in moves[:20]))
-        await pilot.press("u")  # 19 moves stand
+        await pilot.press("u")  # 19 of the 20 moves stand
         await pilot.press("s")
         assert isinstance(game.screen, SaveScreen)
         await pilot.press("enter")
         assert isinstance(game.screen, Table)
         assert "saved 19 moves" in shown(game, "#message")
 
-    drive(PlayApp("pysol:2", folder=tmp_path), script)
+    drive(PlayApp("pysol:2", " ".join(map(str, line[:20])), folder=tmp_path), script)
     saved = tmp_path / "pysol-2.moves"
-    checked = runner.invoke(cli, ["check", "pysol:2", str(saved), "--json"])
+    checked = CliRunner().invoke(cli, ["check", "pysol:2", str(saved), "--json"])
     assert checked.exit_code == 1, checked.output  # unfinished: a legal move remains
     verdict = json.loads(checked.output)
     assert verdict["outcome"] == "unfinished" and verdict["played"] == 19
-    position = load_position("pysol:2", f"@{saved}")
-    assert position.history == tuple(card for card, _ in moves[:19])
+    assert load_position("pysol:2", f"@{saved}").history == tuple(line[:19])
 
-    async def finish(game: PlayApp, pilot) -> None:
-        assert game.table.game.score == 19
-        await pilot.press(*(letter(fan) for _, fan in moves[19:]))
-        await pilot.press("escape", "s", "enter")
+    async def go_on(game: PlayApp, pilot) -> None:
+        assert game.table.game.played == tuple(line[:19])
+        assert "score 19/51" in shown(game, "#status")
 
-    drive(PlayApp("pysol:2", f"@{saved}", folder=tmp_path), finish)
-    won = runner.invoke(cli, ["check", "pysol:2", str(tmp_path / "pysol-2-2.moves")])
-    assert won.exit_code == 0 and "won" in won.output
+    drive(PlayApp("pysol:2", f"@{saved}"), go_on)
 
 
 def test_a_save_that_fails_says_why_and_stays_open(tmp_path: Path) -> None:
@@ -277,6 +280,17 @@ def test_bad_input_is_refused_before_the_screen_opens(tmp_path: Path) -> None:
         result = runner.invoke(cli, ["play", *args])
         assert result.exit_code == 2, (args, result.output)
         assert needle in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_quitting_never_waits_for_the_engine() -> None:
+    """A question still being worked out runs in a daemon thread: the process ends at
+    once (a pool's thread would hold it for the full 30 s)."""
+    code = "import time; from blackhole.play.engine import in_background; " \
+           "in_background(time.sleep, 30); print('left')"
+    began = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, timeout=60)
+    assert done.stdout == "left\n" and time.monotonic() - began < 20
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
@@ -320,3 +334,205 @@ def test_a_real_terminal_under_tmux(tmp_path: Path) -> None:
         assert "pysol:2: 0 of 51 cards moved" in wait_for("deals it again")
     finally:
         subprocess.run([*tmux, "kill-server"], capture_output=True)
+
+
+# ---------------------------------------------------------------- the hint engine
+
+needs_engine = pytest.mark.skipif(engine.missing() is not None,
+                                  reason="blackhole.best is not in this build yet")
+
+
+async def settle(game: PlayApp, pilot) -> None:
+    """Wait until every question to the hint engine has its answer on the screen."""
+    for _ in range(200):
+        await game.workers.wait_for_complete()
+        await pilot.pause()
+        if not any(worker.is_running for worker in game.workers):
+            return
+    raise AssertionError("the hint engine never settled")
+
+
+def greedy_line(spec: str) -> list[Card]:
+    """The first legal card, fan a first, until the game blocks or is won."""
+    game = Game(load_position(spec))
+    while game.legal():
+        game = game.play(game.legal()[0][1])
+    return list(game.played)
+
+
+def reference_best() -> dict[int, int]:
+    """The exact best scores of the unsolvable deals of pysol:1-1000, from an exhaustive
+    search independent of this project."""
+    with (ROOT / "tests" / "data" / "pysol-1-1000-best.csv").open(newline="") as handle:
+        return {int(row["deal"]): int(row["best"]) for row in csv.DictReader(handle)}
+
+
+@needs_engine
+def test_a_hint_keeps_a_winnable_game_winnable() -> None:
+    line = solve("pysol:2").moves[:8]
+
+    async def script(game: PlayApp, pilot) -> None:
+        table = game.table
+        for _ in range(6):
+            await pilot.press("H")
+            await settle(game, pilot)
+            assert "stays winnable" in shown(game, "#message")
+            hinted = table.hinted
+            assert f" {letter(hinted)} " in shown(game, f"#fan-{letter(hinted)}") + " "
+            before = table.game
+            await pilot.press(letter(hinted))
+            assert table.game.moves == (*before.moves, hinted)
+            assert solve(table.game.position.deal).verdict is Verdict.SOLVED
+
+    drive(PlayApp("pysol:2", " ".join(str(card) for card, _ in line)), script)
+
+
+@needs_engine
+def test_a_hint_answers_the_deal_on_the_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An answer for the previous deal that comes back late is dropped."""
+    first_deal = load_position("pysol:2").deal
+    late = threading.Event()
+    asked = engine.hints_of
+
+    def slow_for_the_first_deal(position, *args):
+        if position.deal == first_deal:
+            late.wait(20)
+        return asked(position, *args)
+
+    monkeypatch.setattr(engine, "hints_of", slow_for_the_first_deal)
+
+    async def script(game: PlayApp, pilot) -> None:
+        table = game.table
+        await pilot.press("H", "N", "H")
+        for _ in range(400):
+            if shown(game, "#message").startswith("hint: play"):
+                break
+            await pilot.pause(0.05)
+        late.set()
+        await settle(game, pilot)
+        assert table.spec == "random:3" and "hint: play" in shown(game, "#message")
+        assert table.hinted in {fan for _, fan in table.game.legal()}
+        card = table.game.top(table.hinted).unicode()
+        assert f"play {card} from fan {letter(table.hinted)}" in shown(game, "#message")
+
+    drive(PlayApp("pysol:2", seeds=lambda: 3), script)
+
+
+def test_an_engine_failure_is_said_and_the_game_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    def fails(*args):
+        raise InternalError("the solver's line fails replay")
+
+    monkeypatch.setattr(engine, "hints_of", fails)
+    monkeypatch.setattr(engine, "missing", lambda: None)
+
+    async def script(game: PlayApp, pilot) -> None:
+        await pilot.press("H")
+        await settle(game, pilot)
+        assert shown(game, "#message") == "hint failed: the solver's line fails replay"
+        await pilot.press("b")
+        assert game.table.game.moves == (1,)
+
+    drive(PlayApp("pysol:2"), script)
+
+
+def losing_move(spec: str) -> tuple[list[Card], int]:
+    """Along the solver's winning line, the first position with a legal move that loses
+    (by the SAT solver, not the hint engine): the cards before it and that move's fan."""
+    line = [card for card, _ in solve(spec).moves]
+    game = Game(load_position(spec))
+    for card in line:
+        for top, fan in game.legal():
+            if top != card and solve(game.play(fan).position.deal).verdict \
+                    is Verdict.UNSOLVABLE:
+                return list(game.played), fan
+        game = game.play_card(card)
+    raise AssertionError(f"no losing move along the line of {spec}")
+
+
+@needs_engine
+def test_the_coach_reports_the_loss_right_after_a_losing_move() -> None:
+    from blackhole.best import best_score
+
+    before, fan = losing_move("pysol:2")
+
+    async def script(game: PlayApp, pilot) -> None:
+        table = game.table
+        await pilot.press("w")
+        await settle(game, pilot)
+        assert "coach on" in shown(game, "#status")
+        assert shown(game, "#coach") == "coach: still winnable"
+        await pilot.press(letter(fan))
+        await settle(game, pilot)
+        said = shown(game, "#coach")
+        exact = best_score(table.game.position, "search").best
+        card = table.game.state.hole.unicode()
+        assert said == f"coach: {card} lost the game; the best still reachable is {exact}/51"
+        await pilot.press("u")
+        await settle(game, pilot)
+        assert shown(game, "#coach") == "coach: still winnable"
+        await pilot.press("w")
+        assert shown(game, "#coach") == "" and "coach off" in shown(game, "#status")
+        await pilot.press(letter(fan))  # lose again, then play on until blocked
+        while table.game.legal():
+            await pilot.press(letter(table.game.legal()[0][1]))
+        await settle(game, pilot)
+        text = str(game.screen.query_one("#end").render())
+        assert "The best possible on this deal: 51/51." in text
+        assert f"Move {len(before) + 1} ({card} from fan {letter(fan)}) lost the game: " \
+               f"after it the best still reachable was {exact}/51." in text
+
+    drive(PlayApp("pysol:2", " ".join(map(str, before))), script)
+
+
+@needs_engine
+def test_a_deal_without_a_first_move_ends_at_once_with_its_best() -> None:
+    deal = next(n for n, best in sorted(reference_best().items()) if best == 0)
+
+    async def script(game: PlayApp, pilot) -> None:
+        await settle(game, pilot)
+        assert isinstance(game.screen, EndScreen)
+        text = str(game.screen.query_one("#end").render())
+        assert "Blocked at 0/51" in text
+        assert "That is the best possible on this deal: 0/51." in text
+
+    drive(PlayApp(f"pysol:{deal}"), script)
+
+
+@needs_engine
+def test_an_unsolvable_deal_ends_blocked_with_its_exact_best_score() -> None:
+    from blackhole.best import best_score
+
+    deal = 837  # the hardest of pysol:1-1000: 50 of 51 at best
+    exact = reference_best()[deal]
+    spec = f"pysol:{deal}"
+    line = greedy_line(spec)
+    assert len(line) < exact
+
+    async def script(game: PlayApp, pilot) -> None:
+        table = game.table
+        table.replay_seconds = 0.01
+        while table.game.legal():
+            await pilot.press(letter(table.game.legal()[0][1]))
+        await settle(game, pilot)
+        assert isinstance(game.screen, EndScreen)
+        text = str(game.screen.query_one("#end").render())
+        assert f"Blocked at {len(line)}/51" in text
+        assert f"The best possible on this deal: {exact}/51." in text
+        found = game.screen.found
+        lost = Game(table.game.start, table.game.moves[:found.lost_at])
+        assert best_score(lost.position).best == exact
+        assert best_score(lost.play(table.game.moves[found.lost_at]).position).best < exact
+        fan = letter(table.game.moves[found.lost_at])
+        assert f"Move {found.lost_at + 1} ({found.lost_card.unicode()} from fan {fan}) was " \
+               "the first to cost cards: after it the best still reachable was " \
+               f"{found.best_after}/51." in text
+        await pilot.press("b")
+        while table.replaying is not None:
+            await pilot.pause(0.05)
+        await settle(game, pilot)
+        assert table.game.score == exact and isinstance(game.screen, EndScreen)
+        text = str(game.screen.query_one("#end").render())
+        assert f"Blocked at {exact}/51" in text
+        assert f"That is the best possible on this deal: {exact}/51." in text
+
+    drive(PlayApp(spec), script)

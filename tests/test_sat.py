@@ -290,6 +290,7 @@ def specified(problem: Problem, features: frozenset[str],
         counts["filled-prefix"] = n - 1
         counts["filled-holds"] = n
         counts["filled-by"] = r_total if ranked else x_total
+        counts["filled-all"] = n
     else:
         counts["position-alo"] = n if use("alo") else sum(not cards_at[q] for q in cards_at)
     if ranked:
@@ -315,7 +316,7 @@ def specified(problem: Problem, features: frozenset[str],
             places = sum(k in ranks_at[q] for q in range(1, n + 1))
             widths = [0] + [min(i, cards_k + 1) for i in range(1, places + 1)]
             total += sum(3 * widths[i] - 1 + widths[i - 1] for i in range(1, places + 1))
-            total += (0 if optional else 1) + (places > cards_k)
+            total += 1 + (places > cards_k)
             variables += sum(widths)
         counts["rank-count"] = total
     if use("deadrank"):

@@ -257,15 +257,25 @@ def summarize(records: Sequence[Record], results: str = "") -> Report:
 def _disagreement(deal: str, runs: list[Record]) -> Disagreement | None:
     solved = [run_name(r) for r in runs if r.verdict == "solved"]
     unsolvable = [run_name(r) for r in runs if r.verdict == "unsolvable"]
-    scored = [r for r in runs if r.task == "best" and r.verdict != "error" and r.best is not None]
-    reached = max((r.best for r in scored), default=None)
-    disputed = any(r.proven and r.best != reached for r in scored) or any(
-        r.upper_bound is not None and reached is not None and r.upper_bound < reached
-        for r in scored)
+    scored = _scored(runs)
+    disputed = _best_disputed(scored)
     if not (solved and unsolvable) and not disputed:
         return None
     best = {run_name(r): r.best for r in scored} if disputed else {}
     return Disagreement(deal, solved, unsolvable, best)
+
+
+def _scored(runs: Iterable[Record]) -> list[Record]:
+    """The best-score lines that found a score (each already checked)."""
+    return [r for r in runs if r.task == "best" and r.verdict != "error" and r.best is not None]
+
+
+def _best_disputed(scored: list[Record]) -> bool:
+    """Whether these best-score lines cannot all hold: a proven best that another line's
+    replayed score differs from, or an upper bound below a replayed score."""
+    reached = max((r.best for r in scored), default=0)
+    return any(r.proven and r.best != reached for r in scored) or any(
+        r.upper_bound is not None and r.upper_bound < reached for r in scored)
 
 
 def _backend_summary(task: str, name: str, records: list[Record],
@@ -315,14 +325,10 @@ def _solvability(by_deal: dict[str, list[Record]]) -> list[Solvability]:
 def deal_best(runs: Iterable[Record]) -> tuple[int, bool] | None:
     """The deal's best score from its best-score lines, and whether it is proven; None
     when no line found one (or the lines are in dispute)."""
-    scored = [r for r in runs if r.task == "best" and r.verdict != "error" and r.best is not None]
-    if not scored:
+    scored = _scored(runs)
+    if not scored or _best_disputed(scored):
         return None
-    reached = max(r.best for r in scored)
-    proven = [r for r in scored if r.proven]
-    if any(r.best != reached for r in proven):
-        return None
-    return reached, bool(proven)
+    return max(r.best for r in scored), any(r.proven for r in scored)
 
 
 def _best_scores(by_deal: dict[str, list[Record]]) -> BestScores:
@@ -387,7 +393,7 @@ def tables(report: Report) -> list[Any]:
                      f"{s.low:.2%} – {s.high:.2%}", published)
     out.append(solv)
     if report.best is not None:
-        out.append(_best_table(report.best, compact))
+        out += _best_table(report.best, compact)
     for d in report.disagreements:
         what = [f"solved by {', '.join(d.solved_by)}"] if d.solved_by else []
         what += [f"unsolvable per {', '.join(d.unsolvable_by)}"] if d.unsolvable_by else []
@@ -400,18 +406,18 @@ def tables(report: Report) -> list[Any]:
     return out
 
 
-def _best_table(best: BestScores, compact: dict[str, Any]) -> Any:
+def _best_table(best: BestScores, compact: dict[str, Any]) -> list[Any]:
     from rich.table import Table
+    from rich.text import Text
 
     of = f" of {best.of}" if best.of is not None else ""
-    table = Table(title=f"best score{of}: {best.deals} deals, {best.proven} proven optimal",
-                  **compact)
-    for column in ("best", "proven", "found (unproven)"):
+    table = Table(title="deals per best score", **compact)
+    for column in ("best", "proven", "not proven"):
         table.add_column(column, justify="right", min_width=len(column))
     for score in sorted(best.histogram.keys() | best.lower_bounds.keys()):
         table.add_row(str(score), str(best.histogram.get(score, 0)),
                       str(best.lower_bounds.get(score, 0)))
-    return table
+    return [Text(f"best score{of}: {best.deals} deals, {best.proven} proven optimal"), table]
 
 
 # ---------------------------------------------------------------- plots

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from typing import Any
 
-from blackhole.errors import InputError
+from blackhole.errors import InputError, InternalError
 from blackhole.problem import Problem
 
 
@@ -89,6 +89,22 @@ class Result:
     proof: list[str] | None = None  # DRUP lines of an unsatisfiability proof (Options.proof)
 
 
+@dataclass(frozen=True)
+class BestResult:
+    """The longest line a backend found on a Problem (a position's best score, less the
+    cards moved before it): `order` lists its nodes in play order (start excluded),
+    `upper_bound` is the most cards any line may play as far as the backend has proven,
+    and `proven` says they meet (len(order) == upper_bound)."""
+
+    order: tuple[int, ...]
+    proven: bool
+    upper_bound: int
+    backend: str
+    solver: str
+    seconds: float
+    stats: dict[str, Any] = field(default_factory=dict)
+
+
 class Backend(ABC):
     """Solve a Problem under Options. Subclasses set `name`, the Options fields they read
     besides `timeout` (so a user who sets another gets told), and implement `solve`."""
@@ -114,6 +130,28 @@ class Backend(ABC):
     @abstractmethod
     def solve(self, problem: Problem, options: Options) -> Result: ...
 
+    # The best score (blackhole.best): a backend that can find the longest line of a
+    # Problem overrides `best` (and `check_best`, when it reads the Options otherwise).
+
+    @property
+    def finds_best(self) -> bool:
+        return type(self).best is not Backend.best
+
+    def check_best(self, options: Options) -> None:
+        """Raise InputError, before any work, when this backend cannot find a best score
+        or cannot take these options for it."""
+        if not self.finds_best:
+            users = [name for name in available_backends() if make_backend(name).finds_best]
+            raise InputError(f"finds no best score (choose from {', '.join(users)})",
+                             "backend", token=self.name)
+        self.check(options)
+
+    def best(self, problem: Problem, options: Options) -> BestResult:
+        """The longest legal line of `problem` under the options' time limit; at the limit,
+        the longest line found and the bound proven so far."""
+        self.check_best(options)  # raises: this backend finds no best score
+        raise InternalError(f"{self.name}: check_best let a best() through")
+
 
 # name → "module:Class"; modules are imported only when used.
 REGISTRY = {
@@ -121,11 +159,12 @@ REGISTRY = {
     "cpsat": "blackhole.backends.cpsat:CpsatBackend",
     "search": "blackhole.backends.search:SearchBackend",
     "external": "blackhole.backends.external:ExternalBackend",
+    "maxsat": "blackhole.backends.maxsat:MaxsatBackend",
 }
 
 
 # `backend:VARIANT` labels: the Options field the variant sets (sat:glucose4, cpsat:boolean).
-VARIANT_FIELD = {"sat": "solver", "cpsat": "model"}
+VARIANT_FIELD = {"sat": "solver", "cpsat": "model", "maxsat": "solver"}
 
 
 def make_backend(name: str) -> Backend:

@@ -4,13 +4,22 @@ and run OR-Tools CP-SAT on it: options, parameters, the status ladder and read b
 
 from __future__ import annotations
 
+import math
 import time
+from dataclasses import replace
 from typing import Any
 
 from ortools.sat.python import cp_model
 
-from blackhole.backends import Backend, Options, Result, Verdict
-from blackhole.encode.cpsat import Built, build_model, choose_features, choose_model
+from blackhole.backends import Backend, BestResult, Options, Result, Verdict
+from blackhole.encode.cpsat import (
+    OPTIONAL_FEATURES,
+    Built,
+    build_model,
+    build_optional,
+    choose_features,
+    choose_model,
+)
 from blackhole.errors import InputError, InternalError
 from blackhole.problem import Problem
 
@@ -28,6 +37,7 @@ _TUNING: dict[str, dict[str, object]] = {
     "inverse": _LIGHT,
     "boolean": _LIGHT,
     "optional": _LIGHT,
+    "cnf": _LIGHT,
     "circuit": {"cp_model_presolve": False, "linearization_level": 0},
 }
 _MIN_SOLVER_SECONDS = 0.01  # a solver always gets a moment, even after a slow build
@@ -116,3 +126,48 @@ class CpsatBackend(Backend):
         stats["build_seconds"] = built_at - began
         return Result(verdict, order, self.name, f"cp-sat:{built.name}",
                       time.perf_counter() - began, stats)
+
+    def check_best(self, options: Options) -> None:
+        """The optional-position model is the only one, and its features are its own."""
+        if options.model is not None:
+            raise InputError("the best score has one CP-SAT model, the optional-position "
+                             "one: give no model", "model", token=options.model)
+        unknown = sorted(set(options.features or ()) - OPTIONAL_FEATURES)
+        if unknown:
+            raise InputError("not a feature of the optional-position model (it has "
+                             f"{', '.join(sorted(OPTIONAL_FEATURES))})", "features",
+                             token=",".join(unknown))
+        check_options(replace(options, features=None))
+
+    def best(self, problem: Problem, options: Options) -> BestResult:
+        """Maximise the filled positions of the optional-position model, from the quick
+        lower bound (a short search) posted as a bound on the objective; at the limit the
+        best line found and CP-SAT's bound on the objective."""
+        from blackhole.backends.sat import quick_line
+
+        self.check_best(options)
+        began = time.perf_counter()
+        if not problem.moves:  # nothing to play (the model would hold an empty clause)
+            return BestResult((), True, 0, self.name, "cp-sat:optional", 0.0)
+        deadline = None if options.timeout is None else began + options.timeout
+        lower = quick_line(problem, deadline)
+        built = build_optional(problem, options.features)
+        if lower:  # a line this long exists: the search need not look below it
+            built.model.add(built.filled[len(lower) - 1] == 1)
+        built_at = time.perf_counter()
+        solver, status = run(built, options, began)
+        verdict = verdict_of(status, built.name)
+        if verdict is Verdict.UNSOLVABLE:
+            raise InternalError("CP-SAT found no line at all, where the empty line is legal")
+        order = built.read_order(solver) if verdict is Verdict.SOLVED else ()
+        if len(order) < len(lower):
+            order = lower
+        bound = len(problem.moves)  # UNKNOWN: CP-SAT's bound may not be computed yet
+        if status == cp_model.OPTIMAL:
+            bound = len(order)
+        elif status == cp_model.FEASIBLE:
+            bound = max(len(order), min(bound, math.floor(solver.best_objective_bound + 1e-6)))
+        stats = run_stats(solver, status, built, options)
+        stats.update(lower_bound=len(lower), build_seconds=built_at - began)
+        return BestResult(order, len(order) == bound, bound, self.name,
+                          f"cp-sat:{built.name}", time.perf_counter() - began, stats)

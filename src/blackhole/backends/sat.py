@@ -13,19 +13,24 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pysat.solvers import Solver, SolverNames
 
-from blackhole.backends import Backend, Options, Result, Verdict
+from blackhole.backends import Backend, BestResult, Options, Result, Verdict
 from blackhole.encode.cnf import (
     DEFAULT_FEATURES,
+    PREFIX_FEATURES,
     Encoding,
     build_cnf,
     gc_paused,
     known_features,
 )
 from blackhole.errors import InputError, InternalError
+from blackhole.probe import DEFAULT_BUDGET as PROBE_BUDGET
+from blackhole.probe import probe
 from blackhole.problem import Problem
 
 DEFAULT_SOLVER = "glucose3"  # the lowest total and maximum time measured (encodings/sat.md)
@@ -73,6 +78,11 @@ class SatBackend(Backend):
     name = "sat"
     reads = frozenset({"solver", "features", "proof"})
 
+    def __init__(self, probe_budget: int = PROBE_BUDGET) -> None:
+        # The nodes of the greedy first look (blackhole.probe) before any encoding; 0 skips
+        # it. The probe only ever answers with a full line, so it never changes a verdict.
+        self.probe_budget = probe_budget
+
     def check(self, options: Options) -> None:
         super().check(options)
         check_proof_solver(solver_name(options.solver), options.proof)
@@ -82,17 +92,29 @@ class SatBackend(Backend):
         solver = solver_name(options.solver)
         check_proof_solver(solver, options.proof)
         features = features_of(options)
+        began = time.perf_counter()
+        # Asking for features means asking for that encoding: the first look is for the
+        # default solve, so that every feature test still exercises its clauses.
+        if self.probe_budget > 0 and options.features is None:
+            line, nodes = probe(problem, self.probe_budget)
+            if line is not None:
+                return Result(Verdict.SOLVED, line, self.name, solver,
+                              time.perf_counter() - began, {"probe": True, "probe_nodes": nodes})
+            probed = {"probe": False, "probe_nodes": nodes,
+                      "probe_seconds": round(time.perf_counter() - began, 6)}
+        else:
+            probed = {}
         with gc_paused():  # the encoding is freed inside, before the collector resumes
-            return self._solve(problem, options, solver, features)
+            return self._solve(problem, options, solver, features, probed, began)
 
     def _solve(self, problem: Problem, options: Options, solver: str,
-               features: frozenset[str]) -> Result:
-        began = time.perf_counter()
+               features: frozenset[str], probed: dict[str, Any], began: float) -> Result:
         deadline = None if options.timeout is None else began + options.timeout
+        encoding_began = time.perf_counter()
         encoding = build_cnf(problem, features)
         encoded = time.perf_counter()
-        stats: dict[str, Any] = {"vars": encoding.num_vars, "clauses": len(encoding.clauses),
-                                 "features": sorted(features)}
+        stats: dict[str, Any] = {**probed, "vars": encoding.num_vars,
+                                 "clauses": len(encoding.clauses), "features": sorted(features)}
         proof = None
         with Solver(name=solver, bootstrap_with=encoding.clauses,
                     with_proof=options.proof) as sat:
@@ -102,11 +124,37 @@ class SatBackend(Backend):
                 proof = list(sat.get_proof())
             stats.update(sat.accum_stats() or {})
         solved = time.perf_counter()
-        stats["encode_seconds"] = round(encoded - began, 6)
+        stats["encode_seconds"] = round(encoded - encoding_began, 6)
         stats["solve_seconds"] = round(solved - encoded, 6)
         verdict, order = read_answer(answer, model, encoding, f"sat/{solver}")
         return Result(verdict, order, self.name, solver, time.perf_counter() - began, stats,
                       proof)
+
+    def check_best(self, options: Options) -> None:
+        super().check_best(options)
+        if options.proof:
+            raise InputError("the best score logs no proof here (its certificate is "
+                             "written by certify_best)", "proof", token="True")
+        best_features(options)
+
+    def best(self, problem: Problem, options: Options) -> BestResult:
+        """The longest line: one incremental solver over the optional-position CNF, from a
+        quick lower bound (a short search), asking for one card more than the longest line
+        found until that is refuted; the refutation of filled(best + 1) is the proof."""
+        self.check_best(options)
+        solver = solver_name(options.solver)
+        features = best_features(options)
+        began = time.perf_counter()
+        deadline = None if options.timeout is None else began + options.timeout
+        lower = quick_line(problem, deadline)
+        with gc_paused(), LineSolver(problem, solver, features, deadline) as lines:
+            built = time.perf_counter()
+            climb = lines.longest(lower=lower)
+            stats = lines.stats()
+        stats.update(lower_bound=len(lower), encode_seconds=round(built - began, 6),
+                     solve_seconds=round(time.perf_counter() - built, 6))
+        return BestResult(climb.order, climb.proven, climb.upper_bound, self.name, solver,
+                          time.perf_counter() - began, stats)
 
 
 def read_answer(answer: bool | None, model: list[int] | None, encoding: Encoding,
@@ -122,21 +170,23 @@ def read_answer(answer: bool | None, model: list[int] | None, encoding: Encoding
         raise InternalError(f"{who}: model does not decode: {error}") from None
 
 
-def _run(sat: Solver, solver: str, deadline: float | None) -> bool | None:
-    """True (satisfiable), False (unsatisfiable) or None (the deadline came first)."""
+def _run(sat: Solver, solver: str, deadline: float | None,
+         assumptions: Sequence[int] = ()) -> bool | None:
+    """True (satisfiable), False (unsatisfiable) or None (the deadline came first), under
+    the assumptions (literals)."""
     if deadline is None:
-        return sat.solve()
+        return sat.solve(assumptions=assumptions)
     total = deadline - time.perf_counter()
     if total <= 0:
         return None
     # A first slice of conflicts, sized to a small share of the timeout even at a slow
     # rate: most deals end inside it, without the cost of starting a timer thread.
     budget = max(_MIN_SLICE, min(_FIRST_SLICE, int(total * _SLOW_RATE * _SLICE_SHARE)))
-    answer, rate = _slice(sat, budget)
+    answer, rate = _slice(sat, budget, assumptions)
     if answer is not None:
         return answer
     if solver not in INTERRUPTIBLE:
-        return _run_in_slices(sat, deadline, total, rate)
+        return _run_in_slices(sat, deadline, total, rate, assumptions)
     sat.conf_budget(-1)  # no budget from here on: the timer stops the search
     left = deadline - time.perf_counter()
     if left <= 0:
@@ -144,23 +194,25 @@ def _run(sat: Solver, solver: str, deadline: float | None) -> bool | None:
     timer = threading.Timer(left, sat.interrupt)
     timer.start()
     try:
-        return sat.solve_limited(expect_interrupt=True)
+        return sat.solve_limited(assumptions=assumptions, expect_interrupt=True)
     finally:
         timer.cancel()
 
 
-def _slice(sat: Solver, budget: int) -> tuple[bool | None, float]:
+def _slice(sat: Solver, budget: int,
+           assumptions: Sequence[int] = ()) -> tuple[bool | None, float]:
     """Search for at most `budget` more conflicts: the answer and conflicts per second."""
     before = sat.accum_stats().get("conflicts", 0)
     started = time.perf_counter()
     sat.conf_budget(budget)
-    answer = sat.solve_limited()
+    answer = sat.solve_limited(assumptions=assumptions)
     spent = time.perf_counter() - started
     done = max(sat.accum_stats().get("conflicts", 0) - before, 1)
     return answer, done / max(spent, 1e-6)
 
 
-def _run_in_slices(sat: Solver, deadline: float, total: float, rate: float) -> bool | None:
+def _run_in_slices(sat: Solver, deadline: float, total: float, rate: float,
+                   assumptions: Sequence[int] = ()) -> bool | None:
     """Conflict-budget slices for solvers without interrupt(); each call resumes the search
     with what it learned so far. A slice aims at a small share of the timeout (or what is
     left of it) at the rate measured in the slice before."""
@@ -168,7 +220,159 @@ def _run_in_slices(sat: Solver, deadline: float, total: float, rate: float) -> b
         budget = int(rate * min(left, _SLICE_SHARE * total))
         if budget < 1:
             return None
-        answer, rate = _slice(sat, budget)
+        answer, rate = _slice(sat, budget, assumptions)
         if answer is not None:
             return answer
     return None
+
+
+# ---------------------------------------------------------------- the longest line
+
+# The quick lower bound the climb starts from: the exhaustive search, stopped after this
+# many seconds (most lost deals end inside it; on the others it finds a long line fast).
+LOWER_BOUND_SECONDS = 0.02
+
+
+def best_features(options: Options) -> frozenset[str]:
+    """The features of the optional-position CNF: the default ones (every one of them is
+    sound for prefixes), or the options' (an InputError names one that is not)."""
+    if options.features is None:
+        return known_features(DEFAULT_FEATURES & PREFIX_FEATURES, optional=True)
+    return known_features(options.features, optional=True)
+
+
+@dataclass(frozen=True)
+class Climb:
+    """The longest line found under some first cards: its nodes in play order, the most
+    cards a line may play as far as proven, and whether the two meet."""
+
+    order: tuple[int, ...]
+    upper_bound: int
+    calls: int
+
+    @property
+    def proven(self) -> bool:
+        return len(self.order) == self.upper_bound
+
+
+class LineSolver:
+    """One incremental SAT solver over the optional-position CNF of a Problem, asked for
+    the longest line that starts with given cards.
+
+    Every question is the CNF plus assumptions: "card c is at position q" for the first
+    cards, and filled(k) ("at least k cards are played"). A model is a line of k or more
+    cards, and the refutation of filled(b + 1) proves that no line (with those first
+    cards) plays more than b. The solver keeps what it learns from one question to the
+    next, so the hints of every move from a position, or every step of a line, cost one
+    encoding and one solver.
+    """
+
+    def __init__(self, problem: Problem, solver: str, features: frozenset[str],
+                 deadline: float | None) -> None:
+        self.problem = problem
+        self.solver = solver
+        self.deadline = deadline
+        self.encoding = build_cnf(problem, features, optional=True)
+        self.n = len(self.encoding.slots)
+        self.sat = Solver(name=solver, bootstrap_with=self.encoding.clauses)
+        self.calls = 0
+        self.timed_out = False
+
+    def __enter__(self) -> LineSolver:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.sat.delete()
+
+    def stats(self) -> dict[str, Any]:
+        return {"vars": self.encoding.num_vars, "clauses": len(self.encoding.clauses),
+                "features": sorted(self.encoding.features), "calls": self.calls,
+                **(self.sat.accum_stats() or {})}
+
+    def placed(self, prefix: Sequence[int]) -> list[int]:
+        """The literals "node prefix[i] is at position i + 1"."""
+        pool = self.encoding.pool
+        literals = []
+        for q, node in enumerate(prefix, start=1):
+            try:
+                literals.append(pool.id(("at", node, q)))
+            except KeyError:
+                raise InternalError(f"sat: the encoding rules out {self.problem.cards[node]} "
+                                    f"at position {q}, which a legal line plays there") from None
+        return literals
+
+    def ask(self, assumptions: list[int]) -> tuple[int, ...] | bool | None:
+        """A line satisfying the assumptions, False when there is none, None at the
+        deadline."""
+        self.calls += 1
+        answer = _run(self.sat, self.solver, self.deadline, assumptions)
+        if answer is None:
+            self.timed_out = True
+            return None
+        if not answer:
+            return False
+        try:
+            return self.encoding.decode(self.sat.get_model() or [])
+        except ValueError as error:
+            raise InternalError(f"sat/{self.solver}: model does not decode: {error}") from None
+
+    def longest(self, prefix: Sequence[int] = (), lower: Sequence[int] = (),
+                upper: int | None = None, *, top_first: bool = False) -> Climb:
+        """The longest line that starts with `prefix` (a legal line), climbing from
+        `lower` (a known legal line starting with `prefix`, or nothing) one card past the
+        longest found at a time, up to `upper` (a proven bound, or the cards to play).
+        With `top_first` the bound is asked first: cheaper when the line most likely
+        reaches it (a move in a winnable game)."""
+        prefix = tuple(prefix)
+        best = tuple(lower) if len(lower) > len(prefix) else prefix
+        if best[:len(prefix)] != prefix:
+            raise InternalError("sat: a lower-bound line that does not start with its prefix")
+        high = self.n if upper is None else min(upper, self.n)
+        fixed = self.placed(prefix)
+        calls = self.calls
+        self._phase(best)
+        while len(best) < high:
+            wanted = high if top_first else len(best) + 1
+            top_first = False
+            found = self.ask([*fixed, self.encoding.filled_literal(wanted)])
+            if found is None:
+                break
+            if found is False:
+                high = wanted - 1
+                continue
+            if found[:len(prefix)] != prefix or len(found) < wanted:
+                raise InternalError(f"sat/{self.solver}: a line that breaks its assumptions")
+            best = found
+        return Climb(best, max(high, len(best)), self.calls - calls)
+
+    def _phase(self, line: Sequence[int]) -> None:
+        """Point the solver's first guesses at `line`: a longer line most often shares
+        much of it."""
+        slots = self.encoding.slots
+        literals = [var for q, node in enumerate(line, start=1)
+                    for var, placed in slots[q - 1] if placed == node]
+        literals += [self.encoding.filled_literal(q) for q in range(1, len(line) + 1)]
+        try:
+            self.sat.set_phases(literals)
+        except NotImplementedError:  # a solver without phases only guesses worse
+            pass
+
+
+def quick_line(problem: Problem, deadline: float | None,
+               seconds: float = LOWER_BOUND_SECONDS) -> tuple[int, ...]:
+    """A long line found fast: a win by the greedy probe, or by the solving search in
+    half the time (most winnable positions end here), else the longest line the
+    best-score search sees in the rest (stopped at the deadline too)."""
+    from blackhole.backends.search import SearchBackend, best_score
+
+    line, _ = probe(problem)
+    if line is not None:
+        return line
+    now = time.perf_counter()
+    stop = now + seconds if deadline is None else min(now + seconds, deadline)
+    if stop <= now:
+        return ()
+    won = SearchBackend().solve(problem, Options(timeout=(stop - now) / 2))
+    if won.verdict is Verdict.SOLVED and won.order is not None:
+        return won.order
+    return best_score(problem, stop).order

@@ -18,7 +18,7 @@ import sys
 import time
 from dataclasses import dataclass
 
-from blackhole.backends import Backend, Options, Result, Verdict
+from blackhole.backends import Backend, BestResult, Options, Result, Verdict
 from blackhole.cards import rank_adjacent
 from blackhole.problem import Problem
 
@@ -44,6 +44,29 @@ class SearchBackend(Backend):
         order = tuple(searcher.path) if verdict is Verdict.SOLVED else None
         return Result(verdict, order, self.name, "dfs", time.perf_counter() - began,
                       {"states": searcher.states})
+
+    def best(self, problem: Problem, options: Options) -> BestResult:
+        """The referee's longest line: a win when the solving search finds one (its
+        rank-reach cut makes it far faster than the longest-line search on a winnable
+        position), else `best_score`. At the limit the longest line seen, with no bound
+        below the cards to play."""
+        self.check_best(options)
+        began = time.perf_counter()
+        deadline = None if options.timeout is None else began + options.timeout
+        searcher = _Searcher(problem, deadline)
+        try:
+            won = searcher.run()
+        except _OutOfTime:
+            return BestResult((), False, len(problem.moves), self.name, "dfs",
+                              time.perf_counter() - began, {"states": searcher.states})
+        if won:
+            return BestResult(tuple(searcher.path), True, len(problem.moves), self.name,
+                              "dfs", time.perf_counter() - began, {"states": searcher.states})
+        found = best_score(problem, deadline)
+        bound = len(found.order) if found.proven else len(problem.moves) - 1
+        return BestResult(found.order, found.proven, bound, self.name, "dfs",
+                          time.perf_counter() - began,
+                          {"states": searcher.states + found.states})
 
 
 @dataclass(frozen=True)

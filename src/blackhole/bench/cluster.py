@@ -101,21 +101,32 @@ def chunk_size(tasks: int, threads: int) -> int:
 
 def run_dask(client: Client, tasks: list[Task], limit: float, memory_mb: int | None,
              chunk: int | None = None) -> Iterator[Record]:
-    """Every task on the cluster; records as their chunks finish."""
-    threads = slots(client)
-    size = chunk or chunk_size(len(tasks), threads)
-    client.register_plugin(SandboxPlugin(), name=PLUGIN)
-    chunks = iter([tasks[i:i + size] for i in range(0, len(tasks), size)])
+    """Every task on the cluster; records as their chunks finish. The workers' sandbox
+    pools are set up first, so a cluster that cannot run the tasks stops the run here."""
+    try:
+        client.register_plugin(SandboxPlugin(), name=PLUGIN)
+    except Exception as error:  # a worker without blackhole, or one that cannot fork
+        raise InputError(f"the Dask workers cannot run bench tasks (is blackhole installed "
+                         f"there?): {error.__class__.__name__}: {error}", "dask") from None
+    size = chunk or chunk_size(len(tasks), slots(client))
+    return _run_chunks(client, [tasks[i:i + size] for i in range(0, len(tasks), size)],
+                       limit, memory_mb)
+
+
+def _run_chunks(client: Client, chunks: list[list[Task]], limit: float,
+                memory_mb: int | None) -> Iterator[Record]:
+    """The chunks, a window of twice the cluster's threads at a time."""
+    waiting = iter(chunks)
     owner: dict[Any, list[Task]] = {}
     running = as_completed()
 
     def submit(count: int) -> None:
-        for _, part in zip(range(count), chunks, strict=False):
+        for _, part in zip(range(count), waiting, strict=False):
             future = client.submit(run_chunk, part, limit, memory_mb, pure=False)
             owner[future] = part
             running.add(future)
 
-    submit(2 * threads)
+    submit(2 * slots(client))
     for future in running:
         part = owner.pop(future)
         try:

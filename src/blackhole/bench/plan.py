@@ -44,30 +44,36 @@ class Task:
         return self.kind, self.deal, self.label
 
 
-def default_backends() -> list[str]:
-    """Every installed backend but `external`, which needs a solver binary."""
-    return [name for name in available_backends() if name != "external"]
+def default_backends(kind: str = "solve") -> list[str]:
+    """Every installed backend but `external`, which needs a solver binary; for the best
+    score, those of them that find one."""
+    names = [name for name in available_backends() if name != "external"]
+    return names if kind == "solve" else [n for n in names if make_backend(n).finds_best]
 
 
 def plan_tasks(specs: str | Sequence[str], backends: Sequence[str] | None,
                options: Options, kind: str = "solve",
                given: Iterable[str] = ()) -> list[Task]:
     """Every (deal, backend) task, deal-major, so that a partial run compares backends
-    fairly. `given` names the Options fields the user set: each must be read by some
-    chosen backend, or the user would believe it took effect."""
+    fairly; `kind` is what each task asks (record.TASKS). `given` names the Options
+    fields the user set: each must be read by some chosen backend, or the user would
+    believe it took effect."""
     if kind not in TASKS:
         raise InputError(f"unknown task (choose from {', '.join(TASKS)})", "task", token=kind)
     deals = list(dict.fromkeys(expand_specs(specs)))
     if not deals:
         raise InputError("no deals to run", "specs", token=str(specs))
-    labels = list(dict.fromkeys(backends if backends else default_backends()))
+    labels = list(dict.fromkeys(backends if backends else default_backends(kind)))
     if not labels:
         raise InputError("no backend available", "backends")
     chosen = []
     for label in labels:
         name, opts = split_label(label, options)
         backend = make_backend(name)  # a backend whose solver is missing stops it here
-        backend.check(opts)  # so does a bad variant or a solver command not installed
+        if kind == "best":  # so does one that finds no best score
+            backend.check_best(opts)
+        else:  # so does a bad variant, or a solver command that is not installed
+            backend.check(opts)
         chosen.append((label, name, opts))
     _check_given(given, {name for _, name, _ in chosen})
     boards: dict[str, dict[str, Any] | None] = {}

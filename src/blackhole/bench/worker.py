@@ -110,7 +110,18 @@ def _solve(task: Task) -> dict[str, Any]:
             "reason": "backend limit reached" if result.verdict.value == "unknown" else None}
 
 
-_RUNNERS = {"solve": _solve}
+def _best(task: Task) -> dict[str, Any]:
+    from blackhole.best import best_position
+
+    found = best_position(_position(task), task.backend, task.options)
+    verdict = "solved" if found.won else "unsolvable" if found.proven else "unknown"
+    return {"verdict": verdict, "seconds": found.seconds, "solver": found.solver,
+            "stats": found.stats, "moves": tuple((str(card), fan) for card, fan in found.moves),
+            "best": found.best, "upper_bound": found.upper_bound, "proven": found.proven,
+            "reason": "backend limit reached" if verdict == "unknown" else None}
+
+
+_RUNNERS = {"solve": _solve, "best": _best}
 
 
 @contextmanager

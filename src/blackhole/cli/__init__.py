@@ -4,7 +4,7 @@ One module per group of commands; `common` holds what they share. Importing this
 registers every command on `app`.
 """
 
-from blackhole.cli import bench, certificates, deals, play, solving  # noqa: F401  (registers)
+from blackhole.cli import bench, certificates, deals, play, positions, solving  # noqa: F401
 from blackhole.cli.common import app
 
 __all__ = ["app"]

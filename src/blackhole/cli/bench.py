@@ -118,6 +118,9 @@ def bench(
     backends: Annotated[str | None, typer.Option(
         help="Comma list (default: every installed backend but external); "
              "sat:SOLVER and cpsat:MODEL pick variants.")] = None,
+    task: Annotated[str, typer.Option(
+        help="What each task asks: solve (can the deal be won?) or best (its best score, "
+             "proven optimal; default backends: those that find one).")] = "solve",
     timeout: Annotated[float, typer.Option(
         help=f"Backend seconds per task; its worker is killed {GRACE:g} s later.")]
     = DEFAULT_TIMEOUT,
@@ -163,6 +166,7 @@ def bench(
                 summary = run_bench(specs, labels, options, out_path=out, jobs=jobs,
                                     resume=resume, retry_unknown=retry_unknown,
                                     memory_mb=memory or None, dask=dask, chunk=chunk,
+                                    task=task,
                                     given=[name for name, value in given.items()
                                            if value is not None],
                                     progress=on_event)

@@ -53,7 +53,7 @@ def solve(
     = "sat",
     solver: Annotated[str | None, typer.Option(help="SAT solver name (sat backend).")] = None,
     model: Annotated[str | None, typer.Option(
-        help="CP-SAT model (cpsat backend): inverse (default), boolean or circuit.")] = None,
+        help="CP-SAT model (cpsat backend): inverse (default), boolean, circuit or cnf.")] = None,
     workers: Annotated[int | None, typer.Option(
         min=1, help="CP-SAT search workers (default 1).", show_default=False)] = None,
     seed: Annotated[int | None, typer.Option(
@@ -102,18 +102,19 @@ def _print_solution(solution: Solution, ascii_only: bool) -> None:
     result = solution.result
     how = f"{result.backend}/{result.solver} in {result.seconds:.3f} s"
     if result.verdict is Verdict.SOLVED:
-        out.print(Text(f"solved ({how})", style="bold green"))
+        text = Text()
+        text.append(f"solved ({how})\n", style="bold green")
         for number, (card, fan) in enumerate(solution.moves, start=1):
-            line = Text(f"{number:>3}. ")
-            line.append(card_text(card, ascii_only))
-            line.append(f" from fan {fan + 1}")
-            out.print(line)
+            text.append(f"{number:>3}. ")
+            text.append(card_text(card, ascii_only))
+            text.append(f" from fan {fan + 1}\n")
         judged = solution.replay
-        out.print(f"{judged.played} of {judged.total} cards moved; "
-                      "replayed by the rules engine")
+        text.append(f"{judged.played} of {judged.total} cards moved; "
+                    "replayed by the rules engine")
+        out.print(text)  # one print: Rich's cost is per call
     elif result.verdict is Verdict.UNSOLVABLE:
         out.print(Text(f"unsolvable ({how}; a complete method found no solution)",
-                           style="bold red"))
+                       style="bold red"))
     else:
         out.print(Text(f"unknown: limit reached ({how})", style="yellow"))
 
@@ -132,7 +133,7 @@ def encode(
     features: Annotated[str | None, typer.Option(
         help="Encoding features, comma-separated ('none' for the plain encoding).")] = None,
     model: Annotated[str | None, typer.Option(
-        help="CP-SAT model (cpsat format): inverse (default), boolean or circuit.")] = None,
+        help="CP-SAT model (cpsat format): inverse (default), boolean, circuit or cnf.")] = None,
     out: Annotated[Path | None, typer.Option(help="Write to this file, not stdout.")] = None,
     after: AfterOption = None,
 ) -> None:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pysat.card import CardEnc, EncType
 
@@ -115,6 +115,7 @@ class Encoding:
     slots: tuple[tuple[tuple[int, int], ...], ...] = ()
     optional: bool = False
     filled: tuple[int, ...] = ()  # filled[q - 1]: position q is played (optional only)
+    bound: int | None = None  # with `at_least`: the unit clause "at least bound played"
 
     @property
     def num_vars(self) -> int:
@@ -135,6 +136,14 @@ class Encoding:
         if not 1 <= k <= len(self.filled):
             raise ValueError(f"at least {k} cards: k must be 1..{len(self.filled)}")
         return self.filled[k - 1]
+
+    def at_least(self, k: int) -> Encoding:
+        """This CNF and the unit clause filled(k), family "at-least": unsatisfiable exactly
+        when no line plays k cards, so its refutation proves a best score below k (the
+        statement of an optimality certificate)."""
+        counts = {**self.family_counts, "at-least": 1}
+        return replace(self, clauses=[*self.clauses, [self.filled_literal(k)]],
+                       family_counts=counts, bound=k)
 
     def decode(self, model: Sequence[int]) -> tuple[int, ...]:
         """The non-start nodes in play order, read from a model (a list of literals); with
@@ -163,6 +172,8 @@ class Encoding:
                  f"c features {','.join(sorted(self.features)) or '-'}"]
         if self.optional:
             lines.append("c optional positions")
+        if self.bound is not None:
+            lines.append(f"c at least {self.bound} cards played")
         lines += [f"c family {family} {count}" for family, count in self.family_counts.items()]
         lines += [f"c var {v} = {self.describe(v)}" for v in range(1, self.num_vars + 1)]
         lines.append(f"p cnf {self.num_vars} {len(self.clauses)}")
@@ -253,7 +264,7 @@ class Variables:
         return self.domains.layout
 
     def by(self, c: int, q: int) -> int | bool:
-        """"c is played at position q or earlier": a variable, or a constant (see
+        """The literal "c is played at position q or earlier": a variable, or a constant (see
         `Domains.played_by`)."""
         d = self.domains
         if q < d.first[c]:
@@ -281,13 +292,13 @@ def make_variables(domains: Domains, pool: Pool, *, rank: bool) -> Variables:
     n, moves, rank_of = layout.n, layout.moves, layout.problem.rank
     at: dict[int, dict[int, int]] = {c: {} for c in moves}
     for q in range(1, n + 1):
-        made = pool.extend(("at", c, q) for c in cards_at[q])
+        made = pool.extend([("at", c, q) for c in cards_at[q]])
         for c, var in zip(cards_at[q], made, strict=True):
             at[c][q] = var
     by_base: dict[int, int] = {}
     for c in moves:
         steps = domains.ladder(c)
-        by_base[c] = pool.extend(("by", c, q) for q in steps).start - steps.start
+        by_base[c] = pool.extend([("by", c, q) for q in steps]).start - steps.start
     groups: list[dict[int, list[int]]] = [{}]
     for q in range(1, n + 1):
         group: dict[int, list[int]] = {}
@@ -387,17 +398,22 @@ def position_at_least_one(v: Variables, alo: bool) -> list[Clause]:
 
 def filled_positions(v: Variables) -> dict[str, list[Clause]]:
     """Optional positions: filled(q + 1) → filled(q); a filled position holds a card (a
-    rank, with rank) and a card (rank) at q fills it."""
+    rank, with rank) and a card (rank) at q fills it; and when the last position is
+    filled every card is played (implied by pigeonhole, which a solver finds slowly: this
+    keeps the question "are all n played?" as easy as a plain solve)."""
     filled, rank_at, cards_at = v.filled or [], v.rank_at, v.domains.cards_at
     positions = v.layout.positions
     prefix = [[-filled[q + 1], filled[q]] for q in positions[:-1]]
+    full = [[-filled[-1]] + ([] if (top := v.by(c, v.layout.n)) is False else [top])
+            for c in v.layout.moves]
     if rank_at is not None:
         holds = [[-filled[q], *rank_at[q].values()] for q in positions]
         fills = [[-lit, filled[q]] for q in positions for lit in rank_at[q].values()]
     else:
         holds = [[-filled[q]] + [v.at[c][q] for c in cards_at[q]] for q in positions]
         fills = [[-v.at[c][q], filled[q]] for q in positions for c in cards_at[q]]
-    return {"filled-prefix": prefix, "filled-holds": holds, "filled-by": fills}
+    return {"filled-prefix": prefix, "filled-holds": holds, "filled-by": fills,
+            "filled-all": full}
 
 
 def rank_channel(v: Variables) -> dict[str, list[Clause]]:
@@ -455,25 +471,29 @@ def adjacency(v: Variables, forward: bool) -> dict[str, list[Clause]]:
 
 def precedence(v: Variables) -> list[Clause]:
     """a before b: by(b, q) implies by(a, q - 1), where neither side is a constant that
-    makes the clause hold."""
+    makes the clause hold (`Variables.by`, written out: this family is the largest)."""
     clauses: list[Clause] = []
-    d, by = v.domains, v.by
+    d = v.domains
+    first, last, base, optional = d.first, d.last, v.by_base, d.optional
     for a, b in v.layout.problem.precedence:
-        # complete lines: only f(b) <= q <= l(a) are not true at once; prefixes: by(b, q)
-        # is a variable (never TRUE) on f(b)..l(b)
-        stop = d.last[b] if d.optional else d.last[a]
-        for q in range(d.first[b], stop + 1):
-            clause = [] if (lit := by(b, q)) is True else [-lit]
-            if (earlier := by(a, q - 1)) is not False:
-                clause.append(earlier)
+        fa, la, fb, lb, ba, bb = first[a], last[a], first[b], last[b], base[a], base[b]
+        # complete lines: by(b, q) is TRUE from l(b) on and by(a, q - 1) from l(a) + 1 on,
+        # so only f(b) <= q <= l(a) remain; prefixes: by(b, q) is a variable on f(b)..l(b)
+        # and by(a, q - 1) is never TRUE (it is by(a, l(a)) above l(a))
+        for q in range(fb, (lb if optional else la) + 1):
+            clause = [-(bb + q)] if optional or q < lb else []
+            if q - 1 >= fa:
+                clause.append(ba + min(q - 1, la))
             clauses.append(clause)
     return clauses
 
 
 def rank_count(v: Variables, pool: Pool) -> list[Clause]:
-    """Rank k shows at exactly total[k] positions (at most, for prefixes): a prefix counter
-    over rank(·, k) with ("count", k, q, j) = "rank k shows at j or more of 1..q"."""
-    rank_at, optional, rank = v.rank_at or [], v.domains.optional, v.layout.problem.rank
+    """Rank k shows at exactly total[k] positions (for prefixes: at most, and exactly when
+    every position is filled): a prefix counter over rank(·, k) with ("count", k, q, j) =
+    "rank k shows at j or more of 1..q"."""
+    rank_at, rank = v.rank_at or [], v.layout.problem.rank
+    guard = [-v.filled[-1]] if v.filled is not None and v.layout.n else []
     totals: dict[int, int] = {}
     for c in v.layout.moves:
         totals[rank[c]] = totals.get(rank[c], 0) + 1
@@ -481,12 +501,16 @@ def rank_count(v: Variables, pool: Pool) -> list[Clause]:
     add = clauses.append
     for k, total in sorted(totals.items()):
         prev: list[int] = []  # prev[j - 1] = "j or more so far"
+        keys: list[tuple] = []  # the counter's variables, made in the pool once per rank
+        top = pool.top
         for q in v.layout.positions:
             lit = rank_at[q].get(k)
             if lit is None:
                 continue
             width = min(len(prev) + 1, total + 1)
-            row = list(pool.extend(("count", k, q, j) for j in range(1, width + 1)))
+            row = list(range(top + 1, top + width + 1))
+            top += width
+            keys += [("count", k, q, j) for j in range(1, width + 1)]
             # j = 1: lit or an earlier one
             now = row[0]
             add([-lit, now])
@@ -507,12 +531,11 @@ def rank_count(v: Variables, pool: Pool) -> list[Clause]:
                 else:
                     add([-now, lit])
             prev = row
+        pool.extend(keys)
         if len(prev) < total:
-            if not optional:
-                add([])  # too few positions can show rank k
+            add(guard)  # too few positions can show rank k
             continue
-        if not optional:
-            add([prev[total - 1]])
+        add(guard + [prev[total - 1]])
         if len(prev) > total:
             add([-prev[total]])
     return clauses

@@ -9,6 +9,8 @@
   backward, and the layout's "played by" ladders carrying the precedence.
 - `circuit`: `add_circuit` over the nodes and a dummy end node that closes the path, arc
   literals only between rank-adjacent cards, positions tied to the arcs.
+- `cnf`: exactly the clauses of the SAT encoding (`encode.cnf`, its features), one
+  `add_bool_or` each, so that SAT and CP-SAT can be compared on one model.
 - `build_optional`: the Boolean model with optional positions (a line may stop early),
   whose objective maximises the cards played: the best score.
 
@@ -26,6 +28,7 @@ from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model
 
+from blackhole.encode import cnf
 from blackhole.encode.layout import (
     Domains,
     Layout,
@@ -41,6 +44,7 @@ MODEL_HELP: dict[str, str] = {
     "inverse": "seq/pos inverse with a rank table (CSPLib 081): the fastest",
     "boolean": "card-at-position literals, rank literals, played-by ladders",
     "circuit": "add_circuit over rank-adjacent arcs, positions tied to arcs",
+    "cnf": "the SAT encoding's clauses, one bool_or each (its features are the SAT ones)",
 }
 MODELS: tuple[str, ...] = tuple(MODEL_HELP)
 # Over pysol:1-1000 the inverse model has the lowest median, p99 and maximum (presolve
@@ -57,17 +61,19 @@ MODEL_FEATURES: dict[str, frozenset[str]] = {
     "inverse": frozenset({"symmetry"}),
     "boolean": frozenset({"symmetry", "rankcount"}),
     "circuit": frozenset({"symmetry", "alldiff"}),
+    "cnf": cnf.FEATURES,
 }
 # The features each model runs with when no features are given (measured).
 DEFAULT_FEATURES: dict[str, frozenset[str]] = {
     "inverse": frozenset({"symmetry"}),
     "boolean": frozenset({"rankcount"}),
     "circuit": frozenset({"alldiff", "symmetry"}),  # only with both does it settle every deal
+    "cnf": cnf.DEFAULT_FEATURES,
 }
 # The optional-position model is the Boolean one; both of its features are sound for
 # prefixes (rankcount as "at most", encodings/cpsat.md).
 OPTIONAL_FEATURES: frozenset[str] = MODEL_FEATURES["boolean"]
-DEFAULT_OPTIONAL_FEATURES: frozenset[str] = frozenset()
+DEFAULT_OPTIONAL_FEATURES: frozenset[str] = frozenset({"rankcount"})  # measured
 
 Literal = cp_model.LiteralT  # a Boolean variable, its negation, or a constant (bool)
 
@@ -108,6 +114,8 @@ def choose_features(model: str, features: Iterable[str] | None) -> frozenset[str
     field `features` for an unknown one or one the model does not have."""
     if features is None:
         return DEFAULT_FEATURES[model]
+    if model == "cnf":
+        return cnf.known_features(features)
     chosen = frozenset(features)
     unknown = sorted(chosen - FEATURES)
     if unknown:
@@ -280,6 +288,10 @@ def _cards_and_positions(built: Built, bools: _BooleanVars) -> None:
         for q in layout.positions[:-1]:
             model.add_implication(filled[q + 1], filled[q])
         built.count("filled-prefix", layout.n - 1)
+        # every position filled: every card played (pigeonhole, stated)
+        for v in layout.moves:
+            model.add_bool_or([at[v, q] for q in of[v]]).only_enforce_if(filled[layout.n])
+        built.count("filled-all", len(layout.moves))
 
 
 def _hole_channel(built: Built, bools: _BooleanVars) -> None:
@@ -303,7 +315,7 @@ def _rank_steps(built: Built, bools: _BooleanVars) -> None:
     filled position, with optional positions)."""
     layout, model, hole, filled = bools.layout, built.model, bools.hole, bools.filled
     start, n = layout.problem.start, layout.n
-    if start is not None:  # the first move fits the start card
+    if start is not None and n:  # the first move fits the start card
         fits = model.add_bool_or(_holes(hole, 1, layout.links[layout.problem.rank[start]]))
         if filled:
             fits.only_enforce_if(filled[1])
@@ -352,14 +364,19 @@ def _precedence_on_ladders(built: Built, bools: _BooleanVars) -> None:
 
 
 def _rank_counts(built: Built, bools: _BooleanVars) -> None:
-    """Rank k shows at exactly (optional positions: at most) as many positions as there
-    are cards of rank k."""
+    """Rank k shows at exactly as many positions as there are cards of rank k (optional
+    positions: at most, and exactly when every position is filled)."""
     rank, moves = bools.layout.problem.rank, bools.layout.moves
     cards = {k: sum(1 for v in moves if rank[v] == k) for k in sorted({rank[v] for v in moves})}
+    filled = bools.filled
     for k, count in cards.items():
         shown = sum(lit for (_, j), lit in bools.hole.items() if j == k)
-        built.model.add(shown <= count if bools.filled else shown == count)
-    built.count("rank-count", len(cards))
+        if filled:  # at most; exactly when every position is filled
+            built.model.add(shown <= count)
+            built.model.add(shown == count).only_enforce_if(filled[bools.layout.n])
+        else:
+            built.model.add(shown == count)
+    built.count("rank-count", len(cards) * (2 if filled else 1))
 
 
 def _symmetry_on_ladders(built: Built, bools: _BooleanVars) -> None:
@@ -434,6 +451,8 @@ def circuit_arcs(layout: Layout) -> list[tuple[int, int]]:
     and from the end node back to the start."""
     problem = layout.problem
     start, end = problem.start, problem.size
+    if not layout.moves and start is not None:  # nothing to play: start → end → start
+        return [(start, end), (end, start)]
     openers = [v for v in layout.moves if not layout.before[v]
                and (start is None or v in problem.neighbours[start])]
     arcs = [(end if start is None else start, v) for v in openers]
@@ -492,8 +511,33 @@ def _symmetry_on_positions(built: Built, pos: Sequence[cp_model.IntVar],
         built.made("sym", len(options))
 
 
+# ---------------------------------------------------------------- the SAT encoding's clauses
+
+
+def build_clauses(layout: Layout, features: frozenset[str]) -> Built:
+    """One Boolean variable per CNF variable (named by its key), one `add_bool_or` per
+    clause; the families and variable kinds are the SAT encoding's."""
+    encoding = cnf.build_cnf(layout.problem, features, layout=layout)
+    model = cp_model.CpModel()
+    xs = [model.new_bool_var("_".join(map(str, key))) for key in encoding.keys]
+    for clause in encoding.clauses:
+        model.add_bool_or([xs[lit - 1] if lit > 0 else xs[-lit - 1].negated()
+                           for lit in clause])
+
+    def read_order(solver: cp_model.CpSolver) -> tuple[int, ...]:
+        return encoding.decode([v if solver.boolean_value(x) else -v
+                                for v, x in enumerate(xs, start=1)])
+
+    families = {family: count for family, count in encoding.counts().items() if count}
+    built = Built(model, read_order, "cnf", features, families)
+    for key in encoding.keys:
+        built.made(key[0])
+    return built
+
+
 BUILDERS: dict[str, Callable[[Layout, frozenset[str]], Built]] = {
     "inverse": build_inverse,
     "boolean": build_boolean,
     "circuit": build_circuit,
+    "cnf": build_clauses,
 }

@@ -130,9 +130,9 @@ class Domains:
         return range(self.first[card], last)
 
     def played_by(self, card: int, q: int) -> Lit | bool:
-        """"`card` is played at position q or earlier": False before its first position;
-        from its last position on True (complete lines) or "played at all", the ladder's
-        top (prefixes)."""
+        """The literal "`card` is played at position q or earlier": False before its first
+        position; from its last position on True (complete lines) or "played at all", the
+        ladder's top (prefixes)."""
         first, last = self.first[card], self.last[card]
         if q < first:
             return False
@@ -141,7 +141,7 @@ class Domains:
         return Lit(("by", card, q))
 
     def at(self, card: int, q: int) -> Lit | bool:
-        """"`card` is played at position q": False outside its domain."""
+        """The literal "`card` is played at position q": False outside its domain."""
         return Lit(("at", card, q)) if q in self._sets[card] else False
 
     @cached_property
@@ -161,7 +161,8 @@ def make_domains(layout: Layout, *, windows: bool = True, reach: bool = False,
         lo = layout.earliest(c) if windows else 1
         hi = layout.latest(c) if windows else n
         k = rank[c]
-        qs = tuple(q for q in range(lo, hi + 1) if walk is None or k in walk[q])
+        qs = tuple(range(lo, hi + 1)) if walk is None else \
+            tuple(q for q in range(lo, hi + 1) if k in walk[q])
         of[c] = qs
         for q in qs:  # each position lists its cards in node order
             cards_at[q].append(c)

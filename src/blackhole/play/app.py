@@ -7,9 +7,9 @@ end screen, in background threads so the screen never waits for it.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
-from time import perf_counter
 from typing import Any
 
 from rich.text import Text
@@ -96,10 +96,13 @@ class Table(Screen):
         self.seeds = seeds
         self.coach = False
         self.replaying: Timer | None = None
+        self.replay_seconds = REPLAY_STEP
         self.note = ""  # said when the table first shows
+        self.deals = 0
         self.new_game(game, spec)
 
     def new_game(self, game: Game, spec: str) -> None:
+        self.deals += 1  # answers that come back for an older deal are dropped
         self.game = game
         self.spec = spec
         self.undos = 0
@@ -107,6 +110,7 @@ class Table(Screen):
         self.bests: dict[Moves, Any] = {}  # the hint engine's Best for each position seen
         self.hints: dict[Moves, list[Any]] = {}
         self.asked: set[Moves] = set()  # hints on their way
+        self.wanted: Moves | None = None  # the position the player asked a hint for
         self.weighing: set[Moves] = set()  # best scores on their way
         self.ended: Moves | None = None  # the position an end screen was shown for
 
@@ -128,11 +132,26 @@ class Table(Screen):
         self.arrived()
         self.warm_up()
 
-    @work(thread=True, group="warm-up", exit_on_error=False)
-    def warm_up(self) -> None:
-        """Load the hint engine while the player looks at the deal, so that the first
-        hint does not wait for its imports."""
-        engine.missing()
+    @work(group="warm-up")
+    async def warm_up(self) -> None:
+        """Load the hint engine and ask for the first hints while the player looks at
+        the deal (the import alone takes a good part of a first hint's time)."""
+        await self.ask(engine.missing)
+        self.prefetch()
+
+    async def ask(self, call: Callable[..., Any], *args: Any,
+                  failed: Callable[[str], None] | None = None) -> Any:
+        """The hint engine's answer, computed off the event loop; None when the deal
+        changed meanwhile, or when the engine failed (the reason goes to `failed`: the
+        game goes on without the answer)."""
+        deal = self.deals
+        try:
+            found = await asyncio.wrap_future(engine.in_background(call, *args))
+        except Exception as error:  # shown, not raised
+            if deal == self.deals and failed is not None:
+                failed(str(error))
+            return None
+        return found if deal == self.deals else None
 
     async def lay_fans(self) -> None:
         row = self.query_one("#fans", Horizontal)
@@ -193,6 +212,7 @@ class Table(Screen):
     def moved(self, game: Game, note: str = "") -> None:
         self.game = game
         self.hinted = None
+        self.wanted = None
         self.say(note)
         self.draw()
         self.arrived()
@@ -242,32 +262,41 @@ class Table(Screen):
             return
         if not self.engine_ready():
             return
-        moves = self.game.moves
+        self.wanted = moves = self.game.moves
         if moves in self.hints:
-            self.show_hint(moves, self.hints[moves], 0.0)
-        elif moves not in self.asked:
-            self.asked.add(moves)
-            self.say("hint: thinking ...", "dim")
-            self.fetch_hints(moves, self.game)
-
-    @work(thread=True, group="hint", exit_on_error=False)
-    def fetch_hints(self, moves: Moves, game: Game) -> None:
-        began = perf_counter()
-        try:
-            found = engine.hints_of(game.position)
-        except Exception as error:  # shown, not raised: the game goes on without a hint
-            self.app.call_from_thread(self.hint_failed, moves, str(error))
+            self.show_hint(moves, self.hints[moves])
             return
-        self.app.call_from_thread(self.show_hint, moves, found, perf_counter() - began)
+        self.say("hint: thinking ...", "dim")
+        self.prefetch()
+
+    def prefetch(self) -> None:
+        """Ask for the hints of the position now, unless they are known or on their way:
+        on a new deal this starts before the player asks, so the first hint is ready."""
+        moves = self.game.moves
+        if moves in self.hints or moves in self.asked or engine.missing() \
+                or self.game.outcome is not Outcome.UNFINISHED:
+            return
+        self.asked.add(moves)
+        self.fetch_hints(moves, self.game)
+
+    @work(group="hint")
+    async def fetch_hints(self, moves: Moves, game: Game) -> None:
+        found = await self.ask(engine.hints_of, game.position,
+                               failed=lambda reason: self.hint_failed(moves, reason))
+        if found is None:
+            return
+        self.hints[moves] = found
+        self.asked.discard(moves)
+        self.show_hint(moves, found)
 
     def hint_failed(self, moves: Moves, reason: str) -> None:
         self.asked.discard(moves)
-        self.say(f"hint failed: {reason}", "red")
+        if self.wanted == moves:
+            self.say(f"hint failed: {reason}", "red")
 
-    def show_hint(self, moves: Moves, found: list[Any], seconds: float) -> None:
-        self.hints[moves] = found
-        self.asked.discard(moves)
-        if moves != self.game.moves or not found:
+    def show_hint(self, moves: Moves, found: list[Any]) -> None:
+        """The best move, if the player asked for it here and is still here."""
+        if moves != self.game.moves or self.wanted != moves or not found:
             return
         first = found[0]
         letter = board.FAN_LETTERS[first.fan]
@@ -275,9 +304,10 @@ class Table(Screen):
         of = self.game.start.of
         if first.winnable:
             text.append(": the game stays winnable")
-        else:
+        elif getattr(first, "proven", True):
             text.append(f": no move wins now; the best still reachable is {first.best}/{of}")
-        text.append(f"  ({seconds:.2f} s)" if seconds else "", style="dim")
+        else:
+            text.append(f": no win found in the time limit; it reaches {first.best}/{of}")
         self.hinted = first.fan
         self.say(text)
         self.draw()
@@ -303,14 +333,12 @@ class Table(Screen):
             self.weighing.add(moves)
             self.fetch_best(moves, self.game)
 
-    @work(thread=True, group="coach", exit_on_error=False)
-    def fetch_best(self, moves: Moves, game: Game) -> None:
-        try:
-            found = engine.best_of(game.position, engine.HINT_SECONDS)
-        except Exception as error:  # shown, not raised
-            self.app.call_from_thread(self.coach_failed, moves, str(error))
-            return
-        self.app.call_from_thread(self.learned, moves, found)
+    @work(group="coach")
+    async def fetch_best(self, moves: Moves, game: Game) -> None:
+        found = await self.ask(engine.best_of, game.position, engine.HINT_SECONDS,
+                               failed=lambda reason: self.coach_failed(moves, reason))
+        if found is not None:
+            self.learned(moves, found)
 
     def coach_failed(self, moves: Moves, reason: str) -> None:
         self.weighing.discard(moves)
@@ -345,14 +373,11 @@ class Table(Screen):
 
     # ------------------------------------------------------------ the end
 
-    @work(thread=True, group="review", exit_on_error=False)
-    def fetch_review(self, game: Game, screen: EndScreen) -> None:
-        try:
-            found = review(game, self.bests, engine.best_of)
-        except Exception as error:  # shown, not raised
-            self.app.call_from_thread(screen.failed, str(error))
-            return
-        self.app.call_from_thread(screen.show_review, found)
+    @work(group="review")
+    async def fetch_review(self, game: Game, screen: EndScreen) -> None:
+        found = await self.ask(review, game, self.bests, engine.best_of, failed=screen.failed)
+        if found is not None:
+            screen.show_review(found)
 
     def replay_best(self, line: tuple[Card, ...]) -> None:
         """Back to the start, then the best line played one move at a time (any key
@@ -361,7 +386,7 @@ class Table(Screen):
         for card in line:
             game = game.play_card(card)
         self.moved(game.restart(), "replaying the best line (any key stops it)")
-        self.replaying = self.set_interval(REPLAY_STEP, self.replay_step)
+        self.replaying = self.set_interval(self.replay_seconds, self.replay_step)
 
     def replay_step(self) -> None:
         if not self.game.can_redo:
@@ -400,6 +425,7 @@ class Table(Screen):
         self.draw()
         self.say(f"a new deal: {spec} (blackhole play {spec} deals it again)")
         self.arrived()
+        self.prefetch()
 
     def action_rules(self) -> None:
         self.app.push_screen(RulesScreen(board.RULES))
@@ -433,7 +459,7 @@ class EndScreen(ModalScreen[None]):
                            style="bold green"))
             return
         self.show(Text(f"Blocked at {game.score}/{of}: no top card fits "
-                       f"{self.table.shown(game.state.hole)}.\n", style="bold"))
+                       f"{self.table.shown(game.state.hole)}.", style="bold"))
         if engine.missing():
             self.add(Text(engine.missing() or "", style="red"))
             return
@@ -449,8 +475,8 @@ class EndScreen(ModalScreen[None]):
         self.draw_lines([])
 
     def draw_lines(self, offers: list[str]) -> None:
-        keys = ["u undo", "N new deal", "Q quit", "Esc look at the table", *offers]
-        body = Text("\n").join([*self.lines, Text("  ".join(keys), style="dim")])
+        keys = [*offers, "u undo", "N new deal", "Esc the table", "Q quit"]
+        body = Text("\n").join([*self.lines, Text(""), Text("   ".join(keys), style="dim")])
         self.query_one("#end", Static).update(body)
 
     def show_review(self, found: Review) -> None:
@@ -494,9 +520,11 @@ def review_text(found: Review, name: Callable[[Card | None], str]) -> Text:
                    style="green")
         return out
     out.append(f"The best possible {where}: {found.best}/{of}{limit}.\n", style="bold")
-    move = found.lost_at
-    out.append(f"Move {move + 1}, {name(found.lost_card)}, lost it: after it the best "
-               f"reachable was {found.best_after}/{of}.")
+    move = f"Move {found.lost_at + 1} ({name(found.lost_card)} from fan " \
+           f"{board.FAN_LETTERS[found.lost_fan]})"
+    verdict = "lost the game" if found.best >= of else "was the first to cost cards"
+    out.append(f"{move} {verdict}: after it the best still reachable was "
+               f"{found.best_after}/{of}.")
     return out
 
 

@@ -2,13 +2,16 @@
 
 The game never decides who can win by itself: whether a position is still winnable, the
 best score still reachable and the best move all come from `blackhole.best`, which
-proves what it says. Every call runs in a background worker, under a time limit; an
-answer reached at the limit says so (`proven` is False).
+proves what it says. Every call runs in a background thread (`in_background`), under a
+time limit; an answer reached at the limit says so (`proven` is False).
 """
 
 from __future__ import annotations
 
 import importlib
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Any
 
 from blackhole.deal import Position
@@ -43,3 +46,23 @@ def best_of(position: Position, timeout: float | None = BEST_SECONDS) -> Any:
 def hints_of(position: Position, timeout: float | None = HINT_SECONDS) -> list[Any]:
     """`blackhole.best.hints`: every legal move from `position`, best first."""
     return _best_module().hints(position, timeout=timeout)
+
+
+def in_background(call: Callable[..., Any], *args: Any) -> Future:
+    """`call(*args)` in a daemon thread; the future holds its answer or its exception.
+
+    A daemon thread, not a pool's: quitting the game must not wait for a question the
+    player no longer cares about (the solvers release the GIL, so the screen never
+    waits either)."""
+    future: Future = Future()
+
+    def run() -> None:
+        if not future.set_running_or_notify_cancel():
+            return
+        try:
+            future.set_result(call(*args))
+        except BaseException as error:  # handed to whoever awaits the answer
+            future.set_exception(error)
+
+    threading.Thread(target=run, name="blackhole-engine", daemon=True).start()
+    return future

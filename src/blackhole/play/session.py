@@ -90,6 +90,7 @@ class Review:
     started: int = 0  # cards moved before the game's start (a position spec)
     lost_at: int | None = None
     lost_card: Card | None = None
+    lost_fan: int | None = None
     best_after: int | None = None
 
 
@@ -123,4 +124,5 @@ def review(game: Game, known: dict[tuple[int, ...], Any],
         else:
             bad = middle
     after = best_at(bad).best if bad < len(game.moves) else game.score
-    return replace(found, lost_at=bad - 1, lost_card=game.played[bad - 1], best_after=after)
+    return replace(found, lost_at=bad - 1, lost_card=game.played[bad - 1],
+                   lost_fan=game.moves[bad - 1], best_after=after)

@@ -1,0 +1,113 @@
+"""The MaxSAT backend: the best score as weighted MaxSAT, solved by pysat's RC2.
+
+The hard clauses are the optional-position CNF of `blackhole.encode.cnf` (every legal
+line, a prefix of positions filled); each position q gives the soft clause filled(q) of
+weight 1. RC2 is core-guided: it refutes ever larger sets of soft clauses until the
+rest can be satisfied, so its first model is optimal, and the cost it has proven so far
+(the soft clauses that must be false) bounds the best score from above when the time
+limit stops it first. It starts, as the other backends do, from the line of a short
+search (a hard clause: at least that many cards are played), which is also the line it
+shows when the limit stops it before the optimum.
+
+`solve` asks the same question: a deal is won when the optimum fills every position.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from pysat.examples.rc2 import RC2
+from pysat.formula import WCNF
+
+from blackhole.backends import Backend, BestResult, Options, Result, Verdict
+from blackhole.backends.sat import INTERRUPTIBLE, best_features, quick_line, solver_name
+from blackhole.encode.cnf import build_cnf, gc_paused
+from blackhole.errors import InputError, InternalError
+from blackhole.problem import Problem
+
+DEFAULT_SOLVER = "glucose3"  # RC2's own default oracle (g3)
+
+
+def oracle_name(options: Options) -> str:
+    """The SAT oracle RC2 runs: one that a timer can interrupt."""
+    name = solver_name(options.solver or DEFAULT_SOLVER)
+    if name not in INTERRUPTIBLE:
+        raise InputError(f"RC2 needs a solver it can interrupt (choose from "
+                         f"{', '.join(INTERRUPTIBLE)})", "solver", token=name)
+    return name
+
+
+class MaxsatBackend(Backend):
+    name = "maxsat"
+    reads = frozenset({"solver", "features"})
+
+    def check(self, options: Options) -> None:
+        super().check(options)
+        oracle_name(options)
+        best_features(options)
+
+    def solve(self, problem: Problem, options: Options) -> Result:
+        found = self.best(problem, options)
+        won = len(found.order) == len(problem.moves)
+        verdict = Verdict.SOLVED if won else Verdict.UNSOLVABLE if found.proven \
+            else Verdict.UNKNOWN
+        return Result(verdict, found.order if won else None, self.name, found.solver,
+                      found.seconds, found.stats)
+
+    def best(self, problem: Problem, options: Options) -> BestResult:
+        self.check_best(options)
+        oracle = oracle_name(options)
+        began = time.perf_counter()
+        deadline = None if options.timeout is None else began + options.timeout
+        lower = quick_line(problem, deadline)
+        with gc_paused():
+            encoding = build_cnf(problem, best_features(options), optional=True)
+            formula = WCNF()
+            formula.extend(encoding.clauses)
+            if lower:  # a line this long exists: a hard clause, as cpsat posts it
+                formula.append([encoding.filled_literal(len(lower))])
+            for literal in encoding.filled:
+                formula.append([literal], weight=1)
+            built = time.perf_counter()
+            with RC2(formula, solver=oracle) as rc2:
+                model = _compute(rc2, None if deadline is None
+                                 else deadline - time.perf_counter())
+                cost = rc2.cost
+                stats: dict[str, Any] = {"vars": encoding.num_vars,
+                                         "clauses": len(encoding.clauses),
+                                         "soft": len(encoding.filled),
+                                         "features": sorted(encoding.features),
+                                         "cost": cost,
+                                         **(rc2.oracle.accum_stats() or {})}
+        n = len(encoding.filled)
+        stats.update(encode_seconds=round(built - began, 6),
+                     solve_seconds=round(time.perf_counter() - built, 6))
+        stats["lower_bound"] = len(lower)
+        if model is None:  # stopped: RC2 shows no line before the optimum
+            return BestResult(lower, len(lower) == n - cost, n - cost, self.name,
+                              f"rc2/{oracle}", time.perf_counter() - began, stats)
+        try:
+            order = encoding.decode(model)
+        except ValueError as error:
+            raise InternalError(f"maxsat/{oracle}: model does not decode: {error}") from None
+        if len(order) != n - cost:
+            raise InternalError(f"maxsat/{oracle}: an optimum of cost {cost} plays "
+                                f"{len(order)} of {n} cards")
+        return BestResult(order, True, len(order), self.name, f"rc2/{oracle}",
+                          time.perf_counter() - began, stats)
+
+
+def _compute(rc2: RC2, seconds: float | None) -> list[int] | None:
+    """RC2's optimal model, or None when `seconds` run out first."""
+    if seconds is None:
+        return rc2.compute()
+    if seconds <= 0:
+        return None
+    timer = threading.Timer(seconds, rc2.interrupt)
+    timer.start()
+    try:
+        return rc2.compute(expect_interrupt=True)
+    finally:
+        timer.cancel()

@@ -1,0 +1,405 @@
+"""The questions players ask about a position: the best score, hints, and the critical
+moves of a line.
+
+- `best_score(position, backend)`: the most cards any legal line from the position
+  moves, counted from the start of the deal (51 is a win for a standard deal), with one
+  line that reaches it. Each backend finds it its own way (`Backend.best`): `sat` climbs
+  with one incremental solver, `cpsat` maximises, `maxsat` runs RC2, `search` is the
+  exhaustive referee. The line is replayed by the rules engine before it is returned.
+- `hints(position)`: every legal move, whether the game stays winnable after it and the
+  best score still reachable, best first.
+- `analyze(position, line)`: along a line (given, or the solver's best), how many legal
+  moves keep the best score at each move, the critical moves (the only good choice among
+  several) and the first move that loses.
+
+Hints and analyses ask one incremental SAT solver (`backends.sat.LineSolver`) over the
+optional-position CNF of the starting position: a move is the assumption "this card is
+at that position", so every candidate move, at every step of a line, reuses one
+encoding and everything the solver has learned.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from blackhole.backends import BestResult, Options, make_backend, split_label
+from blackhole.cards import Card
+from blackhole.deal import Deal, Position, load_position, position_of
+from blackhole.errors import InputError, InternalError
+from blackhole.probe import probe
+from blackhole.problem import Problem, build_problem
+from blackhole.rules import Move, Outcome, Replay, legal_cards, move_text, replay
+
+if TYPE_CHECKING:
+    from blackhole.certificates import Certificate
+
+# Hints and analyses: the SAT solver and the features of its optional-position CNF.
+# No symmetry breaking: it keeps some longest line, not every one, and a hint asks for
+# the longest line that starts with one given card.
+HINT_SOLVER = "glucose3"
+HINT_FEATURES = frozenset({"domain", "reach", "rank", "compact", "forward", "rankcount"})
+
+
+# ---------------------------------------------------------------- the best score
+
+
+@dataclass(frozen=True)
+class Best:
+    """The best score of a position: `best` cards moved from the start of the deal (out
+    of `of`) by the line `moves` from the position; `upper_bound` is the most any line
+    may reach as far as proven, and `proven` says the two meet. `moved` counts the cards
+    moved before the position."""
+
+    best: int
+    of: int
+    proven: bool
+    upper_bound: int
+    moves: tuple[tuple[Card, int], ...]  # (card, 0-based fan) from the position
+    backend: str
+    solver: str
+    seconds: float
+    stats: dict[str, Any] = field(default_factory=dict)
+    moved: int = 0
+    replay: Replay | None = None
+
+    @property
+    def won(self) -> bool:
+        return self.best == self.of
+
+    def to_json(self, spec: str) -> dict[str, Any]:
+        """The stable JSON schema documented in the README; `after` is the cards moved
+        before the position, as `check --json` gives it."""
+        return {"deal": spec, "after": self.moved, "best": self.best,
+                "of": self.of, "proven": self.proven, "upper_bound": self.upper_bound,
+                "moves": [{"card": str(card), "fan": fan} for card, fan in self.moves],
+                "backend": self.backend, "solver": self.solver,
+                "seconds": round(self.seconds, 6), "stats": self.stats}
+
+
+def as_position(position: Position | Deal | str) -> Position:
+    """A Position from a Position, a Deal (the position it shows) or a deal spec."""
+    if isinstance(position, Position):
+        return position
+    if isinstance(position, Deal):
+        return position_of(position)
+    if isinstance(position, str):
+        return load_position(position)
+    raise InputError("not a position, deal or deal spec", "position",
+                     token=type(position).__name__)
+
+
+def best_score(position: Position | Deal | str, backend: str = "sat", *,
+               timeout: float | None = None, **options: Any) -> Best:
+    """The best score of `position` (a Position, a Deal or a deal spec), counted from the
+    start of the deal, with one line that reaches it, replayed by the rules engine.
+
+    `backend` is "sat" (default), "cpsat", "maxsat" or "search", with an optional variant
+    ("sat:glucose4"); keyword options are `Options` fields. At the limit the best line
+    found comes back with `proven` False and the bound proven so far. Bad input, or a
+    backend that finds no best score, raises InputError."""
+    name, chosen = split_label(backend, Options.make(timeout=timeout, **options))
+    return best_position(as_position(position), name, chosen)
+
+
+def best_position(position: Position, backend: str, options: Options) -> Best:
+    """`best_score` with a registry name and Options (as bench runs it)."""
+    began = time.perf_counter()
+    engine = make_backend(backend)
+    engine.check_best(options)
+    deal = position.deal
+    engine.check_size(deal.cards_in_fans, deal.name or "deal")
+    problem = build_problem(deal)
+    if options.timeout is not None:  # the limit covers building the problem too
+        left = options.timeout - (time.perf_counter() - began)
+        if left <= 0:
+            found = BestResult((), False, len(problem.moves), engine.name, "",
+                               options.timeout)
+            return judged(position, problem, found)
+        options = replace(options, timeout=left)
+    return judged(position, problem, engine.best(problem, options))
+
+
+def judged(position: Position, problem: Problem, found: BestResult) -> Best:
+    """A backend's longest line as moves, replayed by the rules engine; any claim the
+    rules refute is an InternalError."""
+    who = f"{found.backend}/{found.solver}"
+    n = len(problem.moves)
+    if not len(found.order) <= found.upper_bound <= n:
+        raise InternalError(f"{who}: a line of {len(found.order)} cards with the bound "
+                            f"{found.upper_bound} of {n}")
+    if found.proven != (len(found.order) == found.upper_bound):
+        raise InternalError(f"{who}: 'proven' disagrees with its bound")
+    moves = tuple((problem.cards[v], problem.fan_of[v]) for v in found.order)
+    played = replay(position.deal, [card for card, _ in moves])
+    if played.outcome is Outcome.ILLEGAL or played.played != len(moves):
+        raise InternalError(f"{who}: best line fails replay: {played.describe()}")
+    if found.proven and played.outcome is Outcome.UNFINISHED:
+        raise InternalError(f"{who}: a line proven longest that a legal move extends")
+    return Best(position.moved + len(moves), position.of, found.proven,
+                position.moved + found.upper_bound, moves, found.backend, found.solver,
+                found.seconds, found.stats, position.moved, played)
+
+
+def certify_best(found: Best, position: Position, folder: Path,
+                 spec: str = "") -> Certificate | None:
+    """Write the optimality certificate of a proven best score below a win to `folder`
+    (`blackhole.certificates.certify_best`: the CNF "at least best+1 cards are scored
+    from this position", its checked DRUP proof and a manifest that `verify` reads).
+    None for a win, whose replayed line is its own proof. A best not proven is an
+    InputError: there is nothing to certify."""
+    from blackhole import certificates
+
+    if not found.proven:
+        raise InputError("the best score was not proven (the limit came first): nothing to "
+                         "certify", "certify", token=str(folder))
+    if found.won:
+        return None
+    try:
+        return certificates.certify_best(position, found.best, folder, spec=spec)
+    except InputError as error:
+        if error.source == "best":  # a line that scores more: our proven best is wrong
+            raise InternalError(f"{found.backend}/{found.solver}: proven best "
+                                f"{found.best}, but {error.detail}") from None
+        raise
+
+
+# ---------------------------------------------------------------- the hint engine
+
+
+@dataclass(frozen=True)
+class Hint:
+    """A legal move from a position: `winnable` says a line after it still wins, `best`
+    is the most cards any line through it moves, counted from the start of the deal (the
+    deal's `of` when winnable). `proven` is False when the time limit came first: `best`
+    is then the longest line found and `winnable` False means that no win was found."""
+
+    card: Card
+    fan: int
+    winnable: bool
+    best: int
+    proven: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        return {"card": str(self.card), "fan": self.fan, "winnable": self.winnable,
+                "best": self.best, "proven": self.proven}
+
+
+@dataclass(frozen=True)
+class _Choice:
+    """A legal move after some prefix: its node, fan, and the climb of its lines."""
+
+    node: int
+    fan: int
+    line: tuple[int, ...]  # the longest line found through the move, from the start
+    upper_bound: int  # no line through it plays more, from the start position
+
+    @property
+    def proven(self) -> bool:
+        return len(self.line) == self.upper_bound
+
+
+class _Engine:
+    """One LineSolver over a start position, answering for positions along lines from it
+    (each a prefix of cards played from the start)."""
+
+    def __init__(self, position: Position, deadline: float | None) -> None:
+        from blackhole.backends.sat import LineSolver
+
+        self.position = position
+        self.problem = build_problem(position.deal)
+        self.node = {card: v for v, card in enumerate(self.problem.cards)}
+        self.lines = LineSolver(self.problem, HINT_SOLVER, HINT_FEATURES, deadline)
+        self.deadline = deadline
+
+    def __enter__(self) -> _Engine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.lines.__exit__(*exc)
+
+    def root(self) -> _Choice:
+        """The longest line from the start position. Is it winnable, first (most positions
+        a player asks about are): the greedy probe, then the solver; if not, a climb from
+        a short search's line."""
+        from blackhole.backends.sat import quick_line
+
+        n = self.lines.n
+        if n == 0:
+            return _Choice(-1, -1, (), 0)
+        line, _ = probe(self.problem)  # a greedy win, found in a few milliseconds or not
+        if line is not None:
+            return _Choice(-1, -1, line, n)
+        won = self.lines.ask([self.lines.encoding.filled_literal(n)])
+        if won is None:
+            return _Choice(-1, -1, (), n)
+        if won is not False:
+            return _Choice(-1, -1, won, n)
+        climb = self.lines.longest(lower=quick_line(self.problem, self.deadline), upper=n - 1)
+        return _Choice(-1, -1, climb.order, climb.upper_bound)
+
+    def choices(self, prefix: tuple[int, ...], parent: _Choice) -> list[_Choice]:
+        """Every legal move after `prefix`, each with its longest line; `parent` is the
+        answer for the prefix itself (its line need not start with the prefix when the
+        prefix is not on it, but its bound holds for every move after the prefix)."""
+        deal = self.position.deal
+        state = replay(deal, [self.problem.cards[v] for v in prefix]).state
+        found = []
+        for card, fan in legal_cards(deal, state):
+            node = self.node[card]
+            start = (*prefix, node)
+            lower = parent.line if parent.line[:len(start)] == start else start
+            may_win = parent.upper_bound == self.lines.n  # then ask "does it still win?" first
+            climb = self.lines.longest(start, lower, parent.upper_bound, top_first=may_win)
+            found.append(_Choice(node, fan, climb.order, climb.upper_bound))
+        return found
+
+
+
+def hints(position: Position | Deal | str, *, timeout: float | None = None) -> list[Hint]:
+    """Every legal move from `position`, best first (then in fan order): whether the game
+    stays winnable after it, and the best score still reachable, counted from the start
+    of the deal. One incremental SAT solver answers for every move."""
+    position = as_position(position)
+    Options(timeout=timeout)  # checks the limit
+    deadline = None if timeout is None else time.perf_counter() + timeout
+    with _Engine(position, deadline) as engine:
+        found = engine.choices((), engine.root())
+    moved, of = position.moved, position.of
+    ranked = [Hint(engine.problem.cards[c.node], c.fan, moved + len(c.line) == of,
+                   moved + len(c.line), c.proven) for c in found]
+    return sorted(ranked, key=lambda hint: -hint.best)
+
+
+def hints_json(spec: str, position: Position, found: Sequence[Hint],
+               seconds: float) -> dict[str, Any]:
+    """The stable JSON schema of `hint --json`, documented in the README."""
+    top = found[0] if found else None
+    return {"deal": spec, "after": position.moved, "of": position.of,
+            "best": position.moved if top is None else top.best,
+            "winnable": position.moved == position.of if top is None else top.winnable,
+            "proven": all(hint.proven for hint in found),
+            "moves": [hint.to_json() for hint in found], "seconds": round(seconds, 6)}
+
+
+# ---------------------------------------------------------------- analysis
+
+
+@dataclass(frozen=True)
+class Step:
+    """One move along an analysed line. `legal` moves were possible, `good` of them keep
+    the best score reachable before the move (`best_before`); `best_after` is the best
+    reachable after the move played. Scores count from the start of the deal."""
+
+    number: int  # 1-based, from the analysed position
+    card: Card
+    fan: int
+    legal: int
+    good: int
+    best_before: int
+    best_after: int
+    proven: bool = True
+
+    @property
+    def critical(self) -> bool:
+        """The only good choice among several."""
+        return self.good == 1 and self.legal > 1
+
+    @property
+    def loses(self) -> bool:
+        return self.best_after < self.best_before
+
+    def to_json(self) -> dict[str, Any]:
+        return {"move": self.number, "card": str(self.card), "fan": self.fan,
+                "legal": self.legal, "good": self.good, "critical": self.critical,
+                "best_before": self.best_before, "best_after": self.best_after,
+                "proven": self.proven}
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """A line from a position, move by move, against the best play. `best` is the best
+    score of the position (from the start of the deal); `given` says the line was given
+    rather than the solver's best line."""
+
+    best: int
+    of: int
+    moved: int
+    given: bool
+    steps: tuple[Step, ...]
+    seconds: float
+    best_proven: bool = True  # `best` itself (before any step) is proven
+
+    @property
+    def proven(self) -> bool:
+        return self.best_proven and all(step.proven for step in self.steps)
+
+    @property
+    def winnable(self) -> bool:
+        return self.best == self.of
+
+    @property
+    def critical(self) -> int:
+        return sum(step.critical for step in self.steps)
+
+    @property
+    def first_loss(self) -> Step | None:
+        """The first move after which the best score reachable is lower than before it:
+        for a winnable position, the move that lost the game."""
+        return next((step for step in self.steps if step.loses), None)
+
+    @property
+    def score(self) -> int:
+        """Cards moved from the start of the deal at the end of the line."""
+        return self.moved + len(self.steps)
+
+    def to_json(self, spec: str) -> dict[str, Any]:
+        """The stable JSON schema documented in the README."""
+        loss = self.first_loss
+        return {"deal": spec, "after": self.moved, "best": self.best,
+                "of": self.of, "proven": self.proven, "winnable": self.winnable,
+                "line": "given" if self.given else "best", "score": self.score,
+                "steps": [step.to_json() for step in self.steps],
+                "critical": self.critical,
+                "first_loss": None if loss is None else loss.to_json(),
+                "seconds": round(self.seconds, 6)}
+
+
+def analyze(position: Position | Deal | str, line: Sequence[Card | Move] | None = None, *,
+            timeout: float | None = None) -> Analysis:
+    """Walk `line` (moves from `position`, replayed by the rules engine; an illegal move
+    is an InputError), or the solver's best line when None, and weigh every legal move
+    at every step with one incremental SAT solver."""
+    began = time.perf_counter()
+    position = as_position(position)
+    Options(timeout=timeout)  # checks the limit
+    deadline = None if timeout is None else began + timeout
+    given = line is not None
+    if given:
+        played = replay(position.deal, list(line))
+        if played.outcome is Outcome.ILLEGAL:
+            raise InputError(f"move {played.index + 1} is illegal: {played.reason}", "line",
+                             None, move_text(line[played.index]))
+    with _Engine(position, deadline) as engine:
+        parent = root = engine.root()
+        cards = played.order if given else [engine.problem.cards[v] for v in parent.line]
+        walk = [engine.node[card] for card in cards]
+        steps = []
+        for i, node in enumerate(walk):
+            prefix = tuple(walk[:i])
+            found = engine.choices(prefix, parent)
+            chosen = next((c for c in found if c.node == node), None)
+            if chosen is None:
+                raise InternalError(f"analyze: move {i + 1} ({engine.problem.cards[node]}) "
+                                    "is not among the legal moves")
+            before = max(len(c.line) for c in found)
+            steps.append(Step(i + 1, engine.problem.cards[node], chosen.fan, len(found),
+                              sum(len(c.line) == before for c in found),
+                              position.moved + before, position.moved + len(chosen.line),
+                              all(c.proven for c in found)))
+            parent = chosen
+    return Analysis(position.moved + len(root.line), position.of, position.moved, given,
+                    tuple(steps), time.perf_counter() - began, root.proven)

@@ -1,0 +1,235 @@
+"""best, hint and analyze: the questions a player asks about a position."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from blackhole.backends import Options, check_options_apply, make_backend, split_label
+from blackhole.cards import Card
+from blackhole.cli.common import (
+    EXIT_OK,
+    EXIT_UNKNOWN,
+    AfterOption,
+    AsciiFlag,
+    DealSpec,
+    JsonFlag,
+    app,
+    card_text,
+    console,
+    parse_features,
+    plain_console,
+    user_errors,
+    working,
+)
+from blackhole.deal import load_position, read_input, source_name
+from blackhole.errors import InputError
+from blackhole.rules import Move, advance
+from blackhole.solutions import parse_cards, parse_solution
+
+if TYPE_CHECKING:
+    from blackhole.best import Analysis, Best
+    from blackhole.certificates import Certificate
+
+TimeoutOption = Annotated[float | None, typer.Option(
+    min=0.0, help="Wall-clock limit in seconds; at the limit the answer is not proven "
+                  "(exit 3).")]
+
+
+@app.command()
+def best(
+    spec: DealSpec,
+    backend: Annotated[str, typer.Option(
+        help="sat (default), cpsat, maxsat or search; sat:SOLVER and maxsat:SOLVER pick "
+             "the SAT solver.")] = "sat",
+    solver: Annotated[str | None, typer.Option(
+        help="SAT solver name (sat backend; maxsat: RC2's oracle).")] = None,
+    workers: Annotated[int | None, typer.Option(
+        min=1, help="CP-SAT search workers (default 1).", show_default=False)] = None,
+    seed: Annotated[int | None, typer.Option(
+        help="CP-SAT random seed (default 0).", show_default=False)] = None,
+    features: Annotated[str | None, typer.Option(
+        help="Encoding features, comma-separated ('none' for the plain encoding).")] = None,
+    timeout: TimeoutOption = None,
+    certify: Annotated[Path | None, typer.Option(
+        help="Write an optimality certificate to this folder.", show_default=False)] = None,
+    as_json: JsonFlag = False,
+    ascii_only: AsciiFlag = False,
+    after: AfterOption = None,
+) -> None:
+    """The best score of a deal or position: the most cards any legal line moves, counted
+    from the start of the deal (51 is a win), with one line that reaches it, replayed by
+    the rules engine. Exit 0 when proven optimal, 3 when the limit came first."""
+    from blackhole.best import best_position, certify_best
+
+    given = {"solver": solver, "workers": workers, "seed": seed,
+             "features": parse_features(features)}
+    given = {name: value for name, value in given.items() if value is not None}
+    with user_errors():
+        name, options = split_label(backend, Options(timeout=timeout, **given))
+        engine = make_backend(name)
+        check_options_apply(engine, given)
+        engine.check_best(options)
+        position = load_position(spec, after)
+        with working(f"weighing {spec}"):
+            found = best_position(position, name, options)
+        cert = None
+        if certify is not None and found.proven:
+            with working(f"certifying the best score of {spec}"):
+                cert = certify_best(found, position, certify, spec)
+    if as_json:
+        data = found.to_json(spec)
+        if certify is not None:
+            data["certificate"] = None if cert is None else str(cert.folder)
+        typer.echo(json.dumps(data))
+    else:
+        out = plain_console if ascii_only else console
+        how = f"{found.backend}/{found.solver} in {found.seconds:.3f} s"
+        if found.proven:
+            out.print(Text(f"best: {found.best} of {found.of} (proven optimal; {how})",
+                           style="bold green" if found.won else "bold"))
+        else:
+            out.print(Text(f"best found: {found.best} of {found.of}, at most "
+                           f"{found.upper_bound} (limit reached, not proven; {how})",
+                           style="yellow"))
+        if found.moved:
+            out.print(f"from a position with {found.moved} of {found.of} already moved")
+        _print_line(out, found.moves, found.moved, ascii_only)
+        out.print(f"{found.replay.describe(found.moved, found.of)}; replayed by the rules "
+                  "engine")
+        if certify is not None:
+            out.print(_certificate_note(found, cert, certify))
+    raise typer.Exit(EXIT_OK if found.proven else EXIT_UNKNOWN)
+
+
+def _certificate_note(found: Best, cert: Certificate | None, folder: Path) -> str:
+    if cert is not None:
+        return (f"certificate: {cert.folder} (no line scores {found.best + 1}: DRUP proof "
+                f"of {cert.proof.lines if cert.proof else 0} lines, checked; blackhole verify "
+                f"{cert.folder} checks it again)")
+    if not found.proven:
+        return f"no certificate written to {folder}: the best score is not proven"
+    return f"no certificate written to {folder}: a win needs none (the line is its proof)"
+
+
+def _print_line(out: Console, moves: Sequence[tuple[Card, int]], moved: int,
+                ascii_only: bool) -> None:
+    for number, (card, fan) in enumerate(moves, start=moved + 1):
+        line = Text(f"{number:>3}. ")
+        line.append(card_text(card, ascii_only))
+        line.append(f" from fan {fan + 1}")
+        out.print(line)
+
+
+@app.command()
+def hint(
+    spec: DealSpec,
+    timeout: TimeoutOption = None,
+    as_json: JsonFlag = False,
+    ascii_only: AsciiFlag = False,
+    after: AfterOption = None,
+) -> None:
+    """Every legal move from a deal or position, best first: whether the game stays
+    winnable after it, and the best score still reachable (counted from the start of the
+    deal, so a move that keeps the win shows 51). Exit 3 when the limit came first."""
+    from blackhole.best import hints, hints_json
+
+    with user_errors():
+        Options(timeout=timeout)
+        position = load_position(spec, after)
+        began = time.perf_counter()
+        with working(f"weighing the moves of {spec}"):
+            found = hints(position, timeout=timeout)
+        seconds = time.perf_counter() - began
+    proven = all(h.proven for h in found)
+    if as_json:
+        typer.echo(json.dumps(hints_json(spec, position, found, seconds)))
+    else:
+        out = plain_console if ascii_only else console
+        if not found:
+            out.print(f"no legal move: {position.moved} of {position.of} moved")
+        for h in found:
+            line = Text(f"fan {h.fan + 1:>2}: ")
+            line.append(card_text(h.card, ascii_only))
+            verdict = "winnable" if h.winnable else "not winnable"
+            line.append(f"  {verdict}, best {h.best} of {position.of}",
+                        style="green" if h.winnable else "red")
+            if not h.proven:
+                line.append(" (at least; limit reached)", style="yellow")
+            out.print(line)
+        out.print(f"{len(found)} legal move(s), {seconds:.3f} s")
+    raise typer.Exit(EXIT_OK if proven else EXIT_UNKNOWN)
+
+
+@app.command()
+def analyze(
+    spec: DealSpec,
+    line: Annotated[str | None, typer.Option(
+        "--line", metavar="MOVES",
+        help="The line to analyse, from the position: cards separated by spaces or commas, "
+             "or @FILE in any solution format check reads (default: the solver's best "
+             "line).", show_default=False)] = None,
+    timeout: TimeoutOption = None,
+    as_json: JsonFlag = False,
+    ascii_only: AsciiFlag = False,
+    after: AfterOption = None,
+) -> None:
+    """Walk a line move by move (a given one, or the solver's best): at each move how
+    many legal moves keep the best score, the critical moves (the only good choice among
+    several), and the first move that loses. Exit 3 when the limit came first."""
+    from blackhole.best import analyze as analyze_line
+
+    with user_errors():
+        Options(timeout=timeout)
+        position = load_position(spec, after)
+        moves = None if line is None else _read_moves(line)
+        if moves is not None:  # an illegal move names --line (the library says "line")
+            advance(position, moves, line[1:] if line.startswith("@") else "--line")
+        with working(f"analysing {spec}"):
+            found = analyze_line(position, moves, timeout=timeout)
+    if as_json:
+        typer.echo(json.dumps(found.to_json(spec)))
+    else:
+        _print_analysis(found, ascii_only)
+    raise typer.Exit(EXIT_OK if found.proven else EXIT_UNKNOWN)
+
+
+def _read_moves(text: str) -> list[Move]:
+    """--line as --after reads it: cards, or @FILE in any format check reads."""
+    if text.startswith("@"):
+        return parse_solution(read_input(text[1:], "moves"), source_name(text[1:]))
+    try:
+        return parse_cards(text, "--line")
+    except InputError as error:  # one option value: its line number means nothing
+        raise InputError(error.detail, "--line", None, error.token) from None
+
+
+def _print_analysis(found: Analysis, ascii_only: bool) -> None:
+    out = plain_console if ascii_only else console
+    what = "the given line" if found.given else "a best line"
+    out.print(Text(f"best from here: {found.best} of {found.of}"
+                   + ("" if found.proven else " (limit reached: not proven)")
+                   + f"; analysing {what}", style="bold"))
+    for step in found.steps:
+        text = Text(f"{found.moved + step.number:>3}. ")
+        text.append(card_text(step.card, ascii_only))
+        text.append(f" from fan {step.fan + 1}: {step.good} of {step.legal} legal move(s) "
+                    f"keep {step.best_before}")
+        if step.critical:
+            text.append("  CRITICAL", style="bold yellow")
+        if step.loses:
+            text.append(f"  LOSES: best now {step.best_after}", style="bold red")
+        out.print(text)
+    loss = found.first_loss
+    first = "none" if loss is None else (
+        f"move {found.moved + loss.number} ({loss.card}), best {loss.best_before} to "
+        f"{loss.best_after}")
+    out.print(f"{found.critical} critical move(s); first move that loses: {first}; "
+              f"the line ends at {found.score} of {found.of} ({found.seconds:.3f} s)")
