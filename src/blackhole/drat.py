@@ -371,10 +371,9 @@ class _Checker:
         why = self.why
         imp = self.imp
         wcore = self.wcore
-        cls = self.cls
         s = self.stamp
-        K = self.K
         push = trail.append
+        scan = self._scan
         qn = q  # the next trail literal whose non-core watches are due
         while True:
             while q < len(trail):
@@ -388,60 +387,16 @@ class _Checker:
                         tv[o] = s
                         why[o] = t
                         push(o)
-                fl = -t
-                ws = wcore[fl]
-                if not ws:
-                    continue
-                i = j = 0
-                end = len(ws)
-                while i < end:
-                    c = ws[i]
-                    i += 1
-                    cl = cls[c]
-                    other = cl[0]
-                    if other == fl:
-                        other = cl[1]
-                        cl[0] = other
-                        cl[1] = fl
-                    if tv[other] >= s:
-                        ws[j] = c
-                        j += 1
-                        continue
-                    if len(cl) == 3:  # most clauses: no loop for the one candidate
-                        lit = cl[2]
-                        if tv[-lit] < s:
-                            cl[1] = lit
-                            cl[2] = fl
-                            wcore[lit].append(c)
-                            continue
-                    else:
-                        for k in range(2, len(cl)):
-                            lit = cl[k]
-                            if tv[-lit] < s:
-                                cl[1] = lit
-                                cl[k] = fl
-                                wcore[lit].append(c)
-                                break
-                        else:
-                            k = 0
-                        if k:
-                            continue
-                    ws[j] = c
-                    j += 1
-                    if tv[-other] >= s:
-                        ws[j:] = ws[i:]
-                        return c + K
-                    # the implied literal of a watched clause is always cl[0]
-                    tv[other] = s
-                    why[other] = c + K
-                    push(other)
-                del ws[j:]
+                if wcore[-t]:
+                    conf = scan(wcore, -t)
+                    if conf:
+                        return conf
             wnon = self.wnon
             while qn < len(trail):
                 fl = -trail[qn]
                 qn += 1
                 if wnon[fl]:
-                    conf = self._scan_noncore(fl)
+                    conf = scan(wnon, fl)
                     if conf:
                         return conf
                     if q < len(trail):
@@ -449,19 +404,15 @@ class _Checker:
             else:
                 return 0
 
-    def _scan_noncore(self, fl: int) -> int:
-        """Visit the non-core lemmas watching ``fl`` (just false), assign what
-        they imply; return a conflict code or 0."""
-        wnon = self.wnon
-        ws = wnon[fl]
-        if not ws:
-            return 0
+    def _scan(self, watch: list[list[int]], fl: int) -> int:
+        """Visit the clauses in ``watch[fl]`` (``fl`` just became false), move
+        their watches or assign what they imply; return a conflict code or 0."""
+        ws = watch[fl]
         tv = self.tv
         why = self.why
         cls = self.cls
-        trail = self.trail
+        push = self.trail.append
         s = self.stamp
-        K = self.K
         i = j = 0
         end = len(ws)
         while i < end:
@@ -477,22 +428,34 @@ class _Checker:
                 ws[j] = c
                 j += 1
                 continue
-            for k in range(2, len(cl)):
-                lit = cl[k]
+            if len(cl) == 3:  # most clauses: no loop for the one candidate
+                lit = cl[2]
                 if tv[-lit] < s:
                     cl[1] = lit
-                    cl[k] = fl
-                    wnon[lit].append(c)
-                    break
+                    cl[2] = fl
+                    watch[lit].append(c)
+                    continue
             else:
-                ws[j] = c
-                j += 1
-                if tv[-other] >= s:
-                    ws[j:] = ws[i:]
-                    return c + K
-                tv[other] = s
-                why[other] = c + K
-                trail.append(other)
+                for k in range(2, len(cl)):
+                    lit = cl[k]
+                    if tv[-lit] < s:
+                        cl[1] = lit
+                        cl[k] = fl
+                        watch[lit].append(c)
+                        break
+                else:
+                    k = 0
+                if k:
+                    continue
+            ws[j] = c
+            j += 1
+            if tv[-other] >= s:
+                ws[j:] = ws[i:]
+                return c + self.K
+            # the implied literal of a watched clause is always cl[0]
+            tv[other] = s
+            why[other] = c + self.K
+            push(other)
         del ws[j:]
         return 0
 
