@@ -279,9 +279,7 @@ def bound_encoding(position: Position, best: int,
                          f"{position.of - 1} (at {position.of} the deal is won: no line "
                          "can score more)", "best", token=str(best))
     encoding = cnf.build_cnf(build_problem(position.deal), features, optional=True)
-    literal = encoding.filled_literal(more)
-    return replace(encoding, clauses=[*encoding.clauses, [literal]],
-                   family_counts={**encoding.family_counts, "bound": 1}), literal
+    return encoding.at_least(more), encoding.filled_literal(more)
 
 
 def certify_best(position: Position, best: int, folder: Path, *, spec: str = "",
