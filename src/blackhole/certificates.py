@@ -201,12 +201,12 @@ def certify(deal: Deal, spec: str, folder: Path, solver: str = DEFAULT_SOLVER,
                                  drat.parse_proof(proof_text), deadline=deadline)
     else:
         check = None  # drat-trim reads the files, below
-    cnf_text = encoding.dimacs()
-    cnf_bytes, proof_bytes = cnf_text.encode(), proof_text.encode()
     if check is not None and check.timed_out:
         return Certificate(verdict=Verdict.UNKNOWN, reason="time limit reached while checking "
                            "the proof", seconds=Seconds(seconds.encode, seconds.solve,
                                                         check.stats["seconds"]), **base)
+    cnf_text = encoding.dimacs()
+    cnf_bytes, proof_bytes = cnf_text.encode(), proof_text.encode()
     _write(folder / CNF_FILE, cnf_text)
     _write(folder / PROOF_FILE, proof_text)
     if check is None:
