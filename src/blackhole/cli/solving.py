@@ -116,7 +116,8 @@ def _print_solution(solution: Solution, ascii_only: bool) -> None:
         out.print(Text(f"unsolvable ({how}; a complete method found no solution)",
                        style="bold red"))
     else:
-        out.print(Text(f"unknown: limit reached ({how})", style="yellow"))
+        why = result.stats.get("reason") or "limit reached"  # e.g. an unchecked UNSAT
+        out.print(Text(f"unknown: {why} ({how})", style="yellow"))
 
 
 class EncodeFormat(StrEnum):
