@@ -457,6 +457,9 @@ def test_solver_cmd_is_checked_before_any_task(tmp_path: Path) -> None:
     stray = run_cli("bench", "pysol:1", "--backends", "sat", "--solver-cmd", "kissat",
                  "--out", str(out))
     assert stray.exit_code == 2 and "--solver-cmd: does not apply" in stray.stderr
+    proof = run_cli("bench", "pysol:1", "--backends", "search", "--proof-arg", "{proof}",
+                    "--out", str(out))
+    assert proof.exit_code == 2 and "--proof-arg: does not apply" in proof.stderr
     assert not out.exists()
 
 
