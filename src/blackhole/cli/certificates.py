@@ -12,6 +12,7 @@ from rich.text import Text
 from blackhole.backends import Verdict
 from blackhole.cli.common import (
     EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
     EXIT_NO,
     EXIT_OK,
     VERDICT_EXIT,
@@ -24,8 +25,6 @@ from blackhole.deal import expand_specs
 
 if TYPE_CHECKING:
     from blackhole.certificates import Certificate, Verification
-
-EXIT_INTERRUPTED = 130  # as bench: the run stopped before its end
 
 
 @app.command("certify")
