@@ -457,6 +457,9 @@ def test_solver_cmd_is_checked_before_any_task(tmp_path: Path) -> None:
     stray = run_cli("bench", "pysol:1", "--backends", "sat", "--solver-cmd", "kissat",
                  "--out", str(out))
     assert stray.exit_code == 2 and "--solver-cmd: does not apply" in stray.stderr
+    proof = run_cli("bench", "pysol:1", "--backends", "search", "--proof-arg", "{proof}",
+                    "--out", str(out))
+    assert proof.exit_code == 2 and "--proof-arg: does not apply" in proof.stderr
     assert not out.exists()
 
 
@@ -536,3 +539,27 @@ def test_best_task_refuses_a_backend_that_finds_no_best(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "finds no best score" in result.stderr
     unknown = run_cli("bench", "pysol:1", "--task", "guess", "--out", str(tmp_path / "r.jsonl"))
     assert unknown.exit_code == 2 and "--task: unknown task" in unknown.stderr
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_a_worker_killed_before_its_first_task_loses_no_task() -> None:
+    """Pebble gives up its whole pool when a worker dies holding no task: the queued
+    tasks go to a fresh pool instead of being lost."""
+    from blackhole.bench.plan import Task
+    from blackhole.bench.pool import SandboxPool
+
+    options = Options(timeout=20)
+    tasks = [Task(spec, "search", "search", options) for spec in ("pysol:1", "pysol:5",
+                                                                  "pysol:25")]
+    with SandboxPool(1) as pool:
+        futures = [pool.submit(task, 25.0, None) for task in tasks]
+        deadline = time.monotonic() + 20
+        while not (workers := _sandboxes()) and time.monotonic() < deadline:
+            time.sleep(0.001)
+        for pid in workers:  # caught while it starts, as early as can be
+            os.kill(pid, signal.SIGKILL)
+        records = [future.result(timeout=60) for future in futures]
+    reasons = [r.reason for r in records if r.verdict == "unknown"]
+    assert not [r for r in reasons if not r.startswith("worker died")]  # none lost
+    assert len(reasons) <= 1  # only a task the worker had taken may go with it
+    assert [r.verdict for r in records][1:] == ["solved", "unsolvable"]

@@ -20,6 +20,7 @@ import tempfile
 import threading
 import time
 from concurrent.futures import Future
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from pebble import ProcessExpired, ProcessPool
@@ -29,6 +30,7 @@ from blackhole.bench.record import Record
 from blackhole.bench.worker import last_words, run_task, start
 
 _PRELOAD = ["blackhole.bench.worker"]  # imported once in the forkserver
+_RESCHEDULES = 2  # times a task aborted with its broken pool is handed to a fresh one
 
 
 class SandboxPool:
@@ -42,6 +44,7 @@ class SandboxPool:
         # Workers end when this end closes: with the pool, or with this process.
         self._lifeline, self._lifeline_end = self._context.Pipe(duplex=False)
         self._lock = threading.Lock()
+        self._closed = False
         self._pool = self._new_pool()
 
     def _new_pool(self) -> ProcessPool:
@@ -50,9 +53,10 @@ class SandboxPool:
                            context=self._context)
 
     def _running_pool(self) -> ProcessPool:
-        """The pool, or a new one if it broke (pebble gives up on its pool when a worker
-        dies with no task running, say killed from outside while idle)."""
+        """The pool, or a new one if it broke (see `_schedule`)."""
         with self._lock:
+            if self._closed:
+                raise RuntimeError("the sandbox pool is closed")
             if not self._pool.active:
                 self._pool.stop()
                 self._pool.join()
@@ -63,7 +67,24 @@ class SandboxPool:
         """Run `task` in a worker, killing the worker `limit` seconds after it took the
         task; `memory_mb` caps the worker's address space during the task."""
         record: Future[Record] = Future()
-        sent = time.perf_counter()
+        self._schedule(task, limit, memory_mb, record, time.perf_counter(), _RESCHEDULES)
+        return record
+
+    def _schedule(self, task: Task, limit: float, memory_mb: int | None,
+                  record: Future[Record], sent: float, tries: int) -> None:
+        """Hand `task` to the pool; `record` gets its Record whatever happens.
+
+        Pebble gives up its whole pool when a worker dies while it holds no task it has
+        acknowledged (killed from outside while idle or starting): every task queued in
+        it is aborted without having run. Such a task is handed to a fresh pool, up to
+        `tries` more times, from a thread of its own (the abort arrives on a thread of
+        the broken pool, which the fresh pool's set-up joins)."""
+        def again(reason: str) -> None:
+            if tries > 0:
+                threading.Thread(target=self._schedule, daemon=True,
+                                 args=(task, limit, memory_mb, record, sent, tries - 1)).start()
+            else:
+                record.set_result(failed(task, time.perf_counter() - sent, reason))
 
         def done(inner: Future[Record]) -> None:
             try:
@@ -73,13 +94,20 @@ class SandboxPool:
             except ProcessExpired as death:
                 record.set_result(failed(task, time.perf_counter() - sent,
                                          self._death(death)))
-            except Exception as error:  # the pool itself failed: the task never ran
+            except BrokenProcessPool as error:
+                again(f"pool: {error.__class__.__name__}: {error}")
+            except Exception as error:  # the task could not be sent or read back
                 record.set_result(failed(task, time.perf_counter() - sent,
                                          f"pool: {error.__class__.__name__}: {error}"))
 
-        pool = self._running_pool()
-        pool.schedule(run_task, (task, memory_mb), timeout=limit).add_done_callback(done)
-        return record
+        try:
+            pool = self._running_pool()
+            pool.schedule(run_task, (task, memory_mb), timeout=limit).add_done_callback(done)
+        except RuntimeError as error:  # closed, or it broke between the two calls
+            if self._closed:
+                record.set_result(failed(task, time.perf_counter() - sent, f"pool: {error}"))
+            else:
+                again(f"pool: {error}")
 
     def _death(self, death: ProcessExpired) -> str:
         code = death.exitcode
@@ -90,6 +118,7 @@ class SandboxPool:
     def close(self) -> None:
         """Stop every worker at once (a task still running is abandoned)."""
         with self._lock:
+            self._closed = True
             self._pool.stop()
             self._pool.join()
         self._lifeline_end.close()

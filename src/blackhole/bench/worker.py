@@ -57,9 +57,12 @@ def _end_with_owner(lifeline: Connection) -> None:
     not do: the forkserver itself lives until its last child has gone.
     """
     fd = os.dup(lifeline.fileno())  # kept open for the process's life; lifeline may go
-    fcntl.fcntl(fd, fcntl.F_SETOWN, os.getpid())
-    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_ASYNC)
-    signal.signal(signal.SIGIO, signal.SIG_DFL)
+    try:
+        fcntl.fcntl(fd, fcntl.F_SETOWN, os.getpid())
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_ASYNC)
+        signal.signal(signal.SIGIO, signal.SIG_DFL)
+    except (OSError, AttributeError):  # a system without it: workers end between tasks
+        return  # (a failing initializer would only be retried by the pool, forever)
     if select.select([fd], [], [], 0)[0]:  # the owner was gone before the signal was set
         os._exit(0)
 

@@ -132,6 +132,10 @@ def bench(
     solver_cmd: Annotated[str | None, typer.Option(
         help="The external backend's solver command, e.g. \"kissat -q\" "
              "(checked before any task runs).")] = None,
+    proof_arg: Annotated[str | None, typer.Option(
+        help="The external solver's arguments that ask for a DRAT proof in {proof} "
+             "(default for cadical and kissat); an UNSAT answer without a checked proof "
+             "is unknown.")] = None,
     out: Annotated[Path, typer.Option(help="Results file, one JSON line per task.")]
     = Path("results.jsonl"),
     resume: Annotated[bool, typer.Option(
@@ -153,14 +157,15 @@ def bench(
     from blackhole.bench import run_bench
 
     labels = [name.strip() for name in backends.split(",") if name.strip()] if backends else None
-    given = {"workers": workers, "solver_cmd": solver_cmd}
+    given = {"workers": workers, "solver_cmd": solver_cmd, "proof_arg": proof_arg}
     with _bench_errors():
         if retry_unknown and not resume:
             raise InputError("reruns the tasks of an earlier run: add --resume",
                              "--retry-unknown")
         if chunk is not None and dask is None:
             raise InputError("sets the deals per Dask task: add --dask", "--chunk")
-        options = Options(timeout=timeout, workers=workers or 1, solver_cmd=solver_cmd)
+        options = Options(timeout=timeout, workers=workers or 1, solver_cmd=solver_cmd,
+                          proof_arg=proof_arg)
         try:
             with _bench_progress(show=not as_json) as on_event:
                 summary = run_bench(specs, labels, options, out_path=out, jobs=jobs,
