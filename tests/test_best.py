@@ -178,6 +178,17 @@ def test_the_limit_gives_a_line_and_a_true_bound(backend: str) -> None:
             assert found.best <= exact()[number] <= found.upper_bound
 
 
+def test_search_keeps_its_refutation_of_a_win_at_the_limit() -> None:
+    # On 890 the solving search refutes a win in about 1 s and the longest-line search then
+    # meets a 50-card line early: at the limit that line is proven best by the refutation.
+    position = load_position("pysol:890")
+    for timeout in (1.2, 1.5, 2.0):
+        found = best_score(position, "search", timeout=timeout)
+        check_best(found, position)
+        assert found.best <= exact()[890] <= found.upper_bound
+        assert found.proven == (found.best == found.upper_bound)
+
+
 def test_bad_requests_are_input_errors() -> None:
     with pytest.raises(InputError, match="finds no best score"):
         best_score("pysol:1", "external")

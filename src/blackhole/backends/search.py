@@ -63,8 +63,10 @@ class SearchBackend(Backend):
             return BestResult(tuple(searcher.path), True, len(problem.moves), self.name,
                               "dfs", time.perf_counter() - began, {"states": searcher.states})
         found = best_score(problem, deadline)
+        # The solving search has refuted a win, so n - 1 bounds every line; a line that long
+        # found before the limit is then proven longest all the same.
         bound = len(found.order) if found.proven else len(problem.moves) - 1
-        return BestResult(found.order, found.proven, bound, self.name, "dfs",
+        return BestResult(found.order, len(found.order) == bound, bound, self.name, "dfs",
                           time.perf_counter() - began,
                           {"states": searcher.states + found.states})
 
