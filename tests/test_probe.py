@@ -1,6 +1,6 @@
-"""The greedy first look (blackhole.probe) and its place in the SAT backend: it only ever
-answers with a full line, which the rules engine replays, and it never changes a verdict;
-when it finds nothing the SAT solver decides as before."""
+"""The greedy first look (blackhole.probe) and its place in the SAT backend: it answers
+with a full line, which the rules engine replays, or with a search it exhausted, and it
+never changes a verdict; when it runs out of budget the SAT solver decides as before."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from blackhole.backends import Options, Verdict
 from blackhole.backends.sat import SatBackend
 from blackhole.deal import load_deal
 from blackhole.pipeline import solve_deal
-from blackhole.probe import DEFAULT_BUDGET, probe
+from blackhole.probe import DEFAULT_BUDGET, Look, probe
 from blackhole.problem import build_problem
 
 from .helpers import check_order, small_deal
@@ -26,45 +26,61 @@ SAMPLE = range(1, 1001, 7)  # 143 deals of the reference
 @pytest.mark.parametrize("number", SAMPLE)
 def test_probe_lines_are_legal_and_agree_with_the_reference(number: int) -> None:
     problem = build_problem(load_deal(f"pysol:{number}"))
-    line, nodes = probe(problem)
-    assert 0 <= nodes <= DEFAULT_BUDGET
-    if line is not None:
-        assert REFERENCE[number] == "solved"
-        check_order(problem, line)
+    look = probe(problem)
+    assert 0 <= look.nodes <= DEFAULT_BUDGET
+    if look.line is not None:
+        assert REFERENCE[number] == "solved" and not look.refuted
+        check_order(problem, look.line)
+    if look.refuted:
+        assert REFERENCE[number] == "unsolvable" and look.line is None
 
 
 def test_the_probe_finds_lines_on_the_sample() -> None:
     """Not a speed test: a probe that never answers would be dead weight."""
-    found = sum(probe(build_problem(load_deal(f"pysol:{n}")))[0] is not None for n in SAMPLE)
-    assert found >= len(SAMPLE) // 10
+    looks = [probe(build_problem(load_deal(f"pysol:{n}"))) for n in SAMPLE]
+    assert sum(look.line is not None for look in looks) >= len(SAMPLE) // 4
+    assert sum(look.refuted for look in looks) >= 5
 
 
 @pytest.mark.parametrize("seed", range(30))
 def test_probe_on_small_deals_never_contradicts_the_search(seed: int) -> None:
     deal = small_deal(seed)
     problem = build_problem(deal)
-    line, _ = probe(problem, 10_000)
-    if line is not None:
-        check_order(problem, line)
-        assert solve_deal(deal, "search", Options(timeout=60)).result.verdict is Verdict.SOLVED
+    look = probe(problem, 10_000)
+    if look.line is not None:
+        check_order(problem, look.line)
+    if look.line is not None or look.refuted:
+        expected = Verdict.SOLVED if look.line is not None else Verdict.UNSOLVABLE
+        assert solve_deal(deal, "search", Options(timeout=60)).result.verdict is expected
 
 
 def test_a_budget_shorter_than_a_line_finds_nothing() -> None:
     problem = build_problem(load_deal("pysol:2"))
-    assert probe(problem, 50) == (None, 50)
+    assert probe(problem, 50) == Look(None, False, 50)
 
 
 def test_a_failed_probe_falls_through_to_sat() -> None:
-    unsolvable = next(n for n in SAMPLE if REFERENCE[n] == "unsolvable")
-    result = SatBackend().solve(build_problem(load_deal(f"pysol:{unsolvable}")), Options())
-    assert result.verdict is Verdict.UNSOLVABLE
-    assert result.stats["probe"] is False and 0 <= result.stats["probe_nodes"] <= DEFAULT_BUDGET
-    assert result.stats["vars"] > 0 and "conflicts" in result.stats
+    for number in (265, 922):  # the look neither wins nor refutes these
+        result = SatBackend().solve(build_problem(load_deal(f"pysol:{number}")), Options())
+        assert result.verdict.value == REFERENCE[number] and result.solver != "probe"
+        assert result.stats["probe"] is False and result.stats["probe_nodes"] == DEFAULT_BUDGET
+        assert result.stats["vars"] > 0 and "conflicts" in result.stats
+
+
+def test_an_exhausted_probe_is_a_refutation_except_when_a_proof_is_asked_for() -> None:
+    number = next(n for n in SAMPLE if probe(build_problem(load_deal(f"pysol:{n}"))).refuted)
+    problem = build_problem(load_deal(f"pysol:{number}"))
+    refuted = SatBackend().solve(problem, Options())
+    assert refuted.verdict is Verdict.UNSOLVABLE and refuted.solver == "probe"
+    assert REFERENCE[number] == "unsolvable" and "vars" not in refuted.stats
+    proved = SatBackend().solve(problem, Options(proof=True))
+    assert proved.verdict is Verdict.UNSOLVABLE and proved.proof is not None
+    assert proved.solver != "probe"
 
 
 def test_an_answering_probe_is_recorded_and_replayed() -> None:
     number = next(n for n in SAMPLE
-                  if probe(build_problem(load_deal(f"pysol:{n}")))[0] is not None)
+                  if probe(build_problem(load_deal(f"pysol:{n}"))).line is not None)
     solution = solve_deal(load_deal(f"pysol:{number}"), "sat", Options(timeout=60))
     assert solution.result.verdict is Verdict.SOLVED and solution.replay is not None
     assert solution.result.stats["probe"] is True

@@ -230,7 +230,7 @@ class _Engine:
         n = self.lines.n
         if n == 0:
             return _Choice(-1, -1, (), 0)
-        line, _ = probe(self.problem)  # a greedy win, found in a few milliseconds or not
+        line = probe(self.problem).line  # a greedy win, found in a few milliseconds or not
         if line is not None:
             return _Choice(-1, -1, line, n)
         won = self.lines.ask([self.lines.encoding.filled_literal(n)])
