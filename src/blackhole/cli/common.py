@@ -1,8 +1,16 @@
-"""What every command shares: the app, the console, the exit codes, deal specs, errors."""
+"""What every command shares: the app, the console, the exit codes, deal specs, errors.
 
-from __future__ import annotations
+A command's module is imported only when that command runs (`COMMAND_MODULES`), and Rich
+only when something is printed through it, so `blackhole solve` loads none of bench's,
+certify's or play's imports (issue #12: a one-deal command starts in a few times the cost
+of importing pysat).
+"""
+
+# No `from __future__ import annotations` in the command modules: Typer reads each command's
+# annotations, and strings would be evaluated again (twice) on every start.
 
 import errno
+import importlib
 import os
 import sys
 import threading
@@ -11,17 +19,20 @@ import traceback
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import fields
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 import typer.core
-from rich.console import Console
-from rich.text import Text
+import typer.main
 from typer.core import TyperGroup
 
 from blackhole import __version__
 from blackhole.backends import Options, Verdict
 from blackhole.errors import InputError, InternalError, shorten
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.text import Text
 
 EXIT_OK, EXIT_NO, EXIT_USAGE, EXIT_UNKNOWN, EXIT_INTERNAL = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
@@ -37,9 +48,21 @@ _ABORTS = tuple({getattr(_click.exceptions, "Abort", typer.Abort), typer.Abort,
 FLAG_OF = {f.name: "--" + f.name.replace("_", "-") for f in fields(Options)}
 FLAG_OF.update(backend="--backend", options="option", after="--after")
 
+# The module of blackhole.cli that defines each command, in the order `blackhole --help`
+# lists them. tests/test_cli.py holds this equal to the commands the modules register.
+COMMAND_MODULES = {
+    "bench": "bench", "report": "bench",
+    "certify": "certificates", "verify": "certificates",
+    "show": "deals", "deal": "deals", "check": "deals",
+    "play": "play",
+    "best": "positions", "hint": "positions", "analyze": "positions",
+    "solve": "solving", "encode": "solving",
+}
+
 
 class GuardedGroup(TyperGroup):
-    """The exit-code contract, kept in one place for every command.
+    """The exit-code contract, kept in one place for every command; and commands that are
+    loaded when they are looked up, not all at start-up.
 
     Exit 1 must only ever mean "unsolvable" or "check failed", so nothing else may reach
     it: usage errors become one line and exit 2, an unexpected exception one line and exit
@@ -85,6 +108,29 @@ class GuardedGroup(TyperGroup):
         if standalone_mode:
             sys.exit(code)
         return code
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if cmd_name not in self.commands:  # an unknown name loads all: "did you mean ...?"
+            self._load(COMMAND_MODULES.get(cmd_name))
+        return self.commands.get(cmd_name)
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        self._load(None)
+        order = list(COMMAND_MODULES)
+        return sorted(self.commands, key=lambda name: order.index(name) if name in order
+                      else len(order))
+
+    def _load(self, module: str | None) -> None:
+        """Import one command module (None: all of them), and add the commands it
+        registered on `app` as Typer would have built them."""
+        for name in (module,) if module else dict.fromkeys(COMMAND_MODULES.values()):
+            importlib.import_module(f"blackhole.cli.{name}")
+        for info in app.registered_commands:
+            name = info.name or typer.main.get_command_name(info.callback.__name__)
+            if name not in self.commands:
+                self.commands[name] = typer.main.get_command_from_info(
+                    info, pretty_exceptions_short=app.pretty_exceptions_short,
+                    rich_markup_mode=app.rich_markup_mode)
 
 
 class _PipeSafe:
@@ -168,12 +214,31 @@ def _global_options(
     = False,
 ) -> None:
     """Solve, compare and certify deals of the patience game Black Hole."""
-# Piped output (files, CI logs) gets room for the widest report table instead of Rich's
-# 80 columns, which would crop its figures; a terminal keeps its own width.
-console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
+
+
+class _LazyConsole:
+    """A Rich Console made when it first prints: a command that prints nothing through it
+    (--json, errors) does not pay for importing Rich."""
+
+    def __init__(self, **settings: Any) -> None:
+        self._settings = settings
+        self._console: Console | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._console is None:
+            from rich.console import Console
+
+            # Piped output (files, CI logs) gets room for the widest report table instead
+            # of Rich's 80 columns, which would crop its figures; a terminal keeps its own.
+            self._console = Console(highlight=False, width=None if sys.stdout.isatty() else 120,
+                                    **self._settings)
+        return getattr(self._console, name)
+
+
+console: "Console" = _LazyConsole()  # type: ignore[assignment]
 # For terminals without suit symbols or colour (--ascii).
-plain_console = Console(highlight=False, no_color=True, emoji=False,
-                        width=None if sys.stdout.isatty() else 120)
+plain_console: "Console" = _LazyConsole(no_color=True,  # type: ignore[assignment]
+                                         emoji=False)
 
 VERDICT_EXIT = {Verdict.SOLVED: EXIT_OK, Verdict.UNSOLVABLE: EXIT_NO,
                 Verdict.UNKNOWN: EXIT_UNKNOWN}
@@ -199,7 +264,9 @@ def user_errors() -> Iterator[None]:
         raise typer.Exit(EXIT_INTERNAL) from None
 
 
-def card_text(card, ascii_only: bool) -> Text:
+def card_text(card, ascii_only: bool) -> "Text":
+    from rich.text import Text
+
     if ascii_only:
         return Text(str(card))
     return Text(card.unicode(), style="red" if card.is_red else "bold")
@@ -224,6 +291,8 @@ def parse_features(text: str | None) -> frozenset[str] | None:
 def working(what: str, *, after: float = 1.0, every: float = 30.0) -> Iterator[None]:
     """Show that a long job is alive: on a terminal a spinner once it passes `after`
     seconds; when stderr is piped, a plain line every `every` seconds instead of a bar."""
+    from rich.console import Console
+
     done = threading.Event()
     began = time.monotonic()
     err = Console(stderr=True)

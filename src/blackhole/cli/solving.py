@@ -1,14 +1,11 @@
 """solve and encode: one deal through one backend, or its encodings written out."""
 
-from __future__ import annotations
-
 import json
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.text import Text
 
 from blackhole.backends import (
     REGISTRY,
@@ -36,7 +33,6 @@ from blackhole.deal import load_position
 from blackhole.errors import InputError
 from blackhole.pipeline import Solution, solve_deal
 from blackhole.problem import build_problem
-from blackhole.solutions import black_hole_solve_text
 
 
 class OutputFormat(StrEnum):
@@ -89,6 +85,8 @@ def solve(
     if as_json or format is OutputFormat.json:
         typer.echo(json.dumps(solution.to_json(spec)))
     elif format is OutputFormat.pysol:
+        from blackhole.solutions import black_hole_solve_text
+
         typer.echo("Intractable!\n" if solution.verdict is Verdict.UNKNOWN  # as it says it
                    else black_hole_solve_text(solution.moves,
                                               solution.verdict is Verdict.SOLVED), nl=False)
@@ -98,6 +96,8 @@ def solve(
 
 
 def _print_solution(solution: Solution, ascii_only: bool) -> None:
+    from rich.text import Text
+
     out = plain_console if ascii_only else console
     result = solution.result
     how = f"{result.backend}/{result.solver} in {result.seconds:.3f} s"
