@@ -21,8 +21,9 @@ from blackhole.cli.common import (
     AsciiFlag,
     DealSpec,
     JsonFlag,
+    Styled,
     app,
-    card_text,
+    card_piece,
     console,
     parse_features,
     plain_console,
@@ -96,28 +97,25 @@ def solve(
 
 
 def _print_solution(solution: Solution, ascii_only: bool) -> None:
-    from rich.text import Text
-
     out = plain_console if ascii_only else console
     result = solution.result
     how = f"{result.backend}/{result.solver} in {result.seconds:.3f} s"
     if result.verdict is Verdict.SOLVED:
-        text = Text()
-        text.append(f"solved ({how})\n", style="bold green")
+        text = Styled(f"solved ({how})\n", style="bold green")
         for number, (card, fan) in enumerate(solution.moves, start=1):
             text.append(f"{number:>3}. ")
-            text.append(card_text(card, ascii_only))
+            text.append(*card_piece(card, ascii_only))
             text.append(f" from fan {fan + 1}\n")
         judged = solution.replay
         text.append(f"{judged.played} of {judged.total} cards moved; "
                     "replayed by the rules engine")
         out.print(text)  # one print: Rich's cost is per call
     elif result.verdict is Verdict.UNSOLVABLE:
-        out.print(Text(f"unsolvable ({how}; a complete method found no solution)",
-                       style="bold red"))
+        out.print(Styled(f"unsolvable ({how}; a complete method found no solution)",
+                         style="bold red"))
     else:
         why = result.stats.get("reason") or "limit reached"  # e.g. an unchecked UNSAT
-        out.print(Text(f"unknown: {why} ({how})", style="yellow"))
+        out.print(Styled(f"unknown: {why} ({how})", style="yellow"))
 
 
 class EncodeFormat(StrEnum):
