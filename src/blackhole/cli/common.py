@@ -1,9 +1,9 @@
 """What every command shares: the app, the console, the exit codes, deal specs, errors.
 
 A command's module is imported only when that command runs (`COMMAND_MODULES`), and Rich
-only when something is printed through it, so `blackhole solve` loads none of bench's,
-certify's or play's imports (issue #12: a one-deal command starts in a few times the cost
-of importing pysat).
+only where output may reach a terminal or needs Rich's layout (piped plain text is written
+as Rich would write it), so a piped `blackhole solve` loads none of bench's, certify's or
+play's imports and no Rich (issue #12: a one-deal command's start-up).
 """
 
 # No `from __future__ import annotations` in the command modules: Typer reads each command's
