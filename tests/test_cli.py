@@ -211,3 +211,105 @@ def test_solve_after_an_illegal_move_is_a_usage_error() -> None:
     result = run("solve", "pysol:2", "--after", "KH QS")
     assert result.exit_code == 2 and result.stderr.count("\n") == 1
     assert result.stderr.startswith("error: --after")
+
+
+# Start-up (issue #12): a command loads its own module, and `solve` with the sat backend
+# none of the heavy parts of the library or its dependencies.
+NOT_FOR_SOLVE = ("ortools", "matplotlib", "dask", "distributed", "textual", "pebble", "numpy",
+                 "rich", "blackhole.bench", "blackhole.report", "blackhole.certificates",
+                 "blackhole.drat", "blackhole.best", "blackhole.play", "blackhole.cli.bench",
+                 "blackhole.cli.certificates", "blackhole.cli.deals", "blackhole.cli.play",
+                 "blackhole.cli.positions")
+
+_MODULES_AFTER = """
+import json, sys
+from blackhole.cli import app
+try:
+    app(sys.argv[1:], prog_name="blackhole")
+except SystemExit as done:
+    code = done.code
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stderr)
+"""
+
+
+def _fresh_process(*args: str):
+    """Run the command line in a new Python, stdout piped; return its stdout, exit code and
+    every module it imported."""
+    import os
+    import subprocess
+    import sys
+
+    from .conftest import ROOT
+
+    env = {name: value for name, value in os.environ.items()
+           if name not in ("FORCE_COLOR", "TTY_COMPATIBLE")}  # piped means no terminal
+    env["PYTHONPATH"] = str(ROOT / "src")
+    done = subprocess.run([sys.executable, "-c", _MODULES_AFTER, *args], capture_output=True,
+                          text=True, env=env, timeout=120)
+    report = json.loads(done.stderr.splitlines()[-1])
+    return done.stdout, report["code"], set(report["modules"])
+
+
+def test_solve_loads_no_heavy_module() -> None:
+    out, code, modules = _fresh_process("solve", "pysol:2")
+    assert code == 0 and out.startswith("solved (sat/") and "  1. K♥ from fan 13\n" in out
+    assert {"pysat.solvers", "blackhole.backends.sat", "blackhole.cli.solving"} <= modules
+    loaded = sorted(m for m in modules if m.split(".")[0] in NOT_FOR_SOLVE
+                    or any(m == heavy or m.startswith(heavy + ".") for heavy in NOT_FOR_SOLVE))
+    assert loaded == []
+
+
+def test_help_and_typos_know_every_command_in_a_fresh_process() -> None:
+    from blackhole.cli.common import COMMAND_MODULES
+
+    out, code, modules = _fresh_process("--help")
+    listed = [line.split()[0] for line in out.split("Commands:")[1].splitlines() if line]
+    assert code == 0 and listed == list(COMMAND_MODULES)
+    out, code, _ = _fresh_process("sovle", "pysol:2")
+    assert code == 2  # "No such command 'sovle'. Did you mean 'solve'?" on stderr
+    _, code, modules = _fresh_process("check", "--help")
+    assert code == 0 and "blackhole.cli.deals" in modules and "blackhole.cli.bench" not in modules
+
+
+def test_every_command_is_in_the_lazy_table() -> None:
+    import importlib
+
+    import typer.main
+
+    from blackhole.cli.common import COMMAND_MODULES, app
+
+    for module in set(COMMAND_MODULES.values()):
+        importlib.import_module(f"blackhole.cli.{module}")
+    defined = {info.name or typer.main.get_command_name(info.callback.__name__):
+               info.callback.__module__ for info in app.registered_commands}
+    assert defined == {name: f"blackhole.cli.{module}"
+                       for name, module in COMMAND_MODULES.items()}
+
+
+def test_piped_text_without_rich_is_what_rich_prints() -> None:
+    import io
+
+    from rich.console import Console
+    from rich.text import Text
+
+    from blackhole.cards import Card
+    from blackhole.cli.common import PIPED_WIDTH, Styled, card_piece, plain_as_rich
+
+    solved = Styled("solved (sat/glucose3 in 0.010 s)\n", style="bold green")
+    for number, card in enumerate([Card(13, "H"), Card(1, "S"), Card(10, "D")], start=1):
+        solved.append(f"{number:>3}. ").append(*card_piece(card, False)).append(" from fan 3\n")
+    solved.append("51 of 51 cards moved; replayed by the rules engine")
+    cases = [solved, Styled("x" * PIPED_WIDTH), Styled("♥" * PIPED_WIDTH),
+             Styled("x" * (PIPED_WIDTH + 1)), Styled("中" * 61), Styled("中" * 60),
+             Styled("tab\there"), Styled("a\rb"), Styled("unknown: " + "why " * 40),
+             Text("right", justify="right"), Text("K♥ plain", style="red"), "[bold]markup"]
+    fast = []
+    for number, renderable in enumerate(cases):
+        rich_out = io.StringIO()
+        Console(file=rich_out, highlight=False, width=PIPED_WIDTH).print(renderable)
+        ours = plain_as_rich(renderable)
+        if ours is not None:
+            fast.append(number)
+            assert ours == rich_out.getvalue(), repr(renderable)
+    assert fast == [0, 1, 2, 5, 10]  # the rest (too wide, a tab, a control character,
+    # justified, markup) is left to Rich

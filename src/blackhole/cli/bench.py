@@ -1,7 +1,5 @@
 """bench and report: many deals through several backends, and their summary."""
 
-from __future__ import annotations
-
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -9,7 +7,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from blackhole.backends import Options
 from blackhole.bench.plan import DEFAULT_TIMEOUT, GRACE
@@ -48,6 +45,7 @@ def _bench_progress(show: bool) -> Iterator[Callable]:
     """A live bar on stderr: tasks done, time left, counts per verdict and per backend."""
     from collections import Counter
 
+    from rich.console import Console
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,

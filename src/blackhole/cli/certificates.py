@@ -1,7 +1,5 @@
 """certify and verify: proofs of unsolvability, written and checked."""
 
-from __future__ import annotations
-
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -74,13 +72,13 @@ def certify_command(
     raise typer.Exit(max(_certificate_exit(c) for _, c in rows))
 
 
-def _certificate_exit(cert: Certificate) -> int:
+def _certificate_exit(cert: "Certificate") -> int:
     if cert.verdict is Verdict.UNSOLVABLE:
         return EXIT_NO if cert.certified else EXIT_INTERNAL
     return VERDICT_EXIT[cert.verdict]
 
 
-def _certificate_json(spec: str, cert: Certificate) -> dict:
+def _certificate_json(spec: str, cert: "Certificate") -> dict:
     data: dict = {"deal": spec, "verdict": cert.verdict.value, "folder": str(cert.folder),
                   "resumed": cert.resumed}
     if cert.check is not None and cert.proof is not None:
@@ -96,7 +94,7 @@ def _certificate_json(spec: str, cert: Certificate) -> dict:
     return data
 
 
-def _print_certificate(spec: str, cert: Certificate) -> None:
+def _print_certificate(spec: str, cert: "Certificate") -> None:
     kept = " (kept from an earlier run)" if cert.resumed else ""
     if cert.verdict is Verdict.UNSOLVABLE:
         if cert.certified:
@@ -118,7 +116,7 @@ def _print_certificate(spec: str, cert: Certificate) -> None:
                            style="yellow"))
 
 
-def _print_certificate_summary(certs: list[Certificate]) -> None:
+def _print_certificate_summary(certs: "list[Certificate]") -> None:
     from statistics import median
 
     made = [c for c in certs if c.check is not None and not c.resumed]
@@ -140,7 +138,7 @@ def _print_certificate_summary(certs: list[Certificate]) -> None:
                       f"{max(lines)}; bytes max {max(size)}")
 
 
-def _print_interrupted(rows: list[tuple[str, Certificate]], planned: int,
+def _print_interrupted(rows: "list[tuple[str, Certificate]]", planned: int,
                        as_json: bool) -> None:
     """What an interrupted certify finished, so that nothing done is lost from view."""
     if as_json:
@@ -178,7 +176,7 @@ def verify(
     raise typer.Exit(EXIT_OK if found.ok else EXIT_NO)
 
 
-def _print_verification(folder: Path, found: Verification) -> None:
+def _print_verification(folder: Path, found: "Verification") -> None:
     name = found.spec or str(folder)
     how = "dealt again, equal to deal.board" if found.dealt else "the deal in deal.board"
     if not found.ok:

@@ -1,8 +1,16 @@
-"""What every command shares: the app, the console, the exit codes, deal specs, errors."""
+"""What every command shares: the app, the console, the exit codes, deal specs, errors.
 
-from __future__ import annotations
+A command's module is imported only when that command runs (`COMMAND_MODULES`), and Rich
+only where output may reach a terminal or needs Rich's layout (piped plain text is written
+as Rich would write it), so a piped `blackhole solve` loads none of bench's, certify's or
+play's imports and no Rich (issue #12: a one-deal command's start-up).
+"""
+
+# No `from __future__ import annotations` in the command modules: Typer reads each command's
+# annotations, and strings would be evaluated again (twice) on every start.
 
 import errno
+import importlib
 import os
 import sys
 import threading
@@ -11,17 +19,20 @@ import traceback
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import fields
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 import typer.core
-from rich.console import Console
-from rich.text import Text
+import typer.main
 from typer.core import TyperGroup
 
 from blackhole import __version__
 from blackhole.backends import Options, Verdict
 from blackhole.errors import InputError, InternalError, shorten
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.text import Text
 
 EXIT_OK, EXIT_NO, EXIT_USAGE, EXIT_UNKNOWN, EXIT_INTERNAL = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
@@ -37,9 +48,21 @@ _ABORTS = tuple({getattr(_click.exceptions, "Abort", typer.Abort), typer.Abort,
 FLAG_OF = {f.name: "--" + f.name.replace("_", "-") for f in fields(Options)}
 FLAG_OF.update(backend="--backend", options="option", after="--after")
 
+# The module of blackhole.cli that defines each command, in the order `blackhole --help`
+# lists them. tests/test_cli.py holds this equal to the commands the modules register.
+COMMAND_MODULES = {
+    "bench": "bench", "report": "bench",
+    "certify": "certificates", "verify": "certificates",
+    "show": "deals", "deal": "deals", "check": "deals",
+    "play": "play",
+    "best": "positions", "hint": "positions", "analyze": "positions",
+    "solve": "solving", "encode": "solving",
+}
+
 
 class GuardedGroup(TyperGroup):
-    """The exit-code contract, kept in one place for every command.
+    """The exit-code contract, kept in one place for every command; and commands that are
+    loaded when they are looked up, not all at start-up.
 
     Exit 1 must only ever mean "unsolvable" or "check failed", so nothing else may reach
     it: usage errors become one line and exit 2, an unexpected exception one line and exit
@@ -85,6 +108,29 @@ class GuardedGroup(TyperGroup):
         if standalone_mode:
             sys.exit(code)
         return code
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if cmd_name not in self.commands:  # an unknown name loads all: "did you mean ...?"
+            self._load(COMMAND_MODULES.get(cmd_name))
+        return self.commands.get(cmd_name)
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        self._load(None)
+        order = list(COMMAND_MODULES)
+        return sorted(self.commands, key=lambda name: order.index(name) if name in order
+                      else len(order))
+
+    def _load(self, module: str | None) -> None:
+        """Import one command module (None: all of them), and add the commands it
+        registered on `app` as Typer would have built them."""
+        for name in (module,) if module else dict.fromkeys(COMMAND_MODULES.values()):
+            importlib.import_module(f"blackhole.cli.{name}")
+        for info in app.registered_commands:
+            name = info.name or typer.main.get_command_name(info.callback.__name__)
+            if name not in self.commands:
+                self.commands[name] = typer.main.get_command_from_info(
+                    info, pretty_exceptions_short=app.pretty_exceptions_short,
+                    rich_markup_mode=app.rich_markup_mode)
 
 
 class _PipeSafe:
@@ -168,12 +214,102 @@ def _global_options(
     = False,
 ) -> None:
     """Solve, compare and certify deals of the patience game Black Hole."""
-# Piped output (files, CI logs) gets room for the widest report table instead of Rich's
-# 80 columns, which would crop its figures; a terminal keeps its own width.
-console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
+
+
+PIPED_WIDTH = 120  # columns of piped output (Rich's own default of 80 would crop tables)
+
+
+def may_be_terminal(stream: Any) -> bool:
+    """False only where Rich, too, finds no terminal: the stream is no tty, and neither
+    FORCE_COLOR nor TTY_COMPATIBLE (which Rich honours) is set."""
+    if "FORCE_COLOR" in os.environ or "TTY_COMPATIBLE" in os.environ:
+        return True
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):  # no isatty, or a closed stream
+        return False
+
+
+class Styled:
+    """Text in pieces, each with a Rich style: what a command prints, made into a Rich Text
+    only when Rich prints it (`__rich__`), so output that needs no Rich loads none of it."""
+
+    def __init__(self, text: str = "", style: str | None = None) -> None:
+        self.pieces: list[tuple[str, str | None]] = [(text, style)] if text else []
+
+    def append(self, text: str, style: str | None = None) -> "Styled":
+        self.pieces.append((text, style))
+        return self
+
+    @property
+    def plain(self) -> str:
+        return "".join(text for text, _ in self.pieces)
+
+    def __rich__(self) -> "Text":
+        from rich.text import Text
+
+        text = Text()
+        for piece, style in self.pieces:
+            text.append(piece, style=style)
+        return text
+
+
+def plain_as_rich(renderable: Any) -> str | None:
+    """What a Rich Console that is no terminal prints for `renderable`, when that is
+    plainly its text: Styled (or a Text justified by default) without tabs or control
+    characters, each line within PIPED_WIDTH cells. None when only Rich can say."""
+    if isinstance(renderable, Styled):
+        text, end = renderable.plain, "\n"
+    elif "rich.text" in sys.modules and isinstance(renderable, sys.modules["rich.text"].Text) \
+            and renderable.justify in (None, "default"):
+        text, end = renderable.plain, renderable.end
+    else:
+        return None
+    lines = text.split("\n")
+    if not all(line.isprintable() for line in lines):  # Rich drops or expands some of them
+        return None
+    for line in lines:  # a character takes 0, 1 or 2 cells; ASCII ones take 1
+        if len(line) * 2 > PIPED_WIDTH and not (line.isascii() and len(line) <= PIPED_WIDTH):
+            from rich.cells import cell_len
+
+            if cell_len(line) > PIPED_WIDTH:
+                return None
+    return text + end
+
+
+class _LazyConsole:
+    """A Rich Console, made when it is first needed. Piped output that Rich would print as
+    its plain text (`plain_as_rich`) is written directly: a one-deal command's output to
+    a file or a pipe does not pay for loading Rich's console (issue #12: start-up)."""
+
+    def __init__(self, **settings: Any) -> None:
+        self._settings = settings
+        self._console: Console | None = None
+
+    def print(self, *objects: Any, **settings: Any) -> None:
+        if len(objects) == 1 and not settings and not may_be_terminal(sys.stdout):
+            text = plain_as_rich(objects[0])
+            if text is not None:
+                sys.stdout.write(text)
+                sys.stdout.flush()  # as Rich does after each print
+                return
+        self.__getattr__("print")(*objects, **settings)
+
+    def __getattr__(self, name: str) -> Any:
+        if self._console is None:
+            from rich.console import Console
+
+            # A terminal keeps its own width.
+            self._console = Console(highlight=False,
+                                    width=None if sys.stdout.isatty() else PIPED_WIDTH,
+                                    **self._settings)
+        return getattr(self._console, name)
+
+
+console: "Console" = _LazyConsole()  # type: ignore[assignment]
 # For terminals without suit symbols or colour (--ascii).
-plain_console = Console(highlight=False, no_color=True, emoji=False,
-                        width=None if sys.stdout.isatty() else 120)
+plain_console: "Console" = _LazyConsole(no_color=True,  # type: ignore[assignment]
+                                         emoji=False)
 
 VERDICT_EXIT = {Verdict.SOLVED: EXIT_OK, Verdict.UNSOLVABLE: EXIT_NO,
                 Verdict.UNKNOWN: EXIT_UNKNOWN}
@@ -199,10 +335,18 @@ def user_errors() -> Iterator[None]:
         raise typer.Exit(EXIT_INTERNAL) from None
 
 
-def card_text(card, ascii_only: bool) -> Text:
+def card_piece(card, ascii_only: bool) -> tuple[str, str | None]:
+    """A card as text and its style: KH, or K♥ in red."""
     if ascii_only:
-        return Text(str(card))
-    return Text(card.unicode(), style="red" if card.is_red else "bold")
+        return str(card), None
+    return card.unicode(), "red" if card.is_red else "bold"
+
+
+def card_text(card, ascii_only: bool) -> "Text":
+    from rich.text import Text
+
+    text, style = card_piece(card, ascii_only)
+    return Text(text, style=style or "")
 
 
 def parse_features(text: str | None) -> frozenset[str] | None:
@@ -219,17 +363,20 @@ def parse_features(text: str | None) -> frozenset[str] | None:
     return names
 
 
-
 @contextmanager
 def working(what: str, *, after: float = 1.0, every: float = 30.0) -> Iterator[None]:
     """Show that a long job is alive: on a terminal a spinner once it passes `after`
     seconds; when stderr is piped, a plain line every `every` seconds instead of a bar."""
     done = threading.Event()
     began = time.monotonic()
-    err = Console(stderr=True)
+    err = None
+    if may_be_terminal(sys.stderr):  # else Rich would find no terminal either: no need of it
+        from rich.console import Console
+
+        err = Console(stderr=True)
 
     def watch() -> None:
-        if err.is_terminal:
+        if err is not None and err.is_terminal:
             if done.wait(after):
                 return
             with err.status(f"{what} ..."):
@@ -245,7 +392,6 @@ def working(what: str, *, after: float = 1.0, every: float = 30.0) -> Iterator[N
     finally:
         done.set()
         watcher.join()
-
 
 
 AfterOption = Annotated[str | None, typer.Option(

@@ -1,7 +1,5 @@
 """show, deal and check: drawing, writing and replaying deals."""
 
-from __future__ import annotations
-
 import json
 from enum import StrEnum
 from pathlib import Path

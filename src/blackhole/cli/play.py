@@ -1,7 +1,5 @@
 """play: Black Hole in the terminal (a Textual app), with undo, hints and a coach."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer

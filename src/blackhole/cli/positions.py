@@ -1,7 +1,5 @@
 """best, hint and analyze: the questions a player asks about a position."""
 
-from __future__ import annotations
-
 import json
 import time
 from collections.abc import Sequence
@@ -9,7 +7,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 from rich.text import Text
 
 from blackhole.backends import Options, check_options_apply, make_backend, split_label
@@ -35,6 +32,8 @@ from blackhole.rules import Move, advance
 from blackhole.solutions import parse_cards, parse_solution
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from blackhole.best import Analysis, Best
     from blackhole.certificates import Certificate
 
@@ -109,7 +108,7 @@ def best(
     raise typer.Exit(EXIT_OK if found.proven else EXIT_UNKNOWN)
 
 
-def _certificate_note(found: Best, cert: Certificate | None, folder: Path) -> str:
+def _certificate_note(found: "Best", cert: "Certificate | None", folder: Path) -> str:
     if cert is not None:
         return (f"certificate: {cert.folder} (no line scores {found.best + 1}: DRUP proof "
                 f"of {cert.proof.lines if cert.proof else 0} lines, checked; blackhole verify "
@@ -119,7 +118,7 @@ def _certificate_note(found: Best, cert: Certificate | None, folder: Path) -> st
     return f"no certificate written to {folder}: a win needs none (the line is its proof)"
 
 
-def _print_line(out: Console, moves: Sequence[tuple[Card, int]], moved: int,
+def _print_line(out: "Console", moves: Sequence[tuple[Card, int]], moved: int,
                 ascii_only: bool) -> None:
     for number, (card, fan) in enumerate(moves, start=moved + 1):
         line = Text(f"{number:>3}. ")
@@ -211,7 +210,7 @@ def _read_moves(text: str) -> list[Move]:
         raise InputError(error.detail, "--line", None, error.token) from None
 
 
-def _print_analysis(found: Analysis, ascii_only: bool) -> None:
+def _print_analysis(found: "Analysis", ascii_only: bool) -> None:
     out = plain_console if ascii_only else console
     what = "the given line" if found.given else "a best line"
     out.print(Text(f"best from here: {found.best} of {found.of}"

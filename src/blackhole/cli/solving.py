@@ -1,14 +1,11 @@
 """solve and encode: one deal through one backend, or its encodings written out."""
 
-from __future__ import annotations
-
 import json
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.text import Text
 
 from blackhole.backends import (
     REGISTRY,
@@ -24,8 +21,9 @@ from blackhole.cli.common import (
     AsciiFlag,
     DealSpec,
     JsonFlag,
+    Styled,
     app,
-    card_text,
+    card_piece,
     console,
     parse_features,
     plain_console,
@@ -36,7 +34,6 @@ from blackhole.deal import load_position
 from blackhole.errors import InputError
 from blackhole.pipeline import Solution, solve_deal
 from blackhole.problem import build_problem
-from blackhole.solutions import black_hole_solve_text
 
 
 class OutputFormat(StrEnum):
@@ -89,6 +86,8 @@ def solve(
     if as_json or format is OutputFormat.json:
         typer.echo(json.dumps(solution.to_json(spec)))
     elif format is OutputFormat.pysol:
+        from blackhole.solutions import black_hole_solve_text
+
         typer.echo("Intractable!\n" if solution.verdict is Verdict.UNKNOWN  # as it says it
                    else black_hole_solve_text(solution.moves,
                                               solution.verdict is Verdict.SOLVED), nl=False)
@@ -102,22 +101,21 @@ def _print_solution(solution: Solution, ascii_only: bool) -> None:
     result = solution.result
     how = f"{result.backend}/{result.solver} in {result.seconds:.3f} s"
     if result.verdict is Verdict.SOLVED:
-        text = Text()
-        text.append(f"solved ({how})\n", style="bold green")
+        text = Styled(f"solved ({how})\n", style="bold green")
         for number, (card, fan) in enumerate(solution.moves, start=1):
             text.append(f"{number:>3}. ")
-            text.append(card_text(card, ascii_only))
+            text.append(*card_piece(card, ascii_only))
             text.append(f" from fan {fan + 1}\n")
         judged = solution.replay
         text.append(f"{judged.played} of {judged.total} cards moved; "
                     "replayed by the rules engine")
         out.print(text)  # one print: Rich's cost is per call
     elif result.verdict is Verdict.UNSOLVABLE:
-        out.print(Text(f"unsolvable ({how}; a complete method found no solution)",
-                       style="bold red"))
+        out.print(Styled(f"unsolvable ({how}; a complete method found no solution)",
+                         style="bold red"))
     else:
         why = result.stats.get("reason") or "limit reached"  # e.g. an unchecked UNSAT
-        out.print(Text(f"unknown: {why} ({how})", style="yellow"))
+        out.print(Styled(f"unknown: {why} ({how})", style="yellow"))
 
 
 class EncodeFormat(StrEnum):
