@@ -394,7 +394,7 @@ def test_a_proof_needs_a_proof_logging_solver() -> None:
 
 
 def test_result_stats_and_seconds() -> None:
-    result = SatBackend().solve(build_problem(pysol(2)), Options())
+    result = SatBackend().solve(build_problem(pysol(922)), Options())  # the look misses it
     assert result.verdict is Verdict.SOLVED and result.solver == DEFAULT_SOLVER
     stats = result.stats
     assert stats["vars"] > 0 and stats["clauses"] > 0 and "conflicts" in stats
