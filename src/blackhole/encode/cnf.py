@@ -23,11 +23,9 @@ Every number in encodings/sat.md is a count of what this module builds: keep the
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-
-from pysat.card import CardEnc, EncType
 
 from blackhole.encode.layout import Domains, Layout, Lit, make_domains, make_layout, symmetry_cut
 from blackhole.errors import InputError, InternalError
@@ -68,40 +66,63 @@ Clause = list[int]
 
 class Pool:
     """Variables by readable key, numbered 1, 2, ... in the order they are made: the idea
-    of pysat's IDPool (`id(key)`, `obj(var)`), with blocks made at once for speed."""
+    of pysat's IDPool (`id(key)`, `obj(var)`), with blocks made at once for speed.
+
+    A block made by `reserve` is named lazily: its keys are listed only when a key is
+    first asked for (`keys`, `id`, `obj`), as a solve reads none of them."""
 
     def __init__(self) -> None:
-        self.keys: list[tuple] = []  # variable v has key keys[v - 1]
+        self.top = 0
+        # the blocks in order: their keys, or (count, a function that lists them)
+        self._blocks: list[list[tuple] | tuple[int, Callable[[], list[tuple]]]] = []
+        self._keys: list[tuple] = []  # the keys of the blocks listed so far
         self._ids: dict[tuple, int] | None = None  # made on the first `id` call
 
-    @property
-    def top(self) -> int:
-        return len(self.keys)
-
     def new(self, key: tuple) -> int:
-        self.keys.append(key)
-        if self._ids is not None:
-            self._ids[key] = len(self.keys)
-        return len(self.keys)
+        return self.extend((key,)).start
 
     def extend(self, keys: Iterable[tuple]) -> range:
         """Make a variable for each key; their numbers, consecutive."""
-        start = len(self.keys) + 1
-        self.keys.extend(keys)
-        made = range(start, len(self.keys) + 1)
-        if self._ids is not None:
-            self._ids.update(zip(self.keys[start - 1:], made, strict=True))
-        return made
+        block = list(keys)
+        self._blocks.append(block)
+        start = self.top + 1
+        self.top += len(block)
+        return range(start, self.top + 1)
+
+    def reserve(self, count: int, keys: Callable[[], list[tuple]]) -> range:
+        """Make `count` variables whose keys `keys()` lists when they are first needed (it
+        must list exactly `count`, from values that do not change)."""
+        self._blocks.append((count, keys))
+        start = self.top + 1
+        self.top += count
+        return range(start, self.top + 1)
+
+    @property
+    def keys(self) -> list[tuple]:
+        """The key of every variable: variable v has key keys[v - 1]."""
+        if len(self._keys) < self.top:
+            listed = []
+            for block in self._blocks:
+                if isinstance(block, tuple):
+                    count, make = block
+                    block = make()
+                    if len(block) != count:
+                        raise InternalError(f"a block of {count} variables named {len(block)}")
+                listed += block
+            self._keys = listed
+            self._ids = None
+        return self._keys
 
     def id(self, key: tuple) -> int:
-        if self._ids is None:
-            self._ids = {key: v for v, key in enumerate(self.keys, start=1)}
-            if len(self._ids) != len(self.keys):
+        keys = self.keys
+        if self._ids is None or len(self._ids) != len(keys):
+            self._ids = {key: v for v, key in enumerate(keys, start=1)}
+            if len(self._ids) != len(keys):
                 raise ValueError("two variables share a key")
         return self._ids[key]
 
     def obj(self, var: int) -> tuple | None:
-        return self.keys[var - 1] if 0 < var <= len(self.keys) else None
+        return self.keys[var - 1] if 0 < var <= self.top else None
 
 
 @dataclass(frozen=True)
@@ -290,30 +311,43 @@ def make_variables(domains: Domains, pool: Pool, *, rank: bool) -> Variables:
     position, ranks ascending), filled (by position)."""
     layout, cards_at = domains.layout, domains.cards_at
     n, moves, rank_of = layout.n, layout.moves, layout.problem.rank
+    positions = range(1, n + 1)
     at: dict[int, dict[int, int]] = {c: {} for c in moves}
-    for q in range(1, n + 1):
-        made = pool.extend([("at", c, q) for c in cards_at[q]])
-        for c, var in zip(cards_at[q], made, strict=True):
-            at[c][q] = var
-    by_base: dict[int, int] = {}
-    for c in moves:
-        steps = domains.ladder(c)
-        by_base[c] = pool.extend([("by", c, q) for q in steps]).start - steps.start
     groups: list[dict[int, list[int]]] = [{}]
-    for q in range(1, n + 1):
+    var = pool.top
+    for q in positions:
         group: dict[int, list[int]] = {}
         for c in cards_at[q]:
-            group.setdefault(rank_of[c], []).append(at[c][q])
+            var += 1
+            at[c][q] = var
+            k = rank_of[c]
+            if k in group:
+                group[k].append(var)
+            else:
+                group[k] = [var]
         groups.append(dict(sorted(group.items())))
+    pool.reserve(var - pool.top, lambda: [("at", c, q) for q in positions for c in cards_at[q]])
+    by_base: dict[int, int] = {}
+    var = pool.top
+    for c in moves:
+        steps = domains.ladder(c)
+        by_base[c] = var - steps.start + 1
+        var += len(steps)
+    pool.reserve(var - pool.top,
+                 lambda: [("by", c, q) for c in moves for q in domains.ladder(c)])
     rank_at = None
     if rank:
         rank_at = [{}]
-        for q in range(1, n + 1):
-            ks = list(groups[q])
-            rank_at.append(dict(zip(ks, pool.extend(("rank", q, k) for k in ks), strict=True)))
+        var = pool.top
+        for q in positions:
+            ks = groups[q]
+            rank_at.append(dict(zip(ks, range(var + 1, var + len(ks) + 1))))
+            var += len(ks)
+        pool.reserve(var - pool.top,
+                     lambda: [("rank", q, k) for q in positions for k in groups[q]])
     filled = None
     if domains.optional:
-        filled = [0, *pool.extend(("filled", q) for q in range(1, n + 1))]
+        filled = [0, *pool.extend(("filled", q) for q in positions)]
     return Variables(domains, at, by_base, groups, rank_at, filled)
 
 
@@ -361,30 +395,48 @@ def ladder_order(v: Variables) -> list[Clause]:
 
 
 def at_most_one(lits: list[int], group: tuple, pool: Pool, compact: bool) -> list[Clause]:
-    """Pairwise, or (compact, more than six literals) Sinz's sequential counter from pysat's
-    CardEnc, whose auxiliaries get the keys ("seq", group, i)."""
-    if len(lits) < 2:
+    """Pairwise, or (compact, more than six literals) Sinz's sequential counter, whose
+    auxiliaries get the keys ("seq", group, i)."""
+    g = len(lits)
+    if g < 2:
         return []
-    if compact and len(lits) > _PAIRWISE_UP_TO:
-        made = pool.extend(("seq", group, i) for i in range(len(lits) - 1))
-        counter = CardEnc.atmost(lits, 1, top_id=made.start - 1, encoding=EncType.seqcounter)
-        if counter.nv != made.stop - 1:
-            raise InternalError("CardEnc made other auxiliaries than expected")
-        return counter.clauses
+    if compact and g > _PAIRWISE_UP_TO:
+        made = pool.reserve(g - 1, lambda: [("seq", group, i) for i in range(g - 1)])
+        return sequential_counter(lits, made.start)
     return [[-a, -b] for i, a in enumerate(lits) for b in lits[i + 1:]]
+
+
+def sequential_counter(lits: Sequence[int], first: int) -> list[Clause]:
+    """At most one of `lits` (more than two) by Sinz's sequential counter over the
+    auxiliaries s_i = first + i - 1, i = 1..g - 1 ("one of x_1..x_i is true"): the
+    clauses of pysat's `CardEnc.atmost(lits, 1, encoding=EncType.seqcounter)`, in its
+    order, written out (a call costs more than the clauses)."""
+    x1, *middle, last = lits
+    clauses: list[Clause] = [[-x1, first]]
+    s = first
+    for x in middle:
+        clauses += ([-s, s + 1], [-x, -s], [-x, s + 1])
+        s += 1
+    clauses.append([-last, -s])
+    return clauses
 
 
 def position_at_most_one(v: Variables, pool: Pool, compact: bool) -> list[Clause]:
     """At most one card per position (at most one rank, and one card of it, with rank)."""
     clauses: list[Clause] = []
-    for q in v.layout.positions:
-        if v.rank_at is not None:
-            clauses += at_most_one(list(v.rank_at[q].values()), ("rank", q), pool, compact)
-            for k, lits in v.groups[q].items():
-                clauses += at_most_one(lits, ("rank", q, k), pool, compact)
-        else:
-            clauses += at_most_one([v.at[c][q] for c in v.domains.cards_at[q]], ("pos", q),
-                                   pool, compact)
+    if v.rank_at is not None:
+        rank_at, groups = v.rank_at, v.groups
+        for q in v.layout.positions:
+            clauses += at_most_one(list(rank_at[q].values()), ("rank", q), pool, compact)
+            for k, lits in groups[q].items():
+                if len(lits) == 2:  # the common case, written out
+                    clauses.append([-lits[0], -lits[1]])
+                elif len(lits) > 2:
+                    clauses += at_most_one(lits, ("rank", q, k), pool, compact)
+    else:
+        at, cards_at = v.at, v.domains.cards_at
+        for q in v.layout.positions:
+            clauses += at_most_one([at[c][q] for c in cards_at[q]], ("pos", q), pool, compact)
     return clauses
 
 
@@ -497,47 +549,41 @@ def rank_count(v: Variables, pool: Pool) -> list[Clause]:
     totals: dict[int, int] = {}
     for c in v.layout.moves:
         totals[rank[c]] = totals.get(rank[c], 0) + 1
+    positions = v.layout.positions
     clauses: list[Clause] = []
-    add = clauses.append
+    add, more = clauses.append, clauses.extend
     for k, total in sorted(totals.items()):
-        prev: list[int] = []  # prev[j - 1] = "j or more so far"
-        keys: list[tuple] = []  # the counter's variables, made in the pool once per rank
-        top = pool.top
-        for q in v.layout.positions:
-            lit = rank_at[q].get(k)
-            if lit is None:
-                continue
-            width = min(len(prev) + 1, total + 1)
-            row = list(range(top + 1, top + width + 1))
-            top += width
-            keys += [("count", k, q, j) for j in range(1, width + 1)]
+        # the positions that can show k, with rank(q, k); row i of the counter (the i-th
+        # of them) holds "j or more so far" for j = 1..width(i), numbered consecutively
+        shows = [(q, here[k]) for q in positions if k in (here := rank_at[q])]
+        widths = [min(i, total + 1) for i in range(1, len(shows) + 1)]
+        prev = top = pool.top  # prev + j: "j or more so far" on the row before
+        had = 0  # the width of the row before
+        for (_, lit), width in zip(shows, widths, strict=True):
+            now = top + 1
             # j = 1: lit or an earlier one
-            now = row[0]
-            add([-lit, now])
-            if prev:
-                had = prev[0]
-                add([-had, now])
-                add([-now, lit, had])
+            if had:
+                more(([-lit, now], [-(prev + 1), now], [-now, lit, prev + 1]))
             else:
-                add([-now, lit])
+                more(([-lit, now], [-now, lit]))
             for j in range(2, width + 1):
-                now, less = row[j - 1], prev[j - 2]
-                add([-lit, -less, now])
-                add([-now, less])
-                if j <= len(prev):
-                    had = prev[j - 1]
-                    add([-had, now])
-                    add([-now, lit, had])
+                now, less = top + j, prev + j - 1
+                if j <= had:
+                    more(([-lit, -less, now], [-now, less], [-(less + 1), now],
+                          [-now, lit, less + 1]))
                 else:
-                    add([-now, lit])
-            prev = row
-        pool.extend(keys)
-        if len(prev) < total:
+                    more(([-lit, -less, now], [-now, less], [-now, lit]))
+            prev, had = top, width
+            top += width
+        pool.reserve(top - pool.top, lambda k=k, shows=shows, widths=widths: [
+            ("count", k, q, j) for (q, _), width in zip(shows, widths, strict=True)
+            for j in range(1, width + 1)])
+        if had < total:
             add(guard)  # too few positions can show rank k
             continue
-        add(guard + [prev[total - 1]])
-        if len(prev) > total:
-            add([-prev[total]])
+        add(guard + [prev + total])
+        if had > total:
+            add([-(prev + total + 1)])
     return clauses
 
 
