@@ -277,6 +277,7 @@ class Variables:
     at: dict[int, dict[int, int]]  # card → position → variable
     by_base: dict[int, int]  # by(c, q) is variable by_base[c] + q on the ladder of c
     groups: list[dict[int, list[int]]]  # position → rank → at-variables, ranks ascending
+    slots: list[tuple[tuple[int, int], ...]]  # position → ((at-variable, card), ...)
     rank_at: list[dict[int, int]] | None  # position → rank → variable (feature rank)
     filled: list[int] | None  # position → variable (optional positions; index 0 unused)
 
@@ -314,18 +315,22 @@ def make_variables(domains: Domains, pool: Pool, *, rank: bool) -> Variables:
     positions = range(1, n + 1)
     at: dict[int, dict[int, int]] = {c: {} for c in moves}
     groups: list[dict[int, list[int]]] = [{}]
+    slots: list[tuple[tuple[int, int], ...]] = [()]
     var = pool.top
     for q in positions:
         group: dict[int, list[int]] = {}
-        for c in cards_at[q]:
-            var += 1
-            at[c][q] = var
+        cards = cards_at[q]
+        slot = tuple(zip(range(var + 1, var + len(cards) + 1), cards, strict=True))
+        var += len(cards)
+        for x, c in slot:
+            at[c][q] = x
             k = rank_of[c]
             if k in group:
-                group[k].append(var)
+                group[k].append(x)
             else:
-                group[k] = [var]
+                group[k] = [x]
         groups.append(dict(sorted(group.items())))
+        slots.append(slot)
     pool.reserve(var - pool.top, lambda: [("at", c, q) for q in positions for c in cards_at[q]])
     by_base: dict[int, int] = {}
     var = pool.top
@@ -341,14 +346,14 @@ def make_variables(domains: Domains, pool: Pool, *, rank: bool) -> Variables:
         var = pool.top
         for q in positions:
             ks = groups[q]
-            rank_at.append(dict(zip(ks, range(var + 1, var + len(ks) + 1))))
+            rank_at.append(dict(zip(ks, range(var + 1, var + len(ks) + 1), strict=True)))
             var += len(ks)
         pool.reserve(var - pool.top,
                      lambda: [("rank", q, k) for q in positions for k in groups[q]])
     filled = None
     if domains.optional:
         filled = [0, *pool.extend(("filled", q) for q in positions)]
-    return Variables(domains, at, by_base, groups, rank_at, filled)
+    return Variables(domains, at, by_base, groups, slots, rank_at, filled)
 
 
 # ---------------------------------------------------------------- clause families
@@ -358,39 +363,49 @@ def card_links(v: Variables) -> list[Clause]:
     """Order encoding: by(c, ·) rises at most once (exactly once for complete lines), and
     at(c, q) is exactly that rise."""
     d = v.domains
+    optional = d.optional
     link: list[Clause] = []
+    add, more = link.append, link.extend
     for c in v.layout.moves:
         first, last, at, base = d.first[c], d.last[c], v.at[c], v.by_base[c]
-        top = last if d.optional else last - 1  # the last position with a by variable
+        top = last if optional else last - 1  # the last position with a by variable
         if first > top:
             # complete lines: one position, and the card is there; none: the deal is lost
-            if not d.optional:
-                link.append([at[first]] if first == last else [])
+            if not optional:
+                add([at[first]] if first == last else [])
             continue
         y = base + first  # by(c, first)
         x = at[first]
-        link += [[-x, y], [x, -y]]
-        for q in range(first + 1, top + 1):
-            y = base + q
-            x = at.get(q)
-            if x is None:  # a hole in the domain: no rise here
-                link.append([-y, y - 1])
-            else:
-                link += [[-x, y], [-x, -(y - 1)], [x, -y, y - 1]]
-        if not d.optional:  # the rise at the last position, where by is TRUE
+        more(([-x, y], [x, -y]))
+        if len(at) == top - first + 1 + (not optional):  # no holes: at(c, q) at every q
+            for q in range(first + 1, top + 1):
+                y += 1
+                x = at[q]
+                more(([-x, y], [-x, 1 - y], [x, -y, y - 1]))
+        else:
+            get = at.get
+            for q in range(first + 1, top + 1):
+                y += 1
+                x = get(q)
+                if x is None:  # a hole in the domain: no rise here
+                    add([-y, y - 1])
+                else:
+                    more(([-x, y], [-x, 1 - y], [x, -y, y - 1]))
+        if not optional:  # the rise at the last position, where by is TRUE
             x = at[last]
-            y = base + last - 1
-            link += [[-x, -y], [x, y]]
+            more(([-x, -y], [x, y]))
     return link
 
 
 def ladder_order(v: Variables) -> list[Clause]:
     """by(c, q) → by(c, q + 1) along each ladder."""
     mono: list[Clause] = []
+    ladder, by_base = v.domains.ladder, v.by_base
     for c in v.layout.moves:
-        steps = v.domains.ladder(c)
-        base = v.by_base[c]
-        mono += [[-(base + q), base + q + 1] for q in steps[:-1]]
+        steps = ladder(c)
+        if len(steps) > 1:
+            y = by_base[c] + steps.start
+            mono += [[-q, q + 1] for q in range(y, y + len(steps) - 1)]
     return mono
 
 
@@ -429,9 +444,16 @@ def position_at_most_one(v: Variables, pool: Pool, compact: bool) -> list[Clause
         for q in v.layout.positions:
             clauses += at_most_one(list(rank_at[q].values()), ("rank", q), pool, compact)
             for k, lits in groups[q].items():
-                if len(lits) == 2:  # the common case, written out
+                size = len(lits)
+                if size == 4:  # the common cases (a suit each), written out
+                    a, b, c, d = -lits[0], -lits[1], -lits[2], -lits[3]
+                    clauses += ([a, b], [a, c], [a, d], [b, c], [b, d], [c, d])
+                elif size == 3:
+                    a, b, c = -lits[0], -lits[1], -lits[2]
+                    clauses += ([a, b], [a, c], [b, c])
+                elif size == 2:
                     clauses.append([-lits[0], -lits[1]])
-                elif len(lits) > 2:
+                elif size > 4:
                     clauses += at_most_one(lits, ("rank", q, k), pool, compact)
     else:
         at, cards_at = v.at, v.domains.cards_at
@@ -469,12 +491,14 @@ def filled_positions(v: Variables) -> dict[str, list[Clause]]:
 
 
 def rank_channel(v: Variables) -> dict[str, list[Clause]]:
-    rank, rank_at, cards_at = v.layout.problem.rank, v.rank_at or [], v.domains.cards_at
-    positions = v.layout.positions
-    return {"rank-channel": [[-v.at[c][q], rank_at[q][rank[c]]]
-                             for q in positions for c in cards_at[q]],
-            "rank-support": [[-rank_at[q][k]] + lits for q in positions
-                             for k, lits in v.groups[q].items()]}
+    rank, rank_at, groups = v.layout.problem.rank, v.rank_at or [], v.groups
+    channel: list[Clause] = []
+    support: list[Clause] = []
+    for q, slot in enumerate(v.slots[1:], start=1):
+        here = rank_at[q]
+        channel += [[-x, here[rank[c]]] for x, c in slot]
+        support += [[-here[k], *lits] for k, lits in groups[q].items()]
+    return {"rank-channel": channel, "rank-support": support}
 
 
 def adjacency(v: Variables, forward: bool) -> dict[str, list[Clause]]:
@@ -487,20 +511,23 @@ def adjacency(v: Variables, forward: bool) -> dict[str, list[Clause]]:
     filled = v.filled
     if v.rank_at is not None:
         rank_at = v.rank_at
-        start_rank = None if p.start is None else p.rank[p.start]
+        if p.start is not None:
+            near_start = links.get(p.rank[p.start], ())
+            back += [[-x] for k, x in rank_at[1].items() if k not in near_start]
         for q in range(1, n + 1):
             here = rank_at[q]
             before = rank_at[q - 1]
             after = rank_at[q + 1] if q < n else {}
-            guard = [] if filled is None or q == n else [-filled[q + 1]]
-            for k, x in here.items():
-                near = links.get(k, ())
-                if q > 1:
-                    back.append([-x] + [before[j] for j in near if j in before])
-                elif start_rank is not None and k not in links.get(start_rank, ()):
-                    back.append([-x])
-                if forward and q < n:
-                    ahead.append([-x, *guard] + [after[j] for j in near if j in after])
+            # the rank-adjacent variables at q - 1 and q + 1 of each rank that can show
+            # at q; which ranks neighbour a rank depends only on the ranks, but the
+            # lookups are few, so they are made here
+            if q > 1:
+                back += [[-x, *[before[j] for j in links.get(k, ()) if j in before]]
+                         for k, x in here.items()]
+            if forward and q < n:
+                guard = [] if filled is None else [-filled[q + 1]]
+                ahead += [[-x, *guard, *[after[j] for j in links.get(k, ()) if j in after]]
+                          for k, x in here.items()]
     else:
         at, cards_at = v.at, v.domains.cards_at
         for q in range(1, n + 1):
@@ -532,11 +559,20 @@ def precedence(v: Variables) -> list[Clause]:
         # complete lines: by(b, q) is TRUE from l(b) on and by(a, q - 1) from l(a) + 1 on,
         # so only f(b) <= q <= l(a) remain; prefixes: by(b, q) is a variable on f(b)..l(b)
         # and by(a, q - 1) is never TRUE (it is by(a, l(a)) above l(a))
-        for q in range(fb, (lb if optional else la) + 1):
-            clause = [-(bb + q)] if optional or q < lb else []
-            if q - 1 >= fa:
-                clause.append(ba + min(q - 1, la))
-            clauses.append(clause)
+        end = (lb if optional else la) + 1  # q < end
+        both = lb + 1 if optional else lb  # by(b, q) is a variable for q < both
+        q = fb
+        if q <= fa and q < end:  # by(a, q - 1) is FALSE
+            stop = min(fa + 1, end)
+            clauses += [[-(bb + q)] if q < both else [] for q in range(q, stop)]
+            q = stop
+        if q < end:
+            # by(b, q) and by(a, min(q - 1, l(a))) are both variables
+            mid = min(end, both, la + 1)
+            shift = ba - bb - 1
+            clauses += [[-y, y + shift] for y in range(bb + q, bb + mid)]
+            clauses += [[-(bb + q), ba + la] if q < both else [ba + min(q - 1, la)]
+                        for q in range(max(q, mid), end)]
     return clauses
 
 
@@ -561,18 +597,25 @@ def rank_count(v: Variables, pool: Pool) -> list[Clause]:
         had = 0  # the width of the row before
         for (_, lit), width in zip(shows, widths, strict=True):
             now = top + 1
+            nlit = -lit
             # j = 1: lit or an earlier one
             if had:
-                more(([-lit, now], [-(prev + 1), now], [-now, lit, prev + 1]))
+                more(([nlit, now], [-(prev + 1), now], [-now, lit, prev + 1]))
             else:
-                more(([-lit, now], [-now, lit]))
-            for j in range(2, width + 1):
-                now, less = top + j, prev + j - 1
-                if j <= had:
-                    more(([-lit, -less, now], [-now, less], [-(less + 1), now],
+                more(([nlit, now], [-now, lit]))
+            if width == had:  # the row as wide as the one before: a clause pattern
+                for less in range(prev + 1, prev + width):
+                    now = less + width + 1  # less = "j - 1 or more" before, now = "j or more"
+                    more(([nlit, -less, now], [-now, less], [-less - 1, now],
                           [-now, lit, less + 1]))
-                else:
-                    more(([-lit, -less, now], [-now, less], [-now, lit]))
+            else:
+                for j in range(2, width + 1):
+                    now, less = top + j, prev + j - 1
+                    if j <= had:
+                        more(([nlit, -less, now], [-now, less], [-(less + 1), now],
+                              [-now, lit, less + 1]))
+                    else:
+                        more(([nlit, -less, now], [-now, less], [-now, lit]))
             prev, had = top, width
             top += width
         pool.reserve(top - pool.top, lambda k=k, shows=shows, widths=widths: [
@@ -687,7 +730,6 @@ def _build(layout: Layout, features: frozenset[str], optional: bool) -> Encoding
             add(family, found)
     if use("symmetry"):
         add("symmetry", symmetry(v, pool))
-    n = layout.n
-    slots = tuple(tuple((v.at[c][q], c) for c in domains.cards_at[q]) for q in range(1, n + 1))
     filled = tuple(v.filled[1:]) if v.filled is not None else ()
-    return Encoding(clauses, pool, layout.problem, features, counts, slots, optional, filled)
+    return Encoding(clauses, pool, layout.problem, features, counts, tuple(v.slots[1:]),
+                    optional, filled)
