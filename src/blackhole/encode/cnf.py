@@ -514,20 +514,13 @@ def adjacency(v: Variables, forward: bool) -> dict[str, list[Clause]]:
         if p.start is not None:
             near_start = links.get(p.rank[p.start], ())
             back += [[-x] for k, x in rank_at[1].items() if k not in near_start]
+        linked = _RankLinks(links)
         for q in range(1, n + 1):
-            here = rank_at[q]
-            before = rank_at[q - 1]
-            after = rank_at[q + 1] if q < n else {}
-            # the rank-adjacent variables at q - 1 and q + 1 of each rank that can show
-            # at q; which ranks neighbour a rank depends only on the ranks, but the
-            # lookups are few, so they are made here
             if q > 1:
-                back += [[-x, *[before[j] for j in links.get(k, ()) if j in before]]
-                         for k, x in here.items()]
+                back += linked.clauses(rank_at[q], rank_at[q - 1], [])
             if forward and q < n:
                 guard = [] if filled is None else [-filled[q + 1]]
-                ahead += [[-x, *guard, *[after[j] for j in links.get(k, ()) if j in after]]
-                          for k, x in here.items()]
+                ahead += linked.clauses(rank_at[q], rank_at[q + 1], guard)
     else:
         at, cards_at = v.at, v.domains.cards_at
         for q in range(1, n + 1):
@@ -546,6 +539,38 @@ def adjacency(v: Variables, forward: bool) -> dict[str, list[Clause]]:
     if forward:
         families["forward"] = ahead
     return families
+
+
+class _RankLinks:
+    """The clauses x(k) → guard ∨ ∨_{j ∈ N_R(k)} y(j) between the rank variables of two
+    positions. Those of a position are numbered consecutively, ranks ascending, so which
+    offsets of y a rank links to depends only on the two rank sets: that pattern is
+    worked out once per pair of rank sets (most positions can show every rank)."""
+
+    def __init__(self, links: dict[int, tuple[int, ...]]) -> None:
+        self.links = links
+        self.patterns: dict[tuple[tuple[int, ...], tuple[int, ...]], list[tuple[int, ...]]] = {}
+
+    def clauses(self, xs: dict[int, int], ys: dict[int, int], guard: list[int]
+                ) -> list[Clause]:
+        if not ys:
+            return [[-x, *guard] for x in xs.values()]
+        key = (tuple(xs), tuple(ys))
+        pattern = self.patterns.get(key)
+        if pattern is None:
+            offset = {k: i for i, k in enumerate(ys)}
+            pattern = [tuple(offset[j] for j in self.links.get(k, ()) if j in offset)
+                       for k in xs]
+            self.patterns[key] = pattern
+        base = next(iter(ys.values()))
+        out = []
+        for x, offsets in zip(xs.values(), pattern, strict=True):
+            if len(offsets) == 2:
+                i, j = offsets
+                out.append([-x, *guard, base + i, base + j])
+            else:
+                out.append([-x, *guard, *[base + i for i in offsets]])
+        return out
 
 
 def precedence(v: Variables) -> list[Clause]:

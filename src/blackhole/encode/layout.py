@@ -23,6 +23,7 @@ Adding an encoding feature that every engine shares means adding it here once.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -86,6 +87,13 @@ class Layout:
             steps.append(frozenset(k for j in steps[-1] for k in self.links.get(j, ()))
                          & present)
         return tuple(steps)
+
+    @cached_property
+    def shows(self) -> dict[int, tuple[int, ...]]:
+        """rank → the positions 1..n whose walk holds it, ascending."""
+        walk = self.walk
+        return {k: tuple(q for q in range(1, self.n + 1) if k in walk[q])
+                for k in set(self.problem.rank)}
 
     @cached_property
     def pairs(self) -> tuple[SameRankPair, ...]:
@@ -154,15 +162,17 @@ def make_domains(layout: Layout, *, windows: bool = True, reach: bool = False,
     """Positions per card: 1..n, cut to the windows (`windows`) and to the positions
     whose walk holds the card's rank (`reach`)."""
     n, rank = layout.n, layout.problem.rank
-    walk = layout.walk if reach else None
+    shows = layout.shows if reach else None
     of: dict[int, tuple[int, ...]] = {}
     cards_at: list[list[int]] = [[] for _ in range(n + 1)]
     for c in layout.moves:
         lo = layout.earliest(c) if windows else 1
         hi = layout.latest(c) if windows else n
-        k = rank[c]
-        qs = tuple(range(lo, hi + 1)) if walk is None else \
-            tuple(q for q in range(lo, hi + 1) if k in walk[q])
+        if shows is None:
+            qs = tuple(range(lo, hi + 1))
+        else:
+            at = shows[rank[c]]
+            qs = at[bisect_left(at, lo):bisect_right(at, hi)]
         of[c] = qs
         for q in qs:  # each position lists its cards in node order
             cards_at[q].append(c)
