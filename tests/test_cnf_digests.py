@@ -21,6 +21,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from pysat.card import CardEnc, EncType
 
 from blackhole.deal import Deal, load_position, position_of
 from blackhole.encode.cnf import (
@@ -31,8 +32,11 @@ from blackhole.encode.cnf import (
     NEEDS,
     PREFIX_FEATURES,
     Encoding,
+    Pool,
     build_cnf,
+    sequential_counter,
 )
+from blackhole.errors import InternalError
 from blackhole.problem import build_problem
 from blackhole.rules import advance, initial_state, legal_cards, play
 from blackhole.solutions import parse_cards
@@ -153,6 +157,28 @@ def test_same_cnf_as_the_straightforward_encoder(group: str) -> None:
         assert digest(encoding) == want[name], name
         checked += 1
     assert checked >= 2
+
+
+@pytest.mark.parametrize("size", [3, 4, 7, 8, 13, 40])
+def test_the_sequential_counter_is_cardencs(size: int) -> None:
+    """`sequential_counter` writes out pysat's seqcounter at-most-one, in its order."""
+    lits = [(-1) ** i * (2 * i + 5) for i in range(size)]
+    top = 2 * size + 10
+    want = CardEnc.atmost(lits, 1, top_id=top, encoding=EncType.seqcounter)
+    assert want.nv == top + size - 1
+    assert sequential_counter(lits, top + 1) == want.clauses
+
+
+def test_a_pool_names_reserved_blocks_when_asked() -> None:
+    pool = Pool()
+    assert pool.extend([("a", 1), ("a", 2)]) == range(1, 3)
+    assert pool.reserve(3, lambda: [("b", i) for i in range(3)]) == range(3, 6)
+    assert pool.top == 5 and pool.obj(4) == ("b", 1) and pool.id(("a", 2)) == 2
+    assert pool.reserve(1, lambda: [("c",)]) == range(6, 7)
+    assert pool.id(("c",)) == 6 and pool.obj(7) is None and len(pool.keys) == 6
+    pool.reserve(2, lambda: [("d",)])
+    with pytest.raises(InternalError, match="a block of 2 variables named 1"):
+        pool.obj(1)
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ from blackhole.encode.layout import Domains, Layout, Lit, make_domains, make_lay
 from blackhole.errors import InputError, InternalError
 from blackhole.problem import Problem
 
-# position-5: the sequential counters come from pysat's CardEnc (the same clauses as
+# position-5: the sequential counters are pysat's CardEnc clauses (the same clauses as
 # position-4, in CardEnc's order)
 ENCODING_VERSION = "position-5"
 
