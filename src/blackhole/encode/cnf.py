@@ -563,14 +563,14 @@ class _RankLinks:
                        for k in xs]
             self.patterns[key] = pattern
         base = next(iter(ys.values()))
-        out = []
-        for x, offsets in zip(xs.values(), pattern, strict=True):
-            if len(offsets) == 2:
-                i, j = offsets
-                out.append([-x, *guard, base + i, base + j])
-            else:
-                out.append([-x, *guard, *[base + i for i in offsets]])
-        return out
+        if all(len(offsets) == 2 for offsets in pattern):  # two neighbour ranks: the rule
+            if guard:
+                return [[-x, *guard, base + i, base + j]
+                        for x, (i, j) in zip(xs.values(), pattern, strict=True)]
+            return [[-x, base + i, base + j] for x, (i, j) in zip(xs.values(), pattern,
+                                                                   strict=True)]
+        return [[-x, *guard, *[base + i for i in offsets]]
+                for x, offsets in zip(xs.values(), pattern, strict=True)]
 
 
 def precedence(v: Variables) -> list[Clause]:

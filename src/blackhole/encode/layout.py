@@ -26,7 +26,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from blackhole.problem import (
     Problem,
@@ -80,25 +80,40 @@ class Layout:
         there is no start card)."""
         problem = self.problem
         present = frozenset(problem.rank[c] for c in self.moves)
-        if problem.start is None:
-            return (present,) * (self.n + 1)
-        steps = [frozenset({problem.rank[problem.start]})]
-        for _ in range(self.n):
-            steps.append(frozenset(k for j in steps[-1] for k in self.links.get(j, ()))
-                         & present)
-        return tuple(steps)
+        start = None if problem.start is None else problem.rank[problem.start]
+        return _walk(start, tuple(sorted(self.links.items())), present, self.n)
 
     @cached_property
     def shows(self) -> dict[int, tuple[int, ...]]:
         """rank → the positions 1..n whose walk holds it, ascending."""
-        walk = self.walk
-        return {k: tuple(q for q in range(1, self.n + 1) if k in walk[q])
-                for k in set(self.problem.rank)}
+        return _shows(self.walk, frozenset(self.problem.rank))
 
     @cached_property
     def pairs(self) -> tuple[SameRankPair, ...]:
         """The same-rank symmetry pairs (`problem.same_rank_pairs`)."""
         return tuple(same_rank_pairs(self.problem))
+
+
+@lru_cache(maxsize=64)
+def _walk(start: int | None, links: tuple[tuple[int, tuple[int, ...]], ...],
+          present: frozenset[int], n: int) -> tuple[frozenset[int], ...]:
+    """`Layout.walk` from the start's rank (None: no start card), the rank links, the
+    ranks of the cards to play and their number; the same for every deal of a deck, so
+    one per input is kept."""
+    if start is None:
+        return (present,) * (n + 1)
+    step = dict(links)
+    steps = [frozenset({start})]
+    for _ in range(n):
+        steps.append(frozenset(k for j in steps[-1] for k in step.get(j, ())) & present)
+    return tuple(steps)
+
+
+@lru_cache(maxsize=64)
+def _shows(walk: tuple[frozenset[int], ...], ranks: frozenset[int]
+           ) -> dict[int, tuple[int, ...]]:
+    """`Layout.shows` (shared, read only)."""
+    return {k: tuple(q for q in range(1, len(walk)) if k in walk[q]) for k in ranks}
 
 
 def make_layout(problem: Problem) -> Layout:
