@@ -23,7 +23,9 @@ from pathlib import Path
 import pytest
 from pysat.card import CardEnc, EncType
 
+from blackhole.cards import Card
 from blackhole.deal import Deal, load_position, position_of
+from blackhole.encode import cnf
 from blackhole.encode.cnf import (
     CERTIFY_FEATURES,
     DEFAULT_FEATURES,
@@ -32,9 +34,7 @@ from blackhole.encode.cnf import (
     NEEDS,
     PREFIX_FEATURES,
     Encoding,
-    Pool,
     build_cnf,
-    sequential_counter,
 )
 from blackhole.errors import InternalError
 from blackhole.problem import build_problem
@@ -47,7 +47,7 @@ DIGESTS = Path(__file__).resolve().parent / "data" / "cnf-digests.json"
 
 # (spec, moves played greedily first, feature sets: "every" valid one, "some" (see
 # `some_feature_sets`) or the "default" and certificate ones); small:N is
-# tests.helpers.small_deal(N)
+# tests.helpers.small_deal(N), and "empty" a position with nothing left to play
 DEALS = [("pysol:1", 0, "some"), ("pysol:2", 0, "default"), ("pysol:837", 0, "default"),
          ("pysol:400", 0, "default"), ("pysol:3:all-in-a-row", 0, "some"),
          ("random:11:any", 0, "some"), ("random:12", 0, "default"), ("pysol:1", 7, "default"),
@@ -55,7 +55,8 @@ DEALS = [("pysol:1", 0, "some"), ("pysol:2", 0, "default"), ("pysol:837", 0, "de
          ("random:3:ranks=8", 0, "some"), ("random:1:ranks=3", 0, "some"),
          ("random:2:ranks=4", 0, "every"), ("random:3:ranks=5", 0, "some"),
          ("random:4:any:ranks=5", 0, "some"), ("random:5:ranks=6", 4, "some"),
-         ("small:3", 0, "some"), ("small:8", 0, "some"), ("small:21", 2, "every")]
+         ("small:3", 0, "some"), ("small:8", 0, "some"), ("small:21", 2, "every"),
+         ("empty", 0, "some")]
 
 
 def valid(features: frozenset[str], optional: bool) -> bool:
@@ -89,6 +90,8 @@ def greedy(deal: Deal, moves: int) -> str | None:
 
 @cache
 def deal_of(spec: str, moves: int) -> tuple[Deal, str | None]:
+    if spec == "empty":
+        return Deal(((), ()), Card(1, "S"), 13, name="empty"), None
     if spec.startswith("small:"):
         deal = small_deal(int(spec.partition(":")[2]))
         after = greedy(deal, moves)
@@ -166,11 +169,11 @@ def test_the_sequential_counter_is_cardencs(size: int) -> None:
     top = 2 * size + 10
     want = CardEnc.atmost(lits, 1, top_id=top, encoding=EncType.seqcounter)
     assert want.nv == top + size - 1
-    assert sequential_counter(lits, top + 1) == want.clauses
+    assert cnf.sequential_counter(lits, top + 1) == want.clauses
 
 
 def test_a_pool_names_reserved_blocks_when_asked() -> None:
-    pool = Pool()
+    pool = cnf.Pool()
     assert pool.extend([("a", 1), ("a", 2)]) == range(1, 3)
     assert pool.reserve(3, lambda: [("b", i) for i in range(3)]) == range(3, 6)
     assert pool.top == 5 and pool.obj(4) == ("b", 1) and pool.id(("a", 2)) == 2

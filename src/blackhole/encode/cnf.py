@@ -511,7 +511,7 @@ def adjacency(v: Variables, forward: bool) -> dict[str, list[Clause]]:
     filled = v.filled
     if v.rank_at is not None:
         rank_at = v.rank_at
-        if p.start is not None:
+        if p.start is not None and n:
             near_start = links.get(p.rank[p.start], ())
             back += [[-x] for k, x in rank_at[1].items() if k not in near_start]
         linked = _RankLinks(links)
