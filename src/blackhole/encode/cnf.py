@@ -549,21 +549,24 @@ class _RankLinks:
 
     def __init__(self, links: dict[int, tuple[int, ...]]) -> None:
         self.links = links
-        self.patterns: dict[tuple[tuple[int, ...], tuple[int, ...]], list[tuple[int, ...]]] = {}
+        # (ranks at x's position, ranks at y's) → (offsets per rank, all of two offsets)
+        self.patterns: dict[tuple[tuple[int, ...], tuple[int, ...]],
+                            tuple[list[tuple[int, ...]], bool]] = {}
 
     def clauses(self, xs: dict[int, int], ys: dict[int, int], guard: list[int]
                 ) -> list[Clause]:
         if not ys:
             return [[-x, *guard] for x in xs.values()]
         key = (tuple(xs), tuple(ys))
-        pattern = self.patterns.get(key)
-        if pattern is None:
+        found = self.patterns.get(key)
+        if found is None:
             offset = {k: i for i, k in enumerate(ys)}
             pattern = [tuple(offset[j] for j in self.links.get(k, ()) if j in offset)
                        for k in xs]
-            self.patterns[key] = pattern
+            found = self.patterns[key] = (pattern, all(len(o) == 2 for o in pattern))
+        pattern, two = found
         base = next(iter(ys.values()))
-        if all(len(offsets) == 2 for offsets in pattern):  # two neighbour ranks: the rule
+        if two:  # two neighbour ranks each: the rule
             if guard:
                 return [[-x, *guard, base + i, base + j]
                         for x, (i, j) in zip(xs.values(), pattern, strict=True)]
