@@ -10,8 +10,8 @@ they all read this structure.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from blackhole.cards import Card, rank_adjacent
 from blackhole.deal import Deal
@@ -111,7 +111,7 @@ def rank_links(problem: Problem) -> dict[int, tuple[int, ...]]:
 def must_precede(problem: Problem) -> dict[int, frozenset[int]]:
     """For each card to play, every card that must be played before it (precedence,
     transitively: the cards lying above it in its fan)."""
-    return _reachable(problem.moves, [(c, a) for a, c in problem.precedence])
+    return _reachable(problem.moves, tuple((c, a) for a, c in problem.precedence))
 
 
 def must_follow(problem: Problem) -> dict[int, frozenset[int]]:
@@ -119,8 +119,11 @@ def must_follow(problem: Problem) -> dict[int, frozenset[int]]:
     return _reachable(problem.moves, problem.precedence)
 
 
+@lru_cache(maxsize=32)
 def _reachable(nodes: tuple[int, ...],
-               pairs: Iterable[tuple[int, int]]) -> dict[int, frozenset[int]]:
+               pairs: tuple[tuple[int, int], ...]) -> dict[int, frozenset[int]]:
+    """Each node → the nodes it reaches along `pairs`. It depends only on the shape of the
+    layout (the fans' heights), so one per shape is kept: the dict is shared, read only."""
     step: dict[int, list[int]] = {v: [] for v in nodes}
     for a, b in pairs:
         step[a].append(b)

@@ -23,17 +23,15 @@ Every number in encodings/sat.md is a count of what this module builds: keep the
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-
-from pysat.card import CardEnc, EncType
 
 from blackhole.encode.layout import Domains, Layout, Lit, make_domains, make_layout, symmetry_cut
 from blackhole.errors import InputError, InternalError
 from blackhole.problem import Problem
 
-# position-5: the sequential counters come from pysat's CardEnc (the same clauses as
+# position-5: the sequential counters are pysat's CardEnc clauses (the same clauses as
 # position-4, in CardEnc's order)
 ENCODING_VERSION = "position-5"
 
@@ -68,40 +66,63 @@ Clause = list[int]
 
 class Pool:
     """Variables by readable key, numbered 1, 2, ... in the order they are made: the idea
-    of pysat's IDPool (`id(key)`, `obj(var)`), with blocks made at once for speed."""
+    of pysat's IDPool (`id(key)`, `obj(var)`), with blocks made at once for speed.
+
+    A block made by `reserve` is named lazily: its keys are listed only when a key is
+    first asked for (`keys`, `id`, `obj`), as a solve reads none of them."""
 
     def __init__(self) -> None:
-        self.keys: list[tuple] = []  # variable v has key keys[v - 1]
+        self.top = 0
+        # the blocks in order: their keys, or (count, a function that lists them)
+        self._blocks: list[list[tuple] | tuple[int, Callable[[], list[tuple]]]] = []
+        self._keys: list[tuple] = []  # the keys of the blocks listed so far
         self._ids: dict[tuple, int] | None = None  # made on the first `id` call
 
-    @property
-    def top(self) -> int:
-        return len(self.keys)
-
     def new(self, key: tuple) -> int:
-        self.keys.append(key)
-        if self._ids is not None:
-            self._ids[key] = len(self.keys)
-        return len(self.keys)
+        return self.extend((key,)).start
 
     def extend(self, keys: Iterable[tuple]) -> range:
         """Make a variable for each key; their numbers, consecutive."""
-        start = len(self.keys) + 1
-        self.keys.extend(keys)
-        made = range(start, len(self.keys) + 1)
-        if self._ids is not None:
-            self._ids.update(zip(self.keys[start - 1:], made, strict=True))
-        return made
+        block = list(keys)
+        self._blocks.append(block)
+        start = self.top + 1
+        self.top += len(block)
+        return range(start, self.top + 1)
+
+    def reserve(self, count: int, keys: Callable[[], list[tuple]]) -> range:
+        """Make `count` variables whose keys `keys()` lists when they are first needed (it
+        must list exactly `count`, from values that do not change)."""
+        self._blocks.append((count, keys))
+        start = self.top + 1
+        self.top += count
+        return range(start, self.top + 1)
+
+    @property
+    def keys(self) -> list[tuple]:
+        """The key of every variable: variable v has key keys[v - 1]."""
+        if len(self._keys) < self.top:
+            listed = []
+            for block in self._blocks:
+                if isinstance(block, tuple):
+                    count, make = block
+                    block = make()
+                    if len(block) != count:
+                        raise InternalError(f"a block of {count} variables named {len(block)}")
+                listed += block
+            self._keys = listed
+            self._ids = None
+        return self._keys
 
     def id(self, key: tuple) -> int:
-        if self._ids is None:
-            self._ids = {key: v for v, key in enumerate(self.keys, start=1)}
-            if len(self._ids) != len(self.keys):
+        keys = self.keys
+        if self._ids is None or len(self._ids) != len(keys):
+            self._ids = {key: v for v, key in enumerate(keys, start=1)}
+            if len(self._ids) != len(keys):
                 raise ValueError("two variables share a key")
         return self._ids[key]
 
     def obj(self, var: int) -> tuple | None:
-        return self.keys[var - 1] if 0 < var <= len(self.keys) else None
+        return self.keys[var - 1] if 0 < var <= self.top else None
 
 
 @dataclass(frozen=True)
@@ -256,6 +277,7 @@ class Variables:
     at: dict[int, dict[int, int]]  # card → position → variable
     by_base: dict[int, int]  # by(c, q) is variable by_base[c] + q on the ladder of c
     groups: list[dict[int, list[int]]]  # position → rank → at-variables, ranks ascending
+    slots: list[tuple[tuple[int, int], ...]]  # position → ((at-variable, card), ...)
     rank_at: list[dict[int, int]] | None  # position → rank → variable (feature rank)
     filled: list[int] | None  # position → variable (optional positions; index 0 unused)
 
@@ -290,31 +312,48 @@ def make_variables(domains: Domains, pool: Pool, *, rank: bool) -> Variables:
     position, ranks ascending), filled (by position)."""
     layout, cards_at = domains.layout, domains.cards_at
     n, moves, rank_of = layout.n, layout.moves, layout.problem.rank
+    positions = range(1, n + 1)
     at: dict[int, dict[int, int]] = {c: {} for c in moves}
-    for q in range(1, n + 1):
-        made = pool.extend([("at", c, q) for c in cards_at[q]])
-        for c, var in zip(cards_at[q], made, strict=True):
-            at[c][q] = var
+    groups: list[dict[int, list[int]]] = [{}]
+    slots: list[tuple[tuple[int, int], ...]] = [()]
+    var = pool.top
+    for q in positions:
+        group: dict[int, list[int]] = {}
+        cards = cards_at[q]
+        slot = tuple(zip(range(var + 1, var + len(cards) + 1), cards, strict=True))
+        var += len(cards)
+        for x, c in slot:
+            at[c][q] = x
+            k = rank_of[c]
+            if k in group:
+                group[k].append(x)
+            else:
+                group[k] = [x]
+        groups.append(dict(sorted(group.items())))
+        slots.append(slot)
+    pool.reserve(var - pool.top, lambda: [("at", c, q) for q in positions for c in cards_at[q]])
     by_base: dict[int, int] = {}
+    var = pool.top
     for c in moves:
         steps = domains.ladder(c)
-        by_base[c] = pool.extend([("by", c, q) for q in steps]).start - steps.start
-    groups: list[dict[int, list[int]]] = [{}]
-    for q in range(1, n + 1):
-        group: dict[int, list[int]] = {}
-        for c in cards_at[q]:
-            group.setdefault(rank_of[c], []).append(at[c][q])
-        groups.append(dict(sorted(group.items())))
+        by_base[c] = var - steps.start + 1
+        var += len(steps)
+    pool.reserve(var - pool.top,
+                 lambda: [("by", c, q) for c in moves for q in domains.ladder(c)])
     rank_at = None
     if rank:
         rank_at = [{}]
-        for q in range(1, n + 1):
-            ks = list(groups[q])
-            rank_at.append(dict(zip(ks, pool.extend(("rank", q, k) for k in ks), strict=True)))
+        var = pool.top
+        for q in positions:
+            ks = groups[q]
+            rank_at.append(dict(zip(ks, range(var + 1, var + len(ks) + 1), strict=True)))
+            var += len(ks)
+        pool.reserve(var - pool.top,
+                     lambda: [("rank", q, k) for q in positions for k in groups[q]])
     filled = None
     if domains.optional:
-        filled = [0, *pool.extend(("filled", q) for q in range(1, n + 1))]
-    return Variables(domains, at, by_base, groups, rank_at, filled)
+        filled = [0, *pool.extend(("filled", q) for q in positions)]
+    return Variables(domains, at, by_base, groups, slots, rank_at, filled)
 
 
 # ---------------------------------------------------------------- clause families
@@ -324,67 +363,102 @@ def card_links(v: Variables) -> list[Clause]:
     """Order encoding: by(c, ·) rises at most once (exactly once for complete lines), and
     at(c, q) is exactly that rise."""
     d = v.domains
+    optional = d.optional
     link: list[Clause] = []
+    add, more = link.append, link.extend
     for c in v.layout.moves:
         first, last, at, base = d.first[c], d.last[c], v.at[c], v.by_base[c]
-        top = last if d.optional else last - 1  # the last position with a by variable
+        top = last if optional else last - 1  # the last position with a by variable
         if first > top:
             # complete lines: one position, and the card is there; none: the deal is lost
-            if not d.optional:
-                link.append([at[first]] if first == last else [])
+            if not optional:
+                add([at[first]] if first == last else [])
             continue
         y = base + first  # by(c, first)
         x = at[first]
-        link += [[-x, y], [x, -y]]
-        for q in range(first + 1, top + 1):
-            y = base + q
-            x = at.get(q)
-            if x is None:  # a hole in the domain: no rise here
-                link.append([-y, y - 1])
-            else:
-                link += [[-x, y], [-x, -(y - 1)], [x, -y, y - 1]]
-        if not d.optional:  # the rise at the last position, where by is TRUE
+        more(([-x, y], [x, -y]))
+        if len(at) == top - first + 1 + (not optional):  # no holes: at(c, q) at every q
+            for q in range(first + 1, top + 1):
+                y += 1
+                x = at[q]
+                more(([-x, y], [-x, 1 - y], [x, -y, y - 1]))
+        else:
+            get = at.get
+            for q in range(first + 1, top + 1):
+                y += 1
+                x = get(q)
+                if x is None:  # a hole in the domain: no rise here
+                    add([-y, y - 1])
+                else:
+                    more(([-x, y], [-x, 1 - y], [x, -y, y - 1]))
+        if not optional:  # the rise at the last position, where by is TRUE
             x = at[last]
-            y = base + last - 1
-            link += [[-x, -y], [x, y]]
+            more(([-x, -y], [x, y]))
     return link
 
 
 def ladder_order(v: Variables) -> list[Clause]:
     """by(c, q) → by(c, q + 1) along each ladder."""
     mono: list[Clause] = []
+    ladder, by_base = v.domains.ladder, v.by_base
     for c in v.layout.moves:
-        steps = v.domains.ladder(c)
-        base = v.by_base[c]
-        mono += [[-(base + q), base + q + 1] for q in steps[:-1]]
+        steps = ladder(c)
+        if len(steps) > 1:
+            y = by_base[c] + steps.start
+            mono += [[-q, q + 1] for q in range(y, y + len(steps) - 1)]
     return mono
 
 
 def at_most_one(lits: list[int], group: tuple, pool: Pool, compact: bool) -> list[Clause]:
-    """Pairwise, or (compact, more than six literals) Sinz's sequential counter from pysat's
-    CardEnc, whose auxiliaries get the keys ("seq", group, i)."""
-    if len(lits) < 2:
+    """Pairwise, or (compact, more than six literals) Sinz's sequential counter, whose
+    auxiliaries get the keys ("seq", group, i)."""
+    g = len(lits)
+    if g < 2:
         return []
-    if compact and len(lits) > _PAIRWISE_UP_TO:
-        made = pool.extend(("seq", group, i) for i in range(len(lits) - 1))
-        counter = CardEnc.atmost(lits, 1, top_id=made.start - 1, encoding=EncType.seqcounter)
-        if counter.nv != made.stop - 1:
-            raise InternalError("CardEnc made other auxiliaries than expected")
-        return counter.clauses
+    if compact and g > _PAIRWISE_UP_TO:
+        made = pool.reserve(g - 1, lambda: [("seq", group, i) for i in range(g - 1)])
+        return sequential_counter(lits, made.start)
     return [[-a, -b] for i, a in enumerate(lits) for b in lits[i + 1:]]
+
+
+def sequential_counter(lits: Sequence[int], first: int) -> list[Clause]:
+    """At most one of `lits` (more than two) by Sinz's sequential counter over the
+    auxiliaries s_i = first + i - 1, i = 1..g - 1 ("one of x_1..x_i is true"): the
+    clauses of pysat's `CardEnc.atmost(lits, 1, encoding=EncType.seqcounter)`, in its
+    order, written out (a call costs more than the clauses)."""
+    x1, *middle, last = lits
+    clauses: list[Clause] = [[-x1, first]]
+    s = first
+    for x in middle:
+        clauses += ([-s, s + 1], [-x, -s], [-x, s + 1])
+        s += 1
+    clauses.append([-last, -s])
+    return clauses
 
 
 def position_at_most_one(v: Variables, pool: Pool, compact: bool) -> list[Clause]:
     """At most one card per position (at most one rank, and one card of it, with rank)."""
     clauses: list[Clause] = []
-    for q in v.layout.positions:
-        if v.rank_at is not None:
-            clauses += at_most_one(list(v.rank_at[q].values()), ("rank", q), pool, compact)
-            for k, lits in v.groups[q].items():
-                clauses += at_most_one(lits, ("rank", q, k), pool, compact)
-        else:
-            clauses += at_most_one([v.at[c][q] for c in v.domains.cards_at[q]], ("pos", q),
-                                   pool, compact)
+    if v.rank_at is not None:
+        rank_at, groups = v.rank_at, v.groups
+        for q in v.layout.positions:
+            clauses += at_most_one(list(rank_at[q].values()), ("rank", q), pool, compact)
+            for k, lits in groups[q].items():
+                size = len(lits)
+                if size == 4:  # the common cases (a suit each), written out
+                    a, b, c, d = -lits[0], -lits[1], -lits[2], -lits[3]
+                    clauses += ([a, b], [a, c], [a, d], [b, c], [b, d], [c, d])
+                elif size == 3:
+                    a, b, c = -lits[0], -lits[1], -lits[2]
+                    clauses += ([a, b], [a, c], [b, c])
+                elif size == 2:
+                    clauses.append([-lits[0], -lits[1]])
+                elif size > 4:
+                    clauses += at_most_one(lits, ("rank", q, k), pool, compact)
+    else:
+        at, cards_at = v.at, v.domains.cards_at
+        for q in v.layout.positions:
+            clauses += at_most_one([at[c][q] for c in cards_at[q]], ("pos", q), pool, compact)
     return clauses
 
 
@@ -417,12 +491,14 @@ def filled_positions(v: Variables) -> dict[str, list[Clause]]:
 
 
 def rank_channel(v: Variables) -> dict[str, list[Clause]]:
-    rank, rank_at, cards_at = v.layout.problem.rank, v.rank_at or [], v.domains.cards_at
-    positions = v.layout.positions
-    return {"rank-channel": [[-v.at[c][q], rank_at[q][rank[c]]]
-                             for q in positions for c in cards_at[q]],
-            "rank-support": [[-rank_at[q][k]] + lits for q in positions
-                             for k, lits in v.groups[q].items()]}
+    rank, rank_at, groups = v.layout.problem.rank, v.rank_at or [], v.groups
+    channel: list[Clause] = []
+    support: list[Clause] = []
+    for q, slot in enumerate(v.slots[1:], start=1):
+        here = rank_at[q]
+        channel += [[-x, here[rank[c]]] for x, c in slot]
+        support += [[-here[k], *lits] for k, lits in groups[q].items()]
+    return {"rank-channel": channel, "rank-support": support}
 
 
 def adjacency(v: Variables, forward: bool) -> dict[str, list[Clause]]:
@@ -435,20 +511,16 @@ def adjacency(v: Variables, forward: bool) -> dict[str, list[Clause]]:
     filled = v.filled
     if v.rank_at is not None:
         rank_at = v.rank_at
-        start_rank = None if p.start is None else p.rank[p.start]
+        if p.start is not None and n:
+            near_start = links.get(p.rank[p.start], ())
+            back += [[-x] for k, x in rank_at[1].items() if k not in near_start]
+        linked = _RankLinks(links)
         for q in range(1, n + 1):
-            here = rank_at[q]
-            before = rank_at[q - 1]
-            after = rank_at[q + 1] if q < n else {}
-            guard = [] if filled is None or q == n else [-filled[q + 1]]
-            for k, x in here.items():
-                near = links.get(k, ())
-                if q > 1:
-                    back.append([-x] + [before[j] for j in near if j in before])
-                elif start_rank is not None and k not in links.get(start_rank, ()):
-                    back.append([-x])
-                if forward and q < n:
-                    ahead.append([-x, *guard] + [after[j] for j in near if j in after])
+            if q > 1:
+                back += linked.clauses(rank_at[q], rank_at[q - 1], [])
+            if forward and q < n:
+                guard = [] if filled is None else [-filled[q + 1]]
+                ahead += linked.clauses(rank_at[q], rank_at[q + 1], guard)
     else:
         at, cards_at = v.at, v.domains.cards_at
         for q in range(1, n + 1):
@@ -469,6 +541,41 @@ def adjacency(v: Variables, forward: bool) -> dict[str, list[Clause]]:
     return families
 
 
+class _RankLinks:
+    """The clauses x(k) → guard ∨ ∨_{j ∈ N_R(k)} y(j) between the rank variables of two
+    positions. Those of a position are numbered consecutively, ranks ascending, so which
+    offsets of y a rank links to depends only on the two rank sets: that pattern is
+    worked out once per pair of rank sets (most positions can show every rank)."""
+
+    def __init__(self, links: dict[int, tuple[int, ...]]) -> None:
+        self.links = links
+        # (ranks at x's position, ranks at y's) → (offsets per rank, all of two offsets)
+        self.patterns: dict[tuple[tuple[int, ...], tuple[int, ...]],
+                            tuple[list[tuple[int, ...]], bool]] = {}
+
+    def clauses(self, xs: dict[int, int], ys: dict[int, int], guard: list[int]
+                ) -> list[Clause]:
+        if not ys:
+            return [[-x, *guard] for x in xs.values()]
+        key = (tuple(xs), tuple(ys))
+        found = self.patterns.get(key)
+        if found is None:
+            offset = {k: i for i, k in enumerate(ys)}
+            pattern = [tuple(offset[j] for j in self.links.get(k, ()) if j in offset)
+                       for k in xs]
+            found = self.patterns[key] = (pattern, all(len(o) == 2 for o in pattern))
+        pattern, two = found
+        base = next(iter(ys.values()))
+        if two:  # two neighbour ranks each: the rule
+            if guard:
+                return [[-x, *guard, base + i, base + j]
+                        for x, (i, j) in zip(xs.values(), pattern, strict=True)]
+            return [[-x, base + i, base + j] for x, (i, j) in zip(xs.values(), pattern,
+                                                                   strict=True)]
+        return [[-x, *guard, *[base + i for i in offsets]]
+                for x, offsets in zip(xs.values(), pattern, strict=True)]
+
+
 def precedence(v: Variables) -> list[Clause]:
     """a before b: by(b, q) implies by(a, q - 1), where neither side is a constant that
     makes the clause hold (`Variables.by`, written out: this family is the largest)."""
@@ -480,11 +587,20 @@ def precedence(v: Variables) -> list[Clause]:
         # complete lines: by(b, q) is TRUE from l(b) on and by(a, q - 1) from l(a) + 1 on,
         # so only f(b) <= q <= l(a) remain; prefixes: by(b, q) is a variable on f(b)..l(b)
         # and by(a, q - 1) is never TRUE (it is by(a, l(a)) above l(a))
-        for q in range(fb, (lb if optional else la) + 1):
-            clause = [-(bb + q)] if optional or q < lb else []
-            if q - 1 >= fa:
-                clause.append(ba + min(q - 1, la))
-            clauses.append(clause)
+        end = (lb if optional else la) + 1  # q < end
+        both = lb + 1 if optional else lb  # by(b, q) is a variable for q < both
+        q = fb
+        if q <= fa and q < end:  # by(a, q - 1) is FALSE
+            stop = min(fa + 1, end)
+            clauses += [[-(bb + q)] if q < both else [] for q in range(q, stop)]
+            q = stop
+        if q < end:
+            # by(b, q) and by(a, min(q - 1, l(a))) are both variables
+            mid = min(end, both, la + 1)
+            shift = ba - bb - 1
+            clauses += [[-y, y + shift] for y in range(bb + q, bb + mid)]
+            clauses += [[-(bb + q), ba + la] if q < both else [ba + min(q - 1, la)]
+                        for q in range(max(q, mid), end)]
     return clauses
 
 
@@ -497,47 +613,48 @@ def rank_count(v: Variables, pool: Pool) -> list[Clause]:
     totals: dict[int, int] = {}
     for c in v.layout.moves:
         totals[rank[c]] = totals.get(rank[c], 0) + 1
+    positions = v.layout.positions
     clauses: list[Clause] = []
-    add = clauses.append
+    add, more = clauses.append, clauses.extend
     for k, total in sorted(totals.items()):
-        prev: list[int] = []  # prev[j - 1] = "j or more so far"
-        keys: list[tuple] = []  # the counter's variables, made in the pool once per rank
-        top = pool.top
-        for q in v.layout.positions:
-            lit = rank_at[q].get(k)
-            if lit is None:
-                continue
-            width = min(len(prev) + 1, total + 1)
-            row = list(range(top + 1, top + width + 1))
-            top += width
-            keys += [("count", k, q, j) for j in range(1, width + 1)]
+        # the positions that can show k, with rank(q, k); row i of the counter (the i-th
+        # of them) holds "j or more so far" for j = 1..width(i), numbered consecutively
+        shows = [(q, here[k]) for q in positions if k in (here := rank_at[q])]
+        widths = [min(i, total + 1) for i in range(1, len(shows) + 1)]
+        prev = top = pool.top  # prev + j: "j or more so far" on the row before
+        had = 0  # the width of the row before
+        for (_, lit), width in zip(shows, widths, strict=True):
+            now = top + 1
+            nlit = -lit
             # j = 1: lit or an earlier one
-            now = row[0]
-            add([-lit, now])
-            if prev:
-                had = prev[0]
-                add([-had, now])
-                add([-now, lit, had])
+            if had:
+                more(([nlit, now], [-(prev + 1), now], [-now, lit, prev + 1]))
             else:
-                add([-now, lit])
-            for j in range(2, width + 1):
-                now, less = row[j - 1], prev[j - 2]
-                add([-lit, -less, now])
-                add([-now, less])
-                if j <= len(prev):
-                    had = prev[j - 1]
-                    add([-had, now])
-                    add([-now, lit, had])
-                else:
-                    add([-now, lit])
-            prev = row
-        pool.extend(keys)
-        if len(prev) < total:
+                more(([nlit, now], [-now, lit]))
+            if width == had:  # the row as wide as the one before: a clause pattern
+                for less in range(prev + 1, prev + width):
+                    now = less + width + 1  # less = "j - 1 or more" before, now = "j or more"
+                    more(([nlit, -less, now], [-now, less], [-less - 1, now],
+                          [-now, lit, less + 1]))
+            else:
+                for j in range(2, width + 1):
+                    now, less = top + j, prev + j - 1
+                    if j <= had:
+                        more(([nlit, -less, now], [-now, less], [-(less + 1), now],
+                              [-now, lit, less + 1]))
+                    else:
+                        more(([nlit, -less, now], [-now, less], [-now, lit]))
+            prev, had = top, width
+            top += width
+        pool.reserve(top - pool.top, lambda k=k, shows=shows, widths=widths: [
+            ("count", k, q, j) for (q, _), width in zip(shows, widths, strict=True)
+            for j in range(1, width + 1)])
+        if had < total:
             add(guard)  # too few positions can show rank k
             continue
-        add(guard + [prev[total - 1]])
-        if len(prev) > total:
-            add([-prev[total]])
+        add(guard + [prev + total])
+        if had > total:
+            add([-(prev + total + 1)])
     return clauses
 
 
@@ -641,7 +758,6 @@ def _build(layout: Layout, features: frozenset[str], optional: bool) -> Encoding
             add(family, found)
     if use("symmetry"):
         add("symmetry", symmetry(v, pool))
-    n = layout.n
-    slots = tuple(tuple((v.at[c][q], c) for c in domains.cards_at[q]) for q in range(1, n + 1))
     filled = tuple(v.filled[1:]) if v.filled is not None else ()
-    return Encoding(clauses, pool, layout.problem, features, counts, slots, optional, filled)
+    return Encoding(clauses, pool, layout.problem, features, counts, tuple(v.slots[1:]),
+                    optional, filled)

@@ -23,9 +23,10 @@ Adding an encoding feature that every engine shares means adding it here once.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from blackhole.problem import (
     Problem,
@@ -79,18 +80,40 @@ class Layout:
         there is no start card)."""
         problem = self.problem
         present = frozenset(problem.rank[c] for c in self.moves)
-        if problem.start is None:
-            return (present,) * (self.n + 1)
-        steps = [frozenset({problem.rank[problem.start]})]
-        for _ in range(self.n):
-            steps.append(frozenset(k for j in steps[-1] for k in self.links.get(j, ()))
-                         & present)
-        return tuple(steps)
+        start = None if problem.start is None else problem.rank[problem.start]
+        return _walk(start, tuple(sorted(self.links.items())), present, self.n)
+
+    @cached_property
+    def shows(self) -> dict[int, tuple[int, ...]]:
+        """rank → the positions 1..n whose walk holds it, ascending."""
+        return _shows(self.walk, frozenset(self.problem.rank))
 
     @cached_property
     def pairs(self) -> tuple[SameRankPair, ...]:
         """The same-rank symmetry pairs (`problem.same_rank_pairs`)."""
         return tuple(same_rank_pairs(self.problem))
+
+
+@lru_cache(maxsize=64)
+def _walk(start: int | None, links: tuple[tuple[int, tuple[int, ...]], ...],
+          present: frozenset[int], n: int) -> tuple[frozenset[int], ...]:
+    """`Layout.walk` from the start's rank (None: no start card), the rank links, the
+    ranks of the cards to play and their number; the same for every deal of a deck, so
+    one per input is kept."""
+    if start is None:
+        return (present,) * (n + 1)
+    step = dict(links)
+    steps = [frozenset({start})]
+    for _ in range(n):
+        steps.append(frozenset(k for j in steps[-1] for k in step.get(j, ())) & present)
+    return tuple(steps)
+
+
+@lru_cache(maxsize=64)
+def _shows(walk: tuple[frozenset[int], ...], ranks: frozenset[int]
+           ) -> dict[int, tuple[int, ...]]:
+    """`Layout.shows` (shared, read only)."""
+    return {k: tuple(q for q in range(1, len(walk)) if k in walk[q]) for k in ranks}
 
 
 def make_layout(problem: Problem) -> Layout:
@@ -154,15 +177,17 @@ def make_domains(layout: Layout, *, windows: bool = True, reach: bool = False,
     """Positions per card: 1..n, cut to the windows (`windows`) and to the positions
     whose walk holds the card's rank (`reach`)."""
     n, rank = layout.n, layout.problem.rank
-    walk = layout.walk if reach else None
+    shows = layout.shows if reach else None
     of: dict[int, tuple[int, ...]] = {}
     cards_at: list[list[int]] = [[] for _ in range(n + 1)]
     for c in layout.moves:
         lo = layout.earliest(c) if windows else 1
         hi = layout.latest(c) if windows else n
-        k = rank[c]
-        qs = tuple(range(lo, hi + 1)) if walk is None else \
-            tuple(q for q in range(lo, hi + 1) if k in walk[q])
+        if shows is None:
+            qs = tuple(range(lo, hi + 1))
+        else:
+            at = shows[rank[c]]
+            qs = at[bisect_left(at, lo):bisect_right(at, hi)]
         of[c] = qs
         for q in qs:  # each position lists its cards in node order
             cards_at[q].append(c)
