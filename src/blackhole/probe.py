@@ -65,10 +65,13 @@ def probe(problem: Problem, budget: int = DEFAULT_BUDGET) -> Look:
     line: list[int] = []
     dead: set[int] = set()
     spent = 0
+    gaps = [sum(1 for r in range(1, m + 1) if not left[r])]  # ranks with no card left
 
     def reaches_all(hole: int, cards: int) -> bool:
         """Does the hole's rank walk (up and down, no rank without cards on the way) cover
         every card left?"""
+        if gaps[0] < 2:  # one gap at most: the walk from any rank reaches every other
+            return True
         covered, up = left[hole], hole
         for _ in range(m - 1):
             up = up % m + 1
@@ -113,14 +116,19 @@ def probe(problem: Problem, budget: int = DEFAULT_BUDGET) -> Look:
             spent += 1
             heights[f] -= 1
             node = fans[f][heights[f]]
-            left[rank[node]] -= 1
+            r = rank[node]
+            left[r] -= 1
+            if not left[r]:
+                gaps[0] += 1
             line.append(node)
-            found = search(rank[node], code - weight[f], cards - 1, allowed - (i > 0))
+            found = search(r, code - weight[f], cards - 1, allowed - (i > 0))
             if found:
                 return True
             cut = cut or found is None
             line.pop()
-            left[rank[node]] += 1
+            if not left[r]:
+                gaps[0] -= 1
+            left[r] += 1
             heights[f] += 1
         if cut:
             return None
