@@ -346,12 +346,13 @@ def test_bench_command_runs_and_reports(tmp_path: Path) -> None:
 def test_bench_passes_cpsat_workers_to_each_solve(tmp_path: Path) -> None:
     out = tmp_path / "r.jsonl"
     result = run_cli("bench", "pysol:1,pysol:2", "--backends", "cpsat,sat", "--jobs", "1",
-                  "--workers", "2", "--out", str(out), "--json")
+                  "--workers", "2", "--no-look", "--out", str(out), "--json")
     assert result.exit_code == 0, result.output
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert {r["verdict"] for r in records if r["deal"] == "pysol:2"} == {"solved"}
     assert {r["verdict"] for r in records if r["deal"] == "pysol:1"} == {"unsolvable"}
     assert [r["stats"]["workers"] for r in records if r["backend"] == "cpsat"] == [2, 2]
+    assert not any("probe" in r["stats"] for r in records)  # --no-look reached each solve
 
 
 @pytest.mark.parametrize("spec", ["pysol:x", "pysol:0", "random:q", "pysol:3:klondike"])

@@ -74,7 +74,7 @@ def assert_matches_reference(number: int, solution: Solution) -> None:
 
 
 def test_defaults_are_used_when_options_say_nothing() -> None:
-    stats = solve_deal(pysol(SOLVABLE), "cpsat", Options()).result.stats
+    stats = solve_deal(pysol(SOLVABLE), "cpsat", Options(look=False)).result.stats
     assert stats["model"] == DEFAULT_MODEL
     assert stats["features"] == sorted(DEFAULT_FEATURES[DEFAULT_MODEL])
     assert (stats["workers"], stats["seed"]) == (1, 0)
@@ -126,7 +126,7 @@ def test_agrees_with_the_search_referee() -> None:
 def test_two_workers_and_another_seed() -> None:
     for number in (SOLVABLE, UNSOLVABLE, 3, 5):
         solution = solve_deal(pysol(number), "cpsat",
-                              Options(workers=2, seed=7, timeout=TIMEOUT))
+                              Options(workers=2, seed=7, timeout=TIMEOUT, look=False))
         assert_matches_reference(number, solution)
         assert solution.result.stats["workers"] == 2
         assert solution.result.stats["seed"] == 7
@@ -193,7 +193,7 @@ def test_all_in_a_row_deal() -> None:
     random.Random(1).shuffle(cards)
     deal = Deal(tuple(tuple(cards[i:i + 4]) for i in range(0, 52, 4)), None)
     referee = solve_deal(deal, "search", Options(timeout=TIMEOUT)).verdict
-    solution = solve_deal(deal, "cpsat", Options(timeout=TIMEOUT))
+    solution = solve_deal(deal, "cpsat", Options(timeout=TIMEOUT, look=False))
     assert solution.verdict is referee is Verdict.SOLVED
     check_order(build_problem(deal), solution.result.order)
 

@@ -93,3 +93,15 @@ def test_probe_budget_zero_skips_the_probe() -> None:
     result = SatBackend(probe_budget=0).solve(problem, Options())
     assert result.verdict is Verdict.SOLVED and "probe" not in result.stats
     assert result.stats["vars"] > 0
+
+
+@pytest.mark.parametrize("backend", ["sat", "cpsat"])
+def test_both_solvers_take_the_first_look_unless_told_not_to(backend: str) -> None:
+    deals = {number: load_deal(f"pysol:{number}") for number in (2, 1, 922)}
+    for number, deal in deals.items():
+        looked = solve_deal(deal, backend, Options(timeout=60))
+        alone = solve_deal(deal, backend, Options(timeout=60, look=False))
+        assert looked.verdict is alone.verdict and looked.verdict.value == REFERENCE[number]
+        assert alone.result.solver != "probe" and "probe" not in alone.result.stats
+        settled_by_look = probe(build_problem(deal)).line is not None or number == 1
+        assert (looked.result.solver == "probe") == settled_by_look

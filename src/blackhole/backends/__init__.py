@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields, replace
@@ -50,6 +51,7 @@ class Options:
     proof_arg: str | None = None  # external: arguments asking for a DRAT proof in {proof}
     features: frozenset[str] | None = None  # encoding features; None = the backend default
     proof: bool = False  # sat backend: log a DRUP proof, returned in Result.proof
+    look: bool = True  # sat, cpsat: the first look (blackhole.probe) before any encoding
 
     def __post_init__(self) -> None:
         if self.timeout is not None and not (
@@ -112,6 +114,33 @@ class Backend(ABC):
     name: str = ""
     reads: frozenset[str] = frozenset()
     max_cells: int | None = MAX_MODEL_CELLS  # None: the backend builds no model
+
+    def __init__(self, probe_budget: int | None = None) -> None:
+        # Nodes of the first look (blackhole.probe) for backends that read `look`; 0 skips it.
+        from blackhole.probe import DEFAULT_BUDGET
+
+        self.probe_budget = DEFAULT_BUDGET if probe_budget is None else probe_budget
+
+    def first_look(self, problem: Problem, options: Options,
+                   began: float) -> tuple[Result | None, dict[str, Any]]:
+        """The greedy first look before any encoding, when the options allow it: a Result
+        when it settles the deal (a win, or a search it exhausted), else None and the
+        stats to add to the solver's. It never changes a verdict, only how soon it comes:
+        a win is replayed like any other line, and an exhausted search is complete (but
+        when a proof is asked for, only the solver's refutation comes with one)."""
+        if not options.look or self.probe_budget <= 0:
+            return None, {}
+        from blackhole.probe import probe
+
+        look = probe(problem, self.probe_budget)
+        seconds = time.perf_counter() - began
+        stats: dict[str, Any] = {"probe": True, "probe_nodes": look.nodes}
+        if look.line is not None:
+            return Result(Verdict.SOLVED, look.line, self.name, "probe", seconds, stats), {}
+        if look.refuted and not options.proof:
+            return Result(Verdict.UNSOLVABLE, None, self.name, "probe", seconds, stats), {}
+        return None, {"probe": False, "probe_nodes": look.nodes,
+                      "probe_seconds": round(seconds, 6)}
 
     def check_size(self, cards: int, source: str = "deal") -> None:
         """Refuse, before any work, a deal with `cards` to play whose model would not fit

@@ -108,7 +108,7 @@ def run_stats(solver: cp_model.CpSolver, status: int, built: Built,
 
 class CpsatBackend(Backend):
     name = "cpsat"
-    reads = frozenset({"model", "workers", "seed", "features"})
+    reads = frozenset({"model", "workers", "seed", "features", "look"})
 
     def check(self, options: Options) -> None:
         super().check(options)
@@ -117,13 +117,20 @@ class CpsatBackend(Backend):
     def solve(self, problem: Problem, options: Options) -> Result:
         began = time.perf_counter()
         check_options(options)
+        # As for sat: naming a model or features asks for that model, so no first look.
+        asked = options.model is not None or options.features is not None
+        settled, probed = self.first_look(problem, replace(options, look=options.look
+                                                           and not asked), began)
+        if settled is not None:
+            return settled
+        building = time.perf_counter()
         built = build_model(problem, options.model, options.features)
         built_at = time.perf_counter()
         solver, status = run(built, options, began)
         verdict = verdict_of(status, built.name)
         order = built.read_order(solver) if verdict is Verdict.SOLVED else None
-        stats = run_stats(solver, status, built, options)
-        stats["build_seconds"] = built_at - began
+        stats = {**probed, **run_stats(solver, status, built, options)}
+        stats["build_seconds"] = built_at - building
         return Result(verdict, order, self.name, f"cp-sat:{built.name}",
                       time.perf_counter() - began, stats)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pysat.solvers import Solver, SolverNames
@@ -29,7 +29,6 @@ from blackhole.encode.cnf import (
     known_features,
 )
 from blackhole.errors import InputError, InternalError
-from blackhole.probe import DEFAULT_BUDGET as PROBE_BUDGET
 from blackhole.probe import probe
 from blackhole.problem import Problem
 
@@ -80,13 +79,7 @@ def features_of(options: Options) -> frozenset[str]:
 
 class SatBackend(Backend):
     name = "sat"
-    reads = frozenset({"solver", "features", "proof"})
-
-    def __init__(self, probe_budget: int = PROBE_BUDGET) -> None:
-        # The nodes of the greedy first look (blackhole.probe) before any encoding; 0 skips
-        # it. It answers only with a full line (replayed like any other) or with a search
-        # it exhausted, so it never changes a verdict, only how fast it comes.
-        self.probe_budget = probe_budget
+    reads = frozenset({"solver", "features", "proof", "look"})
 
     def check(self, options: Options) -> None:
         super().check(options)
@@ -100,21 +93,10 @@ class SatBackend(Backend):
         began = time.perf_counter()
         # Asking for features means asking for that encoding: the first look is for the
         # default solve, so that every feature test still exercises its clauses.
-        if self.probe_budget > 0 and options.features is None:
-            look = probe(problem, self.probe_budget)
-            seconds = time.perf_counter() - began
-            if look.line is not None:
-                return Result(Verdict.SOLVED, look.line, self.name, "probe", seconds,
-                              {"probe": True, "probe_nodes": look.nodes})
-            # An exhausted look is a complete search; with a proof asked for, the solver
-            # must still refute the CNF and log its proof.
-            if look.refuted and not options.proof:
-                return Result(Verdict.UNSOLVABLE, None, self.name, "probe", seconds,
-                              {"probe": True, "probe_nodes": look.nodes})
-            probed = {"probe": False, "probe_nodes": look.nodes,
-                      "probe_seconds": round(seconds, 6)}
-        else:
-            probed = {}
+        settled, probed = self.first_look(
+            problem, replace(options, look=options.look and options.features is None), began)
+        if settled is not None:
+            return settled
         with gc_paused():  # the encoding is freed inside, before the collector resumes
             return self._solve(problem, options, solver, features, probed, began)
 

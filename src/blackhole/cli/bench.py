@@ -18,6 +18,7 @@ from blackhole.cli.common import (
     EXIT_USAGE,
     FLAG_OF,
     JsonFlag,
+    NoLookFlag,
     app,
     console,
     user_errors,
@@ -148,6 +149,7 @@ def bench(
     = None,
     memory: Annotated[int, typer.Option(
         min=0, help="Address-space cap per worker in MB (0: none).")] = DEFAULT_MEMORY_MB,
+    no_look: NoLookFlag = False,
     plots: PlotsOption = None,
     as_json: JsonFlag = False,
 ) -> None:
@@ -155,7 +157,8 @@ def bench(
     from blackhole.bench import run_bench
 
     labels = [name.strip() for name in backends.split(",") if name.strip()] if backends else None
-    given = {"workers": workers, "solver_cmd": solver_cmd, "proof_arg": proof_arg}
+    given = {"workers": workers, "solver_cmd": solver_cmd, "proof_arg": proof_arg,
+             "look": False if no_look else None}
     with _bench_errors():
         if retry_unknown and not resume:
             raise InputError("reruns the tasks of an earlier run: add --resume",
@@ -163,7 +166,7 @@ def bench(
         if chunk is not None and dask is None:
             raise InputError("sets the deals per Dask task: add --dask", "--chunk")
         options = Options(timeout=timeout, workers=workers or 1, solver_cmd=solver_cmd,
-                          proof_arg=proof_arg)
+                          proof_arg=proof_arg, look=not no_look)
         try:
             with _bench_progress(show=not as_json) as on_event:
                 summary = run_bench(specs, labels, options, out_path=out, jobs=jobs,

@@ -46,7 +46,7 @@ _ABORTS = tuple({getattr(_click.exceptions, "Abort", typer.Abort), typer.Abort,
 
 # Library errors name the Options field at fault; the CLI shows the flag that sets it.
 FLAG_OF = {f.name: "--" + f.name.replace("_", "-") for f in fields(Options)}
-FLAG_OF.update(backend="--backend", options="option", after="--after")
+FLAG_OF.update(backend="--backend", options="option", after="--after", look="--no-look")
 
 # The module of blackhole.cli that defines each command, in the order `blackhole --help`
 # lists them. tests/test_cli.py holds this equal to the commands the modules register.
@@ -318,6 +318,9 @@ DealSpec = Annotated[str, typer.Argument(
     help="A board or JSON file, '-' for stdin, pysol:N[:all-in-a-row] or random:SEED[:any].",
     show_default=False)]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+NoLookFlag = Annotated[bool, typer.Option(
+    "--no-look", help="Skip the first look (a greedy search before any encoding, in sat and "
+                      "cpsat), to time the encoding and solver alone.")]
 AsciiFlag = Annotated[bool, typer.Option(
     "--ascii", help="Plain ASCII cards (KH, not K♥) and no colour.")]
 

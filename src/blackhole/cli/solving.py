@@ -21,6 +21,7 @@ from blackhole.cli.common import (
     AsciiFlag,
     DealSpec,
     JsonFlag,
+    NoLookFlag,
     Styled,
     app,
     card_piece,
@@ -64,6 +65,7 @@ def solve(
              "'{proof}' for cadical and kissat; '' asks none, so UNSAT is unknown).")] = None,
     features: Annotated[str | None, typer.Option(
         help="Encoding features, comma-separated ('none' for the plain encoding).")] = None,
+    no_look: NoLookFlag = False,
     as_json: JsonFlag = False,
     format: Annotated[OutputFormat, typer.Option(
         help="text, json (same as --json) or pysol (black-hole-solve's output).")]
@@ -75,7 +77,7 @@ def solve(
     rules engine before it is shown."""
     given = {"solver": solver, "model": model, "workers": workers, "seed": seed,
              "solver_cmd": solver_cmd, "proof_arg": proof_arg,
-             "features": parse_features(features)}
+             "features": parse_features(features), "look": False if no_look else None}
     given = {name: value for name, value in given.items() if value is not None}
     with user_errors():
         name, options = split_label(backend, Options(timeout=timeout, **given))
