@@ -70,6 +70,7 @@ __all__ = [
     "parse_binary_proof",
     "parse_dimacs",
     "parse_proof",
+    "parse_proof_lines",
     "read_capped",
 ]
 
@@ -219,6 +220,35 @@ def parse_proof(text: str) -> Proof:
             raise DratError(f"line {lineno}: more than one clause on a line")
         steps.append((is_del, nums))
         lines.append(lineno)
+    return proof
+
+
+def parse_proof_lines(lines: Sequence[str]) -> Proof:
+    """Parse a text DRAT proof given as its lines (as a solver hands them over), the same
+    as ``parse_proof("\\n".join(lines))`` without joining and splitting them again."""
+    proof = Proof()
+    steps = proof
+    numbers = proof.lines
+    for lineno, line in enumerate(lines, 1):
+        if line[:1] == "d":
+            is_del, s = True, line[1:]
+        else:
+            is_del, s = False, line
+        try:
+            nums = list(map(int, s.split()))
+        except ValueError:
+            nums = []  # a comment, a blank or a bad line: the slow path says which
+        if not nums or nums[-1] != 0 or 0 in nums[:-1]:
+            try:  # a comment or a blank line is skipped; anything else says what is wrong
+                found = parse_proof(line)
+            except DratError as error:
+                raise DratError(f"line {lineno}:{str(error).partition(':')[2]}") from None
+            steps.extend(found)
+            numbers.extend([lineno] * len(found))
+            continue
+        nums.pop()
+        steps.append((is_del, nums))
+        numbers.append(lineno)
     return proof
 
 
