@@ -52,6 +52,7 @@ the rare RAT lemma (Glucose writes none).
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -382,6 +383,7 @@ class _Checker:
             "rat_lemmas": 0,  # lemmas that needed the RAT check
             "ignored_deletions": 0,  # of unit/reason clauses, or of unknown clauses
             "trivial": 0,  # 1: the formula alone is refuted by unit propagation
+            "rup_literals": 0,  # literals the RUP checks assigned: the checker's work
         }
 
     # -- propagation -------------------------------------------------------
@@ -395,18 +397,24 @@ class _Checker:
         before the non-core lemmas watching one more trail literal are looked
         at, so conflicts are found through core clauses whenever possible and
         the set of lemmas to check stays small.
+
+        One loop does both, with the watch scan written out in it: this is where
+        the checker spends its time, and a call per false literal cost a fifth
+        of it.
         """
         trail = self.trail
         tv = self.tv
         why = self.why
         imp = self.imp
         wcore = self.wcore
+        wnon = self.wnon
+        cls = self.cls
+        K = self.K
         s = self.stamp
         push = trail.append
-        scan = self._scan
         qn = q  # the next trail literal whose non-core watches are due
         while True:
-            while q < len(trail):
+            if q < len(trail):
                 t = trail[q]
                 q += 1
                 for o in imp[t]:
@@ -417,77 +425,63 @@ class _Checker:
                         tv[o] = s
                         why[o] = t
                         push(o)
-                if wcore[-t]:
-                    conf = scan(wcore, -t)
-                    if conf:
-                        return conf
-            wnon = self.wnon
-            while qn < len(trail):
+                fl = -t
+                watch = wcore
+            elif qn < len(trail):
                 fl = -trail[qn]
                 qn += 1
-                if wnon[fl]:
-                    conf = scan(wnon, fl)
-                    if conf:
-                        return conf
-                    if q < len(trail):
-                        break  # back to the core clauses first
+                watch = wnon
             else:
                 return 0
-
-    def _scan(self, watch: list[list[int]], fl: int) -> int:
-        """Visit the clauses in ``watch[fl]`` (``fl`` just became false), move
-        their watches or assign what they imply; return a conflict code or 0."""
-        ws = watch[fl]
-        tv = self.tv
-        why = self.why
-        cls = self.cls
-        push = self.trail.append
-        s = self.stamp
-        i = j = 0
-        end = len(ws)
-        while i < end:
-            c = ws[i]
-            i += 1
-            cl = cls[c]
-            other = cl[0]
-            if other == fl:
-                other = cl[1]
-                cl[0] = other
-                cl[1] = fl
-            if tv[other] >= s:
-                ws[j] = c
-                j += 1
+            ws = watch[fl]
+            if not ws:
                 continue
-            if len(cl) == 3:  # most clauses: no loop for the one candidate
-                lit = cl[2]
-                if tv[-lit] < s:
-                    cl[1] = lit
-                    cl[2] = fl
-                    watch[lit].append(c)
+            # Visit the clauses watching fl (false now): move their watch, or
+            # assign what they imply, or stop at a conflict.
+            i = j = 0
+            end = len(ws)
+            while i < end:
+                c = ws[i]
+                i += 1
+                cl = cls[c]
+                other = cl[0]
+                if other == fl:
+                    other = cl[1]
+                    cl[0] = other
+                    cl[1] = fl
+                if tv[other] >= s:
+                    ws[j] = c
+                    j += 1
                     continue
-            else:
-                for k in range(2, len(cl)):
-                    lit = cl[k]
+                if len(cl) == 3:  # most clauses: no loop for the one candidate
+                    lit = cl[2]
                     if tv[-lit] < s:
                         cl[1] = lit
-                        cl[k] = fl
+                        cl[2] = fl
                         watch[lit].append(c)
-                        break
+                        continue
                 else:
-                    k = 0
-                if k:
-                    continue
-            ws[j] = c
-            j += 1
-            if tv[-other] >= s:
-                ws[j:] = ws[i:]
-                return c + self.K
-            # the implied literal of a watched clause is always cl[0]
-            tv[other] = s
-            why[other] = c + self.K
-            push(other)
-        del ws[j:]
-        return 0
+                    for k in range(2, len(cl)):
+                        lit = cl[k]
+                        if tv[-lit] < s:
+                            cl[1] = lit
+                            cl[k] = fl
+                            watch[lit].append(c)
+                            break
+                    else:
+                        k = 0
+                    if k:
+                        continue
+                ws[j] = c
+                j += 1
+                if tv[-other] >= s:
+                    ws[j:] = ws[i:]
+                    return c + K
+                # the implied literal of a watched clause is always cl[0]
+                tv[other] = s
+                why[other] = c + K
+                push(other)
+            del ws[j:]
 
     def _assign(self, lit: int, code: int) -> None:
         self.tv[lit] = self.stamp
@@ -661,6 +655,7 @@ class _Checker:
             conf = self._propagate(base)
             if conf:
                 self._analyze(conf)
+        self.stats["rup_literals"] += len(trail) - base
         del trail[base:]
         self.stamp = s + 1  # everything this check assigned is unassigned now
         seen = self.seen
@@ -766,13 +761,7 @@ class _Checker:
                 raise _OutOfTime
             if is_del:
                 if index is None:
-                    index = {}
-                    for d, key in enumerate(map(tuple, map(sorted, cls))):
-                        if active[d]:
-                            if key in index:
-                                index[key].append(d)
-                            else:
-                                index[key] = [d]
+                    index = _clause_index(cls, active)
                 ids = index.get(tuple(sorted(set(lits0))))
                 # Like drat-trim, ignore deletions of unit clauses and of
                 # clauses that are the reason of a top-level literal: the
@@ -862,6 +851,18 @@ class _Checker:
         return f"lemma {lemma_no + 1} ({where}) is not RUP/RAT"
 
 
+def _clause_index(cls: list[list[int]], active: bytearray) -> dict[tuple[int, ...], list[int]]:
+    """The active clauses by their sorted literals (a clause written twice has two ids)."""
+    keys = list(map(tuple, map(sorted, cls)))
+    index = dict(zip(keys, map(list, zip(range(len(keys)))), strict=True))
+    if len(index) < len(keys) or 0 in active:
+        index = {}
+        for d, key in enumerate(keys):
+            if active[d]:
+                index.setdefault(key, []).append(d)
+    return index
+
+
 def check_proof(
     num_vars: int,
     clauses: Sequence[Sequence[int]],
@@ -899,12 +900,17 @@ def check_proof(
         return CheckResult(ok=False, reason=f"proof variable {top} is beyond the formula's "
                            f"{base} variables plus one per lemma ({lemmas})", stats=stats)
     checker = _Checker(max(base, top), clauses, proof, lemmas, deadline)
+    collecting = gc.isenabled()
+    gc.disable()  # the clause lists hold no cycles; walking them again and again costs
     try:
         reason = checker.run()
         timed_out = False
     except _OutOfTime:
         reason = "time limit reached during the proof check"
         timed_out = True
+    finally:
+        if collecting:
+            gc.enable()
     stats = dict(checker.stats)
     stats["seconds"] = time.perf_counter() - start
     return CheckResult(ok=not reason, reason=reason, stats=stats, timed_out=timed_out)
