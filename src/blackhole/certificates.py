@@ -236,8 +236,9 @@ def _refute(encoding: cnf.Encoding, solver: str, deadline: float | None) -> tupl
     (None, None, None, stats) when the deadline came first."""
     from pysat.solvers import Solver
 
-    from blackhole.backends.sat import _run, read_answer
+    from blackhole.backends.sat import _run, check_proof_solver, read_answer
 
+    check_proof_solver(solver, proof=True)
     stats: dict[str, Any] = {"vars": encoding.num_vars, "clauses": len(encoding.clauses),
                              "features": sorted(encoding.features)}
     if deadline is not None and deadline <= time.perf_counter():
