@@ -761,3 +761,20 @@ def test_a_deal_proof_without_its_lemmas_or_cut_short_is_rejected(deal_837) -> N
     assert hopeless(clauses, cut)
     result = check_proof(num_vars, clauses, cut)
     assert result.reason == "proof does not derive the empty clause"
+
+
+def test_stamps_used_up_start_again_without_changing_the_verdict(deal_837, monkeypatch) -> None:
+    """With only a few stamps below TOP the RUP checks use them up many times over;
+    starting again from 1 must keep every verdict and every count."""
+    from blackhole import drat
+
+    num_vars, clauses, lines = deal_837
+    proof = parse_proof_lines(lines)
+    plain = check_proof(num_vars, clauses, proof)
+    monkeypatch.setattr(drat._Checker, "TOP", 4)
+    few = check_proof(num_vars, clauses, proof)
+    assert plain.ok and few.ok
+    for key in ("core_lemmas", "rup_literals", "ignored_deletions"):
+        assert few.stats[key] == plain.stats[key]
+    broken = Proof([(d, lits) for d, lits in proof if d or not lits])
+    assert not check_proof(num_vars, clauses, broken).ok

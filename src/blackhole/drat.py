@@ -343,7 +343,9 @@ class _Checker:
     clauses and core lemmas) or ``wnon`` (lemmas not core yet).
     """
 
-    TOP = 1 << 62
+    # Below 2**30: CPython compares such ints on its fast path, and a stamp as large
+    # as 2**62 made every comparison with a top-level literal take the slow one.
+    TOP = (1 << 30) - 1
 
     def __init__(
         self,
@@ -658,6 +660,9 @@ class _Checker:
         self.stats["rup_literals"] += len(trail) - base
         del trail[base:]
         self.stamp = s + 1  # everything this check assigned is unassigned now
+        if self.stamp == self.TOP:  # stamps used up (never seen): start again from 1
+            tv[:] = [v if v == self.TOP else 0 for v in tv]
+            self.stamp = 1
         seen = self.seen
         top = self.TOP
         for lit in self.touched:
