@@ -389,26 +389,41 @@ def test_a_manifest_that_is_no_object_is_not_verified(tmp_path) -> None:
     assert not result.ok and "no manifest.json or solution.json" in result.reason
 
 
-def test_a_lying_backend_gets_no_certificate(tmp_path, monkeypatch) -> None:
-    """certify asks the sat backend through its interface, and believes none of it: a
-    refutation of the solvable pysol:2 whose proof is only the empty clause fails the
-    check (exit 4), and so does a refutation without a proof."""
-    from blackhole.backends import Result, sat
+def test_a_lying_solver_gets_no_certificate(tmp_path, monkeypatch) -> None:
+    """certify believes nothing the solver says: a refutation of the solvable pysol:2
+    whose proof is only the empty clause fails the check against the CNF certify built
+    from the deal (exit 4), and so does a refutation without a proof."""
     from blackhole.errors import InternalError
 
-    def liar(self, problem, options):
-        return Result(Verdict.UNSOLVABLE, None, "sat", "glucose4", 0.0, {}, ["0"])
-
-    monkeypatch.setattr(sat.SatBackend, "solve", liar)
+    monkeypatch.setattr(certify_module, "_refute",
+                        lambda encoding, solver, deadline: (False, None, ["0"], {}))
     cert = certify(load_deal("pysol:2"), "pysol:2", tmp_path / "a")
     assert cert.verdict is Verdict.UNSOLVABLE and not cert.certified
     assert cert.check.reason == "lemma 1 (line 1) is not RUP/RAT"
     result = CliRunner().invoke(app, ["certify", "pysol:2", "--out", str(tmp_path / "b")])
     assert result.exit_code == 4 and "REJECTED" in result.output
-    monkeypatch.setattr(sat.SatBackend, "solve", lambda self, problem, options: Result(
-        Verdict.UNSOLVABLE, None, "sat", "glucose4", 0.0, {}, None))
+    monkeypatch.setattr(certify_module, "_refute",
+                        lambda encoding, solver, deadline: (False, None, None, {}))
     with pytest.raises(InternalError, match="no proof"):
         certify(load_deal("pysol:2"), "pysol:2", tmp_path / "c")
+
+
+def test_a_solver_that_sees_other_clauses_gets_no_certificate(tmp_path, monkeypatch) -> None:
+    """The check reads the clauses certify built from the deal, not the solver's: a
+    solver handed a stronger CNF (a unit clause that contradicts the first clause added)
+    writes a proof that refutes its CNF, and that proof fails against the deal's."""
+    real = certify_module._refute
+
+    def stronger(encoding, solver, deadline):
+        from dataclasses import replace
+
+        first = encoding.clauses[0]
+        more = [[-lit] for lit in first]
+        return real(replace(encoding, clauses=[*encoding.clauses, *more]), solver, deadline)
+
+    monkeypatch.setattr(certify_module, "_refute", stronger)
+    cert = certify(load_deal("pysol:2"), "pysol:2", tmp_path)
+    assert cert.verdict is Verdict.UNSOLVABLE and not cert.certified
 
 
 # ---------------------------------------------------------------- optimality certificates
@@ -474,7 +489,7 @@ def _bound_changed(folder: Path, best: int, *, restate: bool) -> None:
         position = certify_module.position_of(
             certify_module.parse_board((folder / "deal.board").read_text()))
         encoding, _ = certify_module.bound_encoding(position, best)
-        text = encoding.dimacs().encode()
+        text = certify_module.dimacs(encoding).encode()
         (folder / "formula.cnf").write_bytes(text)
         _rewrite_manifest(folder, lambda m: m["cnf"].update(sha256=sha256(text)))
 
@@ -519,3 +534,65 @@ def test_an_optimality_certificate_after_moves_names_them(tmp_path) -> None:
         _rewrite_manifest(folder, lambda m, moves=moves: m["position"].update(moves=moves))
         found = verify(folder)
         assert not found.ok and why in found.reason
+
+
+# ---------------------------------------------------------------- certificate formats
+
+
+def test_formula_cnf_is_the_encoding_clause_for_clause(certificate_837) -> None:
+    """The fast DIMACS writer gives the clauses of the encoding, one a line, with the
+    header drat-trim reads; the comment lines name the encoding."""
+    from blackhole.encode import cnf
+    from blackhole.problem import build_problem
+
+    encoding = cnf.build_cnf(build_problem(load_deal("pysol:837")), cnf.CERTIFY_FEATURES)
+    text = (certificate_837 / "formula.cnf").read_text()
+    assert text == certify_module.dimacs(encoding)
+    num_vars, clauses = drat.parse_dimacs(text)
+    assert (num_vars, clauses) == (encoding.num_vars, encoding.clauses)
+    body = [line for line in text.splitlines() if not line.startswith(("c ", "p "))]
+    assert body == [" ".join(map(str, clause)) + " 0" for clause in encoding.clauses]
+    assert f"c blackhole SAT encoding {cnf.ENCODING_VERSION}" in text.splitlines()
+
+
+def test_an_empty_clause_is_written_on_its_own_line() -> None:
+    from dataclasses import replace
+
+    from blackhole.encode import cnf
+    from blackhole.problem import build_problem
+
+    encoding = cnf.build_cnf(build_problem(load_deal("pysol:1")), cnf.CERTIFY_FEATURES)
+    odd = replace(encoding, clauses=[[1, -2], [], [], [3]])
+    assert certify_module.dimacs(odd).split("p cnf")[1].splitlines()[1:] == \
+        ["1 -2 0", "0", "0", "3 0"]
+
+
+def test_a_format_2_certificate_still_verifies(certificate_837, tmp_path) -> None:
+    """Format 2 held `Encoding.dimacs()` (a comment per variable): verify re-derives
+    that text for a format-2 manifest, and refuses the format-3 text under it."""
+    from blackhole.encode import cnf
+    from blackhole.problem import build_problem
+
+    folder = _copy(certificate_837, tmp_path)
+    encoding = cnf.build_cnf(build_problem(load_deal("pysol:837")), cnf.CERTIFY_FEATURES)
+    old = encoding.dimacs().encode()
+    (folder / "formula.cnf").write_bytes(old)
+    _rewrite_manifest(folder, lambda m: (m.update(format="blackhole-certificate/2"),
+                                         m["cnf"].update(sha256=sha256(old))))
+    found = verify(folder)
+    assert found.ok and found.check.ok, found.reason
+    (folder / "formula.cnf").write_text(certify_module.dimacs(encoding))
+    _rewrite_manifest(folder, lambda m: m["cnf"].update(
+        sha256=sha256((folder / "formula.cnf").read_bytes())))
+    found = verify(folder)
+    assert not found.ok and "CNF hash" in found.reason
+    _rewrite_manifest(folder, lambda m: m.update(format="blackhole-certificate/1"))
+    found = verify(folder)
+    assert not found.ok and "unknown certificate format" in found.reason
+
+
+def test_certify_times_each_stage(certificate_837) -> None:
+    facts = json.loads((certificate_837 / MANIFEST_FILE).read_text())
+    assert facts["format"] == certify_module.CERTIFICATE_FORMAT
+    assert set(facts["seconds"]) == {"encode", "solve", "check", "write"}
+    assert all(value > 0 for value in facts["seconds"].values())

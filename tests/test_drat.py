@@ -26,6 +26,7 @@ from blackhole.drat import (
     parse_binary_proof,
     parse_dimacs,
     parse_proof,
+    parse_proof_lines,
 )
 
 # --------------------------------------------------------------------------
@@ -167,6 +168,33 @@ def test_parse_proof_lemmas_deletions_comments_and_lines() -> None:
 def test_parse_proof_rejects_malformed_input(source: str, message: str) -> None:
     with pytest.raises(DratError, match=message):
         parse_proof(source)
+
+
+def test_parse_proof_lines_reads_a_solver_proof_as_parse_proof_does() -> None:
+    with Solver(name="g4", bootstrap_with=pigeonhole(6, 5), with_proof=True) as solver:
+        assert solver.solve() is False
+        lines = list(solver.get_proof())
+    assert any(line.startswith("d ") for line in lines)
+    joined = parse_proof("\n".join(lines))
+    found = parse_proof_lines(lines)
+    assert list(found) == list(joined) and found.lines == joined.lines
+    found = parse_proof_lines(["c start", "1 2 0", "", "d 1 2 0", "   -3 0", "0"])
+    assert list(found) == [(False, [1, 2]), (True, [1, 2]), (False, [-3]), (False, [])]
+    assert found.lines == [2, 4, 5, 6]
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("1 2\n", "line 1: clause is not terminated by 0"),
+        ("1 a 0\n", "line 1: invalid token"),
+        ("1 0 2 0\n", "line 1: more than one clause"),
+        ("1 0\nd\n", "line 2: clause is not terminated by 0"),
+    ],
+)
+def test_parse_proof_lines_rejects_what_parse_proof_rejects(source: str, message: str) -> None:
+    with pytest.raises(DratError, match=message):
+        parse_proof_lines(source.splitlines())
 
 
 def test_parse_binary_proof() -> None:
@@ -689,3 +717,64 @@ def test_solver_proofs_never_refute_a_satisfiable_formula(seed, pick, mutation) 
         assert not result.ok
     if check_proof(9, clauses, proof).ok:
         assert not brute_force_sat(9, clauses)
+
+
+# --------------------------------------------------------------------------
+# A real Black Hole proof
+# --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def deal_837() -> tuple[int, list[list[int]], list[str]]:
+    """The certification CNF of pysol:837 and Glucose 4's proof of it (a few thousand
+    lines, most of them deletions of formula clauses)."""
+    from blackhole.deal import load_deal
+    from blackhole.encode import cnf
+    from blackhole.problem import build_problem
+
+    encoding = cnf.build_cnf(build_problem(load_deal("pysol:837")), cnf.CERTIFY_FEATURES)
+    with Solver(name="g4", bootstrap_with=encoding.clauses, with_proof=True) as solver:
+        assert solver.solve() is False
+        lines = list(solver.get_proof())
+    return encoding.num_vars, encoding.clauses, lines
+
+
+def test_a_deal_proof_is_accepted_and_its_work_counted(deal_837) -> None:
+    num_vars, clauses, lines = deal_837
+    result = check_proof(num_vars, clauses, parse_proof_lines(lines))
+    assert result.ok, result.reason
+    assert result.stats["core_lemmas"] > 0 and result.stats["trivial"] == 0
+    # every core lemma's check propagates at least its own negation
+    assert result.stats["rup_literals"] >= result.stats["core_lemmas"]
+    assert result.stats["deletions"] > result.stats["lemmas"]  # Glucose deletes a lot
+
+
+def test_a_deal_proof_without_its_lemmas_or_cut_short_is_rejected(deal_837) -> None:
+    num_vars, clauses, lines = deal_837
+    proof = parse_proof_lines(lines)
+    assert not up_conflict(clauses)  # the formula alone is not refuted
+    without = Proof([(d, lits) for d, lits in proof if d or not lits])
+    result = check_proof(num_vars, clauses, without)
+    assert not result.ok and result.reason.endswith("is not RUP/RAT")
+    lemmas = [i for i, (d, lits) in enumerate(proof) if not d and lits]
+    cut = Proof(proof[:lemmas[len(lemmas) // 2]])
+    assert hopeless(clauses, cut)
+    result = check_proof(num_vars, clauses, cut)
+    assert result.reason == "proof does not derive the empty clause"
+
+
+def test_stamps_used_up_start_again_without_changing_the_verdict(deal_837, monkeypatch) -> None:
+    """With only a few stamps below TOP the RUP checks use them up many times over;
+    starting again from 1 must keep every verdict and every count."""
+    from blackhole import drat
+
+    num_vars, clauses, lines = deal_837
+    proof = parse_proof_lines(lines)
+    plain = check_proof(num_vars, clauses, proof)
+    monkeypatch.setattr(drat._Checker, "TOP", 4)
+    few = check_proof(num_vars, clauses, proof)
+    assert plain.ok and few.ok
+    for key in ("core_lemmas", "rup_literals", "ignored_deletions"):
+        assert few.stats[key] == plain.stats[key]
+    broken = Proof([(d, lits) for d, lits in proof if d or not lits])
+    assert not check_proof(num_vars, clauses, broken).ok

@@ -1,13 +1,14 @@
 """Certificates of unsolvability, and their independent check.
 
-`certify` goes through the same pipeline as every solve: it encodes a deal with the
-plain certification encoding (`cnf.CERTIFY_FEATURES`: only clauses that every real
-solution satisfies, no symmetry breaking), has the `sat` backend refute it with a
-proof (`Options.proof`), checks the proof with `blackhole.drat` (the project's own
-checker, which shares no code with the solver) and writes a folder:
+`certify` encodes a deal once with the plain certification encoding
+(`cnf.CERTIFY_FEATURES`: only clauses that every real solution satisfies, no symmetry
+breaking), has a proof-logging pysat solver (the `sat` backend's) refute it, checks the
+proof with `blackhole.drat` (the project's own checker, which shares no code with the
+solver) against the CNF it built from the deal, and writes a folder:
 
     deal.board     the deal, in board format
-    formula.cnf    the CNF (DIMACS), exactly as the project's encoder writes it
+    formula.cnf    the CNF (DIMACS, `dimacs()`), one clause a line after comments naming
+                   the encoding
     proof.drup     the solver's DRUP proof (text)
     manifest.json  the deal (spec and board), hashes, encoding, solver, sizes, times
 
@@ -40,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from blackhole import __version__, drat
-from blackhole.backends import Options, Verdict, make_backend
+from blackhole.backends import Result, Verdict
 from blackhole.cards import STANDARD_RANKS
 from blackhole.deal import (
     Deal,
@@ -59,7 +60,10 @@ from blackhole.problem import build_problem
 from blackhole.rules import replay
 from blackhole.solutions import parse_solution
 
-CERTIFICATE_FORMAT = "blackhole-certificate/2"  # 2: the manifest holds the board
+# 2: the manifest holds the board; 3: formula.cnf is `dimacs()`'s text, without the comment
+# line per variable of `Encoding.dimacs()` (format 2, still verified)
+CERTIFICATE_FORMAT = "blackhole-certificate/3"
+FORMATS = ("blackhole-certificate/2", CERTIFICATE_FORMAT)
 CLAIM = "the deal has no winning move sequence"
 BEST_CLAIM = "no line from the position scores more than the bound"
 DEAL_FILE, CNF_FILE, PROOF_FILE, MANIFEST_FILE = (
@@ -75,10 +79,11 @@ class Seconds:
     encode: float = 0.0
     solve: float = 0.0
     check: float = 0.0
+    write: float = 0.0  # rendering and writing formula.cnf and proof.drup
 
     @property
     def total(self) -> float:
-        return self.encode + self.solve + self.check
+        return self.encode + self.solve + self.check + self.write
 
 
 @dataclass(frozen=True)
@@ -163,9 +168,11 @@ def certify(deal: Deal, spec: str, folder: Path, solver: str = DEFAULT_SOLVER,
             timeout: float | None = None, checker: str = "blackhole") -> Certificate:
     """Refute the deal's plain CNF with a proof and check it, then write the certificate.
 
-    `timeout` bounds the whole of it (encode, solve and check); at the limit the verdict
-    is unknown and the folder holds only the deal. `solver` must be canonical
-    (`check_choices`)."""
+    The CNF is built once, from the deal: the solver gets a copy of its clauses and the
+    check reads the same clauses in memory (not the solver's word for them), so the proof
+    is checked against the statement the deal says. `timeout` bounds the whole of it
+    (encode, solve and check); at the limit the verdict is unknown and the folder holds
+    only the deal. `solver` must be canonical (`check_choices`)."""
     began = time.perf_counter()
     deadline = None if timeout is None else began + timeout
     board = board_text(_standard(deal, spec))
@@ -174,43 +181,37 @@ def certify(deal: Deal, spec: str, folder: Path, solver: str = DEFAULT_SOLVER,
     problem = build_problem(deal)
     encoding = cnf.build_cnf(problem, cnf.CERTIFY_FEATURES)  # the statement the proof refutes
     encoded = time.perf_counter()
-    left = None if deadline is None else deadline - encoded
-    result = None
-    if left is None or left > 0:
-        result = make_backend("sat").solve(problem, Options(
-            timeout=left, solver=solver, features=cnf.CERTIFY_FEATURES, proof=True))
+    answer, order, proof_lines, stats = _refute(encoding, solver, deadline)
     solved = time.perf_counter()
     seconds = Seconds(encode=encoded - began, solve=solved - encoded)
     base = dict(spec=spec, folder=folder, board=board, solver=solver,
                 features=encoding.features, variables=encoding.num_vars,
-                clauses=len(encoding.clauses), checker=checker,
-                solver_stats=result.stats if result is not None else {})
-    if result is None or result.verdict is Verdict.UNKNOWN:
+                clauses=len(encoding.clauses), checker=checker, solver_stats=stats)
+    if answer is None:
         return Certificate(verdict=Verdict.UNKNOWN, seconds=seconds,
                            reason="time limit reached while solving", **base)
-    if result.verdict is Verdict.SOLVED:
+    if answer:
+        result = Result(Verdict.SOLVED, order, "sat", solver, solved - encoded, stats)
         solution = decode(problem, result, deal)  # replays through the rules engine
         _write(folder / SOLUTION_FILE, json.dumps(solution_json(spec, solution)) + "\n")
         return Certificate(verdict=Verdict.SOLVED, seconds=seconds, solution=solution, **base)
-    if result.proof is None:
+    if proof_lines is None:
         raise InternalError(f"sat/{solver} said unsatisfiable but returned no proof")
-    proof_lines = result.proof
-    proof_text = "".join(line + "\n" for line in proof_lines)
     if checker == "blackhole":
         check = drat.check_proof(encoding.num_vars, encoding.clauses,
-                                 drat.parse_proof(proof_text), deadline=deadline)
-    else:
-        check = None  # drat-trim reads the files, below
-    if check is not None and check.timed_out:
-        return Certificate(verdict=Verdict.UNKNOWN, reason="time limit reached while checking "
-                           "the proof", seconds=Seconds(seconds.encode, seconds.solve,
-                                                        check.stats["seconds"]), **base)
-    cnf_text = encoding.dimacs()
-    cnf_bytes, proof_bytes = cnf_text.encode(), proof_text.encode()
-    _write(folder / CNF_FILE, cnf_text)
-    _write(folder / PROOF_FILE, proof_text)
-    if check is None:
-        left = None if deadline is None else deadline - time.perf_counter()
+                                 drat.parse_proof_lines(proof_lines), deadline=deadline)
+        if check.timed_out:
+            return Certificate(verdict=Verdict.UNKNOWN, reason="time limit reached while "
+                               "checking the proof", seconds=replace(
+                                   seconds, check=check.stats["seconds"]), **base)
+    checked = time.perf_counter()
+    cnf_bytes = dimacs(encoding).encode()
+    proof_bytes = proof_text(proof_lines).encode()
+    _write_bytes(folder / CNF_FILE, cnf_bytes)
+    _write_bytes(folder / PROOF_FILE, proof_bytes)
+    written = time.perf_counter()
+    if checker != "blackhole":  # drat-trim reads the files
+        left = None if deadline is None else deadline - written
         check = _drat_trim(folder / CNF_FILE, folder / PROOF_FILE, left)
         if check.timed_out:
             for name in (CNF_FILE, PROOF_FILE):
@@ -219,12 +220,73 @@ def certify(deal: Deal, spec: str, folder: Path, solver: str = DEFAULT_SOLVER,
                                "checking the proof", seconds=seconds, **base)
     cert = Certificate(
         verdict=Verdict.UNSOLVABLE, check=check,
-        seconds=Seconds(seconds.encode, seconds.solve, check.stats.get("seconds", 0.0)),
+        seconds=Seconds(seconds.encode, seconds.solve, check.stats.get("seconds", 0.0),
+                        write=written - checked),
         cnf=FileFacts(CNF_FILE, sha256(cnf_bytes), len(cnf_bytes)),
         proof=FileFacts(PROOF_FILE, sha256(proof_bytes), len(proof_bytes), len(proof_lines)),
         **base)
     _write(folder / MANIFEST_FILE, json.dumps(manifest(cert), indent=2) + "\n")
     return cert
+
+
+def _refute(encoding: cnf.Encoding, solver: str, deadline: float | None) -> tuple[
+        bool | None, tuple[int, ...] | None, list[str] | None, dict[str, Any]]:
+    """Solve the encoding's clauses with a proof-logging pysat solver, under the deadline:
+    (True, the winning order, None, stats), (False, None, the DRUP lines, stats) or
+    (None, None, None, stats) when the deadline came first."""
+    from pysat.solvers import Solver
+
+    from blackhole.backends.sat import _run, check_proof_solver, read_answer
+
+    check_proof_solver(solver, proof=True)
+    stats: dict[str, Any] = {"vars": encoding.num_vars, "clauses": len(encoding.clauses),
+                             "features": sorted(encoding.features)}
+    if deadline is not None and deadline <= time.perf_counter():
+        return None, None, None, stats
+    proof = model = None
+    with cnf.gc_paused(), Solver(name=solver, bootstrap_with=encoding.clauses,
+                                 with_proof=True) as sat:
+        answer = _run(sat, solver, deadline)
+        if answer:
+            model = sat.get_model()
+        elif answer is False:
+            proof = list(sat.get_proof())
+        stats.update(sat.accum_stats() or {})
+    _, order = read_answer(answer, model, encoding, f"sat/{solver}")
+    return answer, order, proof, stats
+
+
+def dimacs(encoding: cnf.Encoding) -> str:
+    """The certificate's DIMACS text of an encoding: comment lines naming the encoding's
+    version, features, bound and clause families, the header, then one clause a line.
+    (Format 2 also named every variable, through `Encoding.dimacs()`; that took longer
+    than building the CNF.) Every literal is rendered once and the clauses are joined in
+    one pass."""
+    head = [f"c blackhole SAT encoding {cnf.ENCODING_VERSION}",
+            f"c features {','.join(sorted(encoding.features)) or '-'}"]
+    if encoding.optional:
+        head.append("c optional positions")
+    if encoding.bound is not None:
+        head.append(f"c at least {encoding.bound} cards played")
+    head += [f"c family {family} {count}" for family, count in encoding.family_counts.items()]
+    head.append(f"p cnf {encoding.num_vars} {len(encoding.clauses)}\n")
+    n = encoding.num_vars
+    # rendered[lit] for -n <= lit <= n (negative literals by Python's negative indexing);
+    # the clause terminator 0 carries the line's end
+    rendered = [str(v) for v in range(n + 1)] + [str(v) for v in range(-n, 0)]
+    rendered[0] = "0\n"
+    flat: list[int] = []
+    extend, end = flat.extend, flat.append
+    for clause in encoding.clauses:
+        extend(clause)
+        end(0)
+    body = " ".join(map(rendered.__getitem__, flat)).replace("\n ", "\n")
+    return "\n".join(head) + body
+
+
+def proof_text(lines: Sequence[str]) -> str:
+    """A DRUP proof as pysat gives it (one step a string) in the file's text."""
+    return "\n".join(lines) + "\n" if lines else ""
 
 
 def _standard(deal: Deal, spec: str) -> Deal:
@@ -259,7 +321,8 @@ def manifest(cert: Certificate) -> dict[str, Any]:
         "tool": {"name": "blackhole", "version": __version__},
         "seconds": {"encode": round(cert.seconds.encode, 6),
                     "solve": round(cert.seconds.solve, 6),
-                    "check": round(cert.seconds.check, 6)},
+                    "check": round(cert.seconds.check, 6),
+                    "write": round(cert.seconds.write, 6)},
         "checker": {"name": cert.checker, "ok": cert.check.ok, "reason": cert.check.reason},
     }
 
@@ -308,19 +371,21 @@ def certify_best(position: Position, best: int, folder: Path, *, spec: str = "",
         proof_lines = list(sat.get_proof())
         stats = dict(sat.accum_stats() or {})
     solved = time.perf_counter()
-    proof_text = "".join(line + "\n" for line in proof_lines)
     if checker == "blackhole":
         check = drat.check_proof(encoding.num_vars, encoding.clauses,
-                                 drat.parse_proof(proof_text))
-    cnf_text = encoding.dimacs()
-    cnf_bytes, proof_bytes = cnf_text.encode(), proof_text.encode()
-    _write(folder / CNF_FILE, cnf_text)
-    _write(folder / PROOF_FILE, proof_text)
+                                 drat.parse_proof_lines(proof_lines))
+    checked = time.perf_counter()
+    cnf_bytes = dimacs(encoding).encode()
+    proof_bytes = proof_text(proof_lines).encode()
+    _write_bytes(folder / CNF_FILE, cnf_bytes)
+    _write_bytes(folder / PROOF_FILE, proof_bytes)
+    written = time.perf_counter()
     if checker != "blackhole":
         check = _drat_trim(folder / CNF_FILE, folder / PROOF_FILE, None)
     cert = Certificate(
         spec=spec, verdict=Verdict.UNSOLVABLE, folder=folder, board=board, solver=solver,
-        seconds=Seconds(encoded - began, solved - encoded, check.stats.get("seconds", 0.0)),
+        seconds=Seconds(encoded - began, solved - encoded, check.stats.get("seconds", 0.0),
+                        write=written - checked),
         features=encoding.features, variables=encoding.num_vars,
         clauses=len(encoding.clauses), checker=checker, solver_stats=stats,
         cnf=FileFacts(CNF_FILE, sha256(cnf_bytes), len(cnf_bytes)),
@@ -444,7 +509,8 @@ def completed(job: Job) -> Certificate | None:
             return Certificate(
                 spec=job.spec, verdict=Verdict.UNSOLVABLE, folder=folder, board=board,
                 solver=facts["solver"]["name"], features=read,
-                seconds=Seconds(seconds["encode"], seconds["solve"], seconds["check"]),
+                seconds=Seconds(seconds["encode"], seconds["solve"], seconds["check"],
+                                seconds.get("write", 0.0)),
                 variables=facts["cnf"]["variables"], clauses=facts["cnf"]["clauses"],
                 cnf=FileFacts(CNF_FILE, facts["cnf"]["sha256"], facts["cnf"]["bytes"]),
                 proof=FileFacts(PROOF_FILE, facts["proof"]["sha256"], facts["proof"]["bytes"],
@@ -524,7 +590,8 @@ def _verify_proof(folder: Path, checker: str) -> Verification:
             if known:
                 return refused(known)
             encoding = cnf.build_cnf(build_problem(deal), features)
-        derived = encoding.dimacs().encode()
+        derived = (dimacs(encoding) if facts["format"] == CERTIFICATE_FORMAT
+                   else encoding.dimacs()).encode()
         if sha256(derived) != facts["cnf"]["sha256"]:
             return refused(f"the manifest's CNF hash is not the hash of the CNF re-derived "
                            f"from the {'deal, the position and the bound' if best else 'deal'}")
@@ -585,7 +652,7 @@ def _best_statement(facts: dict, deal: Deal, spec: str, features: frozenset[str]
 
 def _read_manifest(facts: dict, board: str) -> frozenset[str] | str:
     """The encoding features a manifest names, or why the manifest is refused."""
-    if facts.get("format") != CERTIFICATE_FORMAT:
+    if facts.get("format") not in FORMATS:
         return f"unknown certificate format {str(facts.get('format'))[:40]!r} (this tool " \
                f"writes {CERTIFICATE_FORMAT!r}; certify the deal again)"
     if facts.get("claim") not in (CLAIM, BEST_CLAIM):
@@ -671,8 +738,12 @@ def _fresh_folder(folder: Path) -> None:
 
 
 def _write(path: Path, text: str) -> None:
+    _write_bytes(path, text.encode("utf-8"))
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
     try:
-        path.write_text(text, encoding="utf-8")
+        path.write_bytes(data)
     except OSError as error:
         raise InputError(f"cannot write the certificate ({error.strerror})",
                          str(path)) from None
