@@ -2,7 +2,8 @@
 
 A deal spec is the one string every command takes:
 
-- a path to a board file (black-hole-solve's format) or a JSON file,
+- a path to a board file (black-hole-solve's format; a generalised deck adds a `Ranks: R`
+  line) or a JSON file,
 - `-` for standard input,
 - `pysol:N`, PySolFC's Black Hole game number N (dealt by pysol-cards, as PySolFC deals it),
 - `pysol:N:all-in-a-row`, PySolFC's All in a Row game N (13 fans of 4, empty foundation),
