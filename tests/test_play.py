@@ -275,6 +275,8 @@ def test_bad_input_is_refused_before_the_screen_opens(tmp_path: Path) -> None:
     runner = CliRunner()
     for args, needle in [(["pysol:0"], "pysol:0"), (["-"], "terminal"),
                          (["pysol:2", "--after", "10C"], "move 1 is illegal"),
+                         (["pysol:2", "--after", "2S ZZ"],
+                          "error: --after: unknown suit in card: 'ZZ'"),
                          (["pysol:2", "--after", "@-"], "terminal"),
                          (["random:1:ranks=20"], "at most 17 fans")]:
         result = runner.invoke(cli, ["play", *args])

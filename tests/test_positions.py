@@ -24,6 +24,7 @@ from blackhole.deal import (
     position_json,
     position_of,
     random_deal,
+    read_moves,
 )
 from blackhole.errors import InputError
 from blackhole.pipeline import solve_deal
@@ -399,8 +400,33 @@ def test_generalised_ranges_and_json() -> None:
     data = json.loads(written.output)
     assert written.exit_code == 0 and data["ranks"] == 16 and len(data["fans"]) == 21
     assert parse_position_text(written.output, "j").deal == load_deal("random:3:ranks=16")
-    assert "--format json" in one_error_line(run("deal", "random:3:ranks=16"))
+    board = run("deal", "random:3:ranks=16")
+    assert board.exit_code == 0 and board.output.startswith("Ranks: 16\nFoundations: AS\n")
+    assert parse_position_text(board.output, "b").deal == load_deal("random:3:ranks=16")
     assert "2 to 100 ranks" in one_error_line(run("show", "random:3:ranks=101"))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10**6), st.integers(2, 100), st.booleans(), st.integers(0, 10**6))
+def test_generalised_positions_round_trip_between_board_json_and_after(
+        seed: int, ranks: int, any_card: bool, play_seed: int) -> None:
+    spec = f"random:{seed}{':any' if any_card else ''}:ranks={ranks}"
+    line = random_line(load_deal(spec), random.Random(play_seed))
+    cut = random.Random(play_seed).randint(0, len(line))
+    after = " ".join(map(str, line[:cut]))
+    position = load_position(spec, after)
+    of = 4 * ranks - 1
+    assert (position.moved, position.of, position.deal.ranks) == (cut, of, ranks)
+    board = run("deal", spec, "--after", after)
+    assert board.exit_code == 0 and board.output == board_text(position.deal)
+    from_board = parse_position_text(board.output, "b")
+    assert from_board == Position(position.deal, cut, of, ())  # a board holds no history
+    as_json = run("deal", spec, "--after", after, "--format", "json")
+    assert parse_position_text(as_json.output, "j") == position
+    assert board_text(parse_position_text(as_json.output, "j").deal) == board.output
+    rest = " ".join(map(str, line[cut:cut + 3]))  # playing on from the board
+    later = run("deal", "-", "--after", rest, stdin=board.output)
+    assert later.output == board_text(load_position(spec, f"{after} {rest}").deal)
 
 
 @settings(max_examples=30, deadline=None)
@@ -410,3 +436,42 @@ def test_search_and_sat_agree_on_small_generalised_decks(seed, ranks, any_card) 
     verdicts = {backend: solve_deal(deal, backend, Options(timeout=60)).verdict.value
                 for backend in ("search", "sat")}
     assert len(set(verdicts.values())) == 1, verdicts
+
+
+# ------------------------------------------------------------ one reader of move lists
+
+
+def test_read_moves_reads_cards_and_files_and_names_the_source(tmp_path) -> None:
+    cards = [parse_card(token) for token in SOLUTION[:6]]
+    text = " ".join(SOLUTION[:3]) + ", " + ",".join(SOLUTION[3:6]) + "  # six"
+    moves, source = read_moves(text, "--line")
+    assert [move.card for move in moves] == cards and source == "--line"
+    path = tmp_path / "m.txt"
+    path.write_text("\n".join(SOLUTION[:6]) + "\n")
+    moves, source = read_moves(f"@{path}", "--line")
+    assert [move.card for move in moves] == cards and source == str(path)
+    listed, _ = read_moves(f"@{EXAMPLES / 'pysol-2.black-hole-solve.txt'}", "after")
+    assert [move.card for move in listed] == list(map(parse_card, SOLUTION))
+    assert read_moves("", "after") == ([], "after")
+    path.write_text("2S\n3H ZZ\n")
+    for text, where in (("2S\n3H ZZ", "after"), (f"@{path}", f"{path}:2")):
+        with pytest.raises(InputError) as caught:
+            read_moves(text, "after")
+        assert str(caught.value) == f"{where}: unknown suit in card: 'ZZ'"
+    with pytest.raises(InputError, match="no such moves file"):
+        read_moves("@nope.txt", "after")
+
+
+@pytest.mark.parametrize("line,message", [
+    ("2S ZZ", "error: --line: unknown suit in card: 'ZZ'"),
+    ("2S QC", "error: --line: move 2 is illegal: QC is not a top card: 'QC'"),
+])
+def test_analyze_line_errors_name_the_option(line: str, message: str) -> None:
+    assert one_error_line(run("analyze", "pysol:2", "--line", line)) == message
+
+
+def test_analyze_line_errors_in_a_file_name_the_file(tmp_path) -> None:
+    path = tmp_path / "line.txt"
+    path.write_text("2S\n3H\nQC\n")
+    assert one_error_line(run("analyze", "pysol:2", "--line", f"@{path}")) == \
+        f"error: {path}: move 3 is illegal: QC is not a top card: 'QC'"

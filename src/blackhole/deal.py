@@ -2,7 +2,8 @@
 
 A deal spec is the one string every command takes:
 
-- a path to a board file (black-hole-solve's format) or a JSON file,
+- a path to a board file (black-hole-solve's format; a generalised deck adds a `Ranks: R`
+  line) or a JSON file,
 - `-` for standard input,
 - `pysol:N`, PySolFC's Black Hole game number N (dealt by pysol-cards, as PySolFC deals it),
 - `pysol:N:all-in-a-row`, PySolFC's All in a Row game N (13 fans of 4, empty foundation),
@@ -27,9 +28,13 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from blackhole.cards import STANDARD_RANKS, SUITS, Card, deck, parse_card
 from blackhole.errors import InputError, shorten
+
+if TYPE_CHECKING:
+    from blackhole.rules import Move
 
 FOUNDATION_SPADE_ACE = Card(1, "S")
 BLACK_HOLE_LAYOUT = (17, 3)  # fans, cards per fan, with the A♠ in the hole
@@ -115,9 +120,15 @@ def parse_board(text: str, source: str = "<board>") -> Deal:
 
     `Foundations: -` (or no Foundations line) means an empty foundation, as in All in a Row.
     A position writes an empty fan as a line `-` (or `: -`), so every fan keeps its place.
+    A generalised deck names its ranks per suit in a `Ranks: R` line (R in RANDOM_RANKS)
+    before the fans; without one the deck has 13 ranks, as every black-hole-solve board does.
+    Such a deck is checked as its JSON is: each card of the deck at most once, every card
+    on the fans when the foundation is empty, and any layout.
     """
     text = text.lstrip("\ufeff")
     foundation: Card | None = None
+    ranks: int | None = None
+    headers: set[str] = set()
     fans: list[tuple[Card, ...]] = []
     entries: list[Entry] = []
     fan_lines: list[int] = []
@@ -127,10 +138,18 @@ def parse_board(text: str, source: str = "<board>") -> Deal:
         if not line:
             continue
         last_line = number
-        if line.lower().startswith("foundations:"):
-            if fans or foundation is not None:
-                raise InputError("Foundations line must come first, once", source, number, line)
-            tokens = line.split(":", 1)[1].split()
+        header, colon, value = line.partition(":")
+        if colon and header.strip().lower() in BOARD_HEADERS:
+            name = BOARD_HEADERS[header.strip().lower()]
+            if name in headers or fans:
+                reason = f"a second {name} line" if name in headers else \
+                    f"the {name} line must come before the fans"
+                raise InputError(reason, source, number, line)
+            headers.add(name)
+            tokens = value.split()
+            if name == "Ranks":
+                ranks = _board_ranks(tokens, source, number, line)
+                continue
             if len(tokens) > 1:
                 raise InputError("Black Hole has one foundation", source, number, tokens[1])
             if tokens and tokens[0] != "-":
@@ -146,9 +165,32 @@ def parse_board(text: str, source: str = "<board>") -> Deal:
         fan_lines.append(number)
     if not fans:
         raise InputError("no fans found (empty deal file)", source, last_line or None)
-    check_deck(entries, STANDARD_RANKS, source, foundation)
-    _check_layout(fans, fan_lines, entries, foundation, source, last_line)
-    return Deal(tuple(fans), foundation, STANDARD_RANKS, name=source)
+    if ranks is None:
+        beyond = next((entry for entry in entries if entry[0].rank > STANDARD_RANKS), None)
+        if beyond is not None:
+            raise InputError(f"card not in a {STANDARD_RANKS}-rank deck (a larger deck names "
+                             "its ranks in a 'Ranks: R' line first)", source, *beyond[1:])
+        ranks = STANDARD_RANKS
+    check_deck(entries, ranks, source, foundation)
+    if ranks == STANDARD_RANKS:
+        _check_layout(fans, fan_lines, entries, foundation, source, last_line)
+    return Deal(tuple(fans), foundation, ranks, name=source)
+
+
+BOARD_HEADERS = {"foundations": "Foundations", "ranks": "Ranks"}  # lines before the fans
+
+
+def _board_ranks(tokens: list[str], source: str, number: int, line: str) -> int:
+    """The value of a `Ranks:` line: one count of ranks per suit, as `ranks=R` takes."""
+    if len(tokens) > 1:
+        raise InputError("Ranks takes one number", source, number, tokens[1])
+    value = tokens[0] if tokens else line
+    ranks = deck_ranks(value)
+    if ranks is None:
+        low, high = RANDOM_RANKS
+        raise InputError(f"Ranks takes a whole number from {low} to {high} (ranks per suit)",
+                         source, number, value)
+    return ranks
 
 
 def read_card(token: str, source: str, line: int | None) -> Card:
@@ -186,11 +228,17 @@ def _fan_text(fan: tuple[Card, ...]) -> str:
 
 
 def board_text(deal: Deal) -> str:
-    if deal.ranks != STANDARD_RANKS:  # the format has no field for it; it would not read back
-        raise InputError(f"a board holds only {STANDARD_RANKS}-rank decks (use --format json)",
-                         deal.name or "deal", token=f"ranks {deal.ranks}")
+    """The board of a deal or position; a deck of other than 13 ranks starts with its
+    `Ranks: R` line, so a 13-rank board is black-hole-solve's, byte for byte."""
+    header = []
+    if deal.ranks != STANDARD_RANKS:
+        low, high = RANDOM_RANKS
+        if not low <= deal.ranks <= high:  # it would not read back
+            raise InputError(f"a board holds {low} to {high} ranks per suit (use --format "
+                             "json)", deal.name or "deal", token=f"ranks {deal.ranks}")
+        header = [f"Ranks: {deal.ranks}"]
     foundation = str(deal.foundation) if deal.foundation is not None else "-"
-    lines = [f"Foundations: {foundation}"] + [_fan_text(fan) for fan in deal.fans]
+    lines = [*header, f"Foundations: {foundation}"] + [_fan_text(fan) for fan in deal.fans]
     return "\n".join(lines) + "\n"
 
 
@@ -441,14 +489,23 @@ def _random_variant(spec: str, variant: str) -> tuple[bool, int]:
         if key == "any":
             any_card = True
             continue
-        value = part[len("ranks="):]
-        low, high = RANDOM_RANKS
-        if not (value.isascii() and value.isdigit() and len(value) <= 3
-                and low <= int(value) <= high):
+        found = deck_ranks(part[len("ranks="):])
+        if found is None:
+            low, high = RANDOM_RANKS
             raise InputError(f"ranks=R takes {low} to {high} ranks per suit (4R cards)", spec,
                              None, part)
-        ranks = int(value)
+        ranks = found
     return any_card, ranks
+
+
+def deck_ranks(text: str) -> int | None:
+    """The ranks per suit `text` names, as `ranks=R` and a board's `Ranks: R` take them:
+    ASCII digits, within RANDOM_RANKS; None for anything else."""
+    low, high = RANDOM_RANKS
+    if text.isascii() and text.isdigit() and len(text) <= len(str(high)) \
+            and low <= int(text) <= high:
+        return int(text)
+    return None
 
 
 def load_deal(spec: str) -> Deal:
@@ -468,18 +525,27 @@ def load_position(spec: str, after: str | None = None) -> Position:
     if after is None:
         return position
     from blackhole.rules import advance
+
+    moves, source = read_moves(after, "after")
+    return advance(position, moves, source)
+
+
+def read_moves(text: str, option: str) -> tuple[list[Move], str]:
+    """The moves an option such as `--after` names, and the source their errors name.
+
+    `text` is cards separated by spaces or commas (`#` starts a comment), whose source is
+    `option`, or `@FILE` holding moves in any format `check` reads (`@-`: stdin), whose
+    source is the file. A bad card is an InputError naming the source and the token (and
+    the line, in a file: one option value has no lines worth naming)."""
     from blackhole.solutions import parse_cards, parse_solution
 
-    if after.startswith("@"):
-        source = source_name(after[1:])
-        moves = parse_solution(read_input(after[1:], "moves"), source)
-    else:
-        source = "after"
-        try:
-            moves = parse_cards(after, source)
-        except InputError as error:  # one option value: its line number means nothing
-            raise InputError(error.detail, source, None, error.token) from None
-    return advance(position, moves, source)
+    if text.startswith("@"):
+        source = source_name(text[1:])
+        return parse_solution(read_input(text[1:], "moves"), source), source
+    try:
+        return parse_cards(text, option), option
+    except InputError as error:
+        raise InputError(error.detail, option, None, error.token) from None
 
 
 def _load(spec: str) -> Position:

@@ -68,7 +68,9 @@ def deal_command(spec: DealSpec,
                  format: Annotated[DealFormat, typer.Option(help="Output format.")]
                  = DealFormat.board,
                  after: AfterOption = None) -> None:
-    """Write a deal or position as a board file or as JSON (which keeps the moves made)."""
+    """Write a deal or position as a board file or as JSON (which keeps the moves made).
+
+    A board of a deck of other than 13 ranks starts with a `Ranks: R` line."""
     with user_errors():
         position = load_position(spec, after)
         text = json.dumps(position_json(position)) + "\n" if format is DealFormat.json \

@@ -26,10 +26,8 @@ from blackhole.cli.common import (
     user_errors,
     working,
 )
-from blackhole.deal import load_position, read_input, source_name
-from blackhole.errors import InputError
-from blackhole.rules import Move, advance
-from blackhole.solutions import parse_cards, parse_solution
+from blackhole.deal import load_position, read_moves
+from blackhole.rules import advance
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -188,9 +186,10 @@ def analyze(
     with user_errors():
         Options(timeout=timeout)
         position = load_position(spec, after)
-        moves = None if line is None else _read_moves(line)
-        if moves is not None:  # an illegal move names --line (the library says "line")
-            advance(position, moves, line[1:] if line.startswith("@") else "--line")
+        moves = None
+        if line is not None:  # an illegal move names --line (the library says "line")
+            moves, source = read_moves(line, "--line")
+            advance(position, moves, source)
         with working(f"analysing {spec}"):
             found = analyze_line(position, moves, timeout=timeout)
     if as_json:
@@ -198,16 +197,6 @@ def analyze(
     else:
         _print_analysis(found, ascii_only)
     raise typer.Exit(EXIT_OK if found.proven else EXIT_UNKNOWN)
-
-
-def _read_moves(text: str) -> list[Move]:
-    """--line as --after reads it: cards, or @FILE in any format check reads."""
-    if text.startswith("@"):
-        return parse_solution(read_input(text[1:], "moves"), source_name(text[1:]))
-    try:
-        return parse_cards(text, "--line")
-    except InputError as error:  # one option value: its line number means nothing
-        raise InputError(error.detail, "--line", None, error.token) from None
 
 
 def _print_analysis(found: "Analysis", ascii_only: bool) -> None:

@@ -9,11 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from blackhole.cards import Card
-from blackhole.deal import Position, load_position, read_input
+from blackhole.deal import Position, load_position, read_moves
 from blackhole.errors import InputError
 from blackhole.play.board import check_fits
-from blackhole.rules import Game, Move, advance, replay
-from blackhole.solutions import parse_cards, parse_solution
+from blackhole.rules import Game, advance, replay
 
 SEEDS = 1_000_000  # fresh random deals are random:0 .. random:999999
 CARDS_PER_LINE = 17
@@ -37,18 +36,11 @@ def start_game(spec: str, after: str | None = None) -> Game:
     game = Game(origin)
     if after is None:
         return game
-    moves = _moves(after)
-    advance(origin, moves, after[1:] if after.startswith("@") else "after")  # the errors
+    moves, source = read_moves(after, "after")
+    advance(origin, moves, source)  # the errors
     for card in replay(origin.deal, moves).order:
         game = game.play_card(card)
     return game
-
-
-def _moves(after: str) -> list[Move]:
-    """`--after` as `load_position` reads it: cards, or @FILE in any format check reads."""
-    if after.startswith("@"):
-        return parse_solution(read_input(after[1:], "moves"), after[1:])
-    return parse_cards(after, "after")
 
 
 def save_text(game: Game, spec: str) -> str:
