@@ -113,16 +113,21 @@ def test_malformed_solution_file(tmp_path) -> None:
     assert result.exit_code == 2 and f"{path}:2" in result.output and "'QQ'" in result.output
 
 
-def test_a_generalised_deck_is_written_as_json_not_as_a_board(tmp_path) -> None:
+def test_a_generalised_deck_is_written_as_a_board_with_its_ranks(tmp_path) -> None:
     path = tmp_path / "five.json"
     fans = [["2S", "3S", "4S"], ["5S", "AH", "2H"], ["3H", "4H", "5H"], ["AD", "2D", "3D"],
             ["4D", "5D", "AC"], ["2C", "3C", "4C"], ["5C"]]
-    path.write_text(json.dumps({"foundation": "AS", "fans": fans, "ranks": 5}))
+    five = {"foundation": "AS", "fans": fans, "ranks": 5}
+    path.write_text(json.dumps(five))
+    board = run("deal", str(path))
+    assert board.exit_code == 0 and board.output.startswith("Ranks: 5\nFoundations: AS\n")
+    (tmp_path / "five.board").write_text(board.output)
+    again = run("deal", str(tmp_path / "five.board"), "--format", "json")
+    assert again.exit_code == 0 and json.loads(again.output) == five
+    path.write_text(json.dumps({"foundation": "AS", "fans": [["101H"]], "ranks": 101}))
     refused = run("deal", str(path))
     assert refused.exit_code == 2 and "--format json" in refused.stderr
     assert refused.stderr.count("\n") == 1
-    written = run("deal", str(path), "--format", "json")
-    assert written.exit_code == 0 and json.loads(written.output)["ranks"] == 5
 
 
 @pytest.mark.parametrize(("backend", "flag", "value", "owner"), [

@@ -525,8 +525,6 @@ def test_a_deck_the_board_cannot_hold_is_one_line_of_the_command(tmp_path) -> No
     assert run_command("deal", str(path), "--format", "json", cwd=tmp_path).returncode == 0
 
 
-@pytest.mark.xfail(strict=True, reason="certificates._standard still refuses decks of other "
-                   "than 13 ranks; drop this mark when it goes")
 @pytest.mark.parametrize("spec,code", [("random:8:ranks=4", 1), ("random:1:ranks=4", 0)])
 def test_a_generalised_deal_is_certified_and_verified(tmp_path, spec: str, code: int) -> None:
     """random:8:ranks=4 has no solution (a DRUP proof), random:1:ranks=4 has one."""

@@ -42,7 +42,6 @@ from typing import Any
 
 from blackhole import __version__, drat
 from blackhole.backends import Result, Verdict
-from blackhole.cards import STANDARD_RANKS
 from blackhole.deal import (
     Deal,
     Position,
@@ -236,7 +235,7 @@ def _refute(encoding: cnf.Encoding, solver: str, deadline: float | None) -> tupl
     (None, None, None, stats) when the deadline came first."""
     from pysat.solvers import Solver
 
-    from blackhole.backends.sat import _run, check_proof_solver, read_answer
+    from blackhole.backends.sat import check_proof_solver, read_answer, run_solver
 
     check_proof_solver(solver, proof=True)
     stats: dict[str, Any] = {"vars": encoding.num_vars, "clauses": len(encoding.clauses),
@@ -246,7 +245,7 @@ def _refute(encoding: cnf.Encoding, solver: str, deadline: float | None) -> tupl
     proof = model = None
     with cnf.gc_paused(), Solver(name=solver, bootstrap_with=encoding.clauses,
                                  with_proof=True) as sat:
-        answer = _run(sat, solver, deadline)
+        answer = run_solver(sat, solver, deadline)
         if answer:
             model = sat.get_model()
         elif answer is False:
@@ -290,9 +289,9 @@ def proof_text(lines: Sequence[str]) -> str:
 
 
 def _standard(deal: Deal, spec: str) -> Deal:
-    if deal.ranks != STANDARD_RANKS:  # deal.board is the certificate's statement
-        raise InputError(f"certificates hold only {STANDARD_RANKS}-rank decks", spec,
-                         token=f"ranks {deal.ranks}")
+    """The deal, when deal.board (the certificate's statement) can hold it: refused
+    before any work, naming the spec."""
+    board_text(replace(deal, name=spec))
     return deal
 
 

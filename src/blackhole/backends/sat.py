@@ -111,7 +111,7 @@ class SatBackend(Backend):
         proof = None
         with Solver(name=solver, bootstrap_with=encoding.clauses,
                     with_proof=options.proof) as sat:
-            answer = _run(sat, solver, deadline)
+            answer = run_solver(sat, solver, deadline)
             model = sat.get_model() if answer else None
             if options.proof and answer is False:
                 proof = list(sat.get_proof())
@@ -163,7 +163,7 @@ def read_answer(answer: bool | None, model: list[int] | None, encoding: Encoding
         raise InternalError(f"{who}: model does not decode: {error}") from None
 
 
-def _run(sat: Solver, solver: str, deadline: float | None,
+def run_solver(sat: Solver, solver: str, deadline: float | None,
          assumptions: Sequence[int] = ()) -> bool | None:
     """True (satisfiable), False (unsatisfiable) or None (the deadline came first), under
     the assumptions (literals)."""
@@ -298,7 +298,7 @@ class LineSolver:
         """A line satisfying the assumptions, False when there is none, None at the
         deadline."""
         self.calls += 1
-        answer = _run(self.sat, self.solver, self.deadline, assumptions)
+        answer = run_solver(self.sat, self.solver, self.deadline, assumptions)
         if answer is None:
             self.timed_out = True
             return None

@@ -86,7 +86,8 @@ def _certificate_json(spec: str, cert: "Certificate") -> dict:
                     proof_lines=cert.proof.lines, proof_bytes=cert.proof.bytes,
                     seconds={"encode": round(cert.seconds.encode, 6),
                              "solve": round(cert.seconds.solve, 6),
-                             "check": round(cert.seconds.check, 6)})
+                             "check": round(cert.seconds.check, 6),
+                             "write": round(cert.seconds.write, 6)})
     if cert.reason:
         data["reason"] = cert.reason
     if cert.solution is not None:
@@ -132,7 +133,8 @@ def _print_certificate_summary(certs: "list[Certificate]") -> None:
         check = [c.seconds.check for c in made]
         lines = [c.proof.lines for c in made]
         size = [c.proof.bytes for c in made]
-        console.print(f"per certificate (encode + solve + check): median {median(total):.3f} s, "
+        console.print(f"per certificate (encode + solve + check + write): median "
+                      f"{median(total):.3f} s, "
                       f"max {max(total):.3f} s, total {sum(total):.1f} s (check alone: total "
                       f"{sum(check):.1f} s); proof lines median {median(lines):.0f}, max "
                       f"{max(lines)}; bytes max {max(size)}")
