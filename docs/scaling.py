@@ -29,9 +29,16 @@ SETTLED = ("solved", "unsolvable")
 
 
 def load(path: Path) -> list[dict]:
+    """The results, the last line of each (deal, backend, task) only: `bench --resume
+    --retry-unknown` appends a task's new result after its unknown one."""
     opener = gzip.open if path.suffix == ".gz" else open
+    latest: dict[tuple, dict] = {}
     with opener(path, "rt", encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
+        for line in handle:
+            if line.strip():
+                row = json.loads(line)
+                latest[(row["deal"], row["backend"], row.get("task", "solve"))] = row
+    return list(latest.values())
 
 
 def ranks(deal: str) -> int:
