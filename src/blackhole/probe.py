@@ -56,9 +56,14 @@ def probe(problem: Problem, budget: int = DEFAULT_BUDGET) -> Look:
     for fan in fans:
         for node in fan:
             left[rank[node]] += 1
-    # fits[h][r]: rank r may go onto hole rank h; row 0 is the empty foundation.
-    fits = [[True] * (m + 1)] + [
-        [r != 0 and rank_adjacent(r, h, m) for r in range(m + 1)] for h in range(1, m + 1)]
+    # onto[h]: the ranks that may go onto hole rank h (0: the empty foundation takes any);
+    # showing[r]: the fans whose top card has rank r, so a node looks at its moves only.
+    onto = [list(range(1, m + 1))] + [
+        [r for r in range(1, m + 1) if rank_adjacent(r, h, m)] for h in range(1, m + 1)]
+    showing: list[set[int]] = [set() for _ in range(m + 1)]
+    for f, fan in enumerate(fans):
+        if fan:
+            showing[rank[fan[-1]]].add(f)
     weight = [1] * len(fans)
     for f in range(1, len(fans)):
         weight[f] = weight[f - 1] * (len(fans[f - 1]) + 1)
@@ -100,11 +105,7 @@ def probe(problem: Problem, budget: int = DEFAULT_BUDGET) -> Look:
         if hole and not reaches_all(hole, cards):
             dead.add(key)
             return False
-        fit = fits[hole]
-        moves = []
-        for f, h in enumerate(heights):
-            if h and fit[r := rank[fans[f][h - 1]]]:
-                moves.append((-left[r], -h, f))
+        moves = [(-left[r], -heights[f], f) for r in onto[hole] for f in showing[r]]
         moves.sort()
         cut = False
         for i, (_, _, f) in enumerate(moves):
@@ -117,6 +118,9 @@ def probe(problem: Problem, budget: int = DEFAULT_BUDGET) -> Look:
             heights[f] -= 1
             node = fans[f][heights[f]]
             r = rank[node]
+            showing[r].discard(f)
+            if heights[f]:
+                showing[rank[fans[f][heights[f] - 1]]].add(f)
             left[r] -= 1
             if not left[r]:
                 gaps[0] += 1
@@ -129,6 +133,9 @@ def probe(problem: Problem, budget: int = DEFAULT_BUDGET) -> Look:
             if not left[r]:
                 gaps[0] -= 1
             left[r] += 1
+            if heights[f]:
+                showing[rank[fans[f][heights[f] - 1]]].discard(f)
+            showing[r].add(f)
             heights[f] += 1
         if cut:
             return None
