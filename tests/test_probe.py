@@ -5,16 +5,18 @@ never changes a verdict; when it runs out of budget the SAT solver decides as be
 from __future__ import annotations
 
 import csv
+import random
 from pathlib import Path
 
 import pytest
 
 from blackhole.backends import Options, Verdict
 from blackhole.backends.sat import SatBackend
-from blackhole.deal import load_deal
+from blackhole.deal import load_deal, load_position
 from blackhole.pipeline import solve_deal
 from blackhole.probe import DEFAULT_BUDGET, Look, probe
 from blackhole.problem import build_problem
+from blackhole.rules import initial_state, legal_cards, play
 
 from .helpers import check_order, small_deal
 
@@ -42,7 +44,7 @@ def test_the_probe_finds_lines_on_the_sample() -> None:
     assert sum(look.refuted for look in looks) >= 5
 
 
-@pytest.mark.parametrize("seed", range(30))
+@pytest.mark.parametrize("seed", range(120))
 def test_probe_on_small_deals_never_contradicts_the_search(seed: int) -> None:
     deal = small_deal(seed)
     problem = build_problem(deal)
@@ -105,3 +107,27 @@ def test_both_solvers_take_the_first_look_unless_told_not_to(backend: str) -> No
         assert alone.result.solver != "probe" and "probe" not in alone.result.stats
         settled_by_look = probe(build_problem(deal)).line is not None or number == 1
         assert (looked.result.solver == "probe") == settled_by_look
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_probe_on_positions_never_contradicts_the_search(seed: int) -> None:
+    """Part-played positions (a hole card already down, fans uneven) of real deals: a win
+    must replay and a refutation must agree with the exhaustive search."""
+    rng = random.Random(seed)
+    deal = load_deal(f"pysol:{rng.randrange(1, 1001)}")
+    state, played = initial_state(deal), []
+    for _ in range(rng.randrange(5, 30)):
+        moves = legal_cards(deal, state)
+        if not moves:
+            break
+        card, fan = rng.choice(moves)
+        state = play(deal, state, fan)
+        played.append(str(card))
+    position = load_position(f"pysol:{deal.name.split(':')[1]}", " ".join(played))
+    problem = build_problem(position.deal)
+    look = probe(problem, 20_000)
+    if look.line is not None:
+        check_order(problem, look.line)
+    if look.line is not None or look.refuted:
+        expected = Verdict.SOLVED if look.line is not None else Verdict.UNSOLVABLE
+        assert solve_deal(position.deal, "search", Options(timeout=60)).verdict is expected
