@@ -29,7 +29,7 @@ from blackhole.certificates import (
     verify,
 )
 from blackhole.cli import app
-from blackhole.deal import load_deal
+from blackhole.deal import board_text, load_deal
 from blackhole.errors import InputError
 from blackhole.pipeline import solve_deal
 
@@ -596,3 +596,22 @@ def test_certify_times_each_stage(certificate_837) -> None:
     assert facts["format"] == certify_module.CERTIFICATE_FORMAT
     assert set(facts["seconds"]) == {"encode", "solve", "check", "write"}
     assert all(value > 0 for value in facts["seconds"].values())
+
+
+def test_verify_takes_the_out_folder_of_a_run(tmp_path: Path) -> None:
+    """`verify OUT` checks every certificate a `certify --out OUT` run wrote, and says so
+    only when all of them hold."""
+    runner = CliRunner()
+    made = runner.invoke(app, ["certify", "pysol:1,pysol:2,pysol:27", "--out", str(tmp_path)])
+    assert made.exit_code == 1, made.output  # pysol:1 and 27 have no solution
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pysol-1", "pysol-2", "pysol-27"]
+    checked = runner.invoke(app, ["verify", str(tmp_path)])
+    assert checked.exit_code == 0, checked.output
+    assert checked.output.count("VERIFIED") == 3 and "3 of 3 certificates" in checked.output
+    lines = json.loads(runner.invoke(app, ["verify", str(tmp_path), "--json"]).output)
+    assert [line["deal"] for line in lines] == ["pysol:1", "pysol:2", "pysol:27"]
+    assert all(line["verified"] for line in lines)
+    (tmp_path / "pysol-27" / "deal.board").write_text(board_text(load_deal("pysol:1")))
+    again = runner.invoke(app, ["verify", str(tmp_path)])
+    assert again.exit_code == 1 and "NOT VERIFIED" in again.output
+    assert "2 of 3 certificates" in again.output

@@ -533,6 +533,20 @@ def completed(job: Job) -> Certificate | None:
 # ---------------------------------------------------------------- verify
 
 
+def holds_certificate(folder: Path) -> bool:
+    return (folder / MANIFEST_FILE).is_file() or (folder / SOLUTION_FILE).is_file()
+
+
+def folders_to_verify(folder: Path) -> list[Path]:
+    """The certificates to verify under `folder`: the folder itself when it holds one (or
+    is no folder, for `verify` to refuse), else the folders directly inside it that hold
+    one, as `certify --out` writes a run, in name order."""
+    if not folder.is_dir() or holds_certificate(folder):
+        return [folder]
+    inner = sorted(p for p in folder.iterdir() if p.is_dir() and holds_certificate(p))
+    return inner or [folder]
+
+
 def verify(folder: Path, checker: str = "blackhole") -> Verification:
     """Check what the folder claims from the files on disk: an unsolvable deal's proof
     (manifest.json) or a solvable deal's winning moves (solution.json)."""

@@ -154,28 +154,43 @@ def _print_interrupted(rows: "list[tuple[str, Certificate]]", planned: int,
 
 @app.command()
 def verify(
-    folder: Annotated[Path, typer.Argument(help="A folder written by `blackhole certify`.")],
+    folder: Annotated[Path, typer.Argument(
+        help="A certificate folder, or the --out folder of a certify run (every "
+             "certificate in it).")],
     checker: Annotated[str, typer.Option(help="blackhole (own checker) or drat-trim.")]
     = "blackhole",
     as_json: JsonFlag = False,
 ) -> None:
-    """Check a certificate from the files on disk: an unsolvable deal's proof, re-derived
-    from its deal, or a solvable deal's winning moves, replayed. VERIFIED or why not."""
+    """Check certificates from the files on disk: an unsolvable deal's proof, re-derived
+    from its deal, or a solvable deal's winning moves, replayed. VERIFIED or why not; exit
+    0 only when every one is verified."""
+    from blackhole.certificates import folders_to_verify
     from blackhole.certificates import verify as verify_certificate
 
+    folders = folders_to_verify(folder)
+    results = []
     with user_errors():
-        found = verify_certificate(folder, checker)
+        for one in folders:
+            found = verify_certificate(one, checker)
+            results.append((one, found))
+            if not as_json:
+                _print_verification(one, found)
     if as_json:
-        check = found.check
-        typer.echo(json.dumps({"folder": str(folder), "verified": found.ok,
-                               "claim": found.claim, "deal": found.spec, "dealt": found.dealt,
-                               "best": found.best,
-                               "reason": found.reason,
-                               "stats": check.stats if check is not None else {},
-                               "seconds": round(found.seconds, 6)}))
-    else:
-        _print_verification(folder, found)
-    raise typer.Exit(EXIT_OK if found.ok else EXIT_NO)
+        lines = [_verification_json(one, found) for one, found in results]
+        typer.echo(json.dumps(lines[0] if len(folders) == 1 and folders[0] == folder
+                              else lines))
+    elif len(results) > 1:
+        good = sum(found.ok for _, found in results)
+        console.print(f"{good} of {len(results)} certificates in {folder} verified")
+    raise typer.Exit(EXIT_OK if all(found.ok for _, found in results) else EXIT_NO)
+
+
+def _verification_json(folder: Path, found: "Verification") -> dict:
+    check = found.check
+    return {"folder": str(folder), "verified": found.ok, "claim": found.claim,
+            "deal": found.spec, "dealt": found.dealt, "best": found.best,
+            "reason": found.reason, "stats": check.stats if check is not None else {},
+            "seconds": round(found.seconds, 6)}
 
 
 def _print_verification(folder: Path, found: "Verification") -> None:
