@@ -256,31 +256,10 @@ def _refute(encoding: cnf.Encoding, solver: str, deadline: float | None) -> tupl
 
 
 def dimacs(encoding: cnf.Encoding) -> str:
-    """The certificate's DIMACS text of an encoding: comment lines naming the encoding's
-    version, features, bound and clause families, the header, then one clause a line.
-    (Format 2 also named every variable, through `Encoding.dimacs()`; that took longer
-    than building the CNF.) Every literal is rendered once and the clauses are joined in
-    one pass."""
-    head = [f"c blackhole SAT encoding {cnf.ENCODING_VERSION}",
-            f"c features {','.join(sorted(encoding.features)) or '-'}"]
-    if encoding.optional:
-        head.append("c optional positions")
-    if encoding.bound is not None:
-        head.append(f"c at least {encoding.bound} cards played")
-    head += [f"c family {family} {count}" for family, count in encoding.family_counts.items()]
-    head.append(f"p cnf {encoding.num_vars} {len(encoding.clauses)}\n")
-    n = encoding.num_vars
-    # rendered[lit] for -n <= lit <= n (negative literals by Python's negative indexing);
-    # the clause terminator 0 carries the line's end
-    rendered = [str(v) for v in range(n + 1)] + [str(v) for v in range(-n, 0)]
-    rendered[0] = "0\n"
-    flat: list[int] = []
-    extend, end = flat.extend, flat.append
-    for clause in encoding.clauses:
-        extend(clause)
-        end(0)
-    body = " ".join(map(rendered.__getitem__, flat)).replace("\n ", "\n")
-    return "\n".join(head) + body
+    """The certificate's DIMACS text of an encoding (format 3): `Encoding.dimacs()`
+    without the comment line per variable of format 2, which took longer than building
+    the CNF."""
+    return encoding.dimacs(names=False)
 
 
 def proof_text(lines: Sequence[str]) -> str:

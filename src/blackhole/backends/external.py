@@ -67,7 +67,7 @@ class ExternalBackend(Backend):
         with tempfile.TemporaryDirectory(prefix="blackhole-") as folder:
             path = Path(folder) / "formula.cnf"
             proof_path = Path(folder) / "proof.drat"
-            path.write_text(encoding.dimacs(), encoding="ascii")
+            path.write_text(encoding.dimacs(names=False), encoding="ascii")
             extra = [arg.replace(PROOF, str(proof_path)) for arg in asked or ()]
             timeout = None if deadline is None else deadline - time.perf_counter()
             output, code = _run(argv + [str(path)] + extra, command, timeout)

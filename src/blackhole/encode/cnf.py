@@ -188,7 +188,11 @@ class Encoding:
         """What variable `var` means, in words."""
         return describe_key(self.problem, self.pool.obj(var))
 
-    def dimacs(self) -> str:
+    def dimacs(self, names: bool = True) -> str:
+        """DIMACS text: comment lines naming the encoding's version, features, bound and
+        clause families (and, with `names`, what every variable means), the header, then
+        one clause a line. Every literal is rendered once and the clauses are joined in
+        one pass: the variable names take longer than the rest together."""
         lines = [f"c blackhole SAT encoding {ENCODING_VERSION}",
                  f"c features {','.join(sorted(self.features)) or '-'}"]
         if self.optional:
@@ -196,10 +200,21 @@ class Encoding:
         if self.bound is not None:
             lines.append(f"c at least {self.bound} cards played")
         lines += [f"c family {family} {count}" for family, count in self.family_counts.items()]
-        lines += [f"c var {v} = {self.describe(v)}" for v in range(1, self.num_vars + 1)]
-        lines.append(f"p cnf {self.num_vars} {len(self.clauses)}")
-        lines += [" ".join(map(str, clause)) + " 0" if clause else "0" for clause in self.clauses]
-        return "\n".join(lines) + "\n"
+        if names:
+            lines += [f"c var {v} = {self.describe(v)}" for v in range(1, self.num_vars + 1)]
+        lines.append(f"p cnf {self.num_vars} {len(self.clauses)}\n")
+        n = self.num_vars
+        # rendered[lit] for -n <= lit <= n (negative literals by negative indexing); the
+        # clause terminator 0 carries the line's end
+        rendered = [str(v) for v in range(n + 1)] + [str(v) for v in range(-n, 0)]
+        rendered[0] = "0\n"
+        flat: list[int] = []
+        extend, end = flat.extend, flat.append
+        for clause in self.clauses:
+            extend(clause)
+            end(0)
+        body = " ".join(map(rendered.__getitem__, flat)).replace("\n ", "\n")
+        return "\n".join(lines) + body
 
 
 def describe_key(problem: Problem, key: object) -> str:
