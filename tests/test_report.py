@@ -187,8 +187,8 @@ def test_piped_report_keeps_long_names_and_every_figure(tmp_path: Path) -> None:
     rows = {line.split()[0]: line.split() for line in result.stdout.splitlines()
             if line.startswith(("cpsat:", "sat:"))}
     assert rows["cpsat:inverse"][1:5] == ["3", "0", "0", "0"]
-    assert rows["cpsat:inverse"][-2:] == ["369.75", "0"]
-    assert rows["sat:cadical195"][-2:] == ["4.50", "3"]
+    assert rows["cpsat:inverse"][-3:] == ["369.75", "0", "0"]  # total, fastest, look
+    assert rows["sat:cadical195"][-3:] == ["4.50", "3", "0"]
 
 
 def test_all_in_a_row_is_its_own_source_and_nothing_settled_is_not_outside(
@@ -358,3 +358,20 @@ def test_the_best_score_histogram_is_drawn(tmp_path: Path) -> None:
     assert {p.name for p in written} == {"cactus.png", "cactus.svg", "best-scores.png",
                                         "best-scores.svg"}
     assert imread(tmp_path / "plots" / "best-scores.png").shape[0] > 100
+
+
+def test_the_report_counts_deals_the_first_look_settled(tmp_path: Path) -> None:
+    """pysol:1 is refuted by the look and pysol:2 and 3 are won by it; --no-look hands
+    all three to the solver."""
+    looked, alone = tmp_path / "looked.jsonl", tmp_path / "alone.jsonl"
+    assert run_cli("bench", "pysol:1-3", "--backends", "sat,cpsat", "--jobs", "1",
+                   "--out", str(looked)).exit_code == 0
+    assert run_cli("bench", "pysol:1-3", "--backends", "sat,cpsat", "--jobs", "1",
+                   "--no-look", "--out", str(alone)).exit_code == 0
+    for path, expected in ((looked, 3), (alone, 0)):
+        report = summarize(read_results(path), str(path))
+        assert [b.looked for b in report.backends] == [expected, expected]
+        assert [b.solved + b.unsolvable for b in report.backends] == [3, 3]
+        assert json.loads(json.dumps(report.to_json()))["backends"][0]["looked"] == expected
+    shown = run_cli("report", str(looked))
+    assert shown.exit_code == 0 and "look" in shown.output

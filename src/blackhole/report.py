@@ -162,6 +162,7 @@ class BackendSummary:
     max: float | None
     total: float
     fastest: int  # deals this backend settled in the least time of all backends
+    looked: int = 0  # deals settled by the first look (stats.probe), before any encoding
 
 
 @dataclass(frozen=True)
@@ -284,10 +285,11 @@ def _backend_summary(task: str, name: str, records: list[Record],
     for record in records:
         counts[record.verdict] += 1
     times = [float(record.seconds) for record in records]
+    looked = sum(1 for record in records if (record.stats or {}).get("probe") is True)
     return BackendSummary(name, task, len(records), counts["solved"], counts["unsolvable"],
                           counts["unknown"], counts["error"], quantile(times, 0.5),
                           quantile(times, 0.9), quantile(times, 0.99), max(times, default=None),
-                          sum(times), fastest)
+                          sum(times), fastest, looked)
 
 
 def deal_verdict(runs: Iterable[Record]) -> str:
@@ -370,14 +372,15 @@ def tables(report: Report) -> list[Any]:
                  + (f" ({report.duplicates} superseded)" if report.duplicates else "")
                  + "; seconds per task", **compact)
     for column in ("backend", "solved", "unsolv", "unknown", "error", "median", "p90", "p99",
-                   "max", "total", "fastest"):
+                   "max", "total", "fastest", "look"):
         main.add_column(column, justify="left" if column == "backend" else "right",
                         min_width=len(column), no_wrap=True)
     for b in report.backends:
         name = b.backend if b.task == "solve" else f"{b.backend} (best)"
         main.add_row(name, str(b.solved), str(b.unsolvable), str(b.unknown),
                      Text(str(b.error), style="red" if b.error else ""), secs(b.median),
-                     secs(b.p90), secs(b.p99), secs(b.max), f"{b.total:.2f}", str(b.fastest))
+                     secs(b.p90), secs(b.p99), secs(b.max), f"{b.total:.2f}", str(b.fastest),
+                     str(b.looked))
     out.append(main)
     solv = Table(title="solvable fraction (95% Wilson interval)", **compact)
     for column in ("source", "settled", "solvable", "fraction", "95% interval", "published"):
