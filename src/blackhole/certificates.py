@@ -204,10 +204,7 @@ def certify(deal: Deal, spec: str, folder: Path, solver: str = DEFAULT_SOLVER,
                                "checking the proof", seconds=replace(
                                    seconds, check=check.stats["seconds"]), **base)
     checked = time.perf_counter()
-    cnf_bytes = dimacs(encoding).encode()
-    proof_bytes = proof_text(proof_lines).encode()
-    _write_bytes(folder / CNF_FILE, cnf_bytes)
-    _write_bytes(folder / PROOF_FILE, proof_bytes)
+    cnf_bytes, proof_bytes = _write_statement(folder, encoding, proof_lines)
     written = time.perf_counter()
     if checker != "blackhole":  # drat-trim reads the files
         left = None if deadline is None else deadline - written
@@ -260,6 +257,16 @@ def dimacs(encoding: cnf.Encoding) -> str:
     without the comment line per variable of format 2, which took longer than building
     the CNF."""
     return encoding.dimacs(names=False)
+
+
+def _write_statement(folder: Path, encoding: cnf.Encoding,
+                     proof_lines: Sequence[str]) -> tuple[bytes, bytes]:
+    """Write formula.cnf and proof.drup; their bytes, for the manifest's hashes and sizes."""
+    cnf_bytes = dimacs(encoding).encode()
+    proof_bytes = proof_text(proof_lines).encode()
+    _write_bytes(folder / CNF_FILE, cnf_bytes)
+    _write_bytes(folder / PROOF_FILE, proof_bytes)
+    return cnf_bytes, proof_bytes
 
 
 def proof_text(lines: Sequence[str]) -> str:
@@ -353,10 +360,7 @@ def certify_best(position: Position, best: int, folder: Path, *, spec: str = "",
         check = drat.check_proof(encoding.num_vars, encoding.clauses,
                                  drat.parse_proof_lines(proof_lines))
     checked = time.perf_counter()
-    cnf_bytes = dimacs(encoding).encode()
-    proof_bytes = proof_text(proof_lines).encode()
-    _write_bytes(folder / CNF_FILE, cnf_bytes)
-    _write_bytes(folder / PROOF_FILE, proof_bytes)
+    cnf_bytes, proof_bytes = _write_statement(folder, encoding, proof_lines)
     written = time.perf_counter()
     if checker != "blackhole":
         check = _drat_trim(folder / CNF_FILE, folder / PROOF_FILE, None)
