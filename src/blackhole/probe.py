@@ -48,6 +48,28 @@ class _OutOfBudget(Exception):
     pass
 
 
+def walk_covers(left: list[int], hole: int, cards: int, modulus: int) -> bool:
+    """The rank-walk cut: can the hole (rank `hole`) still reach all `cards` cards left,
+    where left[r] counts the cards of rank r on the fans? The hole moves one rank at a
+    time, so it only ever shows ranks on the unbroken run of ranks with cards around it;
+    a card outside that run can never be played. Used by the look and by `search`."""
+    covered, up = left[hole], hole
+    for _ in range(modulus - 1):
+        up = up % modulus + 1
+        if not left[up]:
+            break
+        covered += left[up]
+    else:
+        return True  # every rank is on one unbroken walk
+    down = hole
+    for _ in range(modulus - 1):  # stops at the gap the upward walk found, at the latest
+        down = (down - 2) % modulus + 1
+        if not left[down]:
+            break
+        covered += left[down]
+    return covered >= cards
+
+
 def probe(problem: Problem, budget: int = DEFAULT_BUDGET) -> Look:
     """Search `problem` for a full line, trying at most `budget` moves."""
     fans, rank, m = problem.fans, problem.rank, problem.modulus
@@ -73,25 +95,9 @@ def probe(problem: Problem, budget: int = DEFAULT_BUDGET) -> Look:
     gaps = [sum(1 for r in range(1, m + 1) if not left[r])]  # ranks with no card left
 
     def reaches_all(hole: int, cards: int) -> bool:
-        """Does the hole's rank walk (up and down, no rank without cards on the way) cover
-        every card left?"""
         if gaps[0] < 2:  # one gap at most: the walk from any rank reaches every other
             return True
-        covered, up = left[hole], hole
-        for _ in range(m - 1):
-            up = up % m + 1
-            if not left[up]:
-                break
-            covered += left[up]
-        else:
-            return True
-        down = hole
-        for _ in range(m - 1):
-            down = (down - 2) % m + 1
-            if not left[down]:
-                break
-            covered += left[down]
-        return covered >= cards
+        return walk_covers(left, hole, cards, m)
 
     def search(hole: int, code: int, cards: int, allowed: int) -> bool | None:
         """True: a full line is in `line`; False: no line from here (remembered); None: a

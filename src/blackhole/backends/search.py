@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from blackhole.backends import Backend, BestResult, Options, Result, Verdict
 from blackhole.cards import rank_adjacent
+from blackhole.probe import walk_covers
 from blackhole.problem import Problem
 
 _CHECK_EVERY = 4096  # nodes between clock reads
@@ -180,26 +181,6 @@ class _Searcher:
         self.memo[key] = (best, choice)
         return best
 
-    def _reaches_all(self, hole: int, left: int) -> bool:
-        """Can the hole's rank walk to every rank that still has cards?"""
-        m, count = self.modulus, self.count
-        covered = count[hole]
-        up = hole
-        for _ in range(m - 1):
-            up = up % m + 1
-            if not count[up]:
-                break
-            covered += count[up]
-        else:
-            return True  # every rank is on one unbroken walk
-        down = hole
-        for _ in range(m - 1):  # stops at the gap the upward walk found, at the latest
-            down = (down - 2) % m + 1
-            if not count[down]:
-                break
-            covered += count[down]
-        return covered >= left
-
     def _dfs(self, hole: int, code: int, left: int) -> bool:
         if left == 0:
             return True
@@ -211,7 +192,7 @@ class _Searcher:
         if self.states % _CHECK_EVERY == 0 and self.deadline is not None \
                 and time.perf_counter() > self.deadline:
             raise _OutOfTime
-        if hole and not self._reaches_all(hole, left):
+        if hole and not walk_covers(self.count, hole, left, self.modulus):
             return False
         fits = self.fits[hole]
         heights, fans, rank, count = self.heights, self.fans, self.rank, self.count
