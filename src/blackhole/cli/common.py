@@ -318,6 +318,10 @@ DealSpec = Annotated[str, typer.Argument(
     help="A board or JSON file, '-' for stdin, pysol:N[:all-in-a-row] or random:SEED[:any].",
     show_default=False)]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+WorkersOption = Annotated[int | None, typer.Option(
+    min=1, help="CP-SAT search workers (default 1).", show_default=False)]
+SeedOption = Annotated[int | None, typer.Option(
+    help="CP-SAT random seed (default 0).", show_default=False)]
 NoLookFlag = Annotated[bool, typer.Option(
     "--no-look", help="Skip the first look (a greedy search before any encoding, in sat and "
                       "cpsat), to time the encoding and solver alone.")]

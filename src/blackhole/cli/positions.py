@@ -18,6 +18,8 @@ from blackhole.cli.common import (
     AsciiFlag,
     DealSpec,
     JsonFlag,
+    SeedOption,
+    WorkersOption,
     app,
     card_text,
     console,
@@ -48,10 +50,8 @@ def best(
              "the SAT solver.")] = "sat",
     solver: Annotated[str | None, typer.Option(
         help="SAT solver name (sat backend; maxsat: RC2's oracle).")] = None,
-    workers: Annotated[int | None, typer.Option(
-        min=1, help="CP-SAT search workers (default 1).", show_default=False)] = None,
-    seed: Annotated[int | None, typer.Option(
-        help="CP-SAT random seed (default 0).", show_default=False)] = None,
+    workers: WorkersOption = None,
+    seed: SeedOption = None,
     features: Annotated[str | None, typer.Option(
         help="Encoding features, comma-separated ('none' for the plain encoding).")] = None,
     timeout: TimeoutOption = None,

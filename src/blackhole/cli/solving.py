@@ -22,7 +22,9 @@ from blackhole.cli.common import (
     DealSpec,
     JsonFlag,
     NoLookFlag,
+    SeedOption,
     Styled,
+    WorkersOption,
     app,
     card_piece,
     console,
@@ -52,10 +54,8 @@ def solve(
     solver: Annotated[str | None, typer.Option(help="SAT solver name (sat backend).")] = None,
     model: Annotated[str | None, typer.Option(
         help="CP-SAT model (cpsat backend): inverse (default), boolean, circuit or cnf.")] = None,
-    workers: Annotated[int | None, typer.Option(
-        min=1, help="CP-SAT search workers (default 1).", show_default=False)] = None,
-    seed: Annotated[int | None, typer.Option(
-        help="CP-SAT random seed (default 0).", show_default=False)] = None,
+    workers: WorkersOption = None,
+    seed: SeedOption = None,
     timeout: Annotated[float | None, typer.Option(
         min=0.0, help="Wall-clock limit in seconds; reaching it gives 'unknown'.")] = None,
     solver_cmd: Annotated[str | None, typer.Option(
