@@ -60,6 +60,7 @@ fine for the rare RAT lemma (Glucose writes none).
 from __future__ import annotations
 
 import gc
+import os
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -67,6 +68,7 @@ from itertools import chain
 from pathlib import Path
 
 __all__ = [
+    "ENGINE_VARIABLE",
     "MAX_CNF_BYTES",
     "MAX_PROOF_BYTES",
     "CheckResult",
@@ -89,6 +91,17 @@ MAX_PROOF_BYTES = 64 * 2**20
 MAX_CNF_BYTES = 64 * 2**20
 _MAX_VARINT_SHIFT = 35  # binary literals beyond 2**35 cannot be variables of any input
 
+try:  # the compiled core, built at install time where a C compiler is at hand
+    from blackhole import _drat_core
+except ImportError:  # pragma: no cover - an install without a compiler
+    _drat_core = None
+
+# "python" makes check_proof judge every proof with the pure-Python checker alone;
+# "auto" (the default) lets the compiled core accept what it can.
+ENGINE_VARIABLE = "BLACKHOLE_DRAT_ENGINE"
+ENGINES = ("auto", "python")
+_C_ACCEPT, _C_HANDOVER, _C_TIMEOUT = 0, 1, 2
+
 
 class DratError(ValueError):
     """Malformed DIMACS formula or DRAT proof."""
@@ -101,15 +114,19 @@ class CheckResult:
     ``reason`` is empty when ``ok``; otherwise it says exactly why the proof
     was rejected.  ``stats`` holds counters: ``lemmas`` and ``deletions`` in
     the proof, ``core_lemmas`` (checked), ``rat_lemmas`` (needed RAT),
-    ``ignored_deletions``, ``trivial`` (formula refuted without the proof) and
-    ``seconds``.  ``timed_out`` means the deadline came first: ``ok`` is then
-    False, yet the proof is neither accepted nor refuted.
+    ``ignored_deletions``, ``trivial`` (formula refuted without the proof),
+    ``rup_literals`` and ``seconds``; ``c_seconds`` is the time the compiled core
+    spent before it handed a proof over.  ``timed_out`` means the deadline came
+    first: ``ok`` is then False, yet the proof is neither accepted nor refuted.
+    ``engine`` says who judged: "c" (the compiled core accepted, or ran out of
+    time) or "python".
     """
 
     ok: bool
     reason: str = ""
     stats: dict[str, float] = field(default_factory=dict, compare=False)
     timed_out: bool = False  # stopped at the deadline: no verdict either way
+    engine: str = field(default="", compare=False)  # "c" or "python": who judged
 
 
 class Proof(list[tuple[bool, list[int]]]):
@@ -875,12 +892,41 @@ def _clause_index(cls: list[list[int]], active: bytearray) -> dict[tuple[int, ..
     return index
 
 
+def c_engine_built() -> bool:
+    """Is the compiled core of the checker installed?"""
+    return _drat_core is not None
+
+
+def _engine(engine: str | None) -> str:
+    choice = os.environ.get(ENGINE_VARIABLE, "auto") if engine is None else engine
+    if choice not in ENGINES:
+        raise ValueError(f"unknown proof-check engine {choice!r} (choose from "
+                         f"{', '.join(ENGINES)}; {ENGINE_VARIABLE} sets it)")
+    return choice
+
+
+def _c_check(
+    n: int,
+    clauses: Sequence[Sequence[int]],
+    proof: Sequence[tuple[bool, Sequence[int]]],
+    deadline: float | None,
+) -> tuple[int, str, dict[str, float]]:
+    """Run the compiled core: (status, why it handed over, counters)."""
+    assert _drat_core is not None
+    left = 0.0 if deadline is None else deadline - time.perf_counter()
+    status, note, core, literals, ignored, trivial = _drat_core.check(
+        n, _Checker.TOP, clauses, proof, deadline is not None, left)
+    return status, note, {"core_lemmas": core, "rat_lemmas": 0, "ignored_deletions": ignored,
+                          "trivial": trivial, "rup_literals": literals}
+
+
 def check_proof(
     num_vars: int,
     clauses: Sequence[Sequence[int]],
     proof: Sequence[tuple[bool, Sequence[int]]],
     *,
     deadline: float | None = None,
+    engine: str | None = None,
 ) -> CheckResult:
     """Check that ``proof`` (DRUP/DRAT steps) refutes the CNF ``clauses``.
 
@@ -893,6 +939,12 @@ def check_proof(
     by the variables the formula and the proof really use.  A proof variable
     beyond the formula's plus one per lemma is rejected at once.  ``deadline``
     is a ``time.perf_counter()`` value; past it the result has ``timed_out``.
+
+    ``engine`` is "auto" or "python" (None: ``$BLACKHOLE_DRAT_ENGINE``, else
+    "auto").  With "auto" the compiled core, when built, checks first; it may only
+    accept (or time out): a proof it would reject, one with a lemma that needs RAT
+    or with extension variables, anything unusual, goes to the Python checker,
+    which gives the verdict.
     """
     start = time.perf_counter()
     flat = list(chain.from_iterable(clauses))
@@ -910,7 +962,20 @@ def check_proof(
         stats = {"lemmas": lemmas, "deletions": len(proof) - lemmas,
                  "seconds": time.perf_counter() - start}
         return CheckResult(ok=False, reason=f"proof variable {top} is beyond the formula's "
-                           f"{base} variables plus one per lemma ({lemmas})", stats=stats)
+                           f"{base} variables plus one per lemma ({lemmas})", stats=stats,
+                           engine="python")
+    counts = {"lemmas": lemmas, "deletions": len(proof) - lemmas}
+    if _engine(engine) == "auto" and _drat_core is not None and top <= base:
+        status, _, found = _c_check(base, clauses, proof, deadline)
+        seconds = time.perf_counter() - start
+        if status == _C_ACCEPT:
+            return CheckResult(ok=True, stats={**counts, **found, "seconds": seconds},
+                               engine="c")
+        if status == _C_TIMEOUT:
+            return CheckResult(ok=False, reason="time limit reached during the proof check",
+                               stats={**counts, **found, "seconds": seconds},
+                               timed_out=True, engine="c")
+        counts["c_seconds"] = seconds
     checker = _Checker(max(base, top), clauses, proof, lemmas, deadline)
     collecting = gc.isenabled()
     gc.disable()  # the clause lists hold no cycles; walking them again and again costs
@@ -923,13 +988,14 @@ def check_proof(
     finally:
         if collecting:
             gc.enable()
-    stats = dict(checker.stats)
+    stats = {**checker.stats, **counts}
     stats["seconds"] = time.perf_counter() - start
-    return CheckResult(ok=not reason, reason=reason, stats=stats, timed_out=timed_out)
+    return CheckResult(ok=not reason, reason=reason, stats=stats, timed_out=timed_out,
+                       engine="python")
 
 
 def check_files(cnf_path: str | Path, proof_path: str | Path, *,
-                deadline: float | None = None) -> CheckResult:
+                deadline: float | None = None, engine: str | None = None) -> CheckResult:
     """Parse a DIMACS file and a DRAT proof file (text or binary) and check.
 
     Files over ``MAX_CNF_BYTES`` / ``MAX_PROOF_BYTES`` raise DratError unread.
@@ -937,4 +1003,4 @@ def check_files(cnf_path: str | Path, proof_path: str | Path, *,
     cnf = read_capped(cnf_path, MAX_CNF_BYTES)
     num_vars, clauses = parse_dimacs(cnf.decode("latin-1"))
     proof = parse_any_proof(read_capped(proof_path, MAX_PROOF_BYTES))
-    return check_proof(num_vars, clauses, proof, deadline=deadline)
+    return check_proof(num_vars, clauses, proof, deadline=deadline, engine=engine)

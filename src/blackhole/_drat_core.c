@@ -1,0 +1,902 @@
+/*
+ * Compiled core of the project's DRUP checker (blackhole.drat).
+ *
+ * It runs the same algorithm as drat.py's _Checker, step for step and in the
+ * same order (the forward pass, then the backward core-first RUP checks), over
+ * flat int arrays instead of Python lists, so the two engines count the same
+ * core lemmas and the same RUP literals on every proof.  It may only ACCEPT: a
+ * lemma that is not RUP (it may be RAT, or the proof may be wrong), a proof
+ * without a conflict, anything it does not expect or cannot allocate, all end
+ * in HANDOVER, and the caller then lets the Python checker give the verdict.
+ *
+ * Literals index per-literal arrays through a pointer to the middle of each
+ * allocation (arr[-v] and arr[v] are both valid for 1 <= v <= n).  tv[l] is
+ * the stamp of literal l (true iff tv[l] >= stamp; TOP is the top level), and
+ * why[l] is 0 (an assumption), a literal t (binary formula clause (-t l)), or
+ * c + K (clause c, K = n + 1).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { ACCEPT = 0, HANDOVER = 1, TIMEOUT = 2 };
+
+typedef struct {
+    int32_t *a;
+    uint32_t n, cap;
+} Vec;
+
+typedef struct {
+    /* sizes */
+    int32_t n, K, top, stamp;
+    int32_t nf;       /* formula clauses */
+    int32_t ncls;     /* clauses so far (formula + lemmas added) */
+    int32_t maxcls;   /* room for this many clauses */
+    /* per literal (pointers to the middle of the allocations) */
+    int32_t *tv, *why, *pos;
+    uint8_t *seen, *mark;
+    Vec *imp, *wcore, *wnon;
+    int32_t *tv_base, *why_base, *pos_base;
+    uint8_t *seen_base, *mark_base;
+    Vec *imp_base, *wcore_base, *wnon_base;
+    /* trail */
+    int32_t *trail;
+    int32_t tlen;
+    /* clauses: literals of clause c at lits[start[c]], len[c] of them */
+    int32_t *lits;
+    int64_t nlits, litcap;
+    int64_t *start;
+    int32_t *len;
+    uint8_t *core, *active;
+    /* deletion index: hash chains over clause literal sets */
+    uint64_t *hash;
+    int32_t *next, *bucket;
+    uint64_t nbuckets;
+    int32_t conf_lit;
+    Vec touched, stack;
+    /* the formula and proof as given */
+    int32_t *flits;      /* formula literals */
+    int64_t *fstart;     /* nf + 1 offsets */
+    int32_t *plits;      /* proof literals */
+    int64_t *pstart;     /* nsteps + 1 offsets */
+    uint8_t *pdel;       /* step is a deletion */
+    int32_t nsteps;
+    /* forward-pass record, for the backward pass */
+    int32_t *step_c, *step_t;
+    int32_t nrec;
+    /* deadline */
+    int has_deadline;
+    int64_t deadline_ns; /* CLOCK_MONOTONIC */
+    int32_t *units, *scratch;
+    /* outcome */
+    jmp_buf fail;
+    int status;
+    const char *note;
+    int64_t core_lemmas, rup_literals, ignored_deletions, trivial;
+} Ck;
+
+/* Leave the check: HANDOVER (note says why) or TIMEOUT. */
+static void bail(Ck *k, int status, const char *note)
+{
+    k->status = status;
+    k->note = note;
+    longjmp(k->fail, 1);
+}
+
+static void push(Ck *k, Vec *v, int32_t x)
+{
+    if (v->n == v->cap) {
+        uint32_t cap = v->cap ? 2 * v->cap : 4;
+        int32_t *a;
+        if (v->cap >= (1u << 30))
+            bail(k, HANDOVER, "a list grew too long");
+        a = realloc(v->a, (size_t)cap * sizeof *a);
+        if (!a)
+            bail(k, HANDOVER, "out of memory");
+        v->a = a;
+        v->cap = cap;
+    }
+    v->a[v->n++] = x;
+}
+
+/* Remove the first x from v, keeping the order of the rest (as list.remove). */
+static void drop(Ck *k, Vec *v, int32_t x)
+{
+    uint32_t i;
+    for (i = 0; i < v->n; i++) {
+        if (v->a[i] == x) {
+            memmove(v->a + i, v->a + i + 1, (size_t)(v->n - i - 1) * sizeof *v->a);
+            v->n--;
+            return;
+        }
+    }
+    bail(k, HANDOVER, "internal: a watch to remove is missing");
+}
+
+static void *zalloc(Ck *k, size_t count, size_t size)
+{
+    void *p = calloc(count ? count : 1, size);
+    if (!p)
+        bail(k, HANDOVER, "out of memory");
+    return p;
+}
+
+static int64_t now_ns(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
+
+static int past_deadline(Ck *k)
+{
+    return k->has_deadline && now_ns() > k->deadline_ns;
+}
+
+#define CL(k, c) ((k)->lits + (k)->start[c])
+
+/* ------------------------------------------------------------------ propagation */
+
+/* Propagate trail[q:] to fixpoint, core first (as _Checker._propagate): 0, or the
+ * conflict, a clause code c + K or the true literal t of a binary formula clause
+ * (-t conf_lit) whose other literal is false. */
+static int32_t propagate(Ck *k, int32_t q)
+{
+    int32_t *tv = k->tv, *why = k->why, *trail = k->trail;
+    int32_t *lits = k->lits, *len = k->len;
+    int64_t *start = k->start;
+    int32_t s = k->stamp, K = k->K;
+    int32_t qn = q;
+    for (;;) {
+        int32_t fl;
+        Vec *watch, *ws;
+        int32_t *wa;
+        uint32_t i, j, end;
+        if (q < k->tlen) {
+            int32_t t = trail[q++];
+            Vec *im = &k->imp[t];
+            uint32_t m;
+            for (m = 0; m < im->n; m++) {
+                int32_t o = im->a[m];
+                if (tv[o] < s) {
+                    if (tv[-o] >= s) {
+                        k->conf_lit = o;
+                        return t;
+                    }
+                    tv[o] = s;
+                    why[o] = t;
+                    trail[k->tlen++] = o;
+                }
+            }
+            fl = -t;
+            watch = k->wcore;
+        } else if (qn < k->tlen) {
+            fl = -trail[qn++];
+            watch = k->wnon;
+        } else {
+            return 0;
+        }
+        ws = &watch[fl];
+        if (!ws->n)
+            continue;
+        wa = ws->a;
+        end = ws->n;
+        i = j = 0;
+        while (i < end) {
+            int32_t c = wa[i++];
+            int32_t *cl = lits + start[c];
+            int32_t size = len[c], other = cl[0], m;
+            int moved = 0;
+            if (other == fl) {
+                other = cl[1];
+                cl[0] = other;
+                cl[1] = fl;
+            } else if (cl[1] != fl) {
+                bail(k, HANDOVER, "internal: a clause is watched on a literal it does not watch");
+            }
+            if (tv[other] >= s) {
+                wa[j++] = c;
+                continue;
+            }
+            for (m = 2; m < size; m++) {
+                int32_t lit = cl[m];
+                if (tv[-lit] < s) {
+                    cl[1] = lit;
+                    cl[m] = fl;
+                    push(k, &watch[lit], c); /* lit != fl: never the list walked */
+                    moved = 1;
+                    break;
+                }
+            }
+            if (moved)
+                continue;
+            wa[j++] = c;
+            if (tv[-other] >= s) {
+                memmove(wa + j, wa + i, (size_t)(end - i) * sizeof *wa);
+                ws->n = j + (end - i);
+                return c + K;
+            }
+            tv[other] = s;
+            why[other] = c + K;
+            trail[k->tlen++] = other;
+        }
+        ws->n = j;
+    }
+}
+
+static void assign(Ck *k, int32_t lit, int32_t code)
+{
+    k->tv[lit] = k->stamp;
+    k->why[lit] = code;
+    k->trail[k->tlen++] = lit;
+}
+
+static void truncate_trail(Ck *k, int32_t to)
+{
+    int32_t i;
+    for (i = to; i < k->tlen; i++) {
+        int32_t lit = k->trail[i];
+        k->tv[lit] = 0;
+        k->seen[lit] = 0;
+    }
+    k->tlen = to;
+}
+
+/* ------------------------------------------------------------------ watches */
+
+static void watch_clause(Ck *k, int32_t c)
+{
+    int32_t *cl = CL(k, c);
+    if (c < k->nf && k->len[c] == 2) {
+        push(k, &k->imp[-cl[0]], cl[1]);
+        push(k, &k->imp[-cl[1]], cl[0]);
+    } else {
+        Vec *w = k->core[c] ? k->wcore : k->wnon;
+        push(k, &w[cl[0]], c);
+        push(k, &w[cl[1]], c);
+    }
+}
+
+static void unwatch_clause(Ck *k, int32_t c)
+{
+    int32_t *cl = CL(k, c);
+    if (c < k->nf && k->len[c] == 2) {
+        drop(k, &k->imp[-cl[0]], cl[1]);
+        drop(k, &k->imp[-cl[1]], cl[0]);
+    } else {
+        Vec *w = k->core[c] ? k->wcore : k->wnon;
+        drop(k, &w[cl[0]], c);
+        drop(k, &w[cl[1]], c);
+    }
+}
+
+/* Watch clause c (length >= 2) with its non-false literals first; return how many
+ * there are (at most 2).  In the backward pass (pos set) a missing watch is the
+ * false literal assigned last (as _Checker._attach). */
+static int attach(Ck *k, int32_t c, int backward)
+{
+    int32_t *cl = CL(k, c), size = k->len[c], i, t, s = k->stamp;
+    int found = 0;
+    for (i = 0; i < size; i++) {
+        if (k->tv[-cl[i]] < s) {
+            t = cl[found];
+            cl[found] = cl[i];
+            cl[i] = t;
+            if (++found == 2)
+                break;
+        }
+    }
+    if (found < 2 && backward) {
+        int slot;
+        for (slot = found; slot < 2; slot++) {
+            int32_t best = slot, best_pos = -1;
+            for (i = slot; i < size; i++) {
+                int32_t p = k->pos[-cl[i]];
+                if (p < 0)
+                    bail(k, HANDOVER, "internal: a false literal is off the trail");
+                if (p > best_pos) {
+                    best = i;
+                    best_pos = p;
+                }
+            }
+            t = cl[slot];
+            cl[slot] = cl[best];
+            cl[best] = t;
+        }
+    }
+    watch_clause(k, c);
+    return found;
+}
+
+static void mark_core(Ck *k, int32_t c)
+{
+    k->core[c] = 1;
+    if (k->len[c] >= 2 && k->active[c]) {
+        int32_t *cl = CL(k, c);
+        drop(k, &k->wnon[cl[0]], c);
+        drop(k, &k->wnon[cl[1]], c);
+        push(k, &k->wcore[cl[0]], c);
+        push(k, &k->wcore[cl[1]], c);
+    }
+}
+
+static int is_reason(Ck *k, int32_t c)
+{
+    int32_t *cl = CL(k, c), *tv = k->tv, *why = k->why, top = k->top;
+    if (c < k->nf && k->len[c] == 2) {
+        int32_t a = cl[0], b = cl[1];
+        return (tv[a] == top && why[a] == -b) || (tv[b] == top && why[b] == -a);
+    }
+    return tv[cl[0]] == top && why[cl[0]] == c + k->K;
+}
+
+/* ------------------------------------------------------------------ analysis */
+
+static void see(Ck *k, int32_t lit, int also_touched)
+{
+    if (!k->seen[lit]) {
+        k->seen[lit] = 1;
+        push(k, &k->stack, lit);
+        if (also_touched)
+            push(k, &k->touched, lit);
+    }
+}
+
+/* Mark as core every lemma behind the conflict conf (or 0) and the true literal
+ * start (or 0), as _Checker._analyze. */
+static void analyze(Ck *k, int32_t conf, int32_t start)
+{
+    int32_t n = k->n, K = k->K;
+    uint32_t m;
+    k->stack.n = 0;
+    if (start)
+        see(k, start, 0);
+    if (conf > n) {
+        int32_t c = conf - K, *cl = CL(k, c), i;
+        if (!k->core[c])
+            mark_core(k, c);
+        for (i = 0; i < k->len[c]; i++)
+            see(k, -cl[i], 0);
+    } else if (conf) {
+        see(k, conf, 0);
+        see(k, -k->conf_lit, 0);
+    }
+    for (m = 0; m < k->stack.n; m++)
+        push(k, &k->touched, k->stack.a[m]);
+    while (k->stack.n) {
+        int32_t t = k->stack.a[--k->stack.n];
+        int32_t w = k->why[t];
+        if (w > n) {
+            int32_t c = w - K, *cl = CL(k, c), i;
+            if (!k->core[c])
+                mark_core(k, c);
+            for (i = 0; i < k->len[c]; i++)
+                if (cl[i] != t)
+                    see(k, -cl[i], 1);
+        } else if (w) {
+            see(k, w, 1);
+        }
+    }
+}
+
+/* Is lemma c implied by unit propagation on the active clauses? (_Checker._rup) */
+static int rup(Ck *k, int32_t c)
+{
+    int32_t *cl = CL(k, c), size = k->len[c], s = k->stamp, base = k->tlen, i;
+    int32_t *tv = k->tv, conf = 0;
+    uint32_t m;
+    int early = 0;
+    for (i = 0; i < size; i++) {
+        int32_t lit = cl[i];
+        if (tv[lit] >= s) {
+            analyze(k, 0, lit);
+            conf = -1;
+            early = 1;
+            break;
+        }
+        if (tv[-lit] < s) {
+            tv[-lit] = s;
+            k->why[-lit] = 0;
+            k->trail[k->tlen++] = -lit;
+        }
+    }
+    if (!early) {
+        conf = propagate(k, base);
+        if (conf)
+            analyze(k, conf, 0);
+    }
+    k->rup_literals += k->tlen - base;
+    k->tlen = base;
+    k->stamp = s + 1;
+    if (k->stamp == k->top) {
+        int32_t v;
+        for (v = -k->n; v <= k->n; v++)
+            if (tv[v] != k->top)
+                tv[v] = 0;
+        k->stamp = 1;
+    }
+    for (m = 0; m < k->touched.n; m++) {
+        int32_t lit = k->touched.a[m];
+        if (tv[lit] != k->top)
+            k->seen[lit] = 0;
+    }
+    k->touched.n = 0;
+    return conf != 0;
+}
+
+/* ------------------------------------------------------------------ clause index */
+
+static uint64_t mix(int32_t lit)
+{
+    uint64_t z = (uint64_t)(int64_t)lit + 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* A hash of a set of literals, independent of their order. */
+static uint64_t set_hash(const int32_t *cl, int32_t size)
+{
+    uint64_t h = (uint64_t)size * 0x2545F4914F6CDD1Dull;
+    int32_t i;
+    for (i = 0; i < size; i++)
+        h += mix(cl[i]);
+    return h;
+}
+
+static void index_clause(Ck *k, int32_t c)
+{
+    uint64_t h = set_hash(CL(k, c), k->len[c]);
+    uint64_t b = h & (k->nbuckets - 1);
+    k->hash[c] = h;
+    k->next[c] = k->bucket[b];
+    k->bucket[b] = c;
+}
+
+/* The active clause with the highest id whose literal set is the set of lits
+ * (no duplicates in lits), or -1.  The index lists every clause, newest first. */
+static int32_t find_clause(Ck *k, const int32_t *lits, int32_t size)
+{
+    uint64_t h = set_hash(lits, size);
+    int32_t c, i, found = -1;
+    for (i = 0; i < size; i++)
+        k->mark[lits[i]] = 1;
+    for (c = k->bucket[h & (k->nbuckets - 1)]; c >= 0; c = k->next[c]) {
+        int32_t *cl;
+        if (k->hash[c] != h || k->len[c] != size || !k->active[c])
+            continue;
+        cl = CL(k, c);
+        for (i = 0; i < size && k->mark[cl[i]]; i++)
+            ;
+        if (i == size) {
+            found = c;
+            break;
+        }
+    }
+    for (i = 0; i < size; i++)
+        k->mark[lits[i]] = 0;
+    return found;
+}
+
+/* ------------------------------------------------------------------ the check */
+
+/* Copy lits (deduplicated, first occurrence kept) as clause c. */
+static void add_clause(Ck *k, const int32_t *src, int64_t count)
+{
+    int32_t c = k->ncls, size = 0;
+    int64_t i;
+    if (c >= k->maxcls)
+        bail(k, HANDOVER, "internal: more clauses than expected");
+    k->start[c] = k->nlits;
+    for (i = 0; i < count; i++) {
+        int32_t lit = src[i];
+        if (!k->mark[lit]) {
+            k->mark[lit] = 1;
+            k->lits[k->nlits + size++] = lit;
+        }
+    }
+    for (i = 0; i < size; i++)
+        k->mark[k->lits[k->nlits + i]] = 0;
+    k->len[c] = size;
+    k->nlits += size;
+    k->ncls++;
+}
+
+static int run(Ck *k)
+{
+    int32_t n = k->n, K = k->K, top = k->top, c, idx, conflict = 0, i;
+    int64_t total = (int64_t)2 * n + 1;
+    int32_t *units;
+    int32_t nunits = 0;
+
+    if (k->nf == 0)
+        bail(k, HANDOVER, "formula has no clauses");
+
+    k->tv_base = zalloc(k, total, sizeof(int32_t));
+    k->why_base = zalloc(k, total, sizeof(int32_t));
+    k->pos_base = zalloc(k, total, sizeof(int32_t));
+    k->seen_base = zalloc(k, total, 1);
+    k->mark_base = zalloc(k, total, 1);
+    k->imp_base = zalloc(k, total, sizeof(Vec));
+    k->wcore_base = zalloc(k, total, sizeof(Vec));
+    k->wnon_base = zalloc(k, total, sizeof(Vec));
+    k->tv = k->tv_base + n;
+    k->why = k->why_base + n;
+    k->pos = k->pos_base + n;
+    k->seen = k->seen_base + n;
+    k->mark = k->mark_base + n;
+    k->imp = k->imp_base + n;
+    k->wcore = k->wcore_base + n;
+    k->wnon = k->wnon_base + n;
+    k->trail = zalloc(k, (size_t)n + 1, sizeof(int32_t));
+    k->start = zalloc(k, (size_t)k->maxcls, sizeof(int64_t));
+    k->len = zalloc(k, (size_t)k->maxcls, sizeof(int32_t));
+    k->core = zalloc(k, (size_t)k->maxcls, 1);
+    k->active = zalloc(k, (size_t)k->maxcls, 1);
+    k->hash = zalloc(k, (size_t)k->maxcls, sizeof(uint64_t));
+    k->next = zalloc(k, (size_t)k->maxcls, sizeof(int32_t));
+    k->lits = zalloc(k, (size_t)k->litcap, sizeof(int32_t));
+    k->step_c = zalloc(k, (size_t)k->nsteps + 1, sizeof(int32_t));
+    k->step_t = zalloc(k, (size_t)k->nsteps + 1, sizeof(int32_t));
+    units = k->units = zalloc(k, (size_t)k->nf, sizeof(int32_t));
+    k->scratch = zalloc(k, (size_t)total, sizeof(int32_t));
+    k->stack.n = k->touched.n = 0;
+    k->nbuckets = 16;
+    while (k->nbuckets < (uint64_t)k->maxcls)
+        k->nbuckets <<= 1;
+    k->bucket = zalloc(k, k->nbuckets, sizeof(int32_t));
+    memset(k->bucket, 0xff, k->nbuckets * sizeof(int32_t));
+    k->stamp = top;
+
+    /* The formula: binary clauses as implications, longer ones watched on their
+     * first two literals, units assigned, then propagation. */
+    for (c = 0; c < k->nf; c++) {
+        int32_t *cl;
+        add_clause(k, k->flits + k->fstart[c], k->fstart[c + 1] - k->fstart[c]);
+        k->core[c] = 1;
+        k->active[c] = 1;
+        index_clause(k, c);
+        cl = CL(k, c);
+        if (k->len[c] == 2) {
+            push(k, &k->imp[-cl[0]], cl[1]);
+            push(k, &k->imp[-cl[1]], cl[0]);
+        } else if (k->len[c] > 2) {
+            push(k, &k->wcore[cl[0]], c);
+            push(k, &k->wcore[cl[1]], c);
+        } else if (k->len[c] == 1) {
+            units[nunits++] = c;
+        } else {
+            k->trivial = 1; /* the formula holds the empty clause */
+            return ACCEPT;
+        }
+    }
+    for (i = 0; i < nunits; i++) {
+        int32_t lit = CL(k, units[i])[0];
+        if (k->tv[-lit] == top) {
+            conflict = units[i] + K;
+            break;
+        }
+        if (k->tv[lit] != top)
+            assign(k, lit, units[i] + K);
+    }
+    if (!conflict)
+        conflict = propagate(k, 0);
+    if (conflict) {
+        k->trivial = 1; /* unit propagation alone refutes the formula */
+        return ACCEPT;
+    }
+
+    /* Forward pass. */
+    for (idx = 0; idx < k->nsteps; idx++) {
+        const int32_t *src = k->plits + k->pstart[idx];
+        int64_t count = k->pstart[idx + 1] - k->pstart[idx];
+        int32_t *cl, size;
+        if (!(idx & 1023) && past_deadline(k))
+            bail(k, TIMEOUT, "deadline");
+        if (k->pdel[idx]) {
+            int32_t d, *buf = k->scratch, m = 0;
+            int64_t j;
+            for (j = 0; j < count; j++) { /* the set of its literals */
+                if (!k->mark[src[j]]) {
+                    k->mark[src[j]] = 1;
+                    buf[m++] = src[j];
+                }
+            }
+            for (j = 0; j < m; j++)
+                k->mark[buf[j]] = 0;
+            d = find_clause(k, buf, m);
+            /* Deletions of unit clauses and of reasons are ignored: the trail then
+             * only grows, which the backward pass relies on. */
+            if (d < 0 || k->len[d] < 2 || is_reason(k, d)) {
+                k->ignored_deletions++;
+                continue;
+            }
+            unwatch_clause(k, d);
+            k->active[d] = 0;
+            k->step_c[k->nrec] = ~d;
+            k->step_t[k->nrec++] = k->tlen;
+            continue;
+        }
+        c = k->ncls;
+        add_clause(k, src, count);
+        size = k->len[c];
+        if (size == 0) {
+            k->ncls--;
+            bail(k, HANDOVER, "the empty clause is not RUP");
+        }
+        cl = CL(k, c);
+        k->active[c] = 1;
+        index_clause(k, c);
+        k->step_c[k->nrec] = c;
+        k->step_t[k->nrec++] = k->tlen;
+        if (size == 1) {
+            int32_t lit = cl[0];
+            if (k->tv[-lit] == top) {
+                conflict = c + K;
+                break;
+            }
+            if (k->tv[lit] != top) {
+                assign(k, lit, c + K);
+                conflict = propagate(k, k->tlen - 1);
+                if (conflict)
+                    break;
+            }
+            continue;
+        }
+        {
+            int found = attach(k, c, 0);
+            if (found == 0) {
+                conflict = c + K;
+                break;
+            }
+            if (found == 1 && k->tv[cl[0]] != top) {
+                assign(k, cl[0], c + K);
+                conflict = propagate(k, k->tlen - 1);
+                if (conflict)
+                    break;
+            }
+        }
+    }
+    if (!conflict)
+        bail(k, HANDOVER, "proof does not derive the empty clause");
+
+    /* Backward pass: each RUP check takes a fresh stamp. */
+    analyze(k, conflict, 0);
+    k->touched.n = 0;
+    k->stamp = 1;
+    for (i = -n; i <= n; i++)
+        k->pos[i] = -1;
+    for (i = 0; i < k->tlen; i++)
+        k->pos[k->trail[i]] = i;
+    for (i = k->nrec - 1; i >= 0; i--) {
+        c = k->step_c[i];
+        if (c < 0) {
+            int32_t d = ~c;
+            k->active[d] = 1;
+            attach(k, d, 1);
+            continue;
+        }
+        if (k->len[c] >= 2)
+            unwatch_clause(k, c);
+        k->active[c] = 0;
+        truncate_trail(k, k->step_t[i]);
+        if (!k->core[c])
+            continue;
+        if (past_deadline(k))
+            bail(k, TIMEOUT, "deadline");
+        k->core_lemmas++;
+        if (!rup(k, c))
+            bail(k, HANDOVER, "a core lemma is not RUP");
+    }
+    return ACCEPT;
+}
+
+static void release(Ck *k)
+{
+    int64_t total = (int64_t)2 * k->n + 1, i;
+    Vec *lists[3] = {k->imp_base, k->wcore_base, k->wnon_base};
+    int j;
+    for (j = 0; j < 3; j++) {
+        if (!lists[j])
+            continue;
+        for (i = 0; i < total; i++)
+            free(lists[j][i].a);
+        free(lists[j]);
+    }
+    free(k->tv_base);
+    free(k->why_base);
+    free(k->pos_base);
+    free(k->seen_base);
+    free(k->mark_base);
+    free(k->trail);
+    free(k->lits);
+    free(k->start);
+    free(k->len);
+    free(k->core);
+    free(k->active);
+    free(k->hash);
+    free(k->next);
+    free(k->bucket);
+    free(k->flits);
+    free(k->fstart);
+    free(k->plits);
+    free(k->pstart);
+    free(k->pdel);
+    free(k->step_c);
+    free(k->step_t);
+    free(k->units);
+    free(k->scratch);
+    free(k->touched.a);
+    free(k->stack.a);
+}
+
+/* ------------------------------------------------------------------ Python side */
+
+/* Append the int literals of the sequence seq to *arr; 0 on success, -1 when a
+ * literal is not an int within [-n, n] without 0 (the caller then hands over). */
+static int read_lits(PyObject *seq, int32_t n, int32_t **arr, int64_t *count, int64_t *cap)
+{
+    PyObject *fast = PySequence_Fast(seq, "a clause must be a sequence");
+    Py_ssize_t size, i;
+    if (!fast)
+        return -1;
+    size = PySequence_Fast_GET_SIZE(fast);
+    if (*count + size > *cap) {
+        int64_t want = *cap ? *cap : 1024;
+        int32_t *grown;
+        while (want < *count + size)
+            want *= 2;
+        grown = realloc(*arr, (size_t)want * sizeof(int32_t));
+        if (!grown) {
+            Py_DECREF(fast);
+            return -1;
+        }
+        *arr = grown;
+        *cap = want;
+    }
+    for (i = 0; i < size; i++) {
+        int overflow = 0;
+        long v = PyLong_AsLongAndOverflow(PySequence_Fast_GET_ITEM(fast, i), &overflow);
+        if (overflow || (v == -1 && PyErr_Occurred()) || v == 0 || v > n || v < -(long)n) {
+            Py_DECREF(fast);
+            return -1;
+        }
+        (*arr)[(*count)++] = (int32_t)v;
+    }
+    Py_DECREF(fast);
+    return 0;
+}
+
+static PyObject *result(int status, const char *note, Ck *k)
+{
+    return Py_BuildValue("(isLLLL)", status, note ? note : "", (long long)k->core_lemmas,
+                         (long long)k->rup_literals, (long long)k->ignored_deletions,
+                         (long long)k->trivial);
+}
+
+PyDoc_STRVAR(check_doc,
+"check(n, top, clauses, proof, timed, seconds) -> (status, note, core_lemmas,\n"
+"rup_literals, ignored_deletions, trivial)\n\n"
+"Check the DRUP proof (a sequence of (is_deletion, literals)) of the formula clauses\n"
+"over variables 1..n, as blackhole.drat's Python checker does (top: its TOP stamp).\n"
+"status 0: accepted; 1: handed over (note says why; the Python checker must judge);\n"
+"2: timed and the deadline, seconds from now, came first.");
+
+static PyObject *check(PyObject *self, PyObject *args)
+{
+    long n_in, top_in;
+    PyObject *clauses, *proof, *fclauses = NULL, *fproof = NULL, *out;
+    int timed;
+    double seconds;
+    Ck *k;
+    int64_t fcap = 0, pcap = 0, nf, nsteps, nlemmas = 0, i;
+    int status;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "llOOpd", &n_in, &top_in, &clauses, &proof, &timed, &seconds))
+        return NULL;
+    k = calloc(1, sizeof *k);
+    if (!k)
+        return PyErr_NoMemory();
+    if (n_in < 0 || n_in >= (1L << 29) || top_in < 2 || top_in >= INT32_MAX) {
+        out = result(HANDOVER, "sizes out of range", k);
+        free(k);
+        return out;
+    }
+    k->n = (int32_t)n_in;
+    k->K = k->n + 1;
+    k->top = (int32_t)top_in;
+    fclauses = PySequence_Fast(clauses, "clauses must be a sequence");
+    fproof = fclauses ? PySequence_Fast(proof, "proof must be a sequence") : NULL;
+    if (!fproof)
+        goto unusual;
+    nf = PySequence_Fast_GET_SIZE(fclauses);
+    nsteps = PySequence_Fast_GET_SIZE(fproof);
+    if (nf >= INT32_MAX / 4 || nsteps >= INT32_MAX / 4)
+        goto unusual;
+    k->nf = (int32_t)nf;
+    k->nsteps = (int32_t)nsteps;
+    k->fstart = malloc((size_t)(nf + 1) * sizeof(int64_t));
+    k->pstart = malloc((size_t)(nsteps + 1) * sizeof(int64_t));
+    k->pdel = malloc((size_t)nsteps + 1);
+    if (!k->fstart || !k->pstart || !k->pdel)
+        goto unusual;
+    k->fstart[0] = 0;
+    for (i = 0; i < nf; i++) {
+        int64_t count = k->fstart[i];
+        if (read_lits(PySequence_Fast_GET_ITEM(fclauses, i), k->n, &k->flits, &count,
+                      &fcap) < 0)
+            goto unusual;
+        k->fstart[i + 1] = count;
+    }
+    k->pstart[0] = 0;
+    for (i = 0; i < nsteps; i++) {
+        PyObject *step = PySequence_Fast(PySequence_Fast_GET_ITEM(fproof, i),
+                                         "a proof step must be a pair");
+        int64_t count = k->pstart[i];
+        int del;
+        if (!step)
+            goto unusual;
+        if (PySequence_Fast_GET_SIZE(step) != 2
+            || (del = PyObject_IsTrue(PySequence_Fast_GET_ITEM(step, 0))) < 0
+            || read_lits(PySequence_Fast_GET_ITEM(step, 1), k->n, &k->plits, &count,
+                         &pcap) < 0) {
+            Py_DECREF(step);
+            goto unusual;
+        }
+        Py_DECREF(step);
+        k->pdel[i] = (uint8_t)del;
+        nlemmas += !del;
+        k->pstart[i + 1] = count;
+    }
+    Py_CLEAR(fclauses);
+    Py_CLEAR(fproof);
+    if (nf + nlemmas + (int64_t)k->n + 2 >= INT32_MAX)
+        goto unusual; /* clause codes c + K must fit */
+    k->maxcls = (int32_t)(nf + nlemmas);
+    k->litcap = k->fstart[nf] + k->pstart[nsteps] + 1;
+    if (timed) { /* seconds from now, within a few years either way */
+        k->has_deadline = 1;
+        seconds = seconds > 1e8 ? 1e8 : seconds < -1e8 ? -1e8 : seconds;
+        k->deadline_ns = now_ns() + (int64_t)(seconds * 1e9);
+    }
+    Py_BEGIN_ALLOW_THREADS
+    if (setjmp(k->fail) == 0)
+        status = run(k);
+    else
+        status = k->status;
+    Py_END_ALLOW_THREADS
+    out = result(status, k->note, k);
+    release(k);
+    free(k);
+    return out;
+
+unusual:
+    PyErr_Clear();
+    Py_XDECREF(fclauses);
+    Py_XDECREF(fproof);
+    out = result(HANDOVER, "input the compiled core does not take", k);
+    release(k);
+    free(k);
+    return out;
+}
+
+static PyMethodDef methods[] = {
+    {"check", check, METH_VARARGS, check_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_drat_core",
+    "Compiled core of blackhole.drat: the forward pass and the backward RUP checks.",
+    -1, methods, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__drat_core(void)
+{
+    return PyModule_Create(&module);
+}
