@@ -13,21 +13,63 @@ import itertools
 import random
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 from pysat.solvers import Solver
 
+from blackhole import drat
 from blackhole.drat import (
     CheckResult,
     DratError,
     Proof,
     check_files,
-    check_proof,
     parse_binary_proof,
     parse_dimacs,
     parse_proof,
     parse_proof_lines,
 )
+
+# --------------------------------------------------------------------------
+# The checker under test: both engines, held to each other
+# --------------------------------------------------------------------------
+
+COUNTS = ("core_lemmas", "rup_literals", "ignored_deletions", "trivial")
+
+
+def variables(clauses, proof) -> int:
+    return max((abs(lit) for c in [*clauses, *(lits for _, lits in proof)] for lit in c),
+               default=0)
+
+
+def c_core(clauses, proof) -> tuple[int, str, dict[str, float]]:
+    """The compiled core alone: (status, why it handed over, counts)."""
+    return drat._c_check(variables(clauses, proof), clauses, proof, None)
+
+
+def check_proof(num_vars, clauses, proof, **options) -> CheckResult:
+    """``drat.check_proof`` as the project runs it (the compiled core first, when
+    built), after checking it against the pure-Python checker: the same verdict and
+    reason; and the compiled core on its own accepts exactly the proofs the Python
+    checker accepts without RAT or extension variables, with the same counts."""
+    result = drat.check_proof(num_vars, clauses, proof, **options)
+    if "deadline" in options or not drat.c_engine_built():
+        return result
+    python = drat.check_proof(num_vars, clauses, proof, engine="python")
+    assert (result.ok, result.reason) == (python.ok, python.reason)
+    assert python.engine == "python"
+    if "proof variable" in python.reason:  # refused before either engine looks
+        return result
+    status, note, counts = c_core(clauses, proof)
+    extended = variables(clauses, []) < variables([], proof)  # check_proof keeps these
+    if status == drat._C_ACCEPT:
+        assert python.ok, "the compiled core accepted a proof the Python checker rejects"
+        assert {k: counts[k] for k in COUNTS} == {k: python.stats[k] for k in COUNTS}
+    else:
+        assert status == drat._C_HANDOVER and note
+        assert not python.ok or python.stats["rat_lemmas"] or extended, note
+    assert result.engine == ("c" if status == drat._C_ACCEPT and not extended else "python")
+    return result
+
 
 # --------------------------------------------------------------------------
 # Helpers: formulas, proofs from pysat, and an independent naive oracle
@@ -314,6 +356,25 @@ def test_deleted_clause_is_not_used() -> None:
     assert not result.ok
     assert result.reason == "lemma 1 (line 2) is not RUP/RAT"
     assert result.stats["deletions"] == 1
+
+
+def test_a_clause_written_twice_is_deleted_once_per_deletion() -> None:
+    formula = [*ALL_2VARS, [3, 4, 5], [1, -2], [5, 4, 3]]
+    result = check_proof(5, formula, text(["d 3 4 5 0", "d 4 5 3 0", "d 1 -2 0", "1 0", "0"]))
+    assert result.ok and result.stats["ignored_deletions"] == 0
+    result = check_proof(5, formula, text(["d 1 -2 0", "d -2 1 0", "1 0", "0"]))
+    assert result.reason == "lemma 1 (line 3) is not RUP/RAT"
+    result = check_proof(5, formula, text(["d 1 -2 0", "d -2 1 0", "d 1 -2 0", "1 0", "0"]))
+    assert result.stats["ignored_deletions"] == 1 and not result.ok
+
+
+def test_a_literal_written_twice_counts_once() -> None:
+    formula = [[1, 2, 2], [1, -2, 1], [-1, 2], [-1, -2, -2, -1], [3, 3, 4, 3, 5]]
+    result = check_proof(5, formula, text(["d 1 1 -2 2 0", "1 1 0", "d 5 4 3 0", "0"]))
+    assert result.ok and result.stats["core_lemmas"] == 1
+    assert result.stats["ignored_deletions"] == 1  # (1 2 -2) was never there
+    result = check_proof(5, formula, text(["d 1 -2 1 0", "1 1 0", "0"]))
+    assert result.reason == "lemma 1 (line 2) is not RUP/RAT"
 
 
 def test_deleting_unit_clauses_is_ignored() -> None:
@@ -768,3 +829,166 @@ def test_stamps_used_up_start_again_without_changing_the_verdict(deal_837, monke
         assert few.stats[key] == plain.stats[key]
     broken = Proof([(d, lits) for d, lits in proof if d or not lits])
     assert not check_proof(num_vars, clauses, broken).ok
+
+
+# --------------------------------------------------------------------------
+# The compiled core
+# --------------------------------------------------------------------------
+
+# Set where the project is installed without a C compiler on purpose.
+NO_C_CORE = "BLACKHOLE_NO_C_CORE"
+
+
+def test_the_compiled_core_is_built_and_judges() -> None:
+    """CI installs with a compiler: a build that failed quietly (the extension is
+    optional) must fail here, unless the install is meant to be pure Python."""
+    import os
+
+    if os.environ.get(NO_C_CORE):
+        pytest.skip(f"{NO_C_CORE} is set: a pure-Python install is intended")
+    assert drat.c_engine_built(), "the compiled core of the checker was not built"
+    php = pigeonhole(4, 3)
+    result = drat.check_proof(12, php, text(PHP43_PROOF))
+    assert result.ok and result.engine == "c" and result.stats["core_lemmas"] == 5
+
+
+@pytest.fixture(scope="module")
+def deal_proofs() -> dict[int, tuple[int, list[list[int]], Proof]]:
+    """Certification CNFs of unsolvable deals and Glucose 4's proofs of them: pysol:1
+    (refuted by unit propagation alone), 837 and 265 (the longest check of 1-1000)."""
+    from blackhole.deal import load_deal
+    from blackhole.encode import cnf
+    from blackhole.problem import build_problem
+
+    found = {}
+    for number in (1, 837, 265):
+        encoding = cnf.build_cnf(build_problem(load_deal(f"pysol:{number}")),
+                                 cnf.CERTIFY_FEATURES)
+        found[number] = (encoding.num_vars, encoding.clauses, solver_proof(encoding.clauses))
+    return found
+
+
+@pytest.mark.parametrize("number", [1, 837, 265])
+def test_the_engines_agree_on_black_hole_proofs(number, deal_proofs) -> None:
+    num_vars, clauses, proof = deal_proofs[number]
+    python = drat.check_proof(num_vars, clauses, proof, engine="python")
+    assert python.ok and python.engine == "python"
+    if not drat.c_engine_built():
+        pytest.skip("no compiled core in this install")
+    c = drat.check_proof(num_vars, clauses, proof)
+    assert c.ok and c.engine == "c"
+    for key in (*COUNTS, "lemmas", "deletions", "rat_lemmas"):
+        assert c.stats[key] == python.stats[key], key
+    assert (python.stats["trivial"] == 1) == (number == 1)
+    if number == 265:
+        assert c.stats["core_lemmas"] > 1000
+        assert c.stats["seconds"] < python.stats["seconds"]
+
+
+def test_the_engine_is_chosen_by_argument_or_variable(monkeypatch) -> None:
+    php = pigeonhole(4, 3)
+    monkeypatch.setenv(drat.ENGINE_VARIABLE, "python")
+    assert drat.check_proof(12, php, text(PHP43_PROOF)).engine == "python"
+    assert drat.check_proof(12, php, text(PHP43_PROOF), engine="auto").engine == \
+        ("c" if drat.c_engine_built() else "python")
+    monkeypatch.setenv(drat.ENGINE_VARIABLE, "fast")
+    with pytest.raises(ValueError, match="unknown proof-check engine 'fast'"):
+        drat.check_proof(12, php, text(PHP43_PROOF))
+
+
+def test_what_the_compiled_core_hands_over() -> None:
+    """RAT lemmas, extension variables, rejections and input it does not take go to
+    the Python checker, which judges them."""
+    if not drat.c_engine_built():
+        pytest.skip("no compiled core in this install")
+    result = drat.check_proof(4, RAT_FORMULA, text(["1 0", "0"]))
+    assert result.ok and result.engine == "python" and result.stats["rat_lemmas"] == 1
+    assert result.stats["c_seconds"] >= 0
+    assert c_core(RAT_FORMULA, text(["1 0", "0"]))[:2] == (
+        drat._C_HANDOVER, "a core lemma is not RUP")
+    result = drat.check_proof(2, ALL_2VARS, text(["3 0", "1 0", "0"]))
+    assert result.ok and result.engine == "python"  # variable 3 is new: not for the core
+    result = drat.check_proof(2, ALL_2VARS, text(["0"]))
+    assert not result.ok and result.engine == "python" and "c_seconds" in result.stats
+    for clauses, proof in [([[1, 2**40]], []), ([[1, "2"]], []), ([[1]], [(False, [1.5])]),
+                           ([[1]], [(False, [1], 3)]), ([[1]], [None])]:
+        status, note, _ = drat._c_check(2, clauses, proof, None)
+        assert (status, note) == (drat._C_HANDOVER, "input the compiled core does not take")
+    assert drat._c_check(2, ALL_2VARS, text(["1 0", "0"]), None)[:2] == (drat._C_ACCEPT, "")
+
+
+def test_the_compiled_core_stops_at_the_deadline() -> None:
+    import time
+
+    if not drat.c_engine_built():
+        pytest.skip("no compiled core in this install")
+    php = pigeonhole(4, 3)
+    result = drat.check_proof(12, php, text(PHP43_PROOF), deadline=time.perf_counter() - 1)
+    assert result.timed_out and not result.ok and result.engine == "c"
+    status, _, _ = drat._c_check(12, php, text(PHP43_PROOF), time.perf_counter() + 60)
+    assert status == drat._C_ACCEPT
+
+
+def resolution_proof(clauses: list[list[int]], moves) -> list[tuple[bool, list[int]]]:
+    """A proof built from `moves` (kind, i, j, k): kind 0 adds the resolvent of two
+    known clauses (implied, and RUP), kind 1 that resolvent less one literal (often not
+    implied), kind 2 deletes a known clause, kind 3 adds a clause picked by the bits of
+    i and j, kind 4 a unit clause; then the empty clause."""
+    known = [list(c) for c in clauses]
+    proof: list[tuple[bool, list[int]]] = []
+    for kind, i, j, k in moves:
+        a, b = known[i % len(known)], known[j % len(known)]
+        if kind <= 1:
+            pivots = [x for x in a if -x in b]
+            if not pivots:
+                continue
+            lemma = list(dict.fromkeys([x for x in a if x != pivots[0]]
+                                       + [x for x in b if x != -pivots[0]]))
+            if kind == 1 and lemma:
+                del lemma[k % len(lemma)]
+        elif kind == 2:
+            proof.append((True, list(a)))
+            continue
+        elif kind == 3:
+            lemma = [v if i >> v & 1 else -v for v in range(1, 7) if j >> v & 1]
+        else:
+            lemma = [(i % 6 + 1) * (1 if j & 1 else -1)]
+        proof.append((False, lemma))
+        known.append(lemma)
+    return [*proof, (False, [])]
+
+
+literal6 = st.integers(1, 6).flatmap(lambda v: st.sampled_from([v, -v]))
+move = st.tuples(st.integers(0, 4), st.integers(0, 127), st.integers(0, 127),
+                 st.integers(0, 5))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.lists(literal6, min_size=1, max_size=3), min_size=2, max_size=18),
+       st.lists(move, max_size=16), st.integers(0, 6))
+def test_the_compiled_core_never_accepts_a_refutation_of_a_satisfiable_formula(
+        clauses, moves, close) -> None:
+    """Some proofs end in (v) (-v) before the empty clause (`close`): their forward
+    pass meets a conflict, so the backward pass must find the lemma that is wrong."""
+    assume(brute_force_sat(6, clauses))
+    proof = resolution_proof(clauses, moves)
+    if close:
+        proof[-1:-1] = [(False, [close]), (False, [-close])]
+    if drat.c_engine_built():
+        status, note, _ = c_core(clauses, proof)
+        assert status == drat._C_HANDOVER and note
+        event(note)
+    assert not check_proof(6, clauses, proof).ok
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(literal6, min_size=1, max_size=3), min_size=8, max_size=40),
+       st.lists(move, max_size=24))
+def test_the_engines_agree_on_random_resolution_proofs(clauses, moves) -> None:
+    """Many of these formulas are unsatisfiable and many proofs valid: the compiled
+    core accepts them with the Python checker's counts (`check_proof` above)."""
+    proof = resolution_proof(clauses, moves)
+    result = check_proof(6, clauses, proof)
+    event(f"{result.engine} {'accepts' if result.ok else 'rejects'}")
+    if result.ok:
+        assert not brute_force_sat(6, clauses)
