@@ -97,6 +97,13 @@ def test_a_solution_that_does_not_win_is_not_verified(tmp_path) -> None:
     assert not found.ok and "is not the deal pysol:3" in found.reason
 
 
+def handed_over(check: drat.CheckResult) -> bool:
+    """The compiled core of the checker did not accept the proof: the Python checker
+    judged it (the core handed it over, or never took it: it uses variables the formula
+    does not have)."""
+    return check.engine == "python"
+
+
 def _copy(folder: Path, tmp_path: Path) -> Path:
     target = tmp_path / "copy"
     target.mkdir(parents=True)
@@ -120,7 +127,7 @@ def test_truncated_proof_is_rejected_even_with_a_matching_hash(certificate_837,
     (folder / PROOF_FILE).write_text(short)
     _rewrite_manifest(folder, lambda m: m["proof"].update(sha256=sha256(short.encode())))
     result = verify(folder)
-    assert not result.ok and result.reason
+    assert not result.ok and result.reason and handed_over(result.check)
 
 
 def test_an_early_empty_clause_is_rejected(certificate_837, tmp_path) -> None:
@@ -133,6 +140,7 @@ def test_an_early_empty_clause_is_rejected(certificate_837, tmp_path) -> None:
     _rewrite_manifest(folder, lambda m: m["proof"].update(sha256=sha256(tampered.encode())))
     result = verify(folder)
     assert not result.ok and result.reason == "lemma 1 (line 1) is not RUP/RAT"
+    assert handed_over(result.check)
 
 
 def test_a_forged_deal_spec_is_not_verified(certificate_837, tmp_path) -> None:
@@ -157,6 +165,22 @@ def test_the_manifest_must_hold_the_board(certificate_837, tmp_path) -> None:
     assert "not the board the manifest names" in verify(folder).reason
     _rewrite_manifest(folder, lambda m: m.update(format="blackhole-certificate/1"))
     assert "unknown certificate format" in verify(folder).reason
+
+
+def test_both_engines_verify_a_certificate_alike(certificate_837, monkeypatch) -> None:
+    """The compiled core (where built) accepts 837's proof with the Python checker's
+    counts; the manifest says which engine judged it when it was made."""
+    made = json.loads((certificate_837 / MANIFEST_FILE).read_text())["checker"]
+    assert made == {"name": "blackhole", "ok": True, "reason": "", "engine": "c"
+                    if drat.c_engine_built() and drat._engine(None) == "auto" else "python"}
+    monkeypatch.setenv(drat.ENGINE_VARIABLE, "auto")
+    auto = verify(certificate_837).check
+    monkeypatch.setenv(drat.ENGINE_VARIABLE, "python")
+    python = verify(certificate_837).check
+    assert auto.ok and python.ok and python.engine == "python"
+    assert auto.engine == ("c" if drat.c_engine_built() else "python")
+    for key in ("lemmas", "core_lemmas", "rup_literals", "ignored_deletions"):
+        assert auto.stats[key] == python.stats[key]
 
 
 def test_verify_names_the_deal_in_its_verdict(certificate_837) -> None:
@@ -221,7 +245,8 @@ def test_proof_for_another_deal_is_rejected(certificate_837, tmp_path) -> None:
     proof = (other / PROOF_FILE).read_bytes()
     (folder / PROOF_FILE).write_bytes(proof)
     _rewrite_manifest(folder, lambda m: m["proof"].update(sha256=sha256(proof)))
-    assert not verify(folder).ok
+    found = verify(folder)
+    assert not found.ok and handed_over(found.check)
 
 
 def test_edited_deal_or_cnf_is_refused(certificate_837, tmp_path) -> None:
@@ -399,7 +424,7 @@ def test_a_lying_solver_gets_no_certificate(tmp_path, monkeypatch) -> None:
                         lambda encoding, solver, deadline: (False, None, ["0"], {}))
     cert = certify(load_deal("pysol:2"), "pysol:2", tmp_path / "a")
     assert cert.verdict is Verdict.UNSOLVABLE and not cert.certified
-    assert cert.check.reason == "lemma 1 (line 1) is not RUP/RAT"
+    assert cert.check.reason == "lemma 1 (line 1) is not RUP/RAT" and handed_over(cert.check)
     result = CliRunner().invoke(app, ["certify", "pysol:2", "--out", str(tmp_path / "b")])
     assert result.exit_code == 4 and "REJECTED" in result.output
     monkeypatch.setattr(certify_module, "_refute",

@@ -67,7 +67,9 @@ def check_proof(num_vars, clauses, proof, **options) -> CheckResult:
     else:
         assert status == drat._C_HANDOVER and note
         assert not python.ok or python.stats["rat_lemmas"] or extended, note
-    assert result.engine == ("c" if status == drat._C_ACCEPT and not extended else "python")
+    core_first = (options.get("engine") or drat._engine(None)) == "auto"
+    assert result.engine == ("c" if core_first and status == drat._C_ACCEPT and not extended
+                             else "python")
     return result
 
 
@@ -848,7 +850,7 @@ def test_the_compiled_core_is_built_and_judges() -> None:
         pytest.skip(f"{NO_C_CORE} is set: a pure-Python install is intended")
     assert drat.c_engine_built(), "the compiled core of the checker was not built"
     php = pigeonhole(4, 3)
-    result = drat.check_proof(12, php, text(PHP43_PROOF))
+    result = drat.check_proof(12, php, text(PHP43_PROOF), engine="auto")
     assert result.ok and result.engine == "c" and result.stats["core_lemmas"] == 5
 
 
@@ -875,7 +877,7 @@ def test_the_engines_agree_on_black_hole_proofs(number, deal_proofs) -> None:
     assert python.ok and python.engine == "python"
     if not drat.c_engine_built():
         pytest.skip("no compiled core in this install")
-    c = drat.check_proof(num_vars, clauses, proof)
+    c = drat.check_proof(num_vars, clauses, proof, engine="auto")
     assert c.ok and c.engine == "c"
     for key in (*COUNTS, "lemmas", "deletions", "rat_lemmas"):
         assert c.stats[key] == python.stats[key], key
@@ -901,14 +903,14 @@ def test_what_the_compiled_core_hands_over() -> None:
     the Python checker, which judges them."""
     if not drat.c_engine_built():
         pytest.skip("no compiled core in this install")
-    result = drat.check_proof(4, RAT_FORMULA, text(["1 0", "0"]))
+    result = drat.check_proof(4, RAT_FORMULA, text(["1 0", "0"]), engine="auto")
     assert result.ok and result.engine == "python" and result.stats["rat_lemmas"] == 1
     assert result.stats["c_seconds"] >= 0
     assert c_core(RAT_FORMULA, text(["1 0", "0"]))[:2] == (
         drat._C_HANDOVER, "a core lemma is not RUP")
-    result = drat.check_proof(2, ALL_2VARS, text(["3 0", "1 0", "0"]))
+    result = drat.check_proof(2, ALL_2VARS, text(["3 0", "1 0", "0"]), engine="auto")
     assert result.ok and result.engine == "python"  # variable 3 is new: not for the core
-    result = drat.check_proof(2, ALL_2VARS, text(["0"]))
+    result = drat.check_proof(2, ALL_2VARS, text(["0"]), engine="auto")
     assert not result.ok and result.engine == "python" and "c_seconds" in result.stats
     for clauses, proof in [([[1, 2**40]], []), ([[1, "2"]], []), ([[1]], [(False, [1.5])]),
                            ([[1]], [(False, [1], 3)]), ([[1]], [None])]:
@@ -923,7 +925,8 @@ def test_the_compiled_core_stops_at_the_deadline() -> None:
     if not drat.c_engine_built():
         pytest.skip("no compiled core in this install")
     php = pigeonhole(4, 3)
-    result = drat.check_proof(12, php, text(PHP43_PROOF), deadline=time.perf_counter() - 1)
+    result = drat.check_proof(12, php, text(PHP43_PROOF), deadline=time.perf_counter() - 1,
+                              engine="auto")
     assert result.timed_out and not result.ok and result.engine == "c"
     status, _, _ = drat._c_check(12, php, text(PHP43_PROOF), time.perf_counter() + 60)
     assert status == drat._C_ACCEPT

@@ -308,7 +308,8 @@ def manifest(cert: Certificate) -> dict[str, Any]:
                     "solve": round(cert.seconds.solve, 6),
                     "check": round(cert.seconds.check, 6),
                     "write": round(cert.seconds.write, 6)},
-        "checker": {"name": cert.checker, "ok": cert.check.ok, "reason": cert.check.reason},
+        "checker": {"name": cert.checker, "ok": cert.check.ok, "reason": cert.check.reason,
+                    **({"engine": cert.check.engine} if cert.check.engine else {})},
     }
 
 
