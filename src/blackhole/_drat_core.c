@@ -24,7 +24,9 @@
 #include <string.h>
 #include <time.h>
 
-enum { ACCEPT = 0, HANDOVER = 1, TIMEOUT = 2 };
+enum { ACCEPT = 0, HANDOVER = 1, TIMEOUT = 2, INTERRUPTED = 3 };
+
+#define POLL_NS 50000000 /* how often the check looks at Python's signal handlers */
 
 typedef struct {
     int32_t *a;
@@ -69,9 +71,11 @@ typedef struct {
     /* forward-pass record, for the backward pass */
     int32_t *step_c, *step_t;
     int32_t nrec;
-    /* deadline */
+    /* deadline, and the signal handlers (polled without the GIL held between) */
     int has_deadline;
     int64_t deadline_ns; /* CLOCK_MONOTONIC */
+    int64_t polled_ns;
+    PyThreadState *save;
     int32_t *units, *scratch;
     /* outcome */
     jmp_buf fail;
@@ -133,9 +137,21 @@ static int64_t now_ns(void)
     return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 }
 
-static int past_deadline(Ck *k)
+/* Stop at the deadline; now and then, run Python's signal handlers (Ctrl-C). */
+static void poll(Ck *k)
 {
-    return k->has_deadline && now_ns() > k->deadline_ns;
+    int64_t now = now_ns();
+    if (k->has_deadline && now > k->deadline_ns)
+        bail(k, TIMEOUT, "deadline");
+    if (now - k->polled_ns > POLL_NS) {
+        int raised;
+        k->polled_ns = now;
+        PyEval_RestoreThread(k->save);
+        raised = PyErr_CheckSignals();
+        k->save = PyEval_SaveThread();
+        if (raised)
+            bail(k, INTERRUPTED, "interrupted");
+    }
 }
 
 #define CL(k, c) ((k)->lits + (k)->start[c])
@@ -596,8 +612,8 @@ static int run(Ck *k)
         const int32_t *src = k->plits + k->pstart[idx];
         int64_t count = k->pstart[idx + 1] - k->pstart[idx];
         int32_t *cl, size;
-        if (!(idx & 1023) && past_deadline(k))
-            bail(k, TIMEOUT, "deadline");
+        if (!(idx & 1023))
+            poll(k);
         if (k->pdel[idx]) {
             int32_t d, *buf = k->scratch, m = 0;
             int64_t j;
@@ -687,8 +703,7 @@ static int run(Ck *k)
         truncate_trail(k, k->step_t[i]);
         if (!k->core[c])
             continue;
-        if (past_deadline(k))
-            bail(k, TIMEOUT, "deadline");
+        poll(k);
         k->core_lemmas++;
         if (!rup(k, c))
             bail(k, HANDOVER, "a core lemma is not RUP");
@@ -785,7 +800,8 @@ PyDoc_STRVAR(check_doc,
 "Check the DRUP proof (a sequence of (is_deletion, literals)) of the formula clauses\n"
 "over variables 1..n, as blackhole.drat's Python checker does (top: its TOP stamp).\n"
 "status 0: accepted; 1: handed over (note says why; the Python checker must judge);\n"
-"2: timed and the deadline, seconds from now, came first.");
+"2: timed and the deadline, seconds from now, came first.  An exception raised by a\n"
+"signal handler (KeyboardInterrupt) during the check stops it and propagates.");
 
 static PyObject *check(PyObject *self, PyObject *args)
 {
@@ -864,13 +880,14 @@ static PyObject *check(PyObject *self, PyObject *args)
         seconds = seconds > 1e8 ? 1e8 : seconds < -1e8 ? -1e8 : seconds;
         k->deadline_ns = now_ns() + (int64_t)(seconds * 1e9);
     }
-    Py_BEGIN_ALLOW_THREADS
+    k->polled_ns = now_ns();
+    k->save = PyEval_SaveThread();
     if (setjmp(k->fail) == 0)
         status = run(k);
     else
         status = k->status;
-    Py_END_ALLOW_THREADS
-    out = result(status, k->note, k);
+    PyEval_RestoreThread(k->save);
+    out = status == INTERRUPTED ? NULL : result(status, k->note, k);
     release(k);
     free(k);
     return out;
