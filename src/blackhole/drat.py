@@ -55,6 +55,22 @@ clauses (1.45x), a LIFO queue (1.12x), non-core lemmas alongside core ones
 (1.40x, 50% more core lemmas), and formula clauses outside every cone so far
 propagated after the others (no gain).  RAT checks scan all clauses, which is
 fine for the rare RAT lemma (Glucose writes none).
+
+Compiled core: ``_drat_core.c``, a CPython extension built at install time where a
+C compiler is at hand (optional: without it this module checks alone).  It runs
+the algorithm above step for step, in the same order, over flat int arrays, so
+both engines count the same core lemmas and RUP literals on every proof (the
+tests hold them to that).  It may only accept: a lemma that is not RUP (RAT or
+wrong), a proof without a conflict, extension variables, input or sizes it does
+not take, all go to the Python checker, which gives the verdict; it stops at the
+deadline and polls signal handlers (Ctrl-C) every 50 ms.  ``CheckResult.engine``
+says who judged; ``engine="python"`` or ``BLACKHOLE_DRAT_ENGINE=python`` skips
+the core.  It assigns a RUP literal in about 40 ns.  Measured in one process on a
+busy machine (2 cores, load 3.4), Glucose 4's proofs: pysol:265 checked in 0.15 s
+(Python 6.6 s), pysol:915 in 0.20 s (8.9 s).  ``blackhole certify
+@examples/pysol-unsolvable-1-1000.txt`` (load 3.5): the checks of the 123 deals
+take 2.2 s of 8.6 s (summed per deal; 10.3 s for the whole process), the slowest
+deal 0.64 s (915); with the Python engine 24.9 s of 30.5 s (32.5 s), 5.9 s.
 """
 
 from __future__ import annotations
@@ -75,6 +91,7 @@ __all__ = [
     "DratError",
     "Proof",
     "check_files",
+    "c_engine_built",
     "check_proof",
     "parse_any_proof",
     "parse_binary_proof",
