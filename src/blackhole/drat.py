@@ -964,6 +964,7 @@ def check_proof(
     which gives the verdict.
     """
     start = time.perf_counter()
+    core_first = _engine(engine) == "auto" and _drat_core is not None
     flat = list(chain.from_iterable(clauses))
     if 0 in flat:
         raise DratError("a formula clause contains literal 0")
@@ -982,7 +983,7 @@ def check_proof(
                            f"{base} variables plus one per lemma ({lemmas})", stats=stats,
                            engine="python")
     counts = {"lemmas": lemmas, "deletions": len(proof) - lemmas}
-    if _engine(engine) == "auto" and _drat_core is not None and top <= base:
+    if core_first and top <= base:
         status, _, found = _c_check(base, clauses, proof, deadline)
         seconds = time.perf_counter() - start
         if status == _C_ACCEPT:
