@@ -409,9 +409,19 @@ def test_a_manifest_that_is_no_object_is_not_verified(tmp_path) -> None:
     (tmp_path / MANIFEST_FILE).write_text("[" * 100_000)
     result = verify(tmp_path)
     assert not result.ok and "not valid JSON" in result.reason
-    (tmp_path / MANIFEST_FILE).unlink()
-    result = verify(tmp_path)
-    assert not result.ok and "no manifest.json or solution.json" in result.reason
+
+
+def test_a_folder_without_a_certificate_is_bad_input(tmp_path) -> None:
+    """Nothing claimed is nothing failed: the library raises InputError, the CLI exits 2
+    with one line (exit 1 is kept for a check that failed)."""
+    with pytest.raises(InputError, match="not a certificate folder"):
+        verify(tmp_path)
+    (tmp_path / "notes.txt").write_text("no certificate here\n")
+    result = subprocess.run([sys.executable, "-m", "blackhole", "verify", str(tmp_path)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2, result.stderr
+    assert "not a certificate folder" in result.stderr and str(tmp_path) in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
 
 
 def test_a_lying_solver_gets_no_certificate(tmp_path, monkeypatch) -> None:

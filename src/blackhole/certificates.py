@@ -539,14 +539,15 @@ def verify(folder: Path, checker: str = "blackhole") -> Verification:
     if checker not in CHECKERS:
         raise InputError(f"unknown checker (choose from {', '.join(CHECKERS)})", "checker",
                          token=checker)
+    if not holds_certificate(folder):
+        # Nothing claimed, so nothing failed a check: the folder is the wrong input.
+        raise InputError(f"not a certificate folder: no {MANIFEST_FILE} or {SOLUTION_FILE} "
+                         "in it (an unknown verdict leaves neither)", str(folder))
     began = time.perf_counter()
     if (folder / MANIFEST_FILE).is_file():
         found = _verify_proof(folder, checker)
-    elif (folder / SOLUTION_FILE).is_file():
-        found = _verify_solved(folder)
     else:
-        found = Verification(False, "", "", f"no {MANIFEST_FILE} or {SOLUTION_FILE} in the "
-                             "folder (an unknown verdict leaves neither)")
+        found = _verify_solved(folder)
     return replace(found, seconds=time.perf_counter() - began)
 
 

@@ -94,10 +94,8 @@ def probe(problem: Problem, budget: int = DEFAULT_BUDGET) -> Look:
     spent = 0
     gaps = [sum(1 for r in range(1, m + 1) if not left[r])]  # ranks with no card left
 
-    def reaches_all(hole: int, cards: int) -> bool:
-        if gaps[0] < 2:  # one gap at most: the walk from any rank reaches every other
-            return True
-        return walk_covers(left, hole, cards, m)
+    fan_ranks = [[rank[node] for node in fan] for fan in fans]
+    stride = m + 1
 
     def search(hole: int, code: int, cards: int, allowed: int) -> bool | None:
         """True: a full line is in `line`; False: no line from here (remembered); None: a
@@ -105,32 +103,36 @@ def probe(problem: Problem, budget: int = DEFAULT_BUDGET) -> Look:
         nonlocal spent
         if cards == 0:
             return True
-        key = code * (m + 1) + hole
+        key = code * stride + hole
         if key in dead:
             return False
-        if hole and not reaches_all(hole, cards):
+        # While at most one rank is empty the walk from any rank reaches every other.
+        if hole and gaps[0] > 1 and not walk_covers(left, hole, cards, m):
             dead.add(key)
             return False
         moves = [(-left[r], -heights[f], f) for r in onto[hole] for f in showing[r]]
-        moves.sort()
-        cut = False
+        if allowed:
+            moves.sort()
+            cut = False
+        else:  # only the first choice: a second one would be a discrepancy
+            cut = len(moves) > 1
+            if cut:
+                moves = [min(moves)]
         for i, (_, _, f) in enumerate(moves):
-            if i and not allowed:  # a second choice is a discrepancy
-                cut = True
-                break
             if spent >= budget:
                 raise _OutOfBudget
             spent += 1
-            heights[f] -= 1
-            node = fans[f][heights[f]]
-            r = rank[node]
+            h = heights[f] - 1
+            heights[f] = h
+            ranks = fan_ranks[f]
+            r = ranks[h]
             showing[r].discard(f)
-            if heights[f]:
-                showing[rank[fans[f][heights[f] - 1]]].add(f)
+            if h:
+                showing[ranks[h - 1]].add(f)
             left[r] -= 1
             if not left[r]:
                 gaps[0] += 1
-            line.append(node)
+            line.append(fans[f][h])
             found = search(r, code - weight[f], cards - 1, allowed - (i > 0))
             if found:
                 return True
@@ -139,10 +141,10 @@ def probe(problem: Problem, budget: int = DEFAULT_BUDGET) -> Look:
             if not left[r]:
                 gaps[0] -= 1
             left[r] += 1
-            if heights[f]:
-                showing[rank[fans[f][heights[f] - 1]]].discard(f)
+            if h:
+                showing[ranks[h - 1]].discard(f)
             showing[r].add(f)
-            heights[f] += 1
+            heights[f] = h + 1
         if cut:
             return None
         dead.add(key)
