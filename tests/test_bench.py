@@ -564,3 +564,42 @@ def test_a_worker_killed_before_its_first_task_loses_no_task() -> None:
     assert not [r for r in reasons if not r.startswith("worker died")]  # none lost
     assert len(reasons) <= 1  # only a task the worker had taken may go with it
     assert [r.verdict for r in records][1:] == ["solved", "unsolvable"]
+
+
+_ENVIRONMENT_OF_A_SANDBOX = """
+import os
+from pathlib import Path
+from blackhole.backends import Options
+from blackhole.bench.plan import Task
+from blackhole.bench.pool import SandboxPool
+
+def parent(pid):
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+with SandboxPool(1) as pool:
+    task = Task("pysol:1", "search", "search", Options(timeout=20))
+    assert pool.submit(task, 25.0, None).result(timeout=60).verdict == "unsolvable"
+    pids = [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()]
+    sandboxes = []
+    for pid in pids:
+        try:
+            if parent(parent(pid)) == os.getpid():
+                sandboxes.append(pid)
+        except (OSError, ValueError, IndexError):
+            pass
+    assert sandboxes
+    for pid in sandboxes:
+        print(Path(f"/proc/{pid}/environ").read_bytes().split(b"\\0").__repr__())
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_sandboxes_keep_the_default_allocator_under_a_dask_nanny() -> None:
+    """Dask's nanny gives its worker MALLOC_TRIM_THRESHOLD_=65536, which slowed the
+    solves by a third when the sandboxes inherited it: the pool's workers must not."""
+    env = {**os.environ, "MALLOC_TRIM_THRESHOLD_": "65536", "BLACKHOLE_PROBE": "x"}
+    done = subprocess.run([sys.executable, "-c", _ENVIRONMENT_OF_A_SANDBOX], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "BLACKHOLE_PROBE=x" in done.stdout  # the sandbox's environment was read
+    assert "MALLOC_TRIM_THRESHOLD_" not in done.stdout
