@@ -13,8 +13,9 @@ the threads or locks of the process that runs the pool.
 
 The workers keep glibc's default allocator. Dask's nanny starts its worker with
 MALLOC_TRIM_THRESHOLD_=65536 (to hand memory back to the system early); inherited by the
-sandboxes, it made glibc trim after most frees, and the same deals took 31% more solver
-time (`bench pysol:1-5000 --backends sat --jobs 2`, idle: 115.2 against 88.2 s).
+sandboxes, it made glibc trim after most frees, and the same deals took 11% more solver
+time (`bench pysol:1-2000 --backends sat --jobs 2`, two interleaved pairs on an idle
+machine: 44.0 and 43.6 against 39.7 and 39.2 s).
 """
 
 from __future__ import annotations
