@@ -14,7 +14,7 @@ from blackhole.backends import Options, Verdict
 from blackhole.backends.sat import SatBackend
 from blackhole.deal import load_deal, load_position
 from blackhole.pipeline import solve_deal
-from blackhole.probe import DEFAULT_BUDGET, Look, probe
+from blackhole.probe import ENGINE_VARIABLE, Look, c_engine_built, default_budget, probe
 from blackhole.problem import build_problem
 from blackhole.rules import initial_state, legal_cards, play
 
@@ -25,11 +25,20 @@ REFERENCE = {int(row["deal"]): row["verdict"] for row in
 SAMPLE = range(1, 1001, 7)  # 143 deals of the reference
 
 
+@pytest.fixture(autouse=True, params=["auto", "python"])
+def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test here runs with the compiled core (where built) and with Python alone."""
+    if request.param == "auto" and not c_engine_built():
+        pytest.skip("the compiled core is not built")
+    monkeypatch.setenv(ENGINE_VARIABLE, request.param)
+    return request.param
+
+
 @pytest.mark.parametrize("number", SAMPLE)
 def test_probe_lines_are_legal_and_agree_with_the_reference(number: int) -> None:
     problem = build_problem(load_deal(f"pysol:{number}"))
     look = probe(problem)
-    assert 0 <= look.nodes <= DEFAULT_BUDGET
+    assert 0 <= look.nodes <= default_budget()
     if look.line is not None:
         assert REFERENCE[number] == "solved" and not look.refuted
         check_order(problem, look.line)
@@ -65,7 +74,7 @@ def test_a_failed_probe_falls_through_to_sat() -> None:
     for number in (265, 922):  # the look neither wins nor refutes these
         result = SatBackend().solve(build_problem(load_deal(f"pysol:{number}")), Options())
         assert result.verdict.value == REFERENCE[number] and result.solver != "probe"
-        assert result.stats["probe"] is False and result.stats["probe_nodes"] == DEFAULT_BUDGET
+        assert result.stats["probe"] is False and result.stats["probe_nodes"] == default_budget()
         assert result.stats["vars"] > 0 and "conflicts" in result.stats
 
 
@@ -86,7 +95,7 @@ def test_an_answering_probe_is_recorded_and_replayed() -> None:
     solution = solve_deal(load_deal(f"pysol:{number}"), "sat", Options(timeout=60))
     assert solution.result.verdict is Verdict.SOLVED and solution.replay is not None
     assert solution.result.stats["probe"] is True
-    assert 51 <= solution.result.stats["probe_nodes"] <= DEFAULT_BUDGET
+    assert 51 <= solution.result.stats["probe_nodes"] <= default_budget()
     assert "vars" not in solution.result.stats  # no encoding was built
 
 

@@ -24,6 +24,7 @@ a method as the `search` backend), or nothing (out of budget).
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass
 
@@ -34,7 +35,19 @@ from blackhole.problem import Problem
 # winnable, 123 not) the look settles 543 deals at 1000 nodes, 635 at 2000, 672 at 3000
 # (560 wins, 112 refutations), 723 at 5000 and 785 at 10000; a node costs a few
 # microseconds. Behind it, total seconds of the sat backend were lowest from 4000 to 8000.
-DEFAULT_BUDGET = 5000
+DEFAULT_BUDGET = 5000  # the Python engine's default
+PYTHON_BUDGET = DEFAULT_BUDGET
+COMPILED_BUDGET = 50_000  # the compiled core's default (measured below the docstring)
+
+try:  # the compiled core, built at install time where a C compiler is at hand
+    from blackhole import _probe_core
+except ImportError:  # pragma: no cover - an install without a compiler
+    _probe_core = None
+
+# "python" makes probe search with the Python code alone; "auto" (the default) uses the
+# compiled core when it is built.
+ENGINE_VARIABLE = "BLACKHOLE_PROBE_ENGINE"
+ENGINES = ("auto", "python")
 
 
 @dataclass(frozen=True)
@@ -70,8 +83,44 @@ def walk_covers(left: list[int], hole: int, cards: int, modulus: int) -> bool:
     return covered >= cards
 
 
-def probe(problem: Problem, budget: int = DEFAULT_BUDGET) -> Look:
-    """Search `problem` for a full line, trying at most `budget` moves."""
+def c_engine_built() -> bool:
+    """Is the compiled core of the look installed?"""
+    return _probe_core is not None
+
+
+def _engine(engine: str | None) -> str:
+    choice = os.environ.get(ENGINE_VARIABLE, "auto") if engine is None else engine
+    if choice not in ENGINES:
+        raise ValueError(f"unknown probe engine {choice!r} (choose from "
+                         f"{', '.join(ENGINES)}; {ENGINE_VARIABLE} sets it)")
+    return "c" if choice == "auto" and _probe_core is not None else "python"
+
+
+def default_budget(engine: str | None = None) -> int:
+    """The budget `probe` uses when given none: COMPILED_BUDGET where the compiled core
+    runs, else PYTHON_BUDGET (``engine``: "auto", "python" or None for the variable)."""
+    return COMPILED_BUDGET if _engine(engine) == "c" else PYTHON_BUDGET
+
+
+def probe(problem: Problem, budget: int | None = None, *, engine: str | None = None) -> Look:
+    """Search `problem` for a full line, trying at most `budget` moves (None: the engine's
+    default, see `default_budget`). ``engine`` is "auto" (the compiled core when built) or
+    "python"; None reads $BLACKHOLE_PROBE_ENGINE, else "auto". Both give the same Look."""
+    use = _engine(engine)
+    if budget is None:
+        budget = COMPILED_BUDGET if use == "c" else PYTHON_BUDGET
+    if use == "c" and isinstance(budget, int):
+        assert _probe_core is not None
+        start = 0 if problem.start is None else problem.rank[problem.start]
+        rank = problem.rank
+        status, line, nodes = _probe_core.look(
+            problem.fans, [[rank[node] for node in fan] for fan in problem.fans],
+            problem.modulus, start, max(-1, min(budget, 2**62)))
+        return Look(line, status == 0, nodes)
+    return _python_probe(problem, budget)
+
+
+def _python_probe(problem: Problem, budget: int) -> Look:
     fans, rank, m = problem.fans, problem.rank, problem.modulus
     heights = [len(fan) for fan in fans]
     left = [0] * (m + 1)  # cards of each rank still on the fans
