@@ -23,6 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* a move's sort key: (cards left of its rank, descending; its fan's height, descending;
+ * the fan, ascending) in three fields of FIELD bits; fans and cards are at most LIMIT */
+#define FIELD 21
+#define FAN_MASK ((1ULL << FIELD) - 1)
+#define LIMIT 1000000
 #define SIGNAL_POLL_MASK ((1LL << 22) - 1) /* nodes between checks for Ctrl-C */
 
 typedef struct {
@@ -42,7 +47,10 @@ typedef struct {
     int *fan_off;   /* fan -> offset of its cards in node/rank */
     long *node;     /* node ids, fan by fan, bottom -> top */
     int *rank;      /* ranks, same layout */
-    unsigned char *adjacent; /* (modulus+1)^2: may rank r go onto hole h (h = 0: any) */
+    int *onto, *onto_off;   /* onto[onto_off[h] ..]: the ranks that may go onto hole h
+                             * (h = 0, the empty foundation: any rank) */
+    int bitwords;            /* words of a set of fans */
+    uint64_t *showing;       /* rank -> the set of fans whose top card has that rank */
     /* the state */
     int *height;
     int *left;      /* rank -> cards still on the fans */
@@ -66,13 +74,13 @@ static uint64_t mix(uint64_t x) {
     return x;
 }
 
-static uint64_t hash_key(const uint64_t *k, int words) {
+static inline uint64_t hash_key(const uint64_t *k, int words) {
     uint64_t h = 0x9e3779b97f4a7c15ULL;
     for (int w = 0; w < words; w++) h = mix(h ^ k[w]) + (uint64_t)w;
     return h;
 }
 
-static int is_free(const uint64_t *slot, int words) {
+static inline int is_free(const uint64_t *slot, int words) {
     for (int w = 0; w < words; w++)
         if (slot[w]) return 0;
     return 1;
@@ -84,12 +92,14 @@ static void make_key(Search *s, int hole) {
 }
 
 /* the slot of key k: where it is, or the free slot where it would go */
-static uint64_t *find_slot(uint64_t *table, size_t capacity, const uint64_t *k, int words) {
+static inline uint64_t *find_slot(uint64_t *table, size_t capacity, const uint64_t *k, int words) {
     size_t mask = capacity - 1, at = (size_t)hash_key(k, words) & mask;
     for (;;) {
         uint64_t *slot = table + at * (size_t)words;
         if (is_free(slot, words)) return slot;
-        if (memcmp(slot, k, sizeof(uint64_t) * (size_t)words) == 0) return slot;
+        int w = 0;
+        while (w < words && slot[w] == k[w]) w++;
+        if (w == words) return slot;
         at = (at + 1) & mask;
     }
 }
@@ -131,19 +141,26 @@ static void set_height(Search *s, int f, int h) {
     s->key[w] = (s->key[w] & ~s->field_mask[f]) | ((uint64_t)h << s->field_shift[f]);
 }
 
+/* put fan f in (on = 1) or out of the set of fans showing rank r */
+static inline void show(Search *s, int r, int f, int on) {
+    uint64_t *word = s->showing + (size_t)r * (size_t)s->bitwords + (size_t)(f >> 6);
+    uint64_t bit = 1ULL << (f & 63);
+    if (on) *word |= bit; else *word &= ~bit;
+}
+
 /* the rank-walk cut, as blackhole.probe.walk_covers */
 static int walk_covers(const int *left, int hole, int cards, int m) {
     long covered = left[hole];
     int up = hole, gap = 0;
     for (int step = 0; step < m - 1; step++) {
-        up = up % m + 1;
+        up = up == m ? 1 : up + 1;
         if (!left[up]) { gap = 1; break; }
         covered += left[up];
     }
     if (!gap) return 1;
     int down = hole;
     for (int step = 0; step < m - 1; step++) {
-        down = ((down - 2) % m + m) % m + 1;
+        down = down == 1 ? m : down - 1;
         if (!left[down]) break;
         covered += left[down];
     }
@@ -157,7 +174,7 @@ static int bit_length(long v) {
 }
 
 static void release(Search *s) {
-    free(s->fan_len); free(s->fan_off); free(s->node); free(s->rank); free(s->adjacent);
+    free(s->fan_len); free(s->fan_off); free(s->node); free(s->rank); free(s->onto); free(s->onto_off); free(s->showing);
     free(s->height); free(s->left); free(s->field_word); free(s->field_shift); free(s->field_mask);
     free(s->key); free(s->probe_key); free(s->table);
 }
@@ -174,7 +191,7 @@ static int load(Search *s, PyObject *fans, PyObject *fan_ranks, int m) {
         PyErr_SetString(PyExc_ValueError, "fans and fan_ranks differ in length");
         goto done;
     }
-    if (nf > 1000000) {
+    if (nf > LIMIT) {
         PyErr_SetString(PyExc_ValueError, "too many fans");
         goto done;
     }
@@ -187,7 +204,7 @@ static int load(Search *s, PyObject *fans, PyObject *fan_ranks, int m) {
         Py_ssize_t n = PyObject_Length(PySequence_Fast_GET_ITEM(fseq, f));
         Py_ssize_t nr = PyObject_Length(PySequence_Fast_GET_ITEM(rseq, f));
         if (n < 0 || nr < 0) goto done;
-        if (n != nr || n > 1000000 || total + n > 1000000) {
+        if (n != nr || n > LIMIT || total + n > LIMIT) {
             PyErr_SetString(PyExc_ValueError, "fans of unequal or unsupported sizes");
             goto done;
         }
@@ -248,22 +265,29 @@ static PyObject *look(PyObject *self, PyObject *args) {
     s.modulus = m;
     int nf = s.nfans, total = s.total;
 
-    s.adjacent = calloc((size_t)(m + 1) * (size_t)(m + 1), 1);
+    s.bitwords = nf / 64 + 1;
+    s.onto = calloc((size_t)(m + 1) * 2 + (size_t)m, sizeof(int));
+    s.onto_off = calloc((size_t)m + 2, sizeof(int));
+    s.showing = calloc((size_t)(m + 1) * (size_t)s.bitwords, sizeof(uint64_t));
     s.height = calloc((size_t)nf + 1, sizeof(int));
     s.left = calloc((size_t)m + 1, sizeof(int));
     s.field_word = calloc((size_t)nf + 1, sizeof(int));
     s.field_shift = calloc((size_t)nf + 1, sizeof(int));
     s.field_mask = calloc((size_t)nf + 1, sizeof(uint64_t));
-    if (!s.adjacent || !s.height || !s.left || !s.field_word || !s.field_shift
+    if (!s.onto || !s.onto_off || !s.showing || !s.height || !s.left || !s.field_word || !s.field_shift
         || !s.field_mask) {
         PyErr_NoMemory(); goto done;
     }
-    for (int r = 1; r <= m; r++) {
-        s.adjacent[r] = 1; /* onto the empty foundation (h = 0) goes any rank */
-        for (int h = 1; h <= m; h++) {
-            int d = ((r - h) % m + m) % m;
-            s.adjacent[(size_t)h * (size_t)(m + 1) + (size_t)r] = (d == 1 || d == m - 1) && r != h;
+    {   /* rank r goes onto hole h when they differ by one, the top rank wrapping */
+        int at = 0;
+        for (int h = 0; h <= m; h++) {
+            s.onto_off[h] = at;
+            for (int r = 1; r <= m; r++) {
+                int d = ((r - h) % m + m) % m;
+                if (h == 0 || ((d == 1 || d == m - 1) && r != h)) s.onto[at++] = r;
+            }
         }
+        s.onto_off[m + 1] = at;
     }
     /* the key's layout: the hole's field first, then each fan's, no field across words */
     int word = 0, used = bit_length(m);
@@ -287,6 +311,7 @@ static PyObject *look(PyObject *self, PyObject *args) {
         set_height(&s, f, s.fan_len[f]);
         if (s.fan_len[f] > maxh) maxh = s.fan_len[f];
         for (int h = 0; h < s.fan_len[f]; h++) s.left[s.rank[s.fan_off[f] + h]]++;
+        if (s.fan_len[f]) show(&s, s.rank[s.fan_off[f] + s.fan_len[f] - 1], f, 1);
     }
     for (int r = 1; r <= m; r++) s.gaps += !s.left[r];
 
@@ -296,7 +321,6 @@ static PyObject *look(PyObject *self, PyObject *args) {
     line = calloc((size_t)total + 1, sizeof(long));
     if (!frames || !moves || !line) { PyErr_NoMemory(); goto done; }
 
-    const uint64_t NF = (uint64_t)nf + 1, H = (uint64_t)maxh + 1;
     long long spent = 0;
     int status = -1; /* -1 out of budget, 0 refuted, 1 found */
     enum { ENTER, NEXT, RETURN } step;
@@ -317,22 +341,25 @@ static PyObject *look(PyObject *self, PyObject *args) {
                     if (memo_add(&s) < 0) { PyErr_NoMemory(); goto done; }
                     got = R_FALSE; step = RETURN; continue;
                 }
-                const unsigned char *ok = s.adjacent + (size_t)fr->hole * (size_t)(m + 1);
                 uint64_t *mv = moves + fr->moves;
                 int n = 0;
                 fr->cut = 0;
-                for (int f = 0; f < nf; f++) {
-                    int h = s.height[f];
-                    if (!h) continue;
-                    int r = s.rank[s.fan_off[f] + h - 1];
-                    if (!ok[r]) continue;
-                    uint64_t k = (((uint64_t)(total - s.left[r]) * H) + (uint64_t)(maxh - h)) * NF
-                                 + (uint64_t)f;
-                    if (fr->allowed || n == 0) {
-                        mv[n++] = k;
-                    } else { /* only the first choice: a second one is a discrepancy */
-                        fr->cut = 1;
-                        if (k < mv[0]) mv[0] = k;
+                for (int o = s.onto_off[fr->hole]; o < s.onto_off[fr->hole + 1]; o++) {
+                    int r = s.onto[o];
+                    const uint64_t *fans_of = s.showing + (size_t)r * (size_t)s.bitwords;
+                    uint64_t by_rank = (uint64_t)(total - s.left[r]) << (2 * FIELD);
+                    for (int w = 0; w < s.bitwords; w++) {
+                        for (uint64_t bits = fans_of[w]; bits; bits &= bits - 1) {
+                            int f = w * 64 + __builtin_ctzll(bits);
+                            uint64_t k = by_rank | ((uint64_t)(maxh - s.height[f]) << FIELD)
+                                         | (uint64_t)f;
+                            if (fr->allowed || n == 0) {
+                                mv[n++] = k;
+                            } else { /* only the first choice: a second is a discrepancy */
+                                fr->cut = 1;
+                                if (k < mv[0]) mv[0] = k;
+                            }
+                        }
                     }
                 }
                 if (fr->allowed) { /* insertion sort: a node has a few moves */
@@ -358,10 +385,12 @@ static PyObject *look(PyObject *self, PyObject *args) {
                 if (spent >= budget) { status = -1; goto finish; }
                 spent++;
                 if ((spent & SIGNAL_POLL_MASK) == 0 && PyErr_CheckSignals() < 0) goto done;
-                int f = (int)(moves[fr->moves + fr->i] % NF);
+                int f = (int)(moves[fr->moves + fr->i] & FAN_MASK);
                 int h = s.height[f] - 1;
                 set_height(&s, f, h);
                 int r = s.rank[s.fan_off[f] + h];
+                show(&s, r, f, 0);
+                if (h) show(&s, s.rank[s.fan_off[f] + h - 1], f, 1);
                 if (!--s.left[r]) s.gaps++;
                 line[depth] = s.node[s.fan_off[f] + h];
                 Frame *child = &frames[depth + 1];
@@ -378,10 +407,12 @@ static PyObject *look(PyObject *self, PyObject *args) {
                 depth--;
                 fr = &frames[depth];
                 if (got == R_NONE) fr->cut = 1;
-                int f = (int)(moves[fr->moves + fr->i] % NF);
+                int f = (int)(moves[fr->moves + fr->i] & FAN_MASK);
                 int h = s.height[f];
                 int r = s.rank[s.fan_off[f] + h];
                 if (!s.left[r]++) s.gaps--;
+                if (h) show(&s, s.rank[s.fan_off[f] + h - 1], f, 0);
+                show(&s, r, f, 1);
                 set_height(&s, f, h + 1);
                 fr->i++;
                 step = NEXT;
