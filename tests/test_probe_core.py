@@ -164,3 +164,13 @@ def test_the_engine_is_chosen_by_argument_or_variable(monkeypatch: pytest.Monkey
     monkeypatch.setenv(ENGINE_VARIABLE, "auto")
     with pytest.raises(AssertionError, match="compiled core ran"):
         probe(build_problem(load_deal("pysol:2")))
+
+
+@needs_core
+def test_the_core_leaves_what_it_does_not_take_to_python() -> None:
+    from blackhole import _probe_core
+
+    assert _probe_core.look(((1,),), ((5,),), 3, 0, 10) == (-2, None, 0)  # rank 5 of 3
+    assert _probe_core.look(((1,),), ((1,),), 3, 4, 10) == (-2, None, 0)  # start rank 4
+    assert _probe_core.look(((1,), (2,)), ((2,),), 3, 0, 10) == (-2, None, 0)
+    assert _probe_core.look(((1,),), ((2,),), 3, 0, 10) == (1, (1,), 1)

@@ -5,7 +5,9 @@
  *   fans:       a sequence of sequences of node ids, each fan bottom -> top
  *   fan_ranks:  the same shape, each node's rank (1..modulus)
  *   start_rank: the hole's rank, 0 when the first card is free
- *   status:     1 a full line (line is a tuple of nodes), 0 refuted, -1 out of budget
+ *   status:     1 a full line (line is a tuple of nodes), 0 refuted, -1 out of budget,
+ *               -2 not taken (ranks outside 1..modulus, sizes beyond its limits): the
+ *               caller runs the Python search
  *
  * Equal to the Python search in: the order of moves (rank with most cards left first, then
  * the tallest fan, then the lowest fan index), the passes (allowed = 0, 1, 2, ...), the
@@ -28,6 +30,9 @@
 #define FIELD 21
 #define FAN_MASK ((1ULL << FIELD) - 1)
 #define LIMIT 1000000
+#define MAX_MOVES (1 << 26) /* entries of the move stack: cards x fans (400 x 134 at most in
+                             * a 100-rank deck) */
+#define NOT_TAKEN (-2)       /* the status of a problem left to the Python search */
 #define SIGNAL_POLL_MASK ((1LL << 22) - 1) /* nodes between checks for Ctrl-C */
 
 typedef struct {
@@ -179,7 +184,8 @@ static void release(Search *s) {
     free(s->key); free(s->probe_key); free(s->table);
 }
 
-/* read the fans into s; 0 ok, -1 with a Python error set */
+/* read the fans into s; 0 ok, -1 with a Python error set, NOT_TAKEN for a problem this
+ * core does not take (the Python search runs it) */
 static int load(Search *s, PyObject *fans, PyObject *fan_ranks, int m) {
     PyObject *fseq = PySequence_Fast(fans, "fans must be a sequence");
     if (!fseq) return -1;
@@ -188,11 +194,11 @@ static int load(Search *s, PyObject *fans, PyObject *fan_ranks, int m) {
     int ok = -1;
     Py_ssize_t nf = PySequence_Fast_GET_SIZE(fseq);
     if (nf != PySequence_Fast_GET_SIZE(rseq)) {
-        PyErr_SetString(PyExc_ValueError, "fans and fan_ranks differ in length");
+        ok = NOT_TAKEN;
         goto done;
     }
     if (nf > LIMIT) {
-        PyErr_SetString(PyExc_ValueError, "too many fans");
+        ok = NOT_TAKEN;
         goto done;
     }
     s->nfans = (int)nf;
@@ -205,7 +211,7 @@ static int load(Search *s, PyObject *fans, PyObject *fan_ranks, int m) {
         Py_ssize_t nr = PyObject_Length(PySequence_Fast_GET_ITEM(rseq, f));
         if (n < 0 || nr < 0) goto done;
         if (n != nr || n > LIMIT || total + n > LIMIT) {
-            PyErr_SetString(PyExc_ValueError, "fans of unequal or unsupported sizes");
+            ok = NOT_TAKEN;
             goto done;
         }
         s->fan_off[f] = (int)total;
@@ -234,7 +240,7 @@ static int load(Search *s, PyObject *fans, PyObject *fan_ranks, int m) {
         Py_DECREF(fan);
         Py_DECREF(rs);
         if (bad) {
-            if (bad == 1) PyErr_SetString(PyExc_ValueError, "a rank outside the deck");
+            if (bad == 1) ok = NOT_TAKEN;
             goto done;
         }
     }
@@ -251,19 +257,22 @@ static PyObject *look(PyObject *self, PyObject *args) {
     long long budget;
     (void)self;
     if (!PyArg_ParseTuple(args, "OOiiL", &fans, &fan_ranks, &m, &start, &budget)) return NULL;
-    if (m < 1 || m > 100000 || start < 0 || start > m) {
-        PyErr_SetString(PyExc_ValueError, "modulus or start rank out of range");
-        return NULL;
-    }
+    if (m < 1 || m > 100000 || start < 0 || start > m)
+        return Py_BuildValue("(iOi)", NOT_TAKEN, Py_None, 0);
     Search s;
     memset(&s, 0, sizeof s);
     Frame *frames = NULL;
     uint64_t *moves = NULL;
     long *line = NULL;
     PyObject *result = NULL;
-    if (load(&s, fans, fan_ranks, m) < 0) goto done;
+    int loaded = load(&s, fans, fan_ranks, m);
+    if (loaded == -1) goto done;
     s.modulus = m;
     int nf = s.nfans, total = s.total;
+    if (loaded == NOT_TAKEN || ((size_t)total + 1) * ((size_t)nf + 1) > MAX_MOVES) {
+        result = Py_BuildValue("(iOi)", NOT_TAKEN, Py_None, 0);
+        goto done;
+    }
 
     s.bitwords = nf / 64 + 1;
     s.onto = calloc((size_t)(m + 1) * 2 + (size_t)m, sizeof(int));
