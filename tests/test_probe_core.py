@@ -21,9 +21,9 @@ from blackhole.probe import (
     probe,
 )
 from blackhole.problem import Problem, build_problem
-from blackhole.rules import initial_state, legal_cards, play
 
 from .helpers import check_order, ranked_deal, small_deal
+from .test_probe import random_position
 
 NO_C_CORE = "BLACKHOLE_NO_C_CORE"
 needs_core = pytest.mark.skipif(not c_engine_built(), reason="the compiled core is not built")
@@ -105,19 +105,7 @@ def test_the_engines_agree_on_odd_shapes(seed: int) -> None:
 def test_the_engines_agree_on_positions(seed: int) -> None:
     """Part-played deals (Black Hole, and All in a Row with its free first card)."""
     rng = random.Random(seed)
-    variant = rng.choice(["", ":all-in-a-row"])
-    spec = f"pysol:{rng.randrange(1, 1001)}{variant}"
-    deal = load_deal(spec)
-    state, played = initial_state(deal), []
-    for _ in range(rng.randrange(0, 30)):
-        moves = legal_cards(deal, state)
-        if not moves:
-            break
-        card, fan = rng.choice(moves)
-        state = play(deal, state, fan)
-        played.append(str(card))
-    position = load_position(spec, " ".join(played))
-    problem = build_problem(position.deal)
+    problem = build_problem(random_position(rng, rng.choice(["", ":all-in-a-row"]), 0))
     for budget in (300, 20_000):
         both(problem, budget)
 
