@@ -12,9 +12,9 @@ import pytest
 
 from blackhole.backends import Options, Verdict
 from blackhole.backends.sat import SatBackend
-from blackhole.deal import load_deal, load_position
+from blackhole.deal import Deal, load_deal, load_position
 from blackhole.pipeline import solve_deal
-from blackhole.probe import DEFAULT_BUDGET, Look, probe
+from blackhole.probe import ENGINE_VARIABLE, Look, c_engine_built, default_budget, probe
 from blackhole.problem import build_problem
 from blackhole.rules import initial_state, legal_cards, play
 
@@ -25,11 +25,20 @@ REFERENCE = {int(row["deal"]): row["verdict"] for row in
 SAMPLE = range(1, 1001, 7)  # 143 deals of the reference
 
 
+@pytest.fixture(autouse=True, params=["auto", "python"])
+def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test here runs with the compiled core (where built) and with Python alone."""
+    if request.param == "auto" and not c_engine_built():
+        pytest.skip("the compiled core is not built")
+    monkeypatch.setenv(ENGINE_VARIABLE, request.param)
+    return request.param
+
+
 @pytest.mark.parametrize("number", SAMPLE)
 def test_probe_lines_are_legal_and_agree_with_the_reference(number: int) -> None:
     problem = build_problem(load_deal(f"pysol:{number}"))
     look = probe(problem)
-    assert 0 <= look.nodes <= DEFAULT_BUDGET
+    assert 0 <= look.nodes <= default_budget()
     if look.line is not None:
         assert REFERENCE[number] == "solved" and not look.refuted
         check_order(problem, look.line)
@@ -46,14 +55,7 @@ def test_the_probe_finds_lines_on_the_sample() -> None:
 
 @pytest.mark.parametrize("seed", range(120))
 def test_probe_on_small_deals_never_contradicts_the_search(seed: int) -> None:
-    deal = small_deal(seed)
-    problem = build_problem(deal)
-    look = probe(problem, 10_000)
-    if look.line is not None:
-        check_order(problem, look.line)
-    if look.line is not None or look.refuted:
-        expected = Verdict.SOLVED if look.line is not None else Verdict.UNSOLVABLE
-        assert solve_deal(deal, "search", Options(timeout=60)).result.verdict is expected
+    agrees_with_the_search(small_deal(seed), 10_000)
 
 
 def test_a_budget_shorter_than_a_line_finds_nothing() -> None:
@@ -65,7 +67,7 @@ def test_a_failed_probe_falls_through_to_sat() -> None:
     for number in (265, 922):  # the look neither wins nor refutes these
         result = SatBackend().solve(build_problem(load_deal(f"pysol:{number}")), Options())
         assert result.verdict.value == REFERENCE[number] and result.solver != "probe"
-        assert result.stats["probe"] is False and result.stats["probe_nodes"] == DEFAULT_BUDGET
+        assert result.stats["probe"] is False and result.stats["probe_nodes"] == default_budget()
         assert result.stats["vars"] > 0 and "conflicts" in result.stats
 
 
@@ -86,7 +88,7 @@ def test_an_answering_probe_is_recorded_and_replayed() -> None:
     solution = solve_deal(load_deal(f"pysol:{number}"), "sat", Options(timeout=60))
     assert solution.result.verdict is Verdict.SOLVED and solution.replay is not None
     assert solution.result.stats["probe"] is True
-    assert 51 <= solution.result.stats["probe_nodes"] <= DEFAULT_BUDGET
+    assert 51 <= solution.result.stats["probe_nodes"] <= default_budget()
     assert "vars" not in solution.result.stats  # no encoding was built
 
 
@@ -113,21 +115,31 @@ def test_both_solvers_take_the_first_look_unless_told_not_to(backend: str) -> No
 def test_probe_on_positions_never_contradicts_the_search(seed: int) -> None:
     """Part-played positions (a hole card already down, fans uneven) of real deals: a win
     must replay and a refutation must agree with the exhaustive search."""
-    rng = random.Random(seed)
-    deal = load_deal(f"pysol:{rng.randrange(1, 1001)}")
+    agrees_with_the_search(random_position(random.Random(seed)), 20_000)
+
+
+def agrees_with_the_search(deal: Deal, budget: int) -> None:
+    """The look's line is legal, and what it settles the exhaustive search settles alike."""
+    problem = build_problem(deal)
+    look = probe(problem, budget)
+    if look.line is not None:
+        check_order(problem, look.line)
+    if look.line is not None or look.refuted:
+        expected = Verdict.SOLVED if look.line is not None else Verdict.UNSOLVABLE
+        assert solve_deal(deal, "search", Options(timeout=60)).verdict is expected
+
+
+def random_position(rng: random.Random, variant: str = "", fewest: int = 5) -> Deal:
+    """A pysol deal (`variant` ":all-in-a-row": that game) after fewest to 29 random
+    legal moves, as a position."""
+    spec = f"pysol:{rng.randrange(1, 1001)}{variant}"
+    deal = load_deal(spec)
     state, played = initial_state(deal), []
-    for _ in range(rng.randrange(5, 30)):
+    for _ in range(rng.randrange(fewest, 30)):
         moves = legal_cards(deal, state)
         if not moves:
             break
         card, fan = rng.choice(moves)
         state = play(deal, state, fan)
         played.append(str(card))
-    position = load_position(f"pysol:{deal.name.split(':')[1]}", " ".join(played))
-    problem = build_problem(position.deal)
-    look = probe(problem, 20_000)
-    if look.line is not None:
-        check_order(problem, look.line)
-    if look.line is not None or look.refuted:
-        expected = Verdict.SOLVED if look.line is not None else Verdict.UNSOLVABLE
-        assert solve_deal(position.deal, "search", Options(timeout=60)).verdict is expected
+    return load_position(spec, " ".join(played)).deal

@@ -117,9 +117,9 @@ class Backend(ABC):
 
     def __init__(self, probe_budget: int | None = None) -> None:
         # Nodes of the first look (blackhole.probe) for backends that read `look`; 0 skips it.
-        from blackhole.probe import DEFAULT_BUDGET
+        from blackhole.probe import default_budget
 
-        self.probe_budget = DEFAULT_BUDGET if probe_budget is None else probe_budget
+        self.probe_budget = default_budget() if probe_budget is None else probe_budget
 
     def first_look(self, problem: Problem, options: Options,
                    began: float) -> tuple[Result | None, dict[str, Any]]:

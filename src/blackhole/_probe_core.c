@@ -1,0 +1,471 @@
+/* The compiled core of blackhole.probe: the same limited discrepancy search as the
+ * Python `probe`, step for step, over flat arrays.
+ *
+ * look(fans, fan_ranks, modulus, start_rank, budget) -> (status, line, nodes)
+ *   fans:       a sequence of sequences of node ids, each fan bottom -> top
+ *   fan_ranks:  the same shape, each node's rank (1..modulus)
+ *   start_rank: the hole's rank, 0 when the first card is free
+ *   status:     1 a full line (line is a tuple of nodes), 0 refuted, -1 out of budget,
+ *               -2 not taken (ranks outside 1..modulus, sizes beyond its limits): the
+ *               caller runs the Python search
+ *
+ * Equal to the Python search in: the order of moves (rank with most cards left first, then
+ * the tallest fan, then the lowest fan index), the passes (allowed = 0, 1, 2, ...), the
+ * node count, the dead-state memo (a state is remembered only when its subtree was
+ * explored without a cut, or when the walk cut holds), and the walk cut (applied only when
+ * at least two ranks are empty).
+ *
+ * The search runs on an explicit stack (its depth is the number of cards), the memo is a
+ * hash set of exact keys (every fan's height and the hole's rank packed into bit fields of
+ * 64-bit words), so it holds at most one entry per node tried plus one per pass.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* a move's sort key: (cards left of its rank, descending; its fan's height, descending;
+ * the fan, ascending) in three fields of FIELD bits; fans and cards are at most LIMIT */
+#define FIELD 21
+#define FAN_MASK ((1ULL << FIELD) - 1)
+#define LIMIT 1000000
+#define MAX_MOVES (1 << 26) /* entries of the move stack: cards x fans (400 x 134 at most in
+                             * a 100-rank deck) */
+#define NOT_TAKEN (-2)       /* the status of a problem left to the Python search */
+#define SIGNAL_POLL_MASK ((1LL << 22) - 1) /* nodes between checks for Ctrl-C */
+
+typedef struct {
+    int hole;         /* the hole's rank on entry (0: any card goes) */
+    int cards;        /* cards left on the fans */
+    long long allowed; /* discrepancies still allowed below */
+    Py_ssize_t moves; /* index of this frame's first move on the move stack */
+    int nmoves;
+    int i;            /* the move being explored */
+    int cut;          /* some branch was left unexplored */
+} Frame;
+
+typedef struct {
+    /* the deal */
+    int nfans, modulus, total;
+    int *fan_len;   /* fan -> cards */
+    int *fan_off;   /* fan -> offset of its cards in node/rank */
+    long *node;     /* node ids, fan by fan, bottom -> top */
+    int *rank;      /* ranks, same layout */
+    int *onto, *onto_off;   /* onto[onto_off[h] ..]: the ranks that may go onto hole h
+                             * (h = 0, the empty foundation: any rank) */
+    int bitwords;            /* words of a set of fans */
+    uint64_t *showing;       /* rank -> the set of fans whose top card has that rank */
+    /* the state */
+    int *height;
+    int *left;      /* rank -> cards still on the fans */
+    int gaps;       /* ranks with no card left */
+    /* the memo key: bit fields in words; the hole's field is word 0, bits 0.. */
+    int words;
+    int *field_word, *field_shift; /* fan -> its field */
+    uint64_t *field_mask;
+    uint64_t *key;  /* the heights' fields (hole's field kept 0) */
+    uint64_t *probe_key;
+    /* the memo: open addressing, linear probing, an all-zero key marks a free slot (a key
+     * looked up always has a card left, so one of its fields is not zero) */
+    uint64_t *table;
+    size_t capacity, count;
+} Search;
+
+static uint64_t mix(uint64_t x) {
+    x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27; x *= 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    return x;
+}
+
+static inline uint64_t hash_key(const uint64_t *k, int words) {
+    uint64_t h = 0x9e3779b97f4a7c15ULL;
+    for (int w = 0; w < words; w++) h = mix(h ^ k[w]) + (uint64_t)w;
+    return h;
+}
+
+static inline int is_free(const uint64_t *slot, int words) {
+    for (int w = 0; w < words; w++)
+        if (slot[w]) return 0;
+    return 1;
+}
+
+static void make_key(Search *s, int hole) {
+    memcpy(s->probe_key, s->key, sizeof(uint64_t) * (size_t)s->words);
+    s->probe_key[0] |= (uint64_t)hole;
+}
+
+/* the slot of key k: where it is, or the free slot where it would go */
+static inline uint64_t *find_slot(uint64_t *table, size_t capacity, const uint64_t *k, int words) {
+    size_t mask = capacity - 1, at = (size_t)hash_key(k, words) & mask;
+    for (;;) {
+        uint64_t *slot = table + at * (size_t)words;
+        if (is_free(slot, words)) return slot;
+        int w = 0;
+        while (w < words && slot[w] == k[w]) w++;
+        if (w == words) return slot;
+        at = (at + 1) & mask;
+    }
+}
+
+static int memo_has(Search *s) {
+    return !is_free(find_slot(s->table, s->capacity, s->probe_key, s->words), s->words);
+}
+
+static int memo_grow(Search *s) {
+    size_t capacity = s->capacity * 2, words = (size_t)s->words;
+    if (capacity > ((size_t)-1) / (sizeof(uint64_t) * words)) return -1;
+    uint64_t *table = calloc(capacity * words, sizeof(uint64_t));
+    if (!table) return -1;
+    for (size_t at = 0; at < s->capacity; at++) {
+        uint64_t *old = s->table + at * words;
+        if (!is_free(old, s->words))
+            memcpy(find_slot(table, capacity, old, s->words), old, sizeof(uint64_t) * words);
+    }
+    free(s->table);
+    s->table = table;
+    s->capacity = capacity;
+    return 0;
+}
+
+/* remember the key in probe_key as dead; -1 when out of memory */
+static int memo_add(Search *s) {
+    if (2 * (s->count + 1) > s->capacity && memo_grow(s) < 0) return -1;
+    uint64_t *slot = find_slot(s->table, s->capacity, s->probe_key, s->words);
+    if (is_free(slot, s->words)) {
+        memcpy(slot, s->probe_key, sizeof(uint64_t) * (size_t)s->words);
+        s->count++;
+    }
+    return 0;
+}
+
+static void set_height(Search *s, int f, int h) {
+    s->height[f] = h;
+    int w = s->field_word[f];
+    s->key[w] = (s->key[w] & ~s->field_mask[f]) | ((uint64_t)h << s->field_shift[f]);
+}
+
+/* put fan f in (on = 1) or out of the set of fans showing rank r */
+static inline void show(Search *s, int r, int f, int on) {
+    uint64_t *word = s->showing + (size_t)r * (size_t)s->bitwords + (size_t)(f >> 6);
+    uint64_t bit = 1ULL << (f & 63);
+    if (on) *word |= bit; else *word &= ~bit;
+}
+
+/* the rank-walk cut, as blackhole.probe.walk_covers */
+static int walk_covers(const int *left, int hole, int cards, int m) {
+    long covered = left[hole];
+    int up = hole, gap = 0;
+    for (int step = 0; step < m - 1; step++) {
+        up = up == m ? 1 : up + 1;
+        if (!left[up]) { gap = 1; break; }
+        covered += left[up];
+    }
+    if (!gap) return 1;
+    int down = hole;
+    for (int step = 0; step < m - 1; step++) {
+        down = down == 1 ? m : down - 1;
+        if (!left[down]) break;
+        covered += left[down];
+    }
+    return covered >= cards;
+}
+
+static int bit_length(long v) {
+    int bits = 0;
+    while (v > 0) { bits++; v >>= 1; }
+    return bits;
+}
+
+static void release(Search *s) {
+    free(s->fan_len); free(s->fan_off); free(s->node); free(s->rank); free(s->onto); free(s->onto_off); free(s->showing);
+    free(s->height); free(s->left); free(s->field_word); free(s->field_shift); free(s->field_mask);
+    free(s->key); free(s->probe_key); free(s->table);
+}
+
+/* read the fans into s; 0 ok, -1 with a Python error set, NOT_TAKEN for a problem this
+ * core does not take (the Python search runs it) */
+static int load(Search *s, PyObject *fans, PyObject *fan_ranks, int m) {
+    PyObject *fseq = PySequence_Fast(fans, "fans must be a sequence");
+    if (!fseq) return -1;
+    PyObject *rseq = PySequence_Fast(fan_ranks, "fan_ranks must be a sequence");
+    if (!rseq) { Py_DECREF(fseq); return -1; }
+    int ok = -1;
+    Py_ssize_t nf = PySequence_Fast_GET_SIZE(fseq);
+    if (nf != PySequence_Fast_GET_SIZE(rseq)) {
+        ok = NOT_TAKEN;
+        goto done;
+    }
+    if (nf > LIMIT) {
+        ok = NOT_TAKEN;
+        goto done;
+    }
+    s->nfans = (int)nf;
+    s->fan_len = calloc((size_t)nf + 1, sizeof(int));
+    s->fan_off = calloc((size_t)nf + 1, sizeof(int));
+    if (!s->fan_len || !s->fan_off) { PyErr_NoMemory(); goto done; }
+    long total = 0;
+    for (Py_ssize_t f = 0; f < nf; f++) {
+        Py_ssize_t n = PyObject_Length(PySequence_Fast_GET_ITEM(fseq, f));
+        Py_ssize_t nr = PyObject_Length(PySequence_Fast_GET_ITEM(rseq, f));
+        if (n < 0 || nr < 0) goto done;
+        if (n != nr || n > LIMIT || total + n > LIMIT) {
+            ok = NOT_TAKEN;
+            goto done;
+        }
+        s->fan_off[f] = (int)total;
+        s->fan_len[f] = (int)n;
+        total += n;
+    }
+    s->total = (int)total;
+    s->node = calloc((size_t)total + 1, sizeof(long));
+    s->rank = calloc((size_t)total + 1, sizeof(int));
+    if (!s->node || !s->rank) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t f = 0; f < nf; f++) {
+        PyObject *fan = PySequence_Fast(PySequence_Fast_GET_ITEM(fseq, f), "a fan must be a sequence");
+        if (!fan) goto done;
+        PyObject *rs = PySequence_Fast(PySequence_Fast_GET_ITEM(rseq, f), "ranks must be a sequence");
+        if (!rs) { Py_DECREF(fan); goto done; }
+        int bad = PySequence_Fast_GET_SIZE(fan) != s->fan_len[f]
+                  || PySequence_Fast_GET_SIZE(rs) != s->fan_len[f];
+        for (int h = 0; !bad && h < s->fan_len[f]; h++) {
+            long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(fan, h));
+            long r = PyLong_AsLong(PySequence_Fast_GET_ITEM(rs, h));
+            if ((v == -1 || r == -1) && PyErr_Occurred()) { bad = 2; break; }
+            if (r < 1 || r > m) { bad = 1; break; }
+            s->node[s->fan_off[f] + h] = v;
+            s->rank[s->fan_off[f] + h] = (int)r;
+        }
+        Py_DECREF(fan);
+        Py_DECREF(rs);
+        if (bad) {
+            if (bad == 1) ok = NOT_TAKEN;
+            goto done;
+        }
+    }
+    ok = 0;
+done:
+    Py_DECREF(fseq);
+    Py_DECREF(rseq);
+    return ok;
+}
+
+static PyObject *look(PyObject *self, PyObject *args) {
+    PyObject *fans, *fan_ranks;
+    int m, start;
+    long long budget;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOiiL", &fans, &fan_ranks, &m, &start, &budget)) return NULL;
+    if (m < 1 || m > 100000 || start < 0 || start > m)
+        return Py_BuildValue("(iOi)", NOT_TAKEN, Py_None, 0);
+    Search s;
+    memset(&s, 0, sizeof s);
+    Frame *frames = NULL;
+    uint64_t *moves = NULL;
+    long *line = NULL;
+    PyObject *result = NULL;
+    int loaded = load(&s, fans, fan_ranks, m);
+    if (loaded == -1) goto done;
+    s.modulus = m;
+    int nf = s.nfans, total = s.total;
+    if (loaded == NOT_TAKEN || ((size_t)total + 1) * ((size_t)nf + 1) > MAX_MOVES) {
+        result = Py_BuildValue("(iOi)", NOT_TAKEN, Py_None, 0);
+        goto done;
+    }
+
+    s.bitwords = nf / 64 + 1;
+    s.onto = calloc((size_t)(m + 1) * 2 + (size_t)m, sizeof(int));
+    s.onto_off = calloc((size_t)m + 2, sizeof(int));
+    s.showing = calloc((size_t)(m + 1) * (size_t)s.bitwords, sizeof(uint64_t));
+    s.height = calloc((size_t)nf + 1, sizeof(int));
+    s.left = calloc((size_t)m + 1, sizeof(int));
+    s.field_word = calloc((size_t)nf + 1, sizeof(int));
+    s.field_shift = calloc((size_t)nf + 1, sizeof(int));
+    s.field_mask = calloc((size_t)nf + 1, sizeof(uint64_t));
+    if (!s.onto || !s.onto_off || !s.showing || !s.height || !s.left || !s.field_word || !s.field_shift
+        || !s.field_mask) {
+        PyErr_NoMemory(); goto done;
+    }
+    {   /* rank r goes onto hole h when they differ by one, the top rank wrapping */
+        int at = 0;
+        for (int h = 0; h <= m; h++) {
+            s.onto_off[h] = at;
+            for (int r = 1; r <= m; r++) {
+                int d = ((r - h) % m + m) % m;
+                if (h == 0 || ((d == 1 || d == m - 1) && r != h)) s.onto[at++] = r;
+            }
+        }
+        s.onto_off[m + 1] = at;
+    }
+    /* the key's layout: the hole's field first, then each fan's, no field across words */
+    int word = 0, used = bit_length(m);
+    for (int f = 0; f < nf; f++) {
+        int bits = bit_length(s.fan_len[f]);
+        if (bits == 0) continue;
+        if (used + bits > 64) { word++; used = 0; }
+        s.field_word[f] = word;
+        s.field_shift[f] = used;
+        s.field_mask[f] = ((1ULL << bits) - 1) << used;
+        used += bits;
+    }
+    s.words = word + 1;
+    s.key = calloc((size_t)s.words, sizeof(uint64_t));
+    s.probe_key = calloc((size_t)s.words, sizeof(uint64_t));
+    s.capacity = 1024;
+    s.table = calloc(s.capacity * (size_t)s.words, sizeof(uint64_t));
+    if (!s.key || !s.probe_key || !s.table) { PyErr_NoMemory(); goto done; }
+    int maxh = 0;
+    for (int f = 0; f < nf; f++) {
+        set_height(&s, f, s.fan_len[f]);
+        if (s.fan_len[f] > maxh) maxh = s.fan_len[f];
+        for (int h = 0; h < s.fan_len[f]; h++) s.left[s.rank[s.fan_off[f] + h]]++;
+        if (s.fan_len[f]) show(&s, s.rank[s.fan_off[f] + s.fan_len[f] - 1], f, 1);
+    }
+    for (int r = 1; r <= m; r++) s.gaps += !s.left[r];
+
+    /* a frame per card on the line and the root; each frame's moves, at most one a fan */
+    frames = calloc((size_t)total + 2, sizeof(Frame));
+    moves = calloc(((size_t)total + 1) * ((size_t)nf + 1), sizeof(uint64_t));
+    line = calloc((size_t)total + 1, sizeof(long));
+    if (!frames || !moves || !line) { PyErr_NoMemory(); goto done; }
+
+    long long spent = 0;
+    int status = -1; /* -1 out of budget, 0 refuted, 1 found */
+    enum { ENTER, NEXT, RETURN } step;
+    enum { R_TRUE, R_FALSE, R_NONE } got = R_FALSE;
+    long long allowed = 0;
+    for (;;) { /* the passes */
+        int depth = 0;
+        Frame *fr = &frames[0];
+        fr->hole = start; fr->cards = total; fr->allowed = allowed; fr->moves = 0;
+        step = ENTER;
+        for (;;) {
+            if (step == ENTER) {
+                fr = &frames[depth];
+                if (fr->cards == 0) { got = R_TRUE; step = RETURN; continue; }
+                make_key(&s, fr->hole);
+                if (memo_has(&s)) { got = R_FALSE; step = RETURN; continue; }
+                if (fr->hole && s.gaps > 1 && !walk_covers(s.left, fr->hole, fr->cards, m)) {
+                    if (memo_add(&s) < 0) { PyErr_NoMemory(); goto done; }
+                    got = R_FALSE; step = RETURN; continue;
+                }
+                uint64_t *mv = moves + fr->moves;
+                int n = 0;
+                fr->cut = 0;
+                for (int o = s.onto_off[fr->hole]; o < s.onto_off[fr->hole + 1]; o++) {
+                    int r = s.onto[o];
+                    const uint64_t *fans_of = s.showing + (size_t)r * (size_t)s.bitwords;
+                    uint64_t by_rank = (uint64_t)(total - s.left[r]) << (2 * FIELD);
+                    for (int w = 0; w < s.bitwords; w++) {
+                        for (uint64_t bits = fans_of[w]; bits; bits &= bits - 1) {
+                            int f = w * 64 + __builtin_ctzll(bits);
+                            uint64_t k = by_rank | ((uint64_t)(maxh - s.height[f]) << FIELD)
+                                         | (uint64_t)f;
+                            if (fr->allowed || n == 0) {
+                                mv[n++] = k;
+                            } else { /* only the first choice: a second is a discrepancy */
+                                fr->cut = 1;
+                                if (k < mv[0]) mv[0] = k;
+                            }
+                        }
+                    }
+                }
+                if (fr->allowed) { /* insertion sort: a node has a few moves */
+                    for (int a = 1; a < n; a++) {
+                        uint64_t k = mv[a];
+                        int b = a - 1;
+                        while (b >= 0 && mv[b] > k) { mv[b + 1] = mv[b]; b--; }
+                        mv[b + 1] = k;
+                    }
+                    fr->cut = 0;
+                }
+                fr->nmoves = n;
+                fr->i = 0;
+                step = NEXT;
+            } else if (step == NEXT) {
+                fr = &frames[depth];
+                if (fr->i == fr->nmoves) {
+                    if (fr->cut) { got = R_NONE; step = RETURN; continue; }
+                    make_key(&s, fr->hole);
+                    if (memo_add(&s) < 0) { PyErr_NoMemory(); goto done; }
+                    got = R_FALSE; step = RETURN; continue;
+                }
+                if (spent >= budget) { status = -1; goto finish; }
+                spent++;
+                if ((spent & SIGNAL_POLL_MASK) == 0 && PyErr_CheckSignals() < 0) goto done;
+                int f = (int)(moves[fr->moves + fr->i] & FAN_MASK);
+                int h = s.height[f] - 1;
+                set_height(&s, f, h);
+                int r = s.rank[s.fan_off[f] + h];
+                show(&s, r, f, 0);
+                if (h) show(&s, s.rank[s.fan_off[f] + h - 1], f, 1);
+                if (!--s.left[r]) s.gaps++;
+                line[depth] = s.node[s.fan_off[f] + h];
+                Frame *child = &frames[depth + 1];
+                child->hole = r;
+                child->cards = fr->cards - 1;
+                child->allowed = fr->allowed - (fr->i > 0);
+                child->moves = fr->moves + fr->nmoves;
+                child->cut = 0;
+                depth++;
+                step = ENTER;
+            } else { /* RETURN: `got` is frames[depth]'s answer */
+                if (depth == 0) break;
+                if (got == R_TRUE) { depth = 0; break; }
+                depth--;
+                fr = &frames[depth];
+                if (got == R_NONE) fr->cut = 1;
+                int f = (int)(moves[fr->moves + fr->i] & FAN_MASK);
+                int h = s.height[f];
+                int r = s.rank[s.fan_off[f] + h];
+                if (!s.left[r]++) s.gaps--;
+                if (h) show(&s, s.rank[s.fan_off[f] + h - 1], f, 0);
+                show(&s, r, f, 1);
+                set_height(&s, f, h + 1);
+                fr->i++;
+                step = NEXT;
+            }
+        }
+        if (got != R_NONE) { status = got == R_TRUE ? 1 : 0; break; }
+        allowed++;
+    }
+finish:
+    {
+        PyObject *found;
+        if (status == 1) {
+            found = PyTuple_New(total);
+            if (!found) goto done;
+            for (int d = 0; d < total; d++) {
+                PyObject *v = PyLong_FromLong(line[d]);
+                if (!v) { Py_DECREF(found); goto done; }
+                PyTuple_SET_ITEM(found, d, v);
+            }
+        } else {
+            found = Py_None;
+            Py_INCREF(found);
+        }
+        result = Py_BuildValue("(iNL)", status, found, spent);
+    }
+done:
+    free(frames);
+    free(moves);
+    free(line);
+    release(&s);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"look", look, METH_VARARGS,
+     "look(fans, fan_ranks, modulus, start_rank, budget) -> (status, line, nodes): the "
+     "first look of blackhole.probe; status 1 a full line, 0 refuted, -1 out of budget."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_probe_core",
+    "The compiled core of blackhole.probe (the same search, over flat arrays).", -1, methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__probe_core(void) { return PyModule_Create(&module); }

@@ -1,0 +1,164 @@
+"""The compiled core of the first look (blackhole._probe_core) against the Python search:
+the same Look, field for field (line, refuted, nodes), on real deals, generalised decks,
+the All in a Row variant (no start card) and part-played positions, at several budgets."""
+
+from __future__ import annotations
+
+import os
+import random
+
+import pytest
+
+from blackhole import probe as probe_module
+from blackhole.deal import load_deal, load_position
+from blackhole.probe import (
+    COMPILED_BUDGET,
+    ENGINE_VARIABLE,
+    PYTHON_BUDGET,
+    Look,
+    c_engine_built,
+    default_budget,
+    probe,
+)
+from blackhole.problem import Problem, build_problem
+
+from .helpers import check_order, ranked_deal, small_deal
+from .test_probe import random_position
+
+NO_C_CORE = "BLACKHOLE_NO_C_CORE"
+needs_core = pytest.mark.skipif(not c_engine_built(), reason="the compiled core is not built")
+
+
+def both(problem: Problem, budget: int | None) -> Look:
+    """The Look of both engines, which must agree; a line must be legal."""
+    python = probe(problem, budget, engine="python")
+    compiled = probe(problem, budget, engine="auto")
+    assert compiled == python
+    if python.line is not None:
+        check_order(problem, python.line)
+    return python
+
+
+def test_the_compiled_core_is_built() -> None:
+    if os.environ.get(NO_C_CORE):
+        pytest.skip(f"{NO_C_CORE} is set: a pure-Python install is intended")
+    assert c_engine_built(), "blackhole._probe_core did not build (pip install -e .)"
+
+
+@needs_core
+@pytest.mark.parametrize("budget", [1000, 5000])
+def test_the_engines_agree_on_pysol(budget: int) -> None:
+    looks = [both(build_problem(load_deal(f"pysol:{n}")), budget) for n in range(1, 1001, 3)]
+    assert any(look.line for look in looks) and any(look.refuted for look in looks)
+    assert any(look.line is None and not look.refuted for look in looks)
+
+
+@pytest.mark.slow
+@needs_core
+@pytest.mark.parametrize("budget", [1000, 5000])
+def test_the_engines_agree_on_all_of_pysol_1_1000(budget: int) -> None:
+    for n in range(1, 1001):
+        both(build_problem(load_deal(f"pysol:{n}")), budget)
+
+
+@needs_core
+def test_the_engines_agree_at_a_large_budget() -> None:
+    """Deals the look leaves at 5,000 nodes, at 50,000: deep passes, a big memo."""
+    looks = [both(build_problem(load_deal(f"pysol:{n}")), 50_000)
+             for n in (4, 5, 18, 858, 13, 265, 922)]
+    assert [look.line is not None for look in looks] == [True] * 3 + [False] * 4
+    assert [look.refuted for look in looks] == [False] * 3 + [True] + [False] * 3
+
+
+@needs_core
+@pytest.mark.parametrize("ranks", [2, 3, 4, 5, 8, 16, 30, 100])
+def test_the_engines_agree_on_generalised_decks(ranks: int) -> None:
+    for seed in range(6):
+        for variant in ("", "any:"):
+            deal = load_deal(f"random:{seed}:{variant}ranks={ranks}")
+            both(build_problem(deal), 3000)
+
+
+@needs_core
+@pytest.mark.parametrize("seed", range(200))
+def test_the_engines_agree_on_small_deals(seed: int) -> None:
+    """Decks of 4 to 7 ranks, a quarter of them without a start card."""
+    problem = build_problem(small_deal(seed))
+    for budget in (0, 1, 7, 100, 20_000):
+        both(problem, budget)
+
+
+@needs_core
+@pytest.mark.parametrize("seed", range(30))
+def test_the_engines_agree_on_odd_shapes(seed: int) -> None:
+    """Long fans (beyond 255 cards), one-card fans, many ranks: keys of several words."""
+    rng = random.Random(seed)
+    ranks = rng.choice([2, 3, 13, 40, 100])
+    size = rng.choice([1, 2, 5, 50, 300, 4 * ranks])
+    deal = small_deal(seed, ranks=(ranks,), fan_sizes=(size,), start=0.6)
+    both(build_problem(deal), rng.choice([500, 5000]))
+    both(build_problem(ranked_deal(ranks, size, seed)), 2000)
+
+
+@needs_core
+@pytest.mark.parametrize("seed", range(40))
+def test_the_engines_agree_on_positions(seed: int) -> None:
+    """Part-played deals (Black Hole, and All in a Row with its free first card)."""
+    rng = random.Random(seed)
+    problem = build_problem(random_position(rng, rng.choice(["", ":all-in-a-row"]), 0))
+    for budget in (300, 20_000):
+        both(problem, budget)
+
+
+@needs_core
+def test_budgets_at_the_edges() -> None:
+    problem = build_problem(load_deal("pysol:2"))
+    assert both(problem, 0) == Look(None, False, 0)
+    assert both(problem, -5) == Look(None, False, 0)
+    assert both(problem, 50) == Look(None, False, 50)
+    assert both(problem, 10**30).line is not None  # a budget beyond 64 bits
+    line = both(problem, None).line
+    assert line is not None
+    won = load_position("pysol:2", " ".join(str(problem.cards[v]) for v in line))
+    assert both(build_problem(won.deal), 0) == Look((), False, 0)  # no card left to play
+
+
+@needs_core
+def test_a_million_nodes_stay_within_budget() -> None:
+    """The memo grows with the budget, not past it; the search needs no recursion."""
+    problem = build_problem(load_deal("random:3:ranks=100"))
+    look = probe(problem, 1_000_000, engine="auto")
+    assert look.nodes <= 1_000_000
+    if look.line is not None:
+        check_order(problem, look.line)
+
+
+def test_the_engine_is_chosen_by_argument_or_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert default_budget("python") == PYTHON_BUDGET
+    assert default_budget("auto") == (COMPILED_BUDGET if c_engine_built() else PYTHON_BUDGET)
+    with pytest.raises(ValueError, match="engine"):
+        probe(build_problem(load_deal("pysol:2")), 100, engine="fortran")
+
+    class Refuse:
+        @staticmethod
+        def look(*_args: object) -> object:
+            raise AssertionError("the compiled core ran")
+
+    monkeypatch.setattr(probe_module, "_probe_core", Refuse)
+    monkeypatch.setenv(ENGINE_VARIABLE, "python")
+    assert default_budget() == PYTHON_BUDGET
+    look = probe(build_problem(load_deal("pysol:2")))
+    assert look.line is not None and look.nodes <= PYTHON_BUDGET
+    monkeypatch.setenv(ENGINE_VARIABLE, "auto")
+    with pytest.raises(AssertionError, match="compiled core ran"):
+        probe(build_problem(load_deal("pysol:2")))
+
+
+@needs_core
+def test_the_core_leaves_what_it_does_not_take_to_python() -> None:
+    from blackhole import _probe_core
+
+    assert _probe_core.look(((1,),), ((5,),), 3, 0, 10) == (-2, None, 0)  # rank 5 of 3
+    assert _probe_core.look(((1,),), ((1,),), 3, 4, 10) == (-2, None, 0)  # start rank 4
+    assert _probe_core.look(((1,), (2,)), ((2,),), 3, 0, 10) == (-2, None, 0)
+    assert _probe_core.look(((1,),), ((2,),), 3, 0, 10) == (1, (1,), 1)
