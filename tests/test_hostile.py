@@ -173,3 +173,29 @@ def test_a_closed_pipe_keeps_the_verdict(tmp_path: Path) -> None:
         done = subprocess.run(["bash", "-c", shell], capture_output=True, text=True, env=env)
         assert done.stdout.strip() == str(code)
         assert done.stderr == ""
+
+
+@pytest.mark.parametrize("variable,args", [
+    ("BLACKHOLE_PROBE_ENGINE", ["solve", "pysol:2"]),
+    ("BLACKHOLE_DRAT_ENGINE", ["certify", "pysol:1", "--out", "{tmp}/c"]),
+])
+def test_a_bad_engine_variable_is_bad_input(variable: str, args: list[str],
+                                            tmp_path: Path, monkeypatch) -> None:
+    """An engine switch read from the environment is input like an option: a value
+    outside its choices is one line naming the variable, exit 2, before any work."""
+    monkeypatch.setenv(variable, "fortran")
+    done = _run(Case("engine", args, 2), tmp_path)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and variable in lines[0] and "fortran" in lines[0]
+    assert not (tmp_path / "c").exists()
+
+
+def test_the_cli_knows_the_engine_switches_of_both_cores() -> None:
+    """The CLI checks the variables without importing the checker (start-up): its names
+    and choices must be the ones the two modules read."""
+    from blackhole import drat, probe
+    from blackhole.cli.common import ENGINE_CHOICES, ENGINE_VARIABLES
+
+    assert ENGINE_VARIABLES == (probe.ENGINE_VARIABLE, drat.ENGINE_VARIABLE)
+    assert set(ENGINE_CHOICES) == set(probe.ENGINES) == set(drat.ENGINES)

@@ -11,6 +11,7 @@ import pytest
 
 from blackhole import probe as probe_module
 from blackhole.deal import load_deal, load_position
+from blackhole.errors import InputError
 from blackhole.probe import (
     COMPILED_BUDGET,
     ENGINE_VARIABLE,
@@ -136,7 +137,7 @@ def test_a_million_nodes_stay_within_budget() -> None:
 def test_the_engine_is_chosen_by_argument_or_variable(monkeypatch: pytest.MonkeyPatch) -> None:
     assert default_budget("python") == PYTHON_BUDGET
     assert default_budget("auto") == (COMPILED_BUDGET if c_engine_built() else PYTHON_BUDGET)
-    with pytest.raises(ValueError, match="engine"):
+    with pytest.raises(InputError, match="engine"):
         probe(build_problem(load_deal("pysol:2")), 100, engine="fortran")
 
     class Refuse:

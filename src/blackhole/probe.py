@@ -46,6 +46,7 @@ import sys
 from dataclasses import dataclass
 
 from blackhole.cards import rank_adjacent
+from blackhole.errors import InputError
 from blackhole.problem import Problem
 
 # Nodes (moves tried, over all passes); a line is 51 moves. On pysol:1-1000 (877
@@ -111,8 +112,8 @@ def c_engine_built() -> bool:
 def _engine(engine: str | None) -> str:
     choice = os.environ.get(ENGINE_VARIABLE, "auto") if engine is None else engine
     if choice not in ENGINES:
-        raise ValueError(f"unknown probe engine {choice!r} (choose from "
-                         f"{', '.join(ENGINES)}; {ENGINE_VARIABLE} sets it)")
+        raise InputError(f"unknown probe engine (choose from {', '.join(ENGINES)})",
+                         "engine" if engine is not None else ENGINE_VARIABLE, token=choice)
     return "c" if choice == "auto" and _probe_core is not None else "python"
 
 

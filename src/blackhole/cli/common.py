@@ -45,6 +45,12 @@ _ABORTS = tuple({getattr(_click.exceptions, "Abort", typer.Abort), typer.Abort,
                  KeyboardInterrupt})
 
 # Library errors name the Options field at fault; the CLI shows the flag that sets it.
+# Settings read from the environment: the compiled cores' engine switches (probe.py,
+# drat.py; tests/test_hostile.py holds these names and values to theirs). Named here so
+# that a bad value is one line and exit 2 before any work, without importing the checker.
+ENGINE_VARIABLES = ("BLACKHOLE_PROBE_ENGINE", "BLACKHOLE_DRAT_ENGINE")
+ENGINE_CHOICES = ("auto", "python")
+
 FLAG_OF = {f.name: "--" + f.name.replace("_", "-") for f in fields(Options)}
 FLAG_OF.update(backend="--backend", options="option", after="--after", look="--no-look")
 
@@ -58,6 +64,14 @@ COMMAND_MODULES = {
     "best": "positions", "hint": "positions", "analyze": "positions",
     "solve": "solving", "encode": "solving",
 }
+
+
+def _check_environment() -> None:
+    for name in ENGINE_VARIABLES:
+        value = os.environ.get(name)
+        if value is not None and value not in ENGINE_CHOICES:
+            raise InputError(f"unknown engine (choose from {', '.join(ENGINE_CHOICES)})",
+                             name, token=value)
 
 
 class GuardedGroup(TyperGroup):
@@ -77,6 +91,7 @@ class GuardedGroup(TyperGroup):
         debug = "--debug" in argv[:argv.index("--")] if "--" in argv else "--debug" in argv
         stdout, sys.stdout = sys.stdout, _PipeSafe(sys.stdout)
         try:
+            _check_environment()
             code = super().main(args=argv, prog_name=prog_name, complete_var=complete_var,
                                 standalone_mode=False, **extra)
             code = code if isinstance(code, int) else EXIT_OK
