@@ -265,31 +265,24 @@ static void truncate_trail(Ck *k, int32_t to)
 
 /* ------------------------------------------------------------------ watches */
 
-static void watch_clause(Ck *k, int32_t c)
+/* Adds (push) or removes (drop) clause c's two watches: a binary formula clause as two
+ * implications, any other clause in the core or non-core watch lists. */
+static void rewatch(Ck *k, int32_t c, void (*op)(Ck *, Vec *, int32_t))
 {
     int32_t *cl = CL(k, c);
     if (c < k->nf && k->len[c] == 2) {
-        push(k, &k->imp[-cl[0]], cl[1]);
-        push(k, &k->imp[-cl[1]], cl[0]);
+        op(k, &k->imp[-cl[0]], cl[1]);
+        op(k, &k->imp[-cl[1]], cl[0]);
     } else {
         Vec *w = k->core[c] ? k->wcore : k->wnon;
-        push(k, &w[cl[0]], c);
-        push(k, &w[cl[1]], c);
+        op(k, &w[cl[0]], c);
+        op(k, &w[cl[1]], c);
     }
 }
 
-static void unwatch_clause(Ck *k, int32_t c)
-{
-    int32_t *cl = CL(k, c);
-    if (c < k->nf && k->len[c] == 2) {
-        drop(k, &k->imp[-cl[0]], cl[1]);
-        drop(k, &k->imp[-cl[1]], cl[0]);
-    } else {
-        Vec *w = k->core[c] ? k->wcore : k->wnon;
-        drop(k, &w[cl[0]], c);
-        drop(k, &w[cl[1]], c);
-    }
-}
+static void watch_clause(Ck *k, int32_t c) { rewatch(k, c, push); }
+
+static void unwatch_clause(Ck *k, int32_t c) { rewatch(k, c, drop); }
 
 /* Watch clause c (length >= 2) with its non-false literals first; return how many
  * there are (at most 2).  In the backward pass (pos set) a missing watch is the
