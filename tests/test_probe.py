@@ -14,7 +14,14 @@ from blackhole.backends import Options, Verdict
 from blackhole.backends.sat import SatBackend
 from blackhole.deal import Deal, load_deal, load_position
 from blackhole.pipeline import solve_deal
-from blackhole.probe import ENGINE_VARIABLE, Look, c_engine_built, default_budget, probe
+from blackhole.probe import (
+    ENGINE_VARIABLE,
+    Look,
+    c_engine_built,
+    default_budget,
+    probe,
+    ranks_can_chain,
+)
 from blackhole.problem import build_problem
 from blackhole.rules import initial_state, legal_cards, play
 
@@ -64,10 +71,11 @@ def test_a_budget_shorter_than_a_line_finds_nothing() -> None:
 
 
 def test_a_failed_probe_falls_through_to_sat() -> None:
-    for number in (265, 922):  # the look neither wins nor refutes these
-        result = SatBackend().solve(build_problem(load_deal(f"pysol:{number}")), Options())
+    for number in (265, 922):  # a look of 2,000 nodes neither wins nor refutes these
+        backend = SatBackend(probe_budget=2000)
+        result = backend.solve(build_problem(load_deal(f"pysol:{number}")), Options())
         assert result.verdict.value == REFERENCE[number] and result.solver != "probe"
-        assert result.stats["probe"] is False and result.stats["probe_nodes"] == default_budget()
+        assert result.stats["probe"] is False and result.stats["probe_nodes"] == 2000
         assert result.stats["vars"] > 0 and "conflicts" in result.stats
 
 
@@ -143,3 +151,45 @@ def random_position(rng: random.Random, variant: str = "", fewest: int = 5) -> D
         state = play(deal, state, fan)
         played.append(str(card))
     return load_position(spec, " ".join(played)).deal
+
+
+def walks_counts(modulus: int, hole: int, steps: int) -> set[tuple[int, ...]]:
+    """Every vector of showings per rank (index 0 unused) that some walk of `steps` steps
+    from `hole` on the rank cycle leaves, by trying every walk."""
+    found, frontier = set(), {(hole, (0,) * (modulus + 1))}
+    for _ in range(steps):
+        frontier = {(nxt, tuple(c + (i == nxt) for i, c in enumerate(counts)))
+                    for rank, counts in frontier
+                    for nxt in (rank % modulus + 1, (rank - 2) % modulus + 1)}
+    for _, counts in frontier:
+        found.add(counts)
+    return found
+
+
+@pytest.mark.parametrize("modulus", [3, 4, 5, 6, 7, 13])
+def test_the_rank_count_cut_is_exact_on_every_short_walk(modulus: int) -> None:
+    """ranks_can_chain holds exactly for the counts some walk from the hole shows: every
+    walk of up to 9 steps against every count vector of that many cards."""
+    rng = random.Random(modulus)
+    for steps in range(1, 10):
+        for hole in range(1, modulus + 1):
+            walkable = walks_counts(modulus, hole, steps)
+            for counts in walkable:
+                assert ranks_can_chain(list(counts), hole, steps, modulus), (counts, hole)
+            for _ in range(300):  # random vectors with the same number of cards
+                counts = [0] * (modulus + 1)
+                for _ in range(steps):
+                    counts[rng.randrange(1, modulus + 1)] += 1
+                expected = tuple(counts) in walkable
+                assert ranks_can_chain(counts, hole, steps, modulus) is expected, (counts, hole)
+
+
+@pytest.mark.parametrize("seed", range(150))
+def test_a_look_without_a_budget_settles_small_deals_as_the_search_does(seed: int) -> None:
+    """With both cuts and no budget the look is a complete method: it must win or refute
+    every deal, exactly where the exhaustive search (which has neither cut) does."""
+    deal = small_deal(seed, ranks=(3, 4, 5, 6), fan_sizes=(1, 2, 3))
+    problem = build_problem(deal)
+    look = probe(problem, 10**9)
+    assert look.line is not None or look.refuted
+    agrees_with_the_search(deal, 10**9)

@@ -1,10 +1,12 @@
 /* The compiled core of blackhole.probe: the same limited discrepancy search as the
  * Python `probe`, step for step, over flat arrays.
  *
- * look(fans, fan_ranks, modulus, start_rank, budget) -> (status, line, nodes)
+ * look(fans, fan_ranks, modulus, start_rank, budget, passes, seconds) -> (status, line, nodes)
  *   fans:       a sequence of sequences of node ids, each fan bottom -> top
  *   fan_ranks:  the same shape, each node's rank (1..modulus)
  *   start_rank: the hole's rank, 0 when the first card is free
+ *   passes:     the limited-discrepancy passes before the last, unlimited one
+ *   seconds:    a wall-clock limit (<= 0: none); at it the answer is "out of budget"
  *   status:     1 a full line (line is a tuple of nodes), 0 refuted, -1 out of budget,
  *               -2 not taken (ranks outside 1..modulus, sizes beyond its limits): the
  *               caller runs the Python search
@@ -12,8 +14,8 @@
  * Equal to the Python search in: the order of moves (rank with most cards left first, then
  * the tallest fan, then the lowest fan index), the passes (allowed = 0, 1, 2, ...), the
  * node count, the dead-state memo (a state is remembered only when its subtree was
- * explored without a cut, or when the walk cut holds), and the walk cut (applied only when
- * at least two ranks are empty).
+ * explored without a cut, or when a cut holds), the same-rank cut, the walk cut (applied
+ * only when at least two ranks are empty) and the rank-count cut.
  *
  * The search runs on an explicit stack (its depth is the number of cards), the memo is a
  * hash set of exact keys (every fan's height and the hole's rank packed into bit fields of
@@ -21,9 +23,11 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* a move's sort key: (cards left of its rank, descending; its fan's height, descending;
  * the fan, ascending) in three fields of FIELD bits; fans and cards are at most LIMIT */
@@ -33,6 +37,8 @@
 #define MAX_MOVES (1 << 26) /* entries of the move stack: cards x fans (400 x 134 at most in
                              * a 100-rank deck) */
 #define NOT_TAKEN (-2)       /* the status of a problem left to the Python search */
+#define UNLIMITED (1LL << 62) /* the discrepancies of the last pass: a plain depth-first one */
+#define CLOCK_POLL_MASK ((1LL << 14) - 1) /* nodes between clock reads (a few ms) */
 #define SIGNAL_POLL_MASK ((1LL << 22) - 1) /* nodes between checks for Ctrl-C */
 
 typedef struct {
@@ -60,6 +66,7 @@ typedef struct {
     int *height;
     int *left;      /* rank -> cards still on the fans */
     int gaps;       /* ranks with no card left */
+    long *steps;    /* rank -> scratch for ranks_can_chain */
     /* the memo key: bit fields in words; the hole's field is word 0, bits 0.. */
     int words;
     int *field_word, *field_shift; /* fan -> its field */
@@ -71,6 +78,12 @@ typedef struct {
     uint64_t *table;
     size_t capacity, count;
 } Search;
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static uint64_t mix(uint64_t x) {
     x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ULL;
@@ -172,6 +185,46 @@ static int walk_covers(const int *left, int hole, int cards, int m) {
     return covered >= cards;
 }
 
+/* do the ranks joined to the hole's by steps the walk takes (steps[i] + (-1)^i t > 0 joins
+ * ranks i and i + 1, i = m the top rank and rank 1) hold all `cards` cards left? */
+static int steps_cover(const long *steps, long t, const int *left, int hole, int cards, int m) {
+#define TAKEN(i) (steps[i] + ((i) % 2 ? -t : t) > 0)
+    long covered = left[hole];
+    int up = hole, down = hole, seen = 1;
+    while (seen < m && TAKEN(up)) { up = up == m ? 1 : up + 1; covered += left[up]; seen++; }
+    while (seen < m && TAKEN(down == 1 ? m : down - 1)) {
+        down = down == 1 ? m : down - 1; covered += left[down]; seen++;
+    }
+#undef TAKEN
+    return covered >= cards;
+}
+
+/* the rank-count cut, as blackhole.probe.ranks_can_chain: for each rank the last card may
+ * have, the steps of the walk between neighbouring ranks follow from the counts up to one
+ * unknown t (the steps between the top rank and rank 1); some choice must be >= 0 and
+ * join every rank with cards to the hole's */
+static int ranks_can_chain(const int *left, int hole, int cards, int m, long *steps) {
+    if (m < 3 || hole == 0) return 1;
+    for (int end = 1; end <= m; end++) {
+        if (!left[end]) continue;
+        long a = 0, lo = 0, hi = LONG_MAX; /* steps between i and i + 1: a_i + (-1)^i t */
+        for (int i = 1; i <= m; i++) {
+            a = 2L * left[i] + (i == hole) - (i == end) - a;
+            steps[i] = a;
+            if (i % 2) { if (a < hi) hi = a; }
+            else if (-a > lo) lo = -a;
+        }
+        if (m % 2) { /* the steps between m and 1 are a_m - t, and they are t */
+            if (a % 2 == 0 && a / 2 >= lo && a / 2 <= hi
+                && steps_cover(steps, a / 2, left, hole, cards, m)) return 1;
+        } else if (a == 0 && lo <= hi) { /* any t in [lo, hi] */
+            if (hi - lo >= 2 || steps_cover(steps, lo, left, hole, cards, m)
+                || steps_cover(steps, hi, left, hole, cards, m)) return 1;
+        }
+    }
+    return 0;
+}
+
 static int bit_length(long v) {
     int bits = 0;
     while (v > 0) { bits++; v >>= 1; }
@@ -180,7 +233,7 @@ static int bit_length(long v) {
 
 static void release(Search *s) {
     free(s->fan_len); free(s->fan_off); free(s->node); free(s->rank); free(s->onto); free(s->onto_off); free(s->showing);
-    free(s->height); free(s->left); free(s->field_word); free(s->field_shift); free(s->field_mask);
+    free(s->height); free(s->left); free(s->steps); free(s->field_word); free(s->field_shift); free(s->field_mask);
     free(s->key); free(s->probe_key); free(s->table);
 }
 
@@ -254,9 +307,13 @@ done:
 static PyObject *look(PyObject *self, PyObject *args) {
     PyObject *fans, *fan_ranks;
     int m, start;
-    long long budget;
+    long long budget, passes;
+    double seconds;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOiiL", &fans, &fan_ranks, &m, &start, &budget)) return NULL;
+    if (!PyArg_ParseTuple(args, "OOiiLLd", &fans, &fan_ranks, &m, &start, &budget, &passes,
+                          &seconds))
+        return NULL;
+    double deadline = seconds > 0 ? now() + seconds : 0;
     if (m < 1 || m > 100000 || start < 0 || start > m)
         return Py_BuildValue("(iOi)", NOT_TAKEN, Py_None, 0);
     Search s;
@@ -280,10 +337,11 @@ static PyObject *look(PyObject *self, PyObject *args) {
     s.showing = calloc((size_t)(m + 1) * (size_t)s.bitwords, sizeof(uint64_t));
     s.height = calloc((size_t)nf + 1, sizeof(int));
     s.left = calloc((size_t)m + 1, sizeof(int));
+    s.steps = calloc((size_t)m + 1, sizeof(long));
     s.field_word = calloc((size_t)nf + 1, sizeof(int));
     s.field_shift = calloc((size_t)nf + 1, sizeof(int));
     s.field_mask = calloc((size_t)nf + 1, sizeof(uint64_t));
-    if (!s.onto || !s.onto_off || !s.showing || !s.height || !s.left || !s.field_word || !s.field_shift
+    if (!s.onto || !s.onto_off || !s.showing || !s.height || !s.left || !s.steps || !s.field_word || !s.field_shift
         || !s.field_mask) {
         PyErr_NoMemory(); goto done;
     }
@@ -346,7 +404,8 @@ static PyObject *look(PyObject *self, PyObject *args) {
                 if (fr->cards == 0) { got = R_TRUE; step = RETURN; continue; }
                 make_key(&s, fr->hole);
                 if (memo_has(&s)) { got = R_FALSE; step = RETURN; continue; }
-                if (fr->hole && s.gaps > 1 && !walk_covers(s.left, fr->hole, fr->cards, m)) {
+                if ((fr->hole && s.gaps > 1 && !walk_covers(s.left, fr->hole, fr->cards, m))
+                    || !ranks_can_chain(s.left, fr->hole, fr->cards, m, s.steps)) {
                     if (memo_add(&s) < 0) { PyErr_NoMemory(); goto done; }
                     got = R_FALSE; step = RETURN; continue;
                 }
@@ -357,9 +416,18 @@ static PyObject *look(PyObject *self, PyObject *args) {
                     int r = s.onto[o];
                     const uint64_t *fans_of = s.showing + (size_t)r * (size_t)s.bitwords;
                     uint64_t by_rank = (uint64_t)(total - s.left[r]) << (2 * FIELD);
+                    /* the same-rank cut (probe._canonical): a fan's last card is not played
+                     * while a top card of its rank has cards under it, and of several last
+                     * cards only the lowest fan's */
+                    int deep = 0;
+                    for (int w = 0; w < s.bitwords && !deep; w++)
+                        for (uint64_t bits = fans_of[w]; bits; bits &= bits - 1)
+                            if (s.height[w * 64 + __builtin_ctzll(bits)] > 1) { deep = 1; break; }
+                    int lasts = 0;
                     for (int w = 0; w < s.bitwords; w++) {
                         for (uint64_t bits = fans_of[w]; bits; bits &= bits - 1) {
                             int f = w * 64 + __builtin_ctzll(bits);
+                            if (s.height[f] == 1 && (deep || lasts++)) continue;
                             uint64_t k = by_rank | ((uint64_t)(maxh - s.height[f]) << FIELD)
                                          | (uint64_t)f;
                             if (fr->allowed || n == 0) {
@@ -394,6 +462,9 @@ static PyObject *look(PyObject *self, PyObject *args) {
                 if (spent >= budget) { status = -1; goto finish; }
                 spent++;
                 if ((spent & SIGNAL_POLL_MASK) == 0 && PyErr_CheckSignals() < 0) goto done;
+                if (deadline && (spent & CLOCK_POLL_MASK) == 0 && now() > deadline) {
+                    status = -1; goto finish;
+                }
                 int f = (int)(moves[fr->moves + fr->i] & FAN_MASK);
                 int h = s.height[f] - 1;
                 set_height(&s, f, h);
@@ -428,7 +499,7 @@ static PyObject *look(PyObject *self, PyObject *args) {
             }
         }
         if (got != R_NONE) { status = got == R_TRUE ? 1 : 0; break; }
-        allowed++;
+        allowed = allowed + 1 < passes ? allowed + 1 : UNLIMITED;
     }
 finish:
     {
@@ -457,8 +528,9 @@ done:
 
 static PyMethodDef methods[] = {
     {"look", look, METH_VARARGS,
-     "look(fans, fan_ranks, modulus, start_rank, budget) -> (status, line, nodes): the "
-     "first look of blackhole.probe; status 1 a full line, 0 refuted, -1 out of budget."},
+     "look(fans, fan_ranks, modulus, start_rank, budget, passes, seconds) -> (status, line, "
+     "nodes): the first look of blackhole.probe; status 1 a full line, 0 refuted, -1 out of "
+     "budget or time."},
     {NULL, NULL, 0, NULL},
 };
 

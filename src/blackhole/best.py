@@ -30,7 +30,7 @@ from blackhole.backends import BestResult, Options, make_backend, split_label
 from blackhole.cards import Card
 from blackhole.deal import Deal, Position, load_position, position_of
 from blackhole.errors import InputError, InternalError
-from blackhole.probe import probe
+from blackhole.probe import probe, quick_budget
 from blackhole.problem import Problem, build_problem
 from blackhole.rules import Move, Outcome, Replay, legal_cards, move_text, replay
 
@@ -230,7 +230,7 @@ class _Engine:
         n = self.lines.n
         if n == 0:
             return _Choice(-1, -1, (), 0)
-        line = probe(self.problem).line  # a greedy win, found in a few milliseconds or not
+        line = probe(self.problem, quick_budget()).line  # a greedy win in milliseconds, or not
         if line is not None:
             return _Choice(-1, -1, line, n)
         won = self.lines.ask([self.lines.encoding.filled_literal(n)])

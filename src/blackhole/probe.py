@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from dataclasses import dataclass
 
 from blackhole.cards import rank_adjacent
@@ -57,7 +58,15 @@ from blackhole.problem import Problem
 # above). `probe` without a budget uses the one of the engine that runs (default_budget).
 DEFAULT_BUDGET = 5000  # the Python engine's default
 PYTHON_BUDGET = DEFAULT_BUDGET
-COMPILED_BUDGET = 200_000  # the compiled core's default
+COMPILED_BUDGET = 3_000_000  # the compiled core's default
+# A shorter look for callers that only want a quick win on the way (best score, hints):
+# at most about 40 ms in the compiled core.
+COMPILED_QUICK_BUDGET = 200_000
+# Passes 0 .. LDS_PASSES - 1 limit the discrepancies; the pass after them is a plain
+# depth-first search, the cheapest way to exhaust the tree when no line exists.
+LDS_PASSES = 3
+_UNLIMITED = 1 << 62  # the discrepancies the last pass allows: more than any line has
+_CLOCK_EVERY = 1024  # nodes between clock reads when the look has a time limit
 
 try:  # the compiled core, built at install time where a C compiler is at hand
     from blackhole import _probe_core
@@ -104,6 +113,75 @@ def walk_covers(left: list[int], hole: int, cards: int, modulus: int) -> bool:
     return covered >= cards
 
 
+def _canonical(fans_of: set[int], heights: list[int]) -> list[int]:
+    """Of the fans whose top cards share one rank, the ones worth playing from. A top card
+    with nothing under it (its fan's last) is never played while a top card of its rank
+    with cards under it is there, and of several such last cards only the one on the
+    lowest fan is. Sound for "is there a full line": in a line that plays the last card x
+    first and the other top card y later, swapping the two is a line too (the same ranks
+    in the same places; y was free all along, and nothing waits under x), so whenever a
+    full line exists, one exists that follows this rule at every step."""
+    deep = [f for f in fans_of if heights[f] > 1]
+    return deep if deep else [min(fans_of)]
+
+
+def ranks_can_chain(left: list[int], hole: int, cards: int, modulus: int) -> bool:
+    """The rank-count cut: can a walk on the rank cycle start at the hole's rank and show
+    each rank r exactly left[r] more times? Every full line is such a walk. Let e_i count
+    its steps between ranks i and i + 1 (e_m: the top rank and rank 1). Each showing of a
+    rank is entered by one step and left by one, except the hole's (only left) and the last
+    card's (only entered), so e_(i-1) + e_i = 2 left[i] + [i = hole] - [i = last] for every
+    rank i. For a choice of the last card's rank these equations fix every e_i from e_m = t:
+    e_i = a_i + (-1)^i t; an odd cycle fixes t too, an even one leaves a range. The walk
+    exists only if some choice gives every e_i >= 0, with the steps taken (e_i > 0) joining
+    every rank that has cards to the hole's. Off for fewer than 3 ranks (no cycle) and an
+    empty foundation (no start)."""
+    m = modulus
+    if m < 3 or not hole:
+        return True
+    for last in range(1, m + 1):
+        if not left[last]:
+            continue
+        base = [0] * (m + 1)  # a_i
+        # bounds on t from every e_i >= 0; a_1 = e_m + e_1 <= 2 cards + 1 lowers `high` first
+        a, low, high = 0, 0, 2 * cards + 2
+        for i in range(1, m + 1):
+            a = 2 * left[i] + (i == hole) - (i == last) - a
+            base[i] = a
+            if i % 2:
+                high = min(high, a)
+            else:
+                low = max(low, -a)
+        if m % 2:  # e_m = a_m - t must equal t
+            choices = (a // 2,) if a % 2 == 0 and low <= a // 2 <= high else ()
+        elif a == 0 and low <= high:
+            if high - low >= 2:
+                return True  # t = low + 1 takes every step
+            choices = (low, high)
+        else:
+            choices = ()
+        for t in choices:
+            taken = [base[i] + (-t if i % 2 else t) > 0 for i in range(m + 1)]
+            if _steps_cover(taken, left, hole, cards, m):
+                return True
+    return False
+
+
+def _steps_cover(taken: list[bool], left: list[int], hole: int, cards: int, m: int) -> bool:
+    """Do the ranks joined to the hole's by taken steps (taken[i]: between i and i + 1,
+    taken[m]: between m and 1) hold all `cards` cards left?"""
+    covered, up, down, seen = left[hole], hole, hole, 1
+    while seen < m and taken[up]:
+        up = up % m + 1
+        covered += left[up]
+        seen += 1
+    while seen < m and taken[(down - 2) % m + 1]:
+        down = (down - 2) % m + 1
+        covered += left[down]
+        seen += 1
+    return covered >= cards
+
+
 def c_engine_built() -> bool:
     """Is the compiled core of the look installed?"""
     return _probe_core is not None
@@ -123,10 +201,19 @@ def default_budget(engine: str | None = None) -> int:
     return COMPILED_BUDGET if _engine(engine) == "c" else PYTHON_BUDGET
 
 
-def probe(problem: Problem, budget: int | None = None, *, engine: str | None = None) -> Look:
+def quick_budget(engine: str | None = None) -> int:
+    """The budget of a quick look: COMPILED_QUICK_BUDGET where the compiled core runs, else
+    PYTHON_BUDGET."""
+    return COMPILED_QUICK_BUDGET if _engine(engine) == "c" else PYTHON_BUDGET
+
+
+def probe(problem: Problem, budget: int | None = None, *, engine: str | None = None,
+          seconds: float | None = None) -> Look:
     """Search `problem` for a full line, trying at most `budget` moves (None: the engine's
-    default, see `default_budget`). ``engine`` is "auto" (the compiled core when built) or
-    "python"; None reads $BLACKHOLE_PROBE_ENGINE, else "auto". Both give the same Look."""
+    default, see `default_budget`) for at most `seconds` (None: no limit; at the limit the
+    answer is the same as out of budget). ``engine`` is "auto" (the compiled core when
+    built) or "python"; None reads $BLACKHOLE_PROBE_ENGINE, else "auto". Both give the
+    same Look, unless the clock stops one of them."""
     use = _engine(engine)
     if budget is None:
         budget = COMPILED_BUDGET if use == "c" else PYTHON_BUDGET
@@ -136,13 +223,14 @@ def probe(problem: Problem, budget: int | None = None, *, engine: str | None = N
         rank = problem.rank
         status, line, nodes = _probe_core.look(
             problem.fans, [[rank[node] for node in fan] for fan in problem.fans],
-            problem.modulus, start, max(-1, min(budget, 2**62)))
+            problem.modulus, start, max(-1, min(budget, 2**62)), LDS_PASSES,
+            0.0 if seconds is None else max(seconds, 1e-9))
         if status != _NOT_TAKEN:
             return Look(line, status == 0, nodes)
-    return _python_probe(problem, budget)
+    return _python_probe(problem, budget, seconds)
 
 
-def _python_probe(problem: Problem, budget: int) -> Look:
+def _python_probe(problem: Problem, budget: int, seconds: float | None = None) -> Look:
     fans, rank, m = problem.fans, problem.rank, problem.modulus
     heights = [len(fan) for fan in fans]
     left = [0] * (m + 1)  # cards of each rank still on the fans
@@ -167,6 +255,7 @@ def _python_probe(problem: Problem, budget: int) -> Look:
 
     fan_ranks = [[rank[node] for node in fan] for fan in fans]
     stride = m + 1
+    deadline = None if seconds is None else time.perf_counter() + seconds
 
     def search(hole: int, code: int, cards: int, allowed: int) -> bool | None:
         """True: a full line is in `line`; False: no line from here (remembered); None: a
@@ -178,10 +267,16 @@ def _python_probe(problem: Problem, budget: int) -> Look:
         if key in dead:
             return False
         # While at most one rank is empty the walk from any rank reaches every other.
-        if hole and gaps[0] > 1 and not walk_covers(left, hole, cards, m):
+        if ((hole and gaps[0] > 1 and not walk_covers(left, hole, cards, m))
+                or not ranks_can_chain(left, hole, cards, m)):
             dead.add(key)
             return False
-        moves = [(-left[r], -heights[f], f) for r in onto[hole] for f in showing[r]]
+        moves = []
+        for r in onto[hole]:
+            fans_of = showing[r]
+            if len(fans_of) > 1:  # the same-rank cut: see _canonical
+                fans_of = _canonical(fans_of, heights)
+            moves += [(-left[r], -heights[f], f) for f in fans_of]
         if allowed:
             moves.sort()
             cut = False
@@ -193,6 +288,8 @@ def _python_probe(problem: Problem, budget: int) -> Look:
             if spent >= budget:
                 raise _OutOfBudget
             spent += 1
+            if deadline is not None and not spent % _CLOCK_EVERY and time.perf_counter() > deadline:
+                raise _OutOfBudget
             h = heights[f] - 1
             heights[f] = h
             ranks = fan_ranks[f]
@@ -231,7 +328,7 @@ def _python_probe(problem: Problem, budget: int) -> Look:
         allowed = 0
         while found is None:
             found = search(start, code, cards, allowed)
-            allowed += 1
+            allowed = allowed + 1 if allowed + 1 < LDS_PASSES else _UNLIMITED
     except _OutOfBudget:
         return Look(None, False, spent)
     finally:

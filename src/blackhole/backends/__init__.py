@@ -132,7 +132,7 @@ class Backend(ABC):
             return None, {}
         from blackhole.probe import probe
 
-        look = probe(problem, self.probe_budget)
+        look = probe(problem, self.probe_budget, seconds=options.timeout)
         seconds = time.perf_counter() - began
         stats: dict[str, Any] = {"probe": True, "probe_nodes": look.nodes}
         if look.line is not None:

@@ -29,7 +29,7 @@ from blackhole.encode.cnf import (
     known_features,
 )
 from blackhole.errors import InputError, InternalError
-from blackhole.probe import probe
+from blackhole.probe import probe, quick_budget
 from blackhole.problem import Problem
 
 # After the first look, glucose4 needs the fewest conflicts on the deals left to the solver
@@ -358,7 +358,7 @@ def quick_line(problem: Problem, deadline: float | None,
     best-score search sees in the rest (stopped at the deadline too)."""
     from blackhole.backends.search import SearchBackend, best_score
 
-    line = probe(problem).line
+    line = probe(problem, quick_budget()).line
     if line is not None:
         return line
     now = time.perf_counter()
