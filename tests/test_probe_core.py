@@ -181,3 +181,34 @@ def test_the_default_look_settles_all_of_pysol_1_1000_as_the_reference_does() ->
         assert ("solved" if look.line is not None else "unsolvable") == reference[n], n
         if look.line is not None:
             check_order(problem, look.line)
+
+
+@needs_core
+@pytest.mark.parametrize("modulus", [1, 2, 3, 4, 5, 6, 7, 8, 13, 16, 17])
+def test_the_compiled_rank_count_cut_is_the_python_one(modulus: int) -> None:
+    """The core works the cut out per parity of the last card's rank, the Python one per
+    rank: both must say the same on every hole and random counts, sparse and full."""
+    from blackhole import _probe_core
+
+    rng = random.Random(modulus)
+    said = set()
+    for case in range(4000):
+        hole = rng.randrange(0, modulus + 1)
+        if case % 2:  # the counts a random walk from the hole shows, one card moved or not
+            left, rank = [0] * (modulus + 1), hole or 1
+            for _ in range(rng.randrange(1, 40)):
+                rank = (rank + rng.choice((0, modulus - 2))) % modulus + 1
+                left[rank] += 1
+            if rng.random() < 0.5:
+                left[rank] -= 1
+                left[rng.randrange(1, modulus + 1)] += 1
+        else:  # random counts, a rank or two emptied, as late in a game
+            left = [0] + [rng.choice((0, 0, 1, 2, 3, 4)) for _ in range(modulus)]
+            left[rng.randrange(1, modulus + 1)] = 0
+        cards = sum(left)
+        if not cards:
+            continue
+        expected = probe_module.ranks_can_chain(left, hole, cards, modulus)
+        assert _probe_core.ranks_can_chain(left, hole, cards, modulus) is expected, (left, hole)
+        said.add(expected)
+    assert said == ({True, False} if modulus >= 3 else {True})  # off below 3 ranks

@@ -14,8 +14,8 @@
  * Equal to the Python search in: the order of moves (rank with most cards left first, then
  * the tallest fan, then the lowest fan index), the passes (allowed = 0, 1, 2, ...), the
  * node count, the dead-state memo (a state is remembered only when its subtree was
- * explored without a cut, or when a cut holds), the same-rank cut, the walk cut (applied
- * only when at least two ranks are empty) and the rank-count cut.
+ * explored without a cut; a state the cuts end is not), the same-rank cut, the walk cut
+ * (applied only when at least two ranks are empty) and the rank-count cut.
  *
  * The search runs on an explicit stack (its depth is the number of cards), the memo is a
  * hash set of exact keys (every fan's height and the hole's rank packed into bit fields of
@@ -28,6 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 /* a move's sort key: (cards left of its rank, descending; its fan's height, descending;
  * the fan, ascending) in three fields of FIELD bits; fans and cards are at most LIMIT */
@@ -66,7 +69,7 @@ typedef struct {
     int *height;
     int *left;      /* rank -> cards still on the fans */
     int gaps;       /* ranks with no card left */
-    long *steps;    /* rank -> scratch for ranks_can_chain */
+    long *steps;    /* scratch for ranks_can_chain: 3 (m + 1) */
     /* the memo key: bit fields in words; the hole's field is word 0, bits 0.. */
     int words;
     int *field_word, *field_shift; /* fan -> its field */
@@ -126,10 +129,26 @@ static int memo_has(Search *s) {
     return !is_free(find_slot(s->table, s->capacity, s->probe_key, s->words), s->words);
 }
 
+/* a zeroed table of n words; a large one asks for huge pages, which spare the memo's
+ * random lookups most of their TLB misses and page faults (a third of the time at a
+ * million states) */
+#define HUGE_PAGE (2u << 20)
+static uint64_t *table_alloc(size_t n) {
+    size_t bytes = n * sizeof(uint64_t);
+    if (bytes < HUGE_PAGE) return calloc(n, sizeof(uint64_t));
+    void *at = NULL;
+    if (posix_memalign(&at, HUGE_PAGE, bytes)) return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(at, bytes, MADV_HUGEPAGE); /* a hint: without it the pages are small */
+#endif
+    memset(at, 0, bytes);
+    return at;
+}
+
 static int memo_grow(Search *s) {
     size_t capacity = s->capacity * 2, words = (size_t)s->words;
     if (capacity > ((size_t)-1) / (sizeof(uint64_t) * words)) return -1;
-    uint64_t *table = calloc(capacity * words, sizeof(uint64_t));
+    uint64_t *table = table_alloc(capacity * words);
     if (!table) return -1;
     for (size_t at = 0; at < s->capacity; at++) {
         uint64_t *old = s->table + at * words;
@@ -185,41 +204,71 @@ static int walk_covers(const int *left, int hole, int cards, int m) {
     return covered >= cards;
 }
 
-/* do the ranks joined to the hole's by steps the walk takes (steps[i] + (-1)^i t > 0 joins
- * ranks i and i + 1, i = m the top rank and rank 1) hold all `cards` cards left? */
-static int steps_cover(const long *steps, long t, const int *left, int hole, int cards, int m) {
-#define TAKEN(i) (steps[i] + ((i) % 2 ? -t : t) > 0)
+/* do the ranks joined to the hole's by steps the walk takes (e[i] > 0 joins ranks i and
+ * i + 1, e[m] the top rank and rank 1) hold all `cards` cards left? */
+static int arc_covers(const long *e, const int *left, int hole, int cards, int m) {
     long covered = left[hole];
     int up = hole, down = hole, seen = 1;
-    while (seen < m && TAKEN(up)) { up = up == m ? 1 : up + 1; covered += left[up]; seen++; }
-    while (seen < m && TAKEN(down == 1 ? m : down - 1)) {
+    while (seen < m && e[up] > 0) { up = up == m ? 1 : up + 1; covered += left[up]; seen++; }
+    while (seen < m && e[down == 1 ? m : down - 1] > 0) {
         down = down == 1 ? m : down - 1; covered += left[down]; seen++;
     }
-#undef TAKEN
     return covered >= cards;
 }
 
-/* the rank-count cut, as blackhole.probe.ranks_can_chain: for each rank the last card may
- * have, the steps of the walk between neighbouring ranks follow from the counts up to one
- * unknown t (the steps between the top rank and rank 1); some choice must be >= 0 and
- * join every rank with cards to the hole's */
-static int ranks_can_chain(const int *left, int hole, int cards, int m, long *steps) {
+/* the rank-count cut, as blackhole.probe.ranks_can_chain, which says why it holds. With
+ * e_i the walk's steps between ranks i and i + 1 and t = e_m, e_i = a_i + (-1)^i t where
+ * a_i = d_i - a_(i-1), d_i = 2 left[i] + [i = hole] - [i = last]. scratch: 3 (m + 1) longs */
+static int ranks_can_chain(const int *left, int hole, int cards, int m, long *scratch) {
     if (m < 3 || hole == 0) return 1;
-    for (int end = 1; end <= m; end++) {
-        if (!left[end]) continue;
-        long a = 0, lo = 0, hi = LONG_MAX; /* steps between i and i + 1: a_i + (-1)^i t */
-        for (int i = 1; i <= m; i++) {
-            a = 2L * left[i] + (i == hole) - (i == end) - a;
-            steps[i] = a;
-            if (i % 2) { if (a < hi) hi = a; }
-            else if (-a > lo) lo = -a;
+    long *e = scratch, *base = scratch + (m + 1), *suffix = scratch + 2 * (m + 1);
+    if (m % 2 == 0) { /* an even cycle: a_m must be 0, and t is free in a range */
+        for (int last = 1; last <= m; last++) {
+            if (!left[last]) continue;
+            long a = 0, lo = 0, hi = LONG_MAX;
+            for (int i = 1; i <= m; i++) {
+                a = 2L * left[i] + (i == hole) - (i == last) - a;
+                base[i] = a;
+                if (i % 2) { if (a < hi) hi = a; }
+                else if (-a > lo) lo = -a;
+            }
+            if (a != 0 || lo > hi) continue;
+            if (hi - lo >= 2) return 1; /* t = lo + 1 takes every step */
+            for (long t = lo;; t = hi) {
+                for (int i = 1; i <= m; i++) e[i] = base[i] + (i % 2 ? -t : t);
+                if (arc_covers(e, left, hole, cards, m)) return 1;
+                if (t == hi) break;
+            }
         }
-        if (m % 2) { /* the steps between m and 1 are a_m - t, and they are t */
-            if (a % 2 == 0 && a / 2 >= lo && a / 2 <= hi
-                && steps_cover(steps, a / 2, left, hole, cards, m)) return 1;
-        } else if (a == 0 && lo <= hi) { /* any t in [lo, hi] */
-            if (hi - lo >= 2 || steps_cover(steps, lo, left, hole, cards, m)
-                || steps_cover(steps, hi, left, hole, cards, m)) return 1;
+        return 0;
+    }
+    /* An odd cycle fixes t = a_m / 2. The last card's rank j only lowers d_j by one, which
+     * changes a_i by -(-1)^(i-j) for i >= j: with b_i the a_i of d without it, and s the
+     * sign (-1)^j, t = (b_m + s) / 2 and e_i = b_i + (-1)^i t - [i >= j] (-1)^i s. So each
+     * parity of j takes one pass for a prefix and a suffix of bounds, not one per rank. */
+    long b = 0;
+    for (int i = 1; i <= m; i++) { b = 2L * left[i] + (i == hole) - b; base[i] = b; }
+    for (int s = -1; s <= 1; s += 2) { /* s = -1: odd j, +1: even j */
+        if ((b + s) % 2) continue;
+        long t = (b + s) / 2;
+        if (t < 0) continue; /* e_m = t */
+        long low = LONG_MAX; /* suffix[j]: the least e_i over i >= j, for this j */
+        for (int i = m; i >= 1; i--) {
+            long sign = i % 2 ? -1 : 1, v = base[i] + sign * t - sign * s;
+            if (v < low) low = v;
+            suffix[i] = low;
+        }
+        long prefix = LONG_MAX; /* the least e_i over i < j */
+        for (int j = 1; j <= m; j++) {
+            if (((j % 2) ? -1 : 1) == s && left[j] && prefix >= 0 && suffix[j] >= 0) {
+                for (int i = 1; i <= m; i++) {
+                    long sign = i % 2 ? -1 : 1;
+                    e[i] = base[i] + sign * t - (i >= j ? sign * s : 0);
+                }
+                if (arc_covers(e, left, hole, cards, m)) return 1;
+            }
+            long v = base[j] + (j % 2 ? -t : t);
+            if (v < prefix) prefix = v;
         }
     }
     return 0;
@@ -337,7 +386,7 @@ static PyObject *look(PyObject *self, PyObject *args) {
     s.showing = calloc((size_t)(m + 1) * (size_t)s.bitwords, sizeof(uint64_t));
     s.height = calloc((size_t)nf + 1, sizeof(int));
     s.left = calloc((size_t)m + 1, sizeof(int));
-    s.steps = calloc((size_t)m + 1, sizeof(long));
+    s.steps = calloc(3 * ((size_t)m + 1), sizeof(long));
     s.field_word = calloc((size_t)nf + 1, sizeof(int));
     s.field_shift = calloc((size_t)nf + 1, sizeof(int));
     s.field_mask = calloc((size_t)nf + 1, sizeof(uint64_t));
@@ -371,7 +420,7 @@ static PyObject *look(PyObject *self, PyObject *args) {
     s.key = calloc((size_t)s.words, sizeof(uint64_t));
     s.probe_key = calloc((size_t)s.words, sizeof(uint64_t));
     s.capacity = 1024;
-    s.table = calloc(s.capacity * (size_t)s.words, sizeof(uint64_t));
+    s.table = table_alloc(s.capacity * (size_t)s.words);
     if (!s.key || !s.probe_key || !s.table) { PyErr_NoMemory(); goto done; }
     int maxh = 0;
     for (int f = 0; f < nf; f++) {
@@ -403,12 +452,16 @@ static PyObject *look(PyObject *self, PyObject *args) {
                 fr = &frames[depth];
                 if (fr->cards == 0) { got = R_TRUE; step = RETURN; continue; }
                 make_key(&s, fr->hole);
-                if (memo_has(&s)) { got = R_FALSE; step = RETURN; continue; }
+                /* the memo's slot is most likely out of the cache: fetch it while the cuts
+                 * are worked out (they are not remembered: working them out again costs
+                 * less than a memo entry) */
+                __builtin_prefetch(s.table + ((size_t)hash_key(s.probe_key, s.words)
+                                              & (s.capacity - 1)) * (size_t)s.words);
                 if ((fr->hole && s.gaps > 1 && !walk_covers(s.left, fr->hole, fr->cards, m))
                     || !ranks_can_chain(s.left, fr->hole, fr->cards, m, s.steps)) {
-                    if (memo_add(&s) < 0) { PyErr_NoMemory(); goto done; }
                     got = R_FALSE; step = RETURN; continue;
                 }
+                if (memo_has(&s)) { got = R_FALSE; step = RETURN; continue; }
                 uint64_t *mv = moves + fr->moves;
                 int n = 0;
                 fr->cut = 0;
@@ -526,7 +579,38 @@ done:
     return result;
 }
 
+/* ranks_can_chain(left, hole, cards, modulus) -> bool: the cut alone, for the tests that
+ * hold it to blackhole.probe.ranks_can_chain */
+static PyObject *chain(PyObject *self, PyObject *args) {
+    PyObject *counts;
+    int hole, cards, m;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "Oiii", &counts, &hole, &cards, &m)) return NULL;
+    if (m < 1 || m > 100000 || hole < 0 || hole > m || PyObject_Length(counts) != m + 1) {
+        PyErr_SetString(PyExc_ValueError, "left must have modulus + 1 counts, hole 0..modulus");
+        return NULL;
+    }
+    int *left = calloc((size_t)m + 1, sizeof(int));
+    long *scratch = calloc(3 * ((size_t)m + 1), sizeof(long));
+    PyObject *result = NULL;
+    if (!left || !scratch) { PyErr_NoMemory(); goto done; }
+    for (int r = 0; r <= m; r++) {
+        PyObject *item = PySequence_GetItem(counts, r);
+        if (!item) goto done;
+        left[r] = (int)PyLong_AsLong(item);
+        Py_DECREF(item);
+        if (left[r] == -1 && PyErr_Occurred()) goto done;
+    }
+    result = PyBool_FromLong(ranks_can_chain(left, hole, cards, m, scratch));
+done:
+    free(left);
+    free(scratch);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"ranks_can_chain", chain, METH_VARARGS,
+     "ranks_can_chain(left, hole, cards, modulus) -> bool: the rank-count cut of the look."},
     {"look", look, METH_VARARGS,
      "look(fans, fan_ranks, modulus, start_rank, budget, passes, seconds) -> (status, line, "
      "nodes): the first look of blackhole.probe; status 1 a full line, 0 refuted, -1 out of "

@@ -269,8 +269,7 @@ def _python_probe(problem: Problem, budget: int, seconds: float | None = None) -
         # While at most one rank is empty the walk from any rank reaches every other.
         if ((hole and gaps[0] > 1 and not walk_covers(left, hole, cards, m))
                 or not ranks_can_chain(left, hole, cards, m)):
-            dead.add(key)
-            return False
+            return False  # not remembered: the cuts cost less than a memo entry
         moves = []
         for r in onto[hole]:
             fans_of = showing[r]
