@@ -250,6 +250,7 @@ def _python_probe(problem: Problem, budget: int, seconds: float | None = None) -
         weight[f] = weight[f - 1] * (len(fans[f - 1]) + 1)
     line: list[int] = []
     dead: set[int] = set()
+    chain_answers: dict[tuple[int, ...], bool] = {}
     spent = 0
     gaps = [sum(1 for r in range(1, m + 1) if not left[r])]  # ranks with no card left
 
@@ -267,9 +268,14 @@ def _python_probe(problem: Problem, budget: int, seconds: float | None = None) -
         if key in dead:
             return False
         # While at most one rank is empty the walk from any rank reaches every other.
-        if ((hole and gaps[0] > 1 and not walk_covers(left, hole, cards, m))
-                or not ranks_can_chain(left, hole, cards, m)):
+        if hole and gaps[0] > 1 and not walk_covers(left, hole, cards, m):
             return False  # not remembered: the cuts cost less than a memo entry
+        counts = (*left, hole)  # few count vectors recur under many states
+        chains = chain_answers.get(counts)
+        if chains is None:
+            chains = chain_answers[counts] = ranks_can_chain(left, hole, cards, m)
+        if not chains:
+            return False
         moves = []
         for r in onto[hole]:
             fans_of = showing[r]
