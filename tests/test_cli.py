@@ -187,7 +187,7 @@ def test_version_and_python_dash_m() -> None:
 def test_solve_ascii_prints_plain_cards() -> None:
     result = run("solve", "pysol:2", "--ascii")
     assert result.exit_code == 0
-    assert "  1. KH from fan 13" in result.output and "♥" not in result.output
+    assert "  1. 2S from fan 2" in result.output and "♠" not in result.output
 
 
 def test_unknown_in_black_hole_solve_format_is_intractable() -> None:
@@ -257,7 +257,7 @@ def _fresh_process(*args: str):
 
 def test_solve_loads_no_heavy_module() -> None:
     out, code, modules = _fresh_process("solve", "pysol:2")
-    assert code == 0 and out.startswith("solved (sat/") and "  1. K♥ from fan 13\n" in out
+    assert code == 0 and out.startswith("solved (sat/") and "  1. 2♠ from fan 2\n" in out
     assert {"pysat.solvers", "blackhole.backends.sat", "blackhole.cli.solving"} <= modules
     loaded = sorted(m for m in modules if m.split(".")[0] in NOT_FOR_SOLVE
                     or any(m == heavy or m.startswith(heavy + ".") for heavy in NOT_FOR_SOLVE))

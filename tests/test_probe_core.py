@@ -212,3 +212,33 @@ def test_the_compiled_rank_count_cut_is_the_python_one(modulus: int) -> None:
         assert _probe_core.ranks_can_chain(left, hole, cards, modulus) is expected, (left, hole)
         said.add(expected)
     assert said == ({True, False} if modulus >= 3 else {True})  # off below 3 ranks
+
+
+@needs_core
+def test_the_core_lets_other_threads_run_while_it_searches() -> None:
+    """A look may take half a second (pysol:10683 is refuted after 2.9 million moves): the
+    core lets the GIL go meanwhile, so a Python thread beside it keeps running. Holding
+    the GIL would stall that thread for the whole look."""
+    import threading
+    import time
+
+    problem = build_problem(load_deal("pysol:10683"))
+    span: list[float] = []
+
+    def look() -> None:
+        span.append(time.perf_counter())
+        probe(problem, engine="auto")
+        span.append(time.perf_counter())
+
+    worker = threading.Thread(target=look)
+    ticks = []
+    worker.start()
+    while worker.is_alive():
+        ticks.append(time.perf_counter())
+        time.sleep(0.001)
+    worker.join()
+    began, ended = span
+    during = [t for t in ticks if began <= t <= ended]
+    longest = max(b - a for a, b in zip([began, *during], [*during, ended], strict=True))
+    assert ended - began > 0.05  # a long look, or the test shows nothing
+    assert longest < (ended - began) / 2, (longest, ended - began)

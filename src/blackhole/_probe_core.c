@@ -470,6 +470,9 @@ static PyObject *look(PyObject *self, PyObject *args) {
     enum { ENTER, NEXT, RETURN } step;
     enum { R_TRUE, R_FALSE, R_NONE } got = R_FALSE;
     long long allowed = 0;
+    /* The search reads no Python object: other threads run meanwhile (a look may take
+     * half a second). The thread state is held in `released` while the GIL is let go. */
+    PyThreadState *released = PyEval_SaveThread();
     for (;;) { /* the passes */
         int depth = 0;
         Frame *fr = &frames[0];
@@ -537,12 +540,19 @@ static PyObject *look(PyObject *self, PyObject *args) {
                 if (fr->i == fr->nmoves) {
                     if (fr->cut) { got = R_NONE; step = RETURN; continue; }
                     make_key(&s, fr->hole);
-                    if (memo_add(&s) < 0) { PyErr_NoMemory(); goto done; }
+                    if (memo_add(&s) < 0) {
+                        PyEval_RestoreThread(released); released = NULL;
+                        PyErr_NoMemory(); goto done;
+                    }
                     got = R_FALSE; step = RETURN; continue;
                 }
                 if (spent >= budget) { status = -1; goto finish; }
                 spent++;
-                if ((spent & SIGNAL_POLL_MASK) == 0 && PyErr_CheckSignals() < 0) goto done;
+                if ((spent & SIGNAL_POLL_MASK) == 0) { /* Ctrl-C: signals need the GIL */
+                    PyEval_RestoreThread(released);
+                    if (PyErr_CheckSignals() < 0) { released = NULL; goto done; }
+                    released = PyEval_SaveThread();
+                }
                 if (deadline && (spent & CLOCK_POLL_MASK) == 0 && now() > deadline) {
                     status = -1; goto finish;
                 }
@@ -585,6 +595,8 @@ static PyObject *look(PyObject *self, PyObject *args) {
         allowed = allowed + 1 < passes ? allowed + 1 : UNLIMITED;
     }
 finish:
+    PyEval_RestoreThread(released);
+    released = NULL;
     {
         PyObject *found;
         if (status == 1) {

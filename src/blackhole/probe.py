@@ -10,33 +10,45 @@ The order is followed as limited discrepancy search (Harvey and Ginsberg, 1995):
 explores every line that leaves the heuristic's first choice at most k times. A heuristic
 that is mostly right is mostly wrong near the top of the tree, where a depth-first search
 would never get back to; at 3000 nodes this settles 672 deals of pysol:1-1000 against
-583 for plain depth-first search.
+583 for plain depth-first search. After LDS_PASSES such passes the last pass is a plain
+depth-first search, which exhausts the tree of an unwinnable deal at the least cost.
 
-Two sound cuts keep the budget for live branches, the same two the `search` backend
-uses: a state (the fans' heights and the hole's rank) explored to the end is not explored
-again, and a state whose hole cannot walk, one rank step at a time, over every rank that
-still has cards is dead (its unreachable cards can never be played).
+Four sound cuts keep the budget for live branches:
+- the memo: a state (the fans' heights and the hole's rank) explored to the end is not
+  explored again (as in the `search` backend);
+- the walk cut: a state whose hole cannot walk, one rank step at a time, over every rank
+  that still has cards is dead (as in `search`);
+- the rank-count cut (`ranks_can_chain`): every full line is a walk on the rank cycle
+  that shows each rank as often as it has cards left, so a state whose counts no such
+  walk fits is dead; it holds exactly when a walk fits, and is a far stronger form of
+  the walk cut;
+- the same-rank cut (`_canonical`, the conditional symmetry of Gent et al., 2007): of
+  the top cards of one rank, a fan's last card is not played while another has cards
+  under it, and of several last cards only the lowest fan's is.
+Over pysol:1-1000 the last two shrink the tree of the worst unwinnable deal (915) from
+6.7 million moves to 0.8 million, and 265's from 5.2 million to 0.1 million. The
+`search` backend keeps neither, so it stays an independent referee for the look: the
+tests hold the look's refutations to its verdicts.
 
 The look answers in three ways: a full line (a win, which the caller replays), "refuted"
 (a pass explored the whole tree within the budget: no line plays every card, as complete
-a method as the `search` backend), or nothing (out of budget).
+a method as the `search` backend), or nothing (out of budget or time).
 
 Compiled core: ``_probe_core.c``, a CPython extension built at install time where a C
 compiler is at hand (optional: without it the Python search below runs). It runs the
 same search step for step (the same order and tie-break, passes, node count, memo and
-walk cut) on an explicit stack, with the memo a hash set of the exact state (heights and
+cuts) on an explicit stack, with the memo a hash set of the exact state (heights and
 hole packed into bit fields), so both engines give the same Look for every problem and
 budget; the tests hold them to that. ``engine="python"`` or
-``BLACKHOLE_PROBE_ENGINE=python`` skips it. A node costs about 55 ns there against
-1.8 us here, so its default budget is 40 times larger (COMPILED_BUDGET). Over
-pysol:1-1000 (2 cores shared, load 3.1): 5,000 nodes take 0.13 s in the core, 3.45 s
-here (1.94 million nodes, 723 deals settled); the core settles 842 deals at 20,000
-nodes (0.29 s), 892 at 50,000 (0.48 s), 917 at 100,000 (0.73 s), 936 at 200,000 (1.09
-s, 20.4 million nodes) and 959 at 500,000 (1.83 s), refuting 114 of the 123 unwinnable
-ones from 20,000 on. ``blackhole bench pysol:1-1000 --backends sat --jobs 1`` (load
-3.4) totalled 16.8 s with the Python look at 5,000 nodes; with the core 9.0 s at
-50,000, 7.2 s at 100,000, 6.4 s at 200,000 and 5.8 s at 500,000 (6.5 s at a million):
-flat from 200,000, where a deal the look leaves loses at most about 20 ms to it.
+``BLACKHOLE_PROBE_ENGINE=python`` skips it. A node costs about 0.1 us there against
+about 6 us here, so its default budget is far larger (COMPILED_BUDGET).
+
+At 3,000,000 nodes the core settles every deal of pysol:1-1000 (877 wins, 123
+refutations; 1.1 s for all of them, at most 0.13 s a deal, pysol:915) and 19,996 of
+pysol:1-20000 (the 4 left, 10929, 11034, 13295 and 17600, spend about 0.4 s each in the
+look before glucose4 settles them in 0.03 s). Before the two new cuts and the last
+depth-first pass it settled 936 of pysol:1-1000 at 200,000 nodes, and 959 at 500,000.
+The core lets the GIL go while it searches, so other threads run beside a long look.
 """
 
 from __future__ import annotations
@@ -51,11 +63,11 @@ from blackhole.errors import InputError
 from blackhole.problem import Problem
 
 # Nodes (moves tried, over all passes); a line is 51 moves. On pysol:1-1000 (877
-# winnable, 123 not) the look settles 543 deals at 1000 nodes, 635 at 2000, 672 at 3000
-# (560 wins, 112 refutations), 723 at 5000 and 785 at 10000; a node costs a few
-# microseconds in Python. Behind it, total seconds of the sat backend were lowest from
-# 4000 to 8000 with the Python engine, and from 200,000 on with the compiled core (see
-# above). `probe` without a budget uses the one of the engine that runs (default_budget).
+# winnable, 123 not) the look settles 612 deals at 1000 nodes, 745 at 3000 (630 wins,
+# 115 refutations), 802 at 5000, 882 at 10,000, 964 at 50,000, 990 at 200,000 and all
+# 1000 from 1,000,000 on (before the rank-count and same-rank cuts: 672 at 3000, 723 at
+# 5000, 936 at 200,000). The larger default leaves 4 deals of pysol:1-20000 unsettled.
+# `probe` without a budget uses the one of the engine that runs (default_budget).
 DEFAULT_BUDGET = 5000  # the Python engine's default
 PYTHON_BUDGET = DEFAULT_BUDGET
 COMPILED_BUDGET = 3_000_000  # the compiled core's default
