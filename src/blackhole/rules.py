@@ -120,6 +120,7 @@ def replay(deal: Deal, moves: Sequence[Card | Move]) -> Replay:
     state = initial_state(deal)
     total = deal.cards_in_fans
     played: list[Card] = []
+    seen: set[Card] = set()  # the cards of `played`, to look up in constant time
 
     def illegal(i: int, reason: str) -> Replay:
         return Replay(Outcome.ILLEGAL, len(played), total, i, reason, tuple(played), state)
@@ -132,7 +133,7 @@ def replay(deal: Deal, moves: Sequence[Card | Move]) -> Replay:
             card = top_card(deal, state, fan)
             if card is None:
                 return illegal(i, f"fan {fan + 1} is empty")
-        if card == deal.foundation or card in played:
+        if card == deal.foundation or card in seen:
             return illegal(i, f"{card} already played")
         if card not in where:
             in_deck = 1 <= card.rank <= deal.ranks and card.suit in SUITS
@@ -148,6 +149,7 @@ def replay(deal: Deal, moves: Sequence[Card | Move]) -> Replay:
             return illegal(i, f"{card} is not rank-adjacent to {state.hole}")
         state = play(deal, state, home)
         played.append(card)
+        seen.add(card)
     return Replay(outcome(deal, state), len(played), total, None, "", tuple(played), state)
 
 
