@@ -30,6 +30,8 @@ Over pysol:1-1000 the last two shrink the tree of the worst unwinnable deal (915
 `search` backend keeps neither, so it stays an independent referee for the look: the
 tests hold the look's refutations to its verdicts.
 
+The reasons each cut is sound are in encodings/look.md.
+
 The look answers in three ways: a full line (a win, which the caller replays), "refuted"
 (a pass explored the whole tree within the budget: no line plays every card, as complete
 a method as the `search` backend), or nothing (out of budget or time).
