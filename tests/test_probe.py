@@ -20,6 +20,7 @@ from blackhole.probe import (
     c_engine_built,
     default_budget,
     probe,
+    quick_budget,
     ranks_can_chain,
 )
 from blackhole.problem import build_problem
@@ -88,6 +89,15 @@ def test_an_exhausted_probe_is_a_refutation_except_when_a_proof_is_asked_for() -
     proved = SatBackend().solve(problem, Options(proof=True))
     assert proved.verdict is Verdict.UNSOLVABLE and proved.proof is not None
     assert proved.solver != "probe"
+
+
+def test_a_proof_asked_for_gets_only_a_quick_look() -> None:
+    """The look's refutation comes with no proof, so with a proof asked for the look only
+    looks for a quick win: pysol:915's refutation alone needs 800,000 moves."""
+    problem = build_problem(load_deal("pysol:915"))
+    proved = SatBackend().solve(problem, Options(proof=True))
+    assert proved.verdict is Verdict.UNSOLVABLE and proved.proof is not None
+    assert proved.stats["probe_nodes"] == quick_budget() < default_budget()
 
 
 def test_an_answering_probe_is_recorded_and_replayed() -> None:

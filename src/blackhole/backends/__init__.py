@@ -130,9 +130,11 @@ class Backend(ABC):
         when a proof is asked for, only the solver's refutation comes with one)."""
         if not options.look or self.probe_budget <= 0:
             return None, {}
-        from blackhole.probe import probe
+        from blackhole.probe import probe, quick_budget
 
-        look = probe(problem, self.probe_budget, seconds=options.timeout)
+        # With a proof asked for, a refutation is of no use: look only for a quick win.
+        budget = min(self.probe_budget, quick_budget()) if options.proof else self.probe_budget
+        look = probe(problem, budget, seconds=options.timeout)
         seconds = time.perf_counter() - began
         stats: dict[str, Any] = {"probe": True, "probe_nodes": look.nodes}
         if look.line is not None:
