@@ -97,7 +97,7 @@ def test_a_proof_asked_for_gets_only_a_quick_look() -> None:
     problem = build_problem(load_deal("pysol:915"))
     proved = SatBackend().solve(problem, Options(proof=True))
     assert proved.verdict is Verdict.UNSOLVABLE and proved.proof is not None
-    assert proved.stats["probe_nodes"] == quick_budget() < default_budget()
+    assert proved.stats["probe_nodes"] == quick_budget() <= default_budget()
 
 
 def test_an_answering_probe_is_recorded_and_replayed() -> None:
