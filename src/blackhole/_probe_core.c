@@ -563,7 +563,7 @@ static PyObject *look(PyObject *self, PyObject *args) {
                 show(&s, r, f, 0);
                 if (h) show(&s, s.rank[s.fan_off[f] + h - 1], f, 1);
                 if (!--s.left[r]) s.gaps++;
-                s.left_code -= 1ULL << (3 * r);
+                if (s.chain_cache) s.left_code -= 1ULL << (3 * r);
                 line[depth] = s.node[s.fan_off[f] + h];
                 Frame *child = &frames[depth + 1];
                 child->hole = r;
@@ -583,7 +583,7 @@ static PyObject *look(PyObject *self, PyObject *args) {
                 int h = s.height[f];
                 int r = s.rank[s.fan_off[f] + h];
                 if (!s.left[r]++) s.gaps--;
-                s.left_code += 1ULL << (3 * r);
+                if (s.chain_cache) s.left_code += 1ULL << (3 * r);
                 if (h) show(&s, s.rank[s.fan_off[f] + h - 1], f, 0);
                 show(&s, r, f, 1);
                 set_height(&s, f, h + 1);
