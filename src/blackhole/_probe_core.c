@@ -190,24 +190,6 @@ static inline void show(Search *s, int r, int f, int on) {
     if (on) *word |= bit; else *word &= ~bit;
 }
 
-/* the rank-walk cut, as blackhole.probe.walk_covers */
-static int walk_covers(const int *left, int hole, int cards, int m) {
-    long covered = left[hole];
-    int up = hole, gap = 0;
-    for (int step = 0; step < m - 1; step++) {
-        up = up == m ? 1 : up + 1;
-        if (!left[up]) { gap = 1; break; }
-        covered += left[up];
-    }
-    if (!gap) return 1;
-    int down = hole;
-    for (int step = 0; step < m - 1; step++) {
-        down = down == 1 ? m : down - 1;
-        if (!left[down]) break;
-        covered += left[down];
-    }
-    return covered >= cards;
-}
 
 /* do the ranks joined to the hole's by steps the walk takes (e[i] > 0 joins ranks i and
  * i + 1, e[m] the top rank and rank 1) hold all `cards` cards left? */
@@ -219,6 +201,16 @@ static int arc_covers(const long *e, const int *left, int hole, int cards, int m
         down = down == 1 ? m : down - 1; covered += left[down]; seen++;
     }
     return covered >= cards;
+}
+
+/* the rank-walk cut, as blackhole.probe.walk_covers: the steps the walk may take join
+ * two ranks that have cards (or are the hole's); e: scratch of m + 1 longs */
+static int walk_covers(const int *left, int hole, int cards, int m, long *e) {
+    for (int i = 1; i <= m; i++) {
+        int next = i == m ? 1 : i + 1;
+        e[i] = (left[i] || i == hole) && (left[next] || next == hole);
+    }
+    return arc_covers(e, left, hole, cards, m);
 }
 
 /* the rank-count cut, as blackhole.probe.ranks_can_chain, which says why it holds. With
@@ -299,8 +291,10 @@ static int bit_length(long v) {
 }
 
 static void release(Search *s) {
-    free(s->fan_len); free(s->fan_off); free(s->node); free(s->rank); free(s->onto); free(s->onto_off); free(s->showing);
-    free(s->height); free(s->left); free(s->steps); free(s->chain_cache); free(s->field_word); free(s->field_shift); free(s->field_mask);
+    free(s->fan_len); free(s->fan_off); free(s->node); free(s->rank);
+    free(s->onto); free(s->onto_off); free(s->showing);
+    free(s->height); free(s->left); free(s->steps); free(s->chain_cache);
+    free(s->field_word); free(s->field_shift); free(s->field_mask);
     free(s->key); free(s->probe_key); free(s->table);
 }
 
@@ -488,7 +482,8 @@ static PyObject *look(PyObject *self, PyObject *args) {
                  * less than a memo entry) */
                 __builtin_prefetch(s.table + ((size_t)hash_key(s.probe_key, s.words)
                                               & (s.capacity - 1)) * (size_t)s.words);
-                if ((fr->hole && s.gaps > 1 && !walk_covers(s.left, fr->hole, fr->cards, m))
+                if ((fr->hole && s.gaps > 1
+                     && !walk_covers(s.left, fr->hole, fr->cards, m, s.steps))
                     || !chain_ok(&s, fr->hole, fr->cards)) {
                     got = R_FALSE; step = RETURN; continue;
                 }

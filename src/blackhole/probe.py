@@ -110,21 +110,10 @@ def walk_covers(left: list[int], hole: int, cards: int, modulus: int) -> bool:
     where left[r] counts the cards of rank r on the fans? The hole moves one rank at a
     time, so it only ever shows ranks on the unbroken run of ranks with cards around it;
     a card outside that run can never be played. Used by the look and by `search`."""
-    covered, up = left[hole], hole
-    for _ in range(modulus - 1):
-        up = up % modulus + 1
-        if not left[up]:
-            break
-        covered += left[up]
-    else:
-        return True  # every rank is on one unbroken walk
-    down = hole
-    for _ in range(modulus - 1):  # stops at the gap the upward walk found, at the latest
-        down = (down - 2) % modulus + 1
-        if not left[down]:
-            break
-        covered += left[down]
-    return covered >= cards
+    m = modulus
+    shown = [bool(left[r]) or r == hole for r in range(m + 1)]
+    return _arc_covers([False] + [shown[i] and shown[i % m + 1] for i in range(1, m + 1)],
+                       left, hole, cards, m)
 
 
 def _canonical(fans_of: set[int], heights: list[int]) -> list[int]:
@@ -176,12 +165,12 @@ def ranks_can_chain(left: list[int], hole: int, cards: int, modulus: int) -> boo
             choices = ()
         for t in choices:
             taken = [base[i] + (-t if i % 2 else t) > 0 for i in range(m + 1)]
-            if _steps_cover(taken, left, hole, cards, m):
+            if _arc_covers(taken, left, hole, cards, m):
                 return True
     return False
 
 
-def _steps_cover(taken: list[bool], left: list[int], hole: int, cards: int, m: int) -> bool:
+def _arc_covers(taken: list[bool], left: list[int], hole: int, cards: int, m: int) -> bool:
     """Do the ranks joined to the hole's by taken steps (taken[i]: between i and i + 1,
     taken[m]: between m and 1) hold all `cards` cards left?"""
     covered, up, down, seen = left[hole], hole, hole, 1
