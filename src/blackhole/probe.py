@@ -70,8 +70,7 @@ from blackhole.problem import Problem
 # 1000 from 1,000,000 on (before the rank-count and same-rank cuts: 672 at 3000, 723 at
 # 5000, 936 at 200,000). The larger default leaves 4 deals of pysol:1-20000 unsettled.
 # `probe` without a budget uses the one of the engine that runs (default_budget).
-DEFAULT_BUDGET = 5000  # the Python engine's default
-PYTHON_BUDGET = DEFAULT_BUDGET
+PYTHON_BUDGET = 5000  # the Python engine's default
 COMPILED_BUDGET = 3_000_000  # the compiled core's default
 # A shorter look for callers that only want a quick win on the way (best score, hints):
 # at most about 40 ms in the compiled core.
@@ -219,7 +218,7 @@ def probe(problem: Problem, budget: int | None = None, *, engine: str | None = N
     same Look, unless the clock stops one of them."""
     use = _engine(engine)
     if budget is None:
-        budget = COMPILED_BUDGET if use == "c" else PYTHON_BUDGET
+        budget = default_budget(engine)
     if use == "c" and isinstance(budget, int):
         assert _probe_core is not None
         start = 0 if problem.start is None else problem.rank[problem.start]
