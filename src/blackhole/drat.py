@@ -83,6 +83,8 @@ from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
 
+from blackhole.errors import BlackholeError
+
 __all__ = [
     "ENGINE_VARIABLE",
     "MAX_CNF_BYTES",
@@ -120,7 +122,7 @@ ENGINES = ("auto", "python")
 _C_ACCEPT, _C_HANDOVER, _C_TIMEOUT = 0, 1, 2
 
 
-class DratError(ValueError):
+class DratError(BlackholeError, ValueError):
     """Malformed DIMACS formula or DRAT proof."""
 
 

@@ -1,9 +1,11 @@
 """The project's exception types.
 
-`InputError` is anything a user can cause and fix (a bad file, an unknown card, a bad
-option). Its message is one line naming the source, line and token; the CLI prints it
-and exits with code 2. `InternalError` means a cross-check inside the tool failed, such
-as a solver model that does not replay; the CLI exits with code 4.
+Every error the library raises on purpose derives from `BlackholeError`, so a caller can
+catch the project's errors in one place. `InputError` is anything a user can cause and
+fix (a bad file, an unknown card, a bad option). Its message is one line naming the
+source, line and token; the CLI prints it and exits with code 2. `InternalError` means a
+cross-check inside the tool failed, such as a solver model that does not replay; the CLI
+exits with code 4.
 """
 
 from __future__ import annotations
@@ -23,7 +25,11 @@ def shorten(token: str, limit: int = TOKEN_SHOWN) -> str:
     return token if len(token) <= limit else token[:limit - 3] + "..."
 
 
-class InputError(Exception):
+class BlackholeError(Exception):
+    """The base of every error the library raises on purpose."""
+
+
+class InputError(BlackholeError):
     """Bad input from the user: one line, naming where and what.
 
     `source` is a file, a spec, or the name of the setting at fault (an Options field such
@@ -50,5 +56,5 @@ class InputError(Exception):
         return text
 
 
-class InternalError(Exception):
+class InternalError(BlackholeError):
     """A cross-check failed: a backend answer the rules engine refuses, and the like."""
