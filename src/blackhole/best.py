@@ -149,7 +149,8 @@ def certify_best(found: Best, position: Position, folder: Path,
     """Write the optimality certificate of a proven best score below a win to `folder`
     (`blackhole.certificates.certify_best`: the CNF "at least best+1 cards are scored
     from this position", its checked DRUP proof and a manifest that `verify` reads).
-    None for a win, whose replayed line is its own proof. A best not proven is an
+    A win's certificate is its line, as `certify` writes a solvable deal's
+    (`certificates.certify_win`: deal.board and solution.json). A best not proven is an
     InputError: there is nothing to certify."""
     from blackhole import certificates
 
@@ -157,7 +158,9 @@ def certify_best(found: Best, position: Position, folder: Path,
         raise InputError("the best score was not proven (the limit came first): nothing to "
                          "certify", "certify", token=str(folder))
     if found.won:
-        return None
+        return certificates.certify_win(position, found.moves, folder, spec=spec, facts={
+            "backend": found.backend, "solver": found.solver,
+            "seconds": round(found.seconds, 6)})
     try:
         return certificates.certify_best(position, found.best, folder, spec=spec)
     except InputError as error:

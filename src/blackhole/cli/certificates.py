@@ -13,7 +13,9 @@ from blackhole.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_NO,
     EXIT_OK,
+    EXIT_UNKNOWN,
     VERDICT_EXIT,
+    AfterOption,
     JsonFlag,
     app,
     console,
@@ -27,9 +29,9 @@ if TYPE_CHECKING:
 
 @app.command("certify")
 def certify_command(
-    specs: Annotated[str, typer.Argument(
-        help="A deal spec, or several: ranges such as pysol:1-1000, folders, @list.txt.",
-        show_default=False)],
+    specs: Annotated[list[str], typer.Argument(
+        help="Deal specs, one or several: pysol:N, files, ranges such as pysol:1-1000, comma "
+             "lists, folders, @list.txt.", show_default=False)],
     out: Annotated[Path, typer.Option(help="Certificate folder (one subfolder per deal "
                                            "when several are given).")] = Path("certificate"),
     solver: Annotated[str, typer.Option(
@@ -45,15 +47,21 @@ def certify_command(
     resume: Annotated[bool, typer.Option(
         "--resume", help="Keep folders that already hold a complete certificate (or a "
                          "replaying solution) of their deal.")] = False,
+    after: AfterOption = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Prove deals unsolvable with checked DRUP certificates, or give their winning moves."""
+    """Prove deals unsolvable with checked DRUP certificates, or give their winning moves.
+
+    With --after (one deal), prove that the position after those moves is lost; the
+    certificate names the moves, for verify to rebuild the position. Each certificate is
+    renamed into its folder only when complete and checked: an unknown verdict, an error
+    or Ctrl-C leaves the folder's earlier certificate as it was."""
     from blackhole.certificates import certify_all, plan
 
     rows: list[tuple[str, Certificate]] = []
     with user_errors():
-        deal_specs = expand_specs(specs)
-        work = plan(deal_specs, out, solver, timeout, checker)
+        deal_specs = [one for given in specs for one in expand_specs(given)]
+        work = plan(deal_specs, out, solver, timeout, checker, after)
         many = len(work) > 1
         try:
             for job, cert in certify_all(work, jobs, resume):
@@ -81,6 +89,8 @@ def _certificate_exit(cert: "Certificate") -> int:
 def _certificate_json(spec: str, cert: "Certificate") -> dict:
     data: dict = {"deal": spec, "verdict": cert.verdict.value, "folder": str(cert.folder),
                   "resumed": cert.resumed}
+    if cert.history:
+        data["position"] = {"moved": cert.moved, "moves": list(cert.history)}
     if cert.check is not None and cert.proof is not None:
         data.update(certified=cert.certified, reason=cert.check.reason,
                     proof_lines=cert.proof.lines, proof_bytes=cert.proof.bytes,
@@ -155,53 +165,79 @@ def _print_interrupted(rows: "list[tuple[str, Certificate]]", planned: int,
 @app.command()
 def verify(
     folder: Annotated[Path, typer.Argument(
-        help="A certificate folder, or the --out folder of a certify run (every "
-             "certificate in it).")],
+        help="A certificate folder (or a file in it, such as its manifest.json), or the "
+             "--out folder of a certify run (every certificate in it).")],
     checker: Annotated[str, typer.Option(help="blackhole (own checker) or drat-trim.")]
     = "blackhole",
     as_json: JsonFlag = False,
 ) -> None:
     """Check certificates from the files on disk: an unsolvable deal's proof, re-derived
     from its deal, or a solvable deal's winning moves, replayed. VERIFIED or why not; exit
-    0 only when every one is verified."""
-    from blackhole.certificates import folders_to_verify
+    0 only when every one is verified. In a run's folder, a folder that holds no complete
+    certificate is named and not verified. The label is checked where it can be (a
+    pysol:/random: spec dealt again, a file read); where not, the verdict says so and names
+    the deal by deal.board's digest."""
+    from blackhole.certificates import certificate_folder, folders_to_verify
     from blackhole.certificates import verify as verify_certificate
 
-    folders = folders_to_verify(folder)
     results = []
     with user_errors():
+        folders = folders_to_verify(folder)
+        run = len(folders) > 1 or folders[0] != certificate_folder(folder)
         for one in folders:
-            found = verify_certificate(one, checker)
+            found = verify_certificate(one, checker, in_run=run)
             results.append((one, found))
             if not as_json:
                 _print_verification(one, found)
     if as_json:
         lines = [_verification_json(one, found) for one, found in results]
-        typer.echo(json.dumps(lines[0] if len(folders) == 1 and folders[0] == folder
-                              else lines))
-    elif len(results) > 1:
+        typer.echo(json.dumps(lines if run else lines[0]))
+    elif run:
         good = sum(found.ok for _, found in results)
-        console.print(f"{good} of {len(results)} certificates in {folder} verified")
-    raise typer.Exit(EXIT_OK if all(found.ok for _, found in results) else EXIT_NO)
+        missing = sum(not found.claim for _, found in results)
+        console.print(f"{good} of {len(results)} certificates in {folder} verified"
+                      + (f" ({missing} folder(s) hold no certificate)" if missing else ""))
+    raise typer.Exit(_verify_exit([found for _, found in results]))
+
+
+def _verify_exit(found: "list[Verification]") -> int:
+    """0 when all are verified; 1 when one fails; 3 when the only ones not verified are
+    checks that ran out of time (drat-trim's limit)."""
+    if all(one.ok for one in found):
+        return EXIT_OK
+    if all(one.ok or (one.check is not None and one.check.timed_out) for one in found):
+        return EXIT_UNKNOWN
+    return EXIT_NO
 
 
 def _verification_json(folder: Path, found: "Verification") -> dict:
     check = found.check
     return {"folder": str(folder), "verified": found.ok, "claim": found.claim,
             "deal": found.spec, "dealt": found.dealt, "best": found.best,
+            "label": {"checked": bool(found.label), "how": found.label or None,
+                      "note": found.label_note, "replayed": found.replayed},
+            "board_sha256": found.board_sha256,
             "reason": found.reason, "stats": check.stats if check is not None else {},
             "seconds": round(found.seconds, 6)}
 
 
 def _print_verification(folder: Path, found: "Verification") -> None:
-    name = found.spec or str(folder)
-    how = "dealt again, equal to deal.board" if found.dealt else "the deal in deal.board"
     if not found.ok:
+        name = (found.claim and found.spec) or str(folder)
         console.print(Text("NOT VERIFIED", style="bold red"), f"{name}: {found.reason}")
-    elif found.claim == "best":
-        seconds = found.check.stats.get("seconds", 0.0) if found.check else 0.0
-        how = ("dealt again and replayed, equal to deal.board" if found.dealt
-               else "the position in deal.board")
+        return
+    if found.label:
+        name = found.spec
+        how = {"dealt": "dealt again", "file": "that file read"}[found.label]
+        if found.replayed:
+            how += f", {found.replayed} move(s) replayed"
+        how += ", equal to deal.board"
+    else:
+        name = f"deal.board sha256:{found.board_sha256[:16]}"
+        labelled = f"labelled {found.spec!r}" if found.spec else "no label"
+        how = f"{labelled}, not checked: {found.label_note}"
+    seconds = found.check.stats.get("seconds", 0.0) if found.check else 0.0
+    if found.claim == "best":
         console.print(Text("VERIFIED", style="bold green"),
                       f"{name} ({how}): no line from the position scores more than "
                       f"{found.best} (CNF re-derived with the bound, proof checked in "
@@ -211,7 +247,6 @@ def _print_verification(folder: Path, found: "Verification") -> None:
                       f"{name} ({how}) is solvable: {folder / 'solution.json'} wins, all "
                       f"{found.played} cards replayed by the rules engine")
     else:
-        seconds = found.check.stats.get("seconds", 0.0) if found.check else 0.0
         console.print(Text("VERIFIED", style="bold green"),
                       f"{name} ({how}) has no solution (CNF re-derived, proof checked in "
                       f"{seconds:.3f} s)")

@@ -107,13 +107,14 @@ def best(
 
 
 def _certificate_note(found: "Best", cert: "Certificate | None", folder: Path) -> str:
+    if cert is not None and found.won:
+        return (f"certificate: {cert.folder / 'solution.json'} (the winning line, replayed; "
+                f"blackhole verify {cert.folder} checks it again)")
     if cert is not None:
         return (f"certificate: {cert.folder} (no line scores {found.best + 1}: DRUP proof "
                 f"of {cert.proof.lines if cert.proof else 0} lines, checked; blackhole verify "
                 f"{cert.folder} checks it again)")
-    if not found.proven:
-        return f"no certificate written to {folder}: the best score is not proven"
-    return f"no certificate written to {folder}: a win needs none (the line is its proof)"
+    return f"no certificate written to {folder}: the best score is not proven"
 
 
 def _print_line(out: "Console", moves: Sequence[tuple[Card, int]], moved: int,
