@@ -1070,7 +1070,10 @@ def _alive(pid: int) -> bool:
         return False
     except OSError:  # someone else's: alive
         return True
-    return True
+    try:  # a zombie (ended, not yet reaped) is gone too
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
 
 
 def _write(path: Path, text: str) -> None:

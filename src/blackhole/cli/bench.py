@@ -153,7 +153,10 @@ def bench(
     plots: PlotsOption = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Compare backends over many deals, each task in a killable worker; then the report."""
+    """Compare backends over many deals, each task in a killable worker; then the report.
+
+    Deals only, from their start: bench takes no positions (no --after); solve, best and
+    certify do."""
     from blackhole.bench import run_bench
 
     labels = [name.strip() for name in backends.split(",") if name.strip()] if backends else None
