@@ -108,6 +108,25 @@ def test_an_error_or_a_rejected_proof_leaves_the_certificate_as_it_was(run_folde
     assert verify(folder).ok
 
 
+def test_ctrl_c_inside_the_sat_solver_is_an_interrupt(run_folder, tmp_path,
+                                                      monkeypatch) -> None:
+    """pysat catches SIGINT during a solve and raises its own error ("Caught keyboard
+    interrupt"): certify turns it back into KeyboardInterrupt (exit 130, not 4), and the
+    certificate stays."""
+    from blackhole.backends import sat
+
+    folder = _copy_tree(run_folder / "pysol-25", tmp_path / "c")
+    before = snapshot(folder)
+
+    def interrupted(solver, name, deadline, assumptions=()):
+        raise RuntimeError("Caught keyboard interrupt")
+
+    monkeypatch.setattr(sat, "run_solver", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        certify(load_deal("pysol:25"), "pysol:25", folder)
+    assert snapshot(folder) == before and hidden(tmp_path) == []
+
+
 def test_ctrl_c_leaves_the_certificate_as_it_was(run_folder, tmp_path) -> None:
     """A real SIGINT to `certify` while it works on a deal of 60 ranks (seconds of work)
     where pysol:25's certificate lies: exit 130, the certificate as it was, no

@@ -46,6 +46,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -281,7 +282,7 @@ def _refute(encoding: cnf.Encoding, solver: str, deadline: float | None) -> tupl
         return None, None, None, stats
     proof = model = None
     with cnf.gc_paused(), Solver(name=solver, bootstrap_with=encoding.clauses,
-                                 with_proof=True) as sat:
+                                 with_proof=True) as sat, _interrupts():
         answer = run_solver(sat, solver, deadline)
         if answer:
             model = sat.get_model()
@@ -290,6 +291,20 @@ def _refute(encoding: cnf.Encoding, solver: str, deadline: float | None) -> tupl
         stats.update(sat.accum_stats() or {})
     _, order = read_answer(answer, model, encoding, f"sat/{solver}")
     return answer, order, proof, stats
+
+
+@contextmanager
+def _interrupts() -> Iterator[None]:
+    """Ctrl-C during a pysat solve: pysat catches SIGINT and raises its own error, which
+    is turned back into the KeyboardInterrupt it is."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        raise
+    except Exception as error:
+        if "keyboard interrupt" in str(error).lower():
+            raise KeyboardInterrupt from None
+        raise
 
 
 def dimacs(encoding: cnf.Encoding) -> str:
@@ -403,7 +418,8 @@ def _certify_best_in(staged: Path, position: Position, best: int, folder: Path, 
     encoding, _ = bound_encoding(position, best)
     encoded = time.perf_counter()
     _write(staged / DEAL_FILE, board)
-    with Solver(name=solver, bootstrap_with=encoding.clauses, with_proof=True) as sat:
+    with Solver(name=solver, bootstrap_with=encoding.clauses, with_proof=True) as sat, \
+            _interrupts():
         if sat.solve():
             played = len(encoding.decode(sat.get_model()))
             raise InputError(f"not the best score: a line from the position scores "
