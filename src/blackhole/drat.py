@@ -96,6 +96,7 @@ __all__ = [
     "check_files",
     "c_engine_built",
     "check_proof",
+    "drat_trim_reason",
     "parse_any_proof",
     "parse_binary_proof",
     "parse_dimacs",
