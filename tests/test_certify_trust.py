@@ -422,23 +422,3 @@ c verification time: 0.001 seconds
 ])
 def test_drat_trims_reason_is_its_message_not_its_timing(output, reason) -> None:
     assert drat.drat_trim_reason(output, 255) == reason
-
-
-def test_a_drat_trim_rejection_gives_its_reason(run_folder, tmp_path) -> None:
-    """A drat-trim on PATH that rejects (its output as drat-trim words it): verify exits 1
-    with drat-trim's reason; one that runs out of time is unknown, exit 3."""
-    tools = tmp_path / "bin"
-    tools.mkdir()
-    fake = tools / "drat-trim"
-    env = {**os.environ, "PATH": f"{tools}{os.pathsep}{os.environ['PATH']}"}
-    fake.write_text("#!/bin/sh\ncat <<'END'\n" + DRAT_TRIM_REJECTS + "END\nexit 1\n")
-    fake.chmod(0o755)
-    checked = blackhole("verify", str(run_folder / "pysol-25"), "--checker", "drat-trim",
-                        env=env)
-    assert checked.returncode == 1
-    assert "failed at proof line 7 (modulo deletion errors)" in checked.stdout
-    assert "verification time" not in checked.stdout
-    fake.write_text("#!/bin/sh\necho 'c parsing input formula'\necho 's TIMEOUT'\n")
-    late = blackhole("verify", str(run_folder / "pysol-25"), "--checker", "drat-trim",
-                     env=env)
-    assert late.returncode == 3, late.stdout
