@@ -76,6 +76,6 @@ def test_certify_and_verify_through_the_api(tmp_path) -> None:
     import blackhole.certificates  # noqa: F401  (loading the module keeps the function names)
 
     deal = blackhole.load_deal("pysol:837")
-    certificate = blackhole.certify(deal, "pysol:837", tmp_path / "837")
+    certificate = blackhole.certify(deal, tmp_path / "837")
     assert certificate.verdict is blackhole.Verdict.UNSOLVABLE
     assert blackhole.verify(tmp_path / "837").ok

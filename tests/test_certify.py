@@ -13,23 +13,24 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from blackhole import certificates as certify_module
 from blackhole import drat
 from blackhole.backends import Options, Verdict
 from blackhole.backends.sat import PROOF_SOLVERS
-from blackhole.certificates import (
+from blackhole.certificates import batch, certify, certify_best, make, verify
+from blackhole.certificates.batch import certify_all, plan
+from blackhole.certificates.files import (
+    BEST_CLAIM,
+    CERTIFICATE_FORMAT,
     MANIFEST_FILE,
     PROOF_FILE,
     SOLUTION_FILE,
-    certify,
-    certify_all,
-    check_choices,
-    plan,
+    bound_encoding,
+    dimacs,
     sha256,
-    verify,
 )
+from blackhole.certificates.make import check_choices
 from blackhole.cli import app
-from blackhole.deal import board_text, load_deal
+from blackhole.deal import board_text, load_deal, parse_board, position_of
 from blackhole.errors import InputError
 from blackhole.pipeline import solve_deal
 
@@ -43,7 +44,7 @@ SAMPLE = [n for n, row in reference().items() if row["verdict"] == "unsolvable"]
 @pytest.fixture(scope="module")
 def certificate_837(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("cert") / "837"
-    cert = certify(load_deal("pysol:837"), "pysol:837", folder)
+    cert = certify(load_deal("pysol:837"), folder)  # labelled by the deal's name
     assert cert.verdict is Verdict.UNSOLVABLE and cert.check.ok and cert.certified
     assert cert.proof.lines > 100  # a real refutation, not a trivial one
     return folder
@@ -51,7 +52,7 @@ def certificate_837(tmp_path_factory) -> Path:
 
 @pytest.mark.parametrize("number", SAMPLE)
 def test_unsolvable_reference_deals_are_certified_and_verified(number, tmp_path) -> None:
-    cert = certify(load_deal(f"pysol:{number}"), f"pysol:{number}", tmp_path)
+    cert = certify(f"pysol:{number}", tmp_path)
     assert cert.verdict is Verdict.UNSOLVABLE and cert.check.ok, cert.check
     found = verify(tmp_path)
     assert found.ok and found.claim == "unsolvable" and found.spec == f"pysol:{number}"
@@ -71,7 +72,7 @@ def test_search_also_finds_no_solution(number) -> None:
 
 
 def test_solvable_deal_gets_replayed_moves_not_a_certificate(tmp_path) -> None:
-    cert = certify(load_deal("pysol:2"), "pysol:2", tmp_path)
+    cert = certify("pysol:2", tmp_path)
     assert cert.verdict is Verdict.SOLVED and cert.solution.replay.won
     assert not (tmp_path / MANIFEST_FILE).exists()
     assert json.loads((tmp_path / SOLUTION_FILE).read_text())["verdict"] == "solved"
@@ -80,7 +81,7 @@ def test_solvable_deal_gets_replayed_moves_not_a_certificate(tmp_path) -> None:
 
 
 def test_a_solution_that_does_not_win_is_not_verified(tmp_path) -> None:
-    certify(load_deal("pysol:2"), "pysol:2", tmp_path)
+    certify("pysol:2", tmp_path)
     data = json.loads((tmp_path / SOLUTION_FILE).read_text())
     data["moves"] = data["moves"][:-1]
     (tmp_path / SOLUTION_FILE).write_text(json.dumps(data))
@@ -89,7 +90,7 @@ def test_a_solution_that_does_not_win_is_not_verified(tmp_path) -> None:
     result = CliRunner().invoke(app, ["verify", str(tmp_path)])
     assert result.exit_code == 1 and "NOT VERIFIED" in result.output
     # the moves of pysol:2 next to another deal's board
-    certify(load_deal("pysol:2"), "pysol:2", tmp_path)
+    certify("pysol:2", tmp_path)
     data = json.loads((tmp_path / SOLUTION_FILE).read_text())
     data["deal"] = "pysol:3"
     (tmp_path / SOLUTION_FILE).write_text(json.dumps(data))
@@ -160,7 +161,7 @@ def test_a_forged_deal_spec_is_not_verified(certificate_837, tmp_path) -> None:
 
 def test_the_manifest_must_hold_the_board(certificate_837, tmp_path) -> None:
     folder = _copy(certificate_837, tmp_path)
-    other = certify_module.board_text(load_deal("pysol:2"))
+    other = board_text(load_deal("pysol:2"))
     _rewrite_manifest(folder, lambda m: m["deal"].update(board=other))
     assert "not the board the manifest names" in verify(folder).reason
     _rewrite_manifest(folder, lambda m: m.update(format="blackhole-certificate/1"))
@@ -210,7 +211,7 @@ def _verify_limited(folder: Path) -> subprocess.CompletedProcess:
               f"resource.setrlimit(resource.RLIMIT_AS, ({BOMB_MEMORY}, {BOMB_MEMORY}))\n"
               "from blackhole.cli import app\n"
               "app(['verify', sys.argv[1]])\n")
-    env = {**os.environ, "PYTHONPATH": str(Path(certify_module.__file__).parents[1])}
+    env = {**os.environ, "PYTHONPATH": str(Path(make.__file__).parents[2])}
     return subprocess.run([sys.executable, "-c", script, str(folder)], capture_output=True,
                           text=True, timeout=120, env=env)
 
@@ -240,7 +241,7 @@ def test_a_proof_over_the_cap_is_refused_unread(certificate_837, tmp_path,
 
 def test_proof_for_another_deal_is_rejected(certificate_837, tmp_path) -> None:
     other = tmp_path / "other"
-    certify(load_deal("pysol:93"), "pysol:93", other)
+    certify("pysol:93", other)
     folder = _copy(certificate_837, tmp_path)
     proof = (other / PROOF_FILE).read_bytes()
     (folder / PROOF_FILE).write_bytes(proof)
@@ -334,7 +335,7 @@ def test_every_name_solve_takes_is_taken(name) -> None:
 def test_the_timeout_bounds_the_whole_certificate(tmp_path) -> None:
     deal = load_deal("pysol:265")  # the longest proof check of 1-1000
     began = time.perf_counter()
-    cert = certify(deal, "pysol:265", tmp_path, timeout=0.05)
+    cert = certify(deal, tmp_path, timeout=0.05)
     assert time.perf_counter() - began < 0.05 + 1.0
     assert cert.verdict is Verdict.UNKNOWN and cert.reason
     assert sorted(p.name for p in tmp_path.iterdir()) == ["deal.board"]
@@ -347,7 +348,7 @@ def test_a_check_out_of_time_is_unknown_not_a_verdict(tmp_path, monkeypatch) -> 
         return real(num_vars, clauses, proof, deadline=time.perf_counter() - 1)
 
     monkeypatch.setattr(drat, "check_proof", late)
-    cert = certify(load_deal("pysol:837"), "pysol:837", tmp_path, timeout=60)
+    cert = certify("pysol:837", tmp_path, timeout=60)
     assert cert.verdict is Verdict.UNKNOWN and "checking the proof" in cert.reason
     assert not (tmp_path / MANIFEST_FILE).exists()
     result = CliRunner().invoke(app, ["certify", "pysol:837", "--out", str(tmp_path / "c"),
@@ -388,14 +389,14 @@ def test_resume_keeps_finished_folders_and_redoes_the_rest(tmp_path) -> None:
 
 
 def test_an_interrupted_certify_says_what_it_finished(tmp_path, monkeypatch) -> None:
-    real = certify_module.run_job
+    real = batch.run_job
 
     def interrupted(job):
         if job.spec == "pysol:25":
             raise KeyboardInterrupt
         return real(job)
 
-    monkeypatch.setattr(certify_module, "run_job", interrupted)
+    monkeypatch.setattr(batch, "run_job", interrupted)
     result = CliRunner().invoke(app, ["certify", "pysol:1,pysol:2,pysol:25,pysol:93",
                                       "--out", str(tmp_path)])
     assert result.exit_code == 130
@@ -431,24 +432,24 @@ def test_a_lying_solver_gets_no_certificate(tmp_path, monkeypatch) -> None:
     from the deal (exit 4), and so does a refutation without a proof."""
     from blackhole.errors import InternalError
 
-    monkeypatch.setattr(certify_module, "_refute",
+    monkeypatch.setattr(make, "_refute",
                         lambda encoding, solver, deadline: (False, None, ["0"], {}))
-    cert = certify(load_deal("pysol:2"), "pysol:2", tmp_path / "a")
+    cert = certify("pysol:2", tmp_path / "a")
     assert cert.verdict is Verdict.UNSOLVABLE and not cert.certified
     assert cert.check.reason == "lemma 1 (line 1) is not RUP/RAT" and handed_over(cert.check)
     result = CliRunner().invoke(app, ["certify", "pysol:2", "--out", str(tmp_path / "b")])
     assert result.exit_code == 4 and "REJECTED" in result.output
-    monkeypatch.setattr(certify_module, "_refute",
+    monkeypatch.setattr(make, "_refute",
                         lambda encoding, solver, deadline: (False, None, None, {}))
     with pytest.raises(InternalError, match="no proof"):
-        certify(load_deal("pysol:2"), "pysol:2", tmp_path / "c")
+        certify("pysol:2", tmp_path / "c")
 
 
 def test_a_solver_that_sees_other_clauses_gets_no_certificate(tmp_path, monkeypatch) -> None:
     """The check reads the clauses certify built from the deal, not the solver's: a
     solver handed a stronger CNF (a unit clause that contradicts the first clause added)
     writes a proof that refutes its CNF, and that proof fails against the deal's."""
-    real = certify_module._refute
+    real = make._refute
 
     def stronger(encoding, solver, deadline):
         from dataclasses import replace
@@ -457,8 +458,8 @@ def test_a_solver_that_sees_other_clauses_gets_no_certificate(tmp_path, monkeypa
         more = [[-lit] for lit in first]
         return real(replace(encoding, clauses=[*encoding.clauses, *more]), solver, deadline)
 
-    monkeypatch.setattr(certify_module, "_refute", stronger)
-    cert = certify(load_deal("pysol:2"), "pysol:2", tmp_path)
+    monkeypatch.setattr(make, "_refute", stronger)
+    cert = certify("pysol:2", tmp_path)
     assert cert.verdict is Verdict.UNSOLVABLE and not cert.certified
 
 
@@ -493,12 +494,12 @@ def _position(spec: str, after: str | None = None):
 def test_optimality_certificates_are_written_and_verified(spec, after, tmp_path) -> None:
     position = _position(spec, after)
     best = exhaustive_best(position)
-    cert = certify_module.certify_best(position, best, tmp_path, spec=spec)
+    cert = certify_best(position, best, tmp_path, spec=spec)
     assert cert.certified and cert.best == best and cert.moved == position.moved
     found = verify(tmp_path)
     assert found.ok and found.claim == "best" and found.best == best and found.dealt
     manifest = json.loads((tmp_path / MANIFEST_FILE).read_text())
-    assert manifest["claim"] == certify_module.BEST_CLAIM
+    assert manifest["claim"] == BEST_CLAIM
     assert manifest["bound"]["best"] == best
     assert manifest["position"] == {"moved": position.moved,
                                     "moves": [str(c) for c in position.history]}
@@ -512,9 +513,9 @@ def test_a_bound_one_too_high_is_refused(tmp_path) -> None:
     position = _position("pysol:29")
     best = exhaustive_best(position)
     with pytest.raises(InputError, match=f"scores {best}"):
-        certify_module.certify_best(position, best - 1, tmp_path / "low")
+        certify_best(position, best - 1, tmp_path / "low")
     with pytest.raises(InputError, match="no line can score more"):
-        certify_module.certify_best(position, 51, tmp_path / "won")
+        certify_best(position, 51, tmp_path / "won")
 
 
 def _bound_changed(folder: Path, best: int, *, restate: bool) -> None:
@@ -522,10 +523,10 @@ def _bound_changed(folder: Path, best: int, *, restate: bool) -> None:
     the CNF of that bound too, so only the proof stands between the claim and VERIFIED."""
     _rewrite_manifest(folder, lambda m: m["bound"].update(best=best))
     if restate:
-        position = certify_module.position_of(
-            certify_module.parse_board((folder / "deal.board").read_text()))
-        encoding, _ = certify_module.bound_encoding(position, best)
-        text = certify_module.dimacs(encoding).encode()
+        position = position_of(
+            parse_board((folder / "deal.board").read_text()))
+        encoding, _ = bound_encoding(position, best)
+        text = dimacs(encoding).encode()
         (folder / "formula.cnf").write_bytes(text)
         _rewrite_manifest(folder, lambda m: m["cnf"].update(sha256=sha256(text)))
 
@@ -534,7 +535,7 @@ def test_a_tampered_optimality_certificate_is_not_verified(tmp_path) -> None:
     position = _position("pysol:63")
     best = exhaustive_best(position)
     made = tmp_path / "made"
-    certify_module.certify_best(position, best, made, spec="pysol:63")
+    certify_best(position, best, made, spec="pysol:63")
     # a stronger claim than the proof's: the re-derived CNF is not the stored one
     folder = _copy(made, tmp_path / "a")
     _bound_changed(folder, best - 1, restate=False)
@@ -562,7 +563,7 @@ def test_a_tampered_optimality_certificate_is_not_verified(tmp_path) -> None:
 def test_an_optimality_certificate_after_moves_names_them(tmp_path) -> None:
     position = _position("pysol:38", "2D 3S")
     best = exhaustive_best(position)
-    certify_module.certify_best(position, best, tmp_path / "made", spec="pysol:38")
+    certify_best(position, best, tmp_path / "made", spec="pysol:38")
     for name, moves, why in [("other", ["2C", "3S"], "not the position of pysol:38"),
                               ("illegal", ["KC", "2D"], "do not replay"),
                               ("short", ["2D"], "names 1 moves")]:
@@ -583,7 +584,7 @@ def test_formula_cnf_is_the_encoding_clause_for_clause(certificate_837) -> None:
 
     encoding = cnf.build_cnf(build_problem(load_deal("pysol:837")), cnf.CERTIFY_FEATURES)
     text = (certificate_837 / "formula.cnf").read_text()
-    assert text == certify_module.dimacs(encoding)
+    assert text == dimacs(encoding)
     num_vars, clauses = drat.parse_dimacs(text)
     assert (num_vars, clauses) == (encoding.num_vars, encoding.clauses)
     body = [line for line in text.splitlines() if not line.startswith(("c ", "p "))]
@@ -599,7 +600,7 @@ def test_an_empty_clause_is_written_on_its_own_line() -> None:
 
     encoding = cnf.build_cnf(build_problem(load_deal("pysol:1")), cnf.CERTIFY_FEATURES)
     odd = replace(encoding, clauses=[[1, -2], [], [], [3]])
-    assert certify_module.dimacs(odd).split("p cnf")[1].splitlines()[1:] == \
+    assert dimacs(odd).split("p cnf")[1].splitlines()[1:] == \
         ["1 -2 0", "0", "0", "3 0"]
 
 
@@ -617,7 +618,7 @@ def test_a_format_2_certificate_still_verifies(certificate_837, tmp_path) -> Non
                                          m["cnf"].update(sha256=sha256(old))))
     found = verify(folder)
     assert found.ok and found.check.ok, found.reason
-    (folder / "formula.cnf").write_text(certify_module.dimacs(encoding))
+    (folder / "formula.cnf").write_text(dimacs(encoding))
     _rewrite_manifest(folder, lambda m: m["cnf"].update(
         sha256=sha256((folder / "formula.cnf").read_bytes())))
     found = verify(folder)
@@ -629,7 +630,7 @@ def test_a_format_2_certificate_still_verifies(certificate_837, tmp_path) -> Non
 
 def test_certify_times_each_stage(certificate_837) -> None:
     facts = json.loads((certificate_837 / MANIFEST_FILE).read_text())
-    assert facts["format"] == certify_module.CERTIFICATE_FORMAT
+    assert facts["format"] == CERTIFICATE_FORMAT
     assert set(facts["seconds"]) == {"encode", "solve", "check", "write"}
     assert all(value > 0 for value in facts["seconds"].values())
 

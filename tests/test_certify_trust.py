@@ -16,17 +16,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from blackhole import certificates, drat
 from blackhole.backends import Verdict
-from blackhole.certificates import (
-    MANIFEST_FILE,
-    SOLUTION_FILE,
-    certify,
-    certify_all,
-    plan,
-    sha256,
-    verify,
-)
+from blackhole.certificates import certify, drat_trim, make, verify
+from blackhole.certificates.batch import certify_all, plan
+from blackhole.certificates.files import MANIFEST_FILE, SOLUTION_FILE, sha256
 from blackhole.cli import app
 from blackhole.deal import board_text, load_deal, load_position
 from blackhole.errors import InputError, InternalError
@@ -95,14 +88,14 @@ def test_an_error_or_a_rejected_proof_leaves_the_certificate_as_it_was(run_folde
     def broken(encoding, solver, deadline):
         raise InternalError("the solver broke")
 
-    monkeypatch.setattr(certificates, "_refute", broken)
+    monkeypatch.setattr(make, "_refute", broken)
     with pytest.raises(InternalError):
-        certify(load_deal("pysol:25"), "pysol:25", folder)
+        certify("pysol:25", folder)
     assert snapshot(folder) == before
     # a solver whose "proof" the check rejects: reported, and nothing replaced
-    monkeypatch.setattr(certificates, "_refute",
+    monkeypatch.setattr(make, "_refute",
                         lambda encoding, solver, deadline: (False, None, ["0"], {}))
-    cert = certify(load_deal("pysol:2"), "pysol:2", folder)
+    cert = certify("pysol:2", folder)
     assert cert.verdict is Verdict.UNSOLVABLE and not cert.certified
     assert snapshot(folder) == before and hidden(tmp_path) == []
     assert verify(folder).ok
@@ -123,7 +116,7 @@ def test_ctrl_c_inside_the_sat_solver_is_an_interrupt(run_folder, tmp_path,
 
     monkeypatch.setattr(sat, "run_solver", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        certify(load_deal("pysol:25"), "pysol:25", folder)
+        certify("pysol:25", folder)
     assert snapshot(folder) == before and hidden(tmp_path) == []
 
 
@@ -220,7 +213,7 @@ def test_killing_the_parent_ends_its_workers(tmp_path, how) -> None:
                 os.kill(pid, signal.SIGKILL)
     left = [name for name in hidden(out) if ".partial-" in name]
     assert len(left) == 2  # killed outright, they could not tidy up
-    cert = certify(load_deal("pysol:25"), "pysol:25", out / "random-5-ranks=60")
+    cert = certify("pysol:25", out / "random-5-ranks=60")
     assert cert.certified and [n for n in hidden(out) if "random-5" in n] == []
 
 
@@ -421,4 +414,4 @@ c verification time: 0.001 seconds
      "\"x.cnf\"."),
 ])
 def test_drat_trims_reason_is_its_message_not_its_timing(output, reason) -> None:
-    assert drat.drat_trim_reason(output, 255) == reason
+    assert drat_trim.reason(output, 255) == reason

@@ -77,7 +77,6 @@ from __future__ import annotations
 
 import gc
 import os
-import re
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -96,7 +95,6 @@ __all__ = [
     "check_files",
     "c_engine_built",
     "check_proof",
-    "drat_trim_reason",
     "parse_any_proof",
     "parse_binary_proof",
     "parse_dimacs",
@@ -1027,29 +1025,3 @@ def check_files(cnf_path: str | Path, proof_path: str | Path, *,
     proof = parse_any_proof(read_capped(proof_path, MAX_PROOF_BYTES))
     return check_proof(num_vars, clauses, proof, deadline=deadline, engine=engine)
 
-
-# --------------------------------------------------------------------------
-# drat-trim's word, for a second opinion
-# --------------------------------------------------------------------------
-
-# drat-trim's messages that say what failed; the rest of its comment lines are progress
-# and statistics (parsing, core sizes, and the timing line it prints after its verdict).
-_DRAT_TRIM_CAUSE = re.compile(r"error|fail|not detected|memout|timeout", re.IGNORECASE)
-
-
-def drat_trim_reason(output: str, returncode: int | None = None) -> str:
-    """Why drat-trim did not verify a proof, from its standard output: its verdict line
-    (``s NOT VERIFIED``) and the last message before it that names what failed
-    (``c failed at proof line 12 ...``, ``c ERROR: no conflict``), not the timing line it
-    prints last. Without a verdict line, the exit code and its last message."""
-    lines = [line.strip() for line in output.splitlines() if line.strip()]
-    at = next((i for i, line in enumerate(lines) if line.startswith("s ")), None)
-    before = lines if at is None else lines[:at]
-    notes = [line[2:].strip() for line in before if line.startswith("c ")]
-    cause = next((note for note in reversed(notes) if _DRAT_TRIM_CAUSE.search(note)),
-                 notes[-1] if notes else "")
-    if at is None:
-        code = "" if returncode is None else f" (exit {returncode})"
-        return f"drat-trim gave no verdict{code}" + (f": {cause}" if cause else "")
-    verdict = lines[at][2:].strip()
-    return f"drat-trim: {verdict}" + (f": {cause}" if cause else "")

@@ -56,7 +56,7 @@ def certify_command(
     certificate names the moves, for verify to rebuild the position. Each certificate is
     renamed into its folder only when complete and checked: an unknown verdict, an error
     or Ctrl-C leaves the folder's earlier certificate as it was."""
-    from blackhole.certificates import certify_all, plan
+    from blackhole.certificates.batch import certify_all, plan
 
     rows: list[tuple[str, Certificate]] = []
     with user_errors():
@@ -177,8 +177,8 @@ def verify(
     certificate is named and not verified. The label is checked where it can be (a
     pysol:/random: spec dealt again, a file read); where not, the verdict says so and names
     the deal by deal.board's digest."""
-    from blackhole.certificates import certificate_folder, folders_to_verify
-    from blackhole.certificates import verify as verify_certificate
+    from blackhole.certificates.verification import certificate_folder, folders_to_verify
+    from blackhole.certificates.verification import verify as verify_certificate
 
     results = []
     with user_errors():

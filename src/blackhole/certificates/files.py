@@ -1,0 +1,237 @@
+"""What a certificate is: its files, its manifest, and the CNF it states.
+
+A certificate is a folder:
+
+    deal.board     the deal (or position), in board format
+    formula.cnf    the CNF (DIMACS, `dimacs()`), one clause a line after comments naming
+                   the encoding
+    proof.drup     the solver's DRUP proof (text)
+    manifest.json  the deal (label and board), hashes, encoding, solver, sizes, times
+
+or, for a solvable deal, deal.board and `solution.json` (its winning moves). This module
+holds the names, the `Certificate` a maker returns, the manifest written from it, and
+the readers that making, resuming and verifying share; it makes and checks nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from blackhole import __version__, drat
+from blackhole.backends import Verdict
+from blackhole.deal import Position
+from blackhole.encode import cnf
+from blackhole.errors import InputError
+from blackhole.pipeline import Solution
+from blackhole.problem import build_problem
+
+# 2: the manifest holds the board; 3: formula.cnf is `dimacs()`'s text, without the comment
+# line per variable of `Encoding.dimacs()` (format 2, still verified)
+CERTIFICATE_FORMAT = "blackhole-certificate/3"
+FORMATS = ("blackhole-certificate/2", CERTIFICATE_FORMAT)
+CLAIM = "the deal has no winning move sequence"
+BEST_CLAIM = "no line from the position scores more than the bound"
+DEAL_FILE, CNF_FILE, PROOF_FILE, MANIFEST_FILE = (
+    "deal.board", "formula.cnf", "proof.drup", "manifest.json")
+SOLUTION_FILE = "solution.json"
+CERTIFICATE_FILES = (DEAL_FILE, CNF_FILE, PROOF_FILE, MANIFEST_FILE, SOLUTION_FILE)
+SMALL_FILE_CAP = 2**20  # bytes: the deal, the manifest and solution.json are far smaller
+CHECKERS = ("blackhole", "drat-trim")
+DIGEST_LABEL = "sha256:"  # the label of a deal that names no source: its board's digest
+
+
+@dataclass(frozen=True)
+class Seconds:
+    encode: float = 0.0
+    solve: float = 0.0
+    check: float = 0.0
+    write: float = 0.0  # rendering and writing formula.cnf and proof.drup
+
+    @property
+    def total(self) -> float:
+        return self.encode + self.solve + self.check + self.write
+
+
+@dataclass(frozen=True)
+class FileFacts:
+    """What the manifest says about one file of the certificate."""
+
+    name: str
+    sha256: str
+    bytes: int
+    lines: int = 0  # proof lines (steps); 0 for other files
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """What `certify` did for one deal; the manifest is written from these fields."""
+
+    spec: str  # the label: the deal's spec, file or name, or its board's digest
+    verdict: Verdict
+    folder: Path
+    board: str  # the deal, as deal.board holds it
+    solver: str
+    seconds: Seconds = Seconds()
+    features: frozenset[str] = frozenset()
+    variables: int = 0
+    clauses: int = 0
+    cnf: FileFacts | None = None  # set when unsolvable
+    proof: FileFacts | None = None  # set when unsolvable
+    check: drat.CheckResult | None = None  # our checker's verdict, when unsolvable
+    checker: str = "blackhole"
+    solution: Solution | None = None  # the winning moves, when solvable
+    reason: str = ""  # why the verdict is unknown
+    solver_stats: dict[str, Any] = field(default_factory=dict, compare=False)
+    resumed: bool = False  # found complete in its folder by --resume, not made again
+    best: int | None = None  # an optimality certificate's bound: no line scores more
+    moved: int = 0  # cards moved before the position (optimality certificates)
+    history: tuple[str, ...] = ()  # those moves, when known (optimality certificates)
+
+    @property
+    def certified(self) -> bool:
+        """Unsolvable with a proof that passed the check."""
+        return self.verdict is Verdict.UNSOLVABLE and self.check is not None and self.check.ok
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def digest_label(board: str) -> str:
+    """The label of a deal known only by its board: `sha256:` and the board's digest."""
+    return DIGEST_LABEL + sha256(board.encode())
+
+
+def as_folder(folder: object, parameter: str = "folder") -> Path:
+    """A folder given as `str` or `os.PathLike`, as a Path; anything else (and an empty
+    name) is an InputError naming the parameter."""
+    try:
+        name = os.fspath(folder)  # type: ignore[arg-type]
+    except TypeError:
+        name = None
+    if not isinstance(name, str):
+        raise InputError(f"must be a folder's path (str or os.PathLike), not "
+                         f"{type(folder).__name__}", parameter)
+    if not name:
+        raise InputError("no folder named (an empty path)", parameter)
+    return Path(name)
+
+
+def check_checker(checker: object) -> None:
+    if not isinstance(checker, str) or checker not in CHECKERS:
+        raise InputError(f"unknown checker (choose from {', '.join(CHECKERS)})", "checker",
+                         token=str(checker))
+
+
+def dimacs(encoding: cnf.Encoding) -> str:
+    """The certificate's DIMACS text of an encoding (format 3): `Encoding.dimacs()`
+    without the comment line per variable of format 2, which took longer than building
+    the CNF."""
+    return encoding.dimacs(names=False)
+
+
+def proof_text(lines: Sequence[str]) -> str:
+    """A DRUP proof as pysat gives it (one step a string) in the file's text."""
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def bound_encoding(position: Position, best: int,
+                   features: frozenset[str] = cnf.CERTIFY_FEATURES) -> tuple[cnf.Encoding, int]:
+    """The CNF "at least best+1 cards are scored from this position" and its bound
+    literal: the position's encoding with optional positions, plus the unit clause
+    "at least best+1-moved cards are played from here". `best` counts from the start of
+    the deal, as `Position.moved` does."""
+    more = best + 1 - position.moved
+    if not position.moved <= best < position.of:
+        raise InputError(f"a best score from this position is {position.moved} to "
+                         f"{position.of - 1} (at {position.of} the deal is won: no line "
+                         "can score more)", "best", token=str(best))
+    encoding = cnf.build_cnf(build_problem(position.deal), features, optional=True)
+    return encoding.at_least(more), encoding.filled_literal(more)
+
+
+def manifest(cert: Certificate) -> dict[str, Any]:
+    """The manifest of a proof's certificate (unsolvable, or a best score), from its
+    fields."""
+    assert cert.cnf is not None and cert.proof is not None and cert.check is not None
+    claim: dict[str, Any] = {"claim": CLAIM}
+    if cert.history:
+        claim["position"] = {"moved": cert.moved, "moves": list(cert.history)}
+    if cert.best is not None:
+        claim = {"claim": BEST_CLAIM,
+                 "position": {"moved": cert.moved, "moves": list(cert.history)},
+                 "bound": {"best": cert.best,
+                           "refuted": f"at least {cert.best + 1} cards moved from the start"}}
+    return {
+        "format": CERTIFICATE_FORMAT,
+        **claim,
+        "deal": {"spec": cert.spec, "file": DEAL_FILE, "sha256": sha256(cert.board.encode()),
+                 "board": cert.board},
+        "encoding": {"name": "blackhole-sat", "version": cnf.ENCODING_VERSION,
+                     "features": sorted(cert.features)},
+        "cnf": {"file": cert.cnf.name, "sha256": cert.cnf.sha256, "bytes": cert.cnf.bytes,
+                "variables": cert.variables, "clauses": cert.clauses},
+        "proof": {"file": cert.proof.name, "format": "drup", "sha256": cert.proof.sha256,
+                  "lines": cert.proof.lines, "bytes": cert.proof.bytes},
+        "solver": {"name": cert.solver, "package": "python-sat", "stats": cert.solver_stats},
+        "tool": {"name": "blackhole", "version": __version__},
+        "seconds": {"encode": round(cert.seconds.encode, 6),
+                    "solve": round(cert.seconds.solve, 6),
+                    "check": round(cert.seconds.check, 6),
+                    "write": round(cert.seconds.write, 6)},
+        "checker": {"name": cert.checker, "ok": cert.check.ok, "reason": cert.check.reason,
+                    **({"engine": cert.check.engine} if cert.check.engine else {})},
+    }
+
+
+def read_manifest(facts: dict, board: str) -> frozenset[str] | str:
+    """The encoding features a manifest names, or why the manifest is refused."""
+    if facts.get("format") not in FORMATS:
+        return f"unknown certificate format {str(facts.get('format'))[:40]!r} (this tool " \
+               f"writes {CERTIFICATE_FORMAT!r}; certify the deal again)"
+    if facts.get("claim") not in (CLAIM, BEST_CLAIM):
+        return f"the manifest claims neither {CLAIM!r} nor {BEST_CLAIM!r}"
+    deal_facts = facts["deal"]
+    if not isinstance(deal_facts.get("spec"), str):
+        return "the manifest names no deal spec"
+    if deal_facts.get("board") != board:
+        return f"{DEAL_FILE} is not the board the manifest names"
+    if deal_facts.get("sha256") != sha256(board.encode()):
+        return f"{DEAL_FILE} does not match the manifest's hash"
+    encoding_info = facts["encoding"]
+    if encoding_info.get("version") != cnf.ENCODING_VERSION:
+        return (f"certificate uses encoding {str(encoding_info.get('version'))[:40]!r}; this "
+                f"tool re-derives {cnf.ENCODING_VERSION!r}")
+    names = encoding_info.get("features")
+    if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+        return "the manifest's encoding features are no list of names"
+    features = frozenset(names)
+    if not features <= cnf.CERTIFY_FEATURES:
+        return ("encoding features not allowed in a certificate: "
+                + ", ".join(sorted(features - cnf.CERTIFY_FEATURES))[:80])
+    return features
+
+
+def moves_of(facts: dict) -> tuple[str, ...]:
+    """The moves a manifest or solution.json says reached its position; () for a deal.
+    Anything but a list of card names is an error (ValueError)."""
+    stated = facts.get("position")
+    if stated is None:
+        return ()
+    moves = stated["moves"] if isinstance(stated, dict) else None
+    if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
+        raise ValueError("the position's moves are no list of cards")
+    return tuple(moves)
+
+
+def read_small(path: Path) -> bytes:
+    return drat.read_capped(path, SMALL_FILE_CAP)
+
+
+def holds_certificate(folder: Path) -> bool:
+    return (folder / MANIFEST_FILE).is_file() or (folder / SOLUTION_FILE).is_file()

@@ -1,0 +1,107 @@
+"""A certificate's label: the deal it names (a spec, a file, or the board's digest), and
+how that name is checked against deal.board, the deal the certificate is about."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from blackhole import drat
+from blackhole.cards import parse_card
+from blackhole.certificates.files import DEAL_FILE, DIGEST_LABEL, digest_label, read_small
+from blackhole.deal import (
+    Deal,
+    Position,
+    board_text,
+    generated_spec,
+    load_position,
+    parse_position_text,
+    position_of,
+)
+from blackhole.errors import InputError
+from blackhole.rules import advance
+
+_DIGEST = re.compile(re.escape(DIGEST_LABEL) + "[0-9a-f]{64}")
+
+
+@dataclass(frozen=True)
+class Label:
+    """How a certificate's label (its deal spec) was checked against deal.board."""
+
+    how: str  # "dealt" (a generated spec dealt again), "file" (the file read), "" (not)
+    note: str = ""  # why it was not checked
+    replayed: int = 0  # the moves played on the label's layout to reach deal.board
+
+
+def check_label(spec: str, moves: Sequence[str], deal: Deal) -> Label | str:
+    """How the label `spec` and the `moves` that reached the position give deal.board's
+    `deal`, or why they do not (the certificate is refused). A generated spec is dealt
+    again; a file that exists and is readable is read (a label in another case than the
+    spec grammar's, and naming no file, is refused); a board's digest (`sha256:...`) must
+    be deal.board's; any other label is not checked."""
+    if not spec:
+        return Label("", "the certificate names no deal")
+    try:
+        generated = generated_spec(spec)
+    except InputError as error:
+        return f"the manifest's deal spec does not deal ({error})"
+    if generated is not None:
+        try:
+            start = load_position(spec)
+        except InputError as error:
+            return f"the manifest's deal spec does not deal ({error})"
+        return _rebuilt(spec, start, moves, deal, "dealt")
+    if spec == "-":
+        return Label("", "it names standard input")
+    if _DIGEST.fullmatch(spec):
+        if spec != digest_label(board_text(deal)):
+            return f"the manifest's label {spec[:24]}... is not the digest of {DEAL_FILE}"
+        return Label("", f"it is {DEAL_FILE}'s own digest")
+    path = Path(spec)
+    try:
+        regular, there = path.is_file(), path.exists()
+    except (OSError, ValueError):
+        regular = there = False
+    kind = spec.partition(":")[0]
+    if not regular:
+        if kind.lower() in ("pysol", "random") and ":" in spec:
+            return (f"the manifest's deal spec {spec[:40]!r} is not one: specs are written "
+                    f"in lower case ({kind.lower()}:...)")
+        return Label("", "not a regular file" if there else "no such file here")
+    try:
+        data = read_small(path)
+        start = parse_position_text(data.decode("utf-8"), str(path))
+    except (OSError, drat.DratError) as error:
+        why = getattr(error, "strerror", None) or error
+        return Label("", f"the file could not be read ({why})")
+    except (UnicodeDecodeError, InputError) as error:
+        return f"the manifest's label {spec[:40]} is a file that holds no deal ({error})"
+    return _rebuilt(spec, start, moves, deal, "file")
+
+
+def _rebuilt(spec: str, start: Position, moves: Sequence[str], deal: Deal,
+             how: str) -> Label | str:
+    """The label's position `start`, played on by the last of `moves` as far as deal.board
+    shows more cards moved, must be deal.board's `deal`."""
+    now = position_of(deal).moved
+    count = now - start.moved
+    lead = len(moves) - count
+    known = [str(card) for card in start.history] if len(start.history) == start.moved \
+        else None
+    if count < 0 or lead < 0 or (lead and list(moves[:lead]) != known):
+        return (f"the manifest names {len(moves)} moves, but {DEAL_FILE} shows {now} cards "
+                f"moved and {spec[:40]} {start.moved}")
+    try:
+        cards = [parse_card(move) for move in moves[lead:]]
+        again = advance(start, cards, "the manifest's moves")
+    except ValueError as error:  # a card that is no card
+        return f"the manifest's moves do not replay ({error})"
+    except InputError as error:
+        return f"the manifest's deal and moves do not replay ({error})"
+    if again.deal != deal:
+        if moves:
+            return f"{DEAL_FILE} is not the position of {spec[:40]} after its moves"
+        return f"{DEAL_FILE} is not the deal {spec[:40]}"
+    return Label(how, replayed=count)

@@ -1,0 +1,366 @@
+"""Making a certificate: encode the deal once, have a proof-logging solver refute it,
+check the proof, and write the folder aside before renaming it into place.
+
+`certify` encodes a deal with the plain certification encoding (`cnf.CERTIFY_FEATURES`:
+only clauses that every real solution satisfies, no symmetry breaking), has a
+proof-logging pysat solver (the `sat` backend's) refute it, and checks the proof with
+`blackhole.drat` (the project's own checker, which shares no code with the solver)
+against the CNF it built from the deal. A solvable deal gets `solution.json` instead,
+its winning moves replayed by the rules engine. `certify_best` writes the same kind of
+folder for a best score (the CNF "at least best+1 cards are scored from this position"),
+and `certify_win` a won position's line.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from blackhole import drat
+from blackhole.backends import Result, Verdict
+from blackhole.cards import Card
+from blackhole.certificates import drat_trim
+from blackhole.certificates.files import (
+    CNF_FILE,
+    DEAL_FILE,
+    MANIFEST_FILE,
+    PROOF_FILE,
+    SOLUTION_FILE,
+    Certificate,
+    FileFacts,
+    Seconds,
+    as_folder,
+    bound_encoding,
+    check_checker,
+    digest_label,
+    dimacs,
+    manifest,
+    proof_text,
+    sha256,
+)
+from blackhole.certificates.labels import check_label
+from blackhole.certificates.place import settle, staging, write, write_bytes
+from blackhole.deal import Deal, Position, board_text, load_deal, position_of
+from blackhole.encode import cnf
+from blackhole.errors import InputError, InternalError
+from blackhole.pipeline import decode, solution_json
+from blackhole.problem import build_problem
+from blackhole.rules import replay
+
+DEFAULT_SOLVER = "glucose4"  # any of the sat backend's PROOF_SOLVERS, by any alias
+
+
+def check_choices(solver: str | None, checker: str) -> str:
+    """The canonical proof solver for `solver` (any name or alias `solve` takes), after
+    checking it and the checker once, before any work."""
+    from blackhole.backends.sat import check_proof_solver, solver_name
+
+    if solver is not None and not isinstance(solver, str):
+        raise InputError(f"must be a solver's name, not {type(solver).__name__}", "solver")
+    canonical = solver_name(solver or DEFAULT_SOLVER)
+    check_proof_solver(canonical, proof=True)
+    check_checker(checker)
+    if checker == "drat-trim":
+        drat_trim.binary()
+    return canonical
+
+
+def check_timeout(timeout: object) -> float | None:
+    """The time limit in seconds: None (none) or a positive number; else an InputError."""
+    if timeout is None:
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float):
+        raise InputError(f"timeout must be a number of seconds, not "
+                         f"{type(timeout).__name__}", "timeout", token=str(timeout))
+    if not timeout > 0 or math.isnan(timeout):
+        raise InputError("timeout must be positive", "timeout", token=str(timeout))
+    return float(timeout)
+
+
+def certify(deal_or_spec: Deal | Position | str, folder: str | os.PathLike[str], *,
+            solver: str = DEFAULT_SOLVER, timeout: float | None = None,
+            checker: str = "blackhole") -> Certificate:
+    """Certify a deal or a position into `folder`: a checked proof that it has no winning
+    line, or its winning moves (see `make_certificate`).
+
+    `deal_or_spec` is a deal spec (`pysol:N`, `random:SEED`, a file), a Deal or a
+    Position; the certificate's label comes from it, for `verify` to check against the
+    deal it holds: a spec is its own label; a Deal or Position is labelled by its name
+    when that name gives it (a spec dealt again, a file read, and a Position's known
+    moves played), else by its board's digest (`sha256:...`). A Position's known moves
+    are written in the certificate. `solver` is any name or alias of a proof-logging
+    solver; `timeout` bounds the whole of it, in seconds. A bad value is an InputError
+    naming its parameter, raised before any work."""
+    place = as_folder(folder)
+    canonical = check_choices(solver, checker)
+    limit = check_timeout(timeout)
+    deal, label, moves = _subject(deal_or_spec)
+    return make_certificate(deal, label, place, canonical, limit, checker, moves)
+
+
+def _subject(given: object) -> tuple[Deal, str, tuple[str, ...]]:
+    """The deal to certify, its label and the moves known to have reached it."""
+    if isinstance(given, str):
+        return standard(load_deal(given), given), given, ()
+    if isinstance(given, Position):
+        deal = given.deal
+        known = len(given.history) == given.moved
+        moves = tuple(str(card) for card in given.history) if known else ()
+    elif isinstance(given, Deal):
+        deal, moves = given, ()
+    else:
+        raise InputError(f"must be a Deal, a Position or a deal spec, not "
+                         f"{type(given).__name__}", "deal_or_spec")
+    board = board_text(standard(deal, deal.name or "deal"))
+    named = check_label(deal.name, moves, deal) if deal.name else None
+    label = deal.name if named is not None and not isinstance(named, str) and named.how \
+        else digest_label(board)
+    return deal, label, moves
+
+
+def standard(deal: Deal, spec: str) -> Deal:
+    """The deal, when deal.board (the certificate's statement) can hold it: refused
+    before any work, naming the spec."""
+    board_text(replace(deal, name=spec))
+    return deal
+
+
+def make_certificate(deal: Deal, spec: str, folder: Path, solver: str,
+                     timeout: float | None = None, checker: str = "blackhole",
+                     moves: Sequence[str] = ()) -> Certificate:
+    """Refute the deal's plain CNF with a proof and check it, then write the certificate
+    labelled `spec`.
+
+    The CNF is built once, from the deal: the solver gets a copy of its clauses and the
+    check reads the same clauses in memory (not the solver's word for them), so the proof
+    is checked against the statement the deal says. `timeout` bounds the whole of it
+    (encode, solve and check); at the limit the verdict is unknown. `solver` must be
+    canonical (`check_choices`). `moves` are the cards played to reach `deal` when it is
+    a position (`load_position`), for verify to rebuild it from `spec`.
+
+    The certificate is made in a hidden folder beside `folder` and renamed into place
+    only when complete and checked (`place.settle`): an unknown, an error or an
+    interrupt leaves `folder` as it was."""
+    board = board_text(standard(deal, spec))
+    staged = staging(folder)
+    cert = None
+    try:
+        cert = _certify_in(staged, deal, spec, folder, board, solver, timeout, checker,
+                           tuple(moves))
+    finally:
+        settle(staged, folder, cert)
+    return cert
+
+
+def _certify_in(staged: Path, deal: Deal, spec: str, folder: Path, board: str,
+                solver: str, timeout: float | None, checker: str,
+                moves: tuple[str, ...]) -> Certificate:
+    """`certify`'s work, its files written to `staged`."""
+    began = time.perf_counter()
+    deadline = None if timeout is None else began + timeout
+    write(staged / DEAL_FILE, board)
+    problem = build_problem(deal)
+    encoding = cnf.build_cnf(problem, cnf.CERTIFY_FEATURES)  # the statement the proof refutes
+    encoded = time.perf_counter()
+    answer, order, proof_lines, stats = _refute(encoding, solver, deadline)
+    solved = time.perf_counter()
+    seconds = Seconds(encode=encoded - began, solve=solved - encoded)
+    moved = position_of(deal).moved if moves else 0
+    base = dict(spec=spec, folder=folder, board=board, solver=solver,
+                features=encoding.features, variables=encoding.num_vars,
+                clauses=len(encoding.clauses), checker=checker, solver_stats=stats,
+                moved=moved, history=moves)
+    if answer is None:
+        return Certificate(verdict=Verdict.UNKNOWN, seconds=seconds,
+                           reason="time limit reached while solving", **base)
+    if answer:
+        result = Result(Verdict.SOLVED, order, "sat", solver, solved - encoded, stats)
+        solution = decode(problem, result, deal)  # replays through the rules engine
+        facts = solution_json(spec, solution)
+        if moves:
+            facts["position"] = {"moved": moved, "moves": list(moves)}
+        write(staged / SOLUTION_FILE, json.dumps(facts) + "\n")
+        return Certificate(verdict=Verdict.SOLVED, seconds=seconds, solution=solution, **base)
+    if proof_lines is None:
+        raise InternalError(f"sat/{solver} said unsatisfiable but returned no proof")
+    if checker == "blackhole":
+        check = drat.check_proof(encoding.num_vars, encoding.clauses,
+                                 drat.parse_proof_lines(proof_lines), deadline=deadline)
+        if check.timed_out:
+            return Certificate(verdict=Verdict.UNKNOWN, reason="time limit reached while "
+                               "checking the proof", seconds=replace(
+                                   seconds, check=check.stats["seconds"]), **base)
+    checked = time.perf_counter()
+    cnf_bytes, proof_bytes = _write_statement(staged, encoding, proof_lines)
+    written = time.perf_counter()
+    if checker != "blackhole":  # drat-trim reads the files
+        left = None if deadline is None else deadline - written
+        check = drat_trim.run(staged / CNF_FILE, staged / PROOF_FILE, left)
+        if check.timed_out:
+            return Certificate(verdict=Verdict.UNKNOWN, reason="time limit reached while "
+                               "checking the proof", seconds=seconds, **base)
+    cert = Certificate(
+        verdict=Verdict.UNSOLVABLE, check=check,
+        seconds=Seconds(seconds.encode, seconds.solve, check.stats.get("seconds", 0.0),
+                        write=written - checked),
+        cnf=FileFacts(CNF_FILE, sha256(cnf_bytes), len(cnf_bytes)),
+        proof=FileFacts(PROOF_FILE, sha256(proof_bytes), len(proof_bytes), len(proof_lines)),
+        **base)
+    write(staged / MANIFEST_FILE, json.dumps(manifest(cert), indent=2) + "\n")
+    return cert
+
+
+def _refute(encoding: cnf.Encoding, solver: str, deadline: float | None) -> tuple[
+        bool | None, tuple[int, ...] | None, list[str] | None, dict[str, Any]]:
+    """Solve the encoding's clauses with a proof-logging pysat solver, under the deadline:
+    (True, the winning order, None, stats), (False, None, the DRUP lines, stats) or
+    (None, None, None, stats) when the deadline came first."""
+    from pysat.solvers import Solver
+
+    from blackhole.backends.sat import check_proof_solver, read_answer, run_solver
+
+    check_proof_solver(solver, proof=True)
+    stats: dict[str, Any] = {"vars": encoding.num_vars, "clauses": len(encoding.clauses),
+                             "features": sorted(encoding.features)}
+    if deadline is not None and deadline <= time.perf_counter():
+        return None, None, None, stats
+    proof = model = None
+    with cnf.gc_paused(), Solver(name=solver, bootstrap_with=encoding.clauses,
+                                 with_proof=True) as sat, _interrupts():
+        answer = run_solver(sat, solver, deadline)
+        if answer:
+            model = sat.get_model()
+        elif answer is False:
+            proof = list(sat.get_proof())
+        stats.update(sat.accum_stats() or {})
+    _, order = read_answer(answer, model, encoding, f"sat/{solver}")
+    return answer, order, proof, stats
+
+
+@contextmanager
+def _interrupts() -> Iterator[None]:
+    """Ctrl-C during a pysat solve: pysat catches SIGINT and raises its own error, which
+    is turned back into the KeyboardInterrupt it is."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        raise
+    except Exception as error:
+        if "keyboard interrupt" in str(error).lower():
+            raise KeyboardInterrupt from None
+        raise
+
+
+def _write_statement(folder: Path, encoding: cnf.Encoding,
+                     proof_lines: Sequence[str]) -> tuple[bytes, bytes]:
+    """Write formula.cnf and proof.drup; their bytes, for the manifest's hashes and sizes."""
+    cnf_bytes = dimacs(encoding).encode()
+    proof_bytes = proof_text(proof_lines).encode()
+    write_bytes(folder / CNF_FILE, cnf_bytes)
+    write_bytes(folder / PROOF_FILE, proof_bytes)
+    return cnf_bytes, proof_bytes
+
+
+# ---------------------------------------------------------------- best scores and wins
+
+
+def certify_best(position: Position, best: int, folder: str | os.PathLike[str], *,
+                 spec: str = "", solver: str = DEFAULT_SOLVER,
+                 checker: str = "blackhole") -> Certificate:
+    """An optimality certificate: refute "at least best+1 cards are scored from this
+    position" with a proof, check it, and write deal.board (the position), formula.cnf,
+    proof.drup and a manifest naming the deal (`spec`, when given, is dealt again and
+    replayed through `position.history` by `verify`), the moves and the bound. As with
+    `certify`, it is renamed into place only when complete and checked.
+
+    A line that scores more than `best` is an InputError naming it: the bound is not
+    the best."""
+    target = as_folder(folder)
+    solver = check_choices(solver, checker)
+    board = board_text(standard(position.deal, spec or "position"))
+    staged = staging(target)
+    cert = None
+    try:
+        cert = _certify_best_in(staged, position, best, target, spec, board, solver,
+                                checker)
+    finally:
+        settle(staged, target, cert)
+    return cert
+
+
+def _certify_best_in(staged: Path, position: Position, best: int, folder: Path, spec: str,
+                     board: str, solver: str, checker: str) -> Certificate:
+    from pysat.solvers import Solver
+
+    began = time.perf_counter()
+    encoding, _ = bound_encoding(position, best)
+    encoded = time.perf_counter()
+    write(staged / DEAL_FILE, board)
+    with Solver(name=solver, bootstrap_with=encoding.clauses, with_proof=True) as sat, \
+            _interrupts():
+        if sat.solve():
+            played = len(encoding.decode(sat.get_model()))
+            raise InputError(f"not the best score: a line from the position scores "
+                             f"{position.moved + played}", "best", token=str(best))
+        proof_lines = list(sat.get_proof())
+        stats = dict(sat.accum_stats() or {})
+    solved = time.perf_counter()
+    if checker == "blackhole":
+        check = drat.check_proof(encoding.num_vars, encoding.clauses,
+                                 drat.parse_proof_lines(proof_lines))
+    checked = time.perf_counter()
+    cnf_bytes, proof_bytes = _write_statement(staged, encoding, proof_lines)
+    written = time.perf_counter()
+    if checker != "blackhole":
+        check = drat_trim.run(staged / CNF_FILE, staged / PROOF_FILE, None)
+    cert = Certificate(
+        spec=spec, verdict=Verdict.UNSOLVABLE, folder=folder, board=board, solver=solver,
+        seconds=Seconds(encoded - began, solved - encoded, check.stats.get("seconds", 0.0),
+                        write=written - checked),
+        features=encoding.features, variables=encoding.num_vars,
+        clauses=len(encoding.clauses), checker=checker, solver_stats=stats,
+        cnf=FileFacts(CNF_FILE, sha256(cnf_bytes), len(cnf_bytes)),
+        proof=FileFacts(PROOF_FILE, sha256(proof_bytes), len(proof_bytes), len(proof_lines)),
+        check=check, best=best, moved=position.moved,
+        history=tuple(str(card) for card in position.history))
+    write(staged / MANIFEST_FILE, json.dumps(manifest(cert), indent=2) + "\n")
+    return cert
+
+
+def certify_win(position: Position, line: Sequence[tuple[Card, int]],
+                folder: str | os.PathLike[str], *,
+                spec: str = "", facts: dict[str, Any] | None = None) -> Certificate:
+    """A won position's certificate, as `certify` writes a solvable deal's: deal.board
+    (the position) and solution.json, the winning `line` from the position (replayed
+    here by the rules engine; one that does not win is an InternalError) with `facts`
+    (who found it), and the moves that reached the position, for `verify` to rebuild it
+    from `spec`. Renamed into place only when complete."""
+    target = as_folder(folder)
+    board = board_text(standard(position.deal, spec or "position"))
+    judged = replay(position.deal, [card for card, _ in line])
+    if not judged.won:
+        raise InternalError(f"a winning line that does not win: {judged.describe()}")
+    moves = [{"card": str(card), "fan": fan} for card, fan in line]
+    data: dict[str, Any] = {"deal": spec, "verdict": Verdict.SOLVED.value, "moves": moves,
+                            **(facts or {})}
+    history = tuple(str(card) for card in position.history)
+    if position.moved:
+        data["position"] = {"moved": position.moved, "moves": list(history)}
+    staged = staging(target)
+    cert = None
+    try:
+        write(staged / DEAL_FILE, board)
+        write(staged / SOLUTION_FILE, json.dumps(data) + "\n")
+        cert = Certificate(spec=spec, verdict=Verdict.SOLVED, folder=target, board=board,
+                           solver=str((facts or {}).get("solver", "")),
+                           moved=position.moved, history=history)
+    finally:
+        settle(staged, target, cert)
+    return cert
