@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -652,3 +653,79 @@ def test_verify_takes_the_out_folder_of_a_run(tmp_path: Path) -> None:
     again = runner.invoke(app, ["verify", str(tmp_path)])
     assert again.exit_code == 1 and "NOT VERIFIED" in again.output
     assert "2 of 3 certificates" in again.output
+
+
+# ---------------------------------------------------------------- what the library takes
+
+
+def test_a_deal_is_labelled_by_its_name_and_folders_may_be_str(tmp_path: Path) -> None:
+    folder = str(tmp_path / "two")
+    cert = certify(load_deal("pysol:2"), folder)
+    assert cert.spec == "pysol:2" and cert.verdict is Verdict.SOLVED
+    assert json.loads((tmp_path / "two" / SOLUTION_FILE).read_text())["deal"] == "pysol:2"
+    found = verify(folder)
+    assert found.ok and found.spec == "pysol:2" and found.label == "dealt"
+
+
+def test_a_deal_is_never_labelled_as_another(tmp_path: Path) -> None:
+    """Deal 2 under the name of deal 837 is labelled by its board's digest, not 837; so
+    is a deal without a name. The digest is checked by verify like any label."""
+    cert = certify(replace(load_deal("pysol:2"), name="pysol:837"), tmp_path / "two")
+    board = (tmp_path / "two" / "deal.board").read_bytes()
+    assert parse_board(board.decode()) == load_deal("pysol:2")
+    assert cert.spec == f"sha256:{sha256(board)}"
+    found = verify(tmp_path / "two")
+    assert found.ok and found.spec == cert.spec and found.label == ""
+    assert found.board_sha256 == sha256(board) and "digest" in found.label_note
+    nameless = certify(replace(load_deal("pysol:1"), name=""), tmp_path / "one")
+    assert nameless.certified and nameless.spec.startswith("sha256:")
+    assert verify(tmp_path / "one").ok
+    _rewrite_manifest(tmp_path / "one", lambda m: m["deal"].update(spec=cert.spec))
+    found = verify(tmp_path / "one")
+    assert not found.ok and "not the digest of deal.board" in found.reason
+
+
+def test_a_position_is_labelled_by_its_deal_and_its_known_moves(tmp_path: Path) -> None:
+    from blackhole.deal import load_position
+    from blackhole.rules import initial_state, legal_cards
+
+    cert = certify(load_position("pysol:25", "2C"), tmp_path / "a")
+    assert cert.certified and cert.spec == "pysol:25" and cert.history == ("2C",)
+    assert json.loads((tmp_path / "a" / MANIFEST_FILE).read_text())["position"] == {
+        "moved": 1, "moves": ["2C"]}
+    found = verify(tmp_path / "a")
+    assert found.ok and found.label == "dealt" and found.replayed == 1
+    # a position file without its history: labelled by the file while it shows the
+    # position, by the digest once played on (the file's moves are not known)
+    board = tmp_path / "after-2C.board"
+    board.write_text((tmp_path / "a" / "deal.board").read_text())
+    held = load_position(str(board))
+    assert certify(held, tmp_path / "b").spec == str(board)
+    assert verify(tmp_path / "b").label == "file"
+    card, _ = legal_cards(held.deal, initial_state(held.deal))[0]
+    cert = certify(load_position(str(board), str(card)), tmp_path / "c")
+    assert cert.spec.startswith("sha256:") and cert.history == ()
+    assert verify(tmp_path / "c").ok
+
+
+@pytest.mark.parametrize(("call", "parameter"), [
+    (lambda folder: certify(42, folder), "deal_or_spec"),
+    (lambda folder: certify(None, folder), "deal_or_spec"),
+    (lambda folder: certify("pysol:2", 42), "folder"),
+    (lambda folder: certify("pysol:2", ""), "folder"),
+    (lambda folder: certify("pysol:2", folder, timeout="5"), "timeout"),
+    (lambda folder: certify("pysol:2", folder, timeout=0), "timeout"),
+    (lambda folder: certify("pysol:2", folder, timeout=float("nan")), "timeout"),
+    (lambda folder: certify("pysol:2", folder, solver=4), "solver"),
+    (lambda folder: certify("pysol:2", folder, solver="cadical153"), "solver"),
+    (lambda folder: certify("pysol:2", folder, checker="z3"), "checker"),
+    (lambda folder: verify(42), "folder"),
+    (lambda folder: verify(b"certificate"), "folder"),
+])
+def test_bad_values_are_one_line_input_errors_naming_the_parameter(call, parameter,
+                                                                   tmp_path: Path) -> None:
+    with pytest.raises(InputError) as caught:
+        call(tmp_path / "c")
+    assert caught.value.source == parameter, caught.value
+    assert str(caught.value).startswith(f"{parameter}: ") and "\n" not in str(caught.value)
+    assert list(tmp_path.iterdir()) == []  # refused before any work
