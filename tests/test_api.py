@@ -79,3 +79,12 @@ def test_certify_and_verify_through_the_api(tmp_path) -> None:
     certificate = blackhole.certify(deal, tmp_path / "837")
     assert certificate.verdict is blackhole.Verdict.UNSOLVABLE
     assert blackhole.verify(tmp_path / "837").ok
+
+
+def test_the_version_is_the_one_pyproject_gives() -> None:
+    import tomllib
+    from pathlib import Path
+
+    pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    assert pyproject["project"]["name"] == "blackhole-solitaire"
+    assert blackhole.__version__ == pyproject["project"]["version"]

@@ -16,51 +16,28 @@ loads only the solvers it runs.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-__version__ = "0.1.0"
-
-# public name → the module that defines it
-_EXPORTS = {
-    "Deal": "blackhole.deal",
-    "load_deal": "blackhole.deal",
-    "Position": "blackhole.deal",
-    "load_position": "blackhole.deal",
-    "Problem": "blackhole.problem",
-    "build_problem": "blackhole.problem",
-    "replay": "blackhole.rules",
-    "Replay": "blackhole.rules",
-    "Options": "blackhole.backends",
-    "Result": "blackhole.backends",
-    "Verdict": "blackhole.backends",
-    "available_backends": "blackhole.backends",
-    "Solution": "blackhole.pipeline",
-    "solve": "blackhole.pipeline",
-    "Certificate": "blackhole.certificates",
-    "certify": "blackhole.certificates",
-    "verify": "blackhole.certificates",
-    "InputError": "blackhole.errors",
-    "InternalError": "blackhole.errors",
+# The public names, by the module that defines them: the one list of the API.
+_MODULES = {
+    "blackhole.deal": ("Deal", "Position", "load_deal", "load_position"),
+    "blackhole.problem": ("Problem", "build_problem"),
+    "blackhole.rules": ("Replay", "replay"),
+    "blackhole.backends": ("Options", "Result", "Verdict", "available_backends"),
+    "blackhole.pipeline": ("Solution", "solve"),
+    "blackhole.certificates": ("Certificate", "certify", "verify"),
+    "blackhole.errors": ("BlackholeError", "InputError", "InternalError"),
 }
-
-__all__ = [  # the same names as _EXPORTS (tests/test_api.py holds them equal)
-    "Certificate", "Deal", "InputError", "InternalError", "Options", "Position", "Problem",
-    "Replay", "Result", "Solution", "Verdict", "__version__", "available_backends",
-    "build_problem", "certify", "load_deal", "load_position", "replay", "solve", "verify",
-]
-
-if TYPE_CHECKING:
-    from blackhole.backends import Options, Result, Verdict, available_backends
-    from blackhole.certificates import Certificate, certify, verify
-    from blackhole.deal import Deal, Position, load_deal, load_position
-    from blackhole.errors import InputError, InternalError
-    from blackhole.pipeline import Solution, solve
-    from blackhole.problem import Problem, build_problem
-    from blackhole.rules import Replay, replay
+_EXPORTS = {name: module for module, names in _MODULES.items() for name in names}
+__all__ = sorted([*_EXPORTS, "__version__"])
 
 
 def __getattr__(name: str) -> Any:
     """Import a public name on first use (PEP 562)."""
+    if name == "__version__":
+        from blackhole.version import installed_version
+
+        return installed_version()
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'blackhole' has no attribute {name!r}")

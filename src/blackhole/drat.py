@@ -111,7 +111,7 @@ MAX_CNF_BYTES = 64 * 2**20
 _MAX_VARINT_SHIFT = 35  # binary literals beyond 2**35 cannot be variables of any input
 
 try:  # the compiled core, built at install time where a C compiler is at hand
-    from blackhole import _drat_core
+    import blackhole._drat_core as _drat_core
 except ImportError:  # pragma: no cover - an install without a compiler
     _drat_core = None
 

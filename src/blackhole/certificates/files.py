@@ -22,13 +22,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from blackhole import __version__, drat
+from blackhole import drat
 from blackhole.backends import Verdict
 from blackhole.deal import Position
 from blackhole.encode import cnf
 from blackhole.errors import InputError
 from blackhole.pipeline import Solution
 from blackhole.problem import build_problem
+from blackhole.version import installed_version
 
 # 2: the manifest holds the board; 3: formula.cnf is `dimacs()`'s text, without the comment
 # line per variable of `Encoding.dimacs()` (format 2, still verified)
@@ -179,7 +180,7 @@ def manifest(cert: Certificate) -> dict[str, Any]:
         "proof": {"file": cert.proof.name, "format": "drup", "sha256": cert.proof.sha256,
                   "lines": cert.proof.lines, "bytes": cert.proof.bytes},
         "solver": {"name": cert.solver, "package": "python-sat", "stats": cert.solver_stats},
-        "tool": {"name": "blackhole", "version": __version__},
+        "tool": {"name": "blackhole", "version": installed_version()},
         "seconds": {"encode": round(cert.seconds.encode, 6),
                     "solve": round(cert.seconds.solve, 6),
                     "check": round(cert.seconds.check, 6),

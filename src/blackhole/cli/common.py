@@ -26,9 +26,9 @@ import typer.core
 import typer.main
 from typer.core import TyperGroup
 
-from blackhole import __version__
 from blackhole.backends import Options, Verdict
 from blackhole.errors import InputError, InternalError, shorten
+from blackhole.version import installed_version
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -215,7 +215,7 @@ app = typer.Typer(cls=GuardedGroup,
 
 def _print_version(value: bool) -> None:
     if value:
-        typer.echo(f"blackhole {__version__}")
+        typer.echo(f"blackhole {installed_version()}")
         raise typer.Exit(EXIT_OK)
 
 
