@@ -304,10 +304,12 @@ class Table(Screen):
         of = self.game.start.of
         if first.winnable:
             text.append(": the game stays winnable")
-        elif getattr(first, "proven", True):
-            text.append(f": no move wins now; the best still reachable is {first.best}/{of}")
+        elif all(hint.winnable is False for hint in found):
+            best = f"{first.best}/{of}" if first.proven else \
+                f"at least {first.found}/{of} (the time limit was reached)"
+            text.append(f": no move wins now; the best still reachable is {best}")
         else:
-            text.append(f": no win found in the time limit; it reaches {first.best}/{of}")
+            text.append(f": no win found in the time limit; it reaches {first.found}/{of}")
         self.hinted = first.fan
         self.say(text)
         self.draw()
