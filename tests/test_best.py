@@ -423,10 +423,11 @@ def test_best_command_text_and_json() -> None:
     assert "best: 47 of 51 (proven optimal" in text.output
     assert "blocked after 47 of 51 cards; replayed by the rules engine" in text.output
     data = json.loads(run("best", "pysol:2", "--after", "KH AD", "--json").output)
-    assert set(data) == {"deal", "after", "best", "of", "proven", "upper_bound", "moves",
-                         "backend", "solver", "seconds", "stats"}
-    assert (data["deal"], data["after"], data["best"], data["of"], data["proven"],
+    assert set(data) == {"deal", "after", "moved", "best", "of", "proven", "upper_bound",
+                         "moves", "backend", "solver", "seconds", "stats"}
+    assert (data["deal"], data["moved"], data["best"], data["of"], data["proven"],
             data["upper_bound"]) == ("pysol:2", 2, 51, 51, True, 51)
+    assert data["after"] == [{"card": "KH", "fan": 12}, {"card": "AD", "fan": 7}]
     assert len(data["moves"]) == 49 and set(data["moves"][0]) == {"card", "fan"}
     for backend in BACKENDS:
         data = json.loads(run("best", "pysol:1", "--backend", backend, "--json").output)
@@ -444,8 +445,8 @@ def test_hint_command_text_and_json() -> None:
     text = run("hint", "pysol:2", "--ascii")
     assert text.exit_code == 0 and "winnable, best 51 of 51" in text.output
     data = json.loads(run("hint", "pysol:1", "--json").output)
-    assert set(data) == {"deal", "after", "of", "best", "winnable", "proven", "unknown",
-                         "moves", "seconds"}
+    assert set(data) == {"deal", "after", "moved", "of", "best", "winnable", "proven",
+                         "unknown", "moves", "seconds"}
     assert data["best"] == 3 and data["winnable"] is False and data["proven"]
     assert data["unknown"] == 0
     assert [set(move) for move in data["moves"]] == [
@@ -457,8 +458,8 @@ def test_analyze_command_text_and_json() -> None:
     assert text.exit_code == 0, text.output
     assert "first move that loses: move 2 (3S), best 51 to 5" in text.output
     data = json.loads(run("analyze", "pysol:1", "--json").output)
-    assert set(data) == {"deal", "after", "best", "found", "upper_bound", "of", "proven",
-                         "winnable", "line", "score", "steps", "critical",
+    assert set(data) == {"deal", "after", "moved", "best", "found", "upper_bound", "of",
+                         "proven", "winnable", "line", "score", "steps", "critical",
                          "critical_unknown", "first_loss", "first_loss_known", "seconds"}
     assert data["line"] == "best" and data["first_loss"] is None and len(data["steps"]) == 3
     assert data["first_loss_known"] and data["critical_unknown"] == 0

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from blackhole.backends import BestResult, Options, make_backend, split_label
 from blackhole.cards import Card
-from blackhole.deal import Deal, Position, load_position, position_of
+from blackhole.deal import Deal, Position, load_position, moves_json, position_of
 from blackhole.errors import InputError, InternalError
 from blackhole.probe import probe, quick_budget
 from blackhole.problem import Problem, build_problem
@@ -70,12 +70,13 @@ class Best:
     def won(self) -> bool:
         return self.best == self.of
 
-    def to_json(self, spec: str) -> dict[str, Any]:
-        """The stable JSON schema documented in the README; `after` is the cards moved
-        before the position, as `check --json` gives it."""
-        return {"deal": spec, "after": self.moved, "best": self.best,
-                "of": self.of, "proven": self.proven, "upper_bound": self.upper_bound,
-                "moves": [{"card": str(card), "fan": fan} for card, fan in self.moves],
+    def to_json(self, spec: str, after: Sequence[tuple[Card, int]] = ()) -> dict[str, Any]:
+        """The stable JSON schema documented in the README: `after` is the moves played
+        on the position `spec` holds (`Position.after`), `moved` the cards moved from the
+        start of the deal before this line."""
+        return {"deal": spec, "after": moves_json(after), "moved": self.moved,
+                "best": self.best, "of": self.of, "proven": self.proven,
+                "upper_bound": self.upper_bound, "moves": moves_json(self.moves),
                 "backend": self.backend, "solver": self.solver,
                 "seconds": round(self.seconds, 6), "stats": self.stats}
 
@@ -348,10 +349,10 @@ def hints_json(spec: str, position: Position, found: Sequence[Hint],
                seconds: float) -> dict[str, Any]:
     """The stable JSON schema of `hint --json`, documented in the README."""
     summary = summarise(position, found)
-    return {"deal": spec, "after": position.moved, "of": position.of,
-            "best": summary.best, "winnable": summary.winnable, "proven": summary.proven,
-            "unknown": summary.unknown, "moves": [hint.to_json() for hint in found],
-            "seconds": round(seconds, 6)}
+    return {"deal": spec, "after": moves_json(position.after), "moved": position.moved,
+            "of": position.of, "best": summary.best, "winnable": summary.winnable,
+            "proven": summary.proven, "unknown": summary.unknown,
+            "moves": [hint.to_json() for hint in found], "seconds": round(seconds, 6)}
 
 
 # ---------------------------------------------------------------- analysis
@@ -495,10 +496,11 @@ class Analysis:
         """Cards moved from the start of the deal at the end of the line."""
         return self.moved + len(self.steps)
 
-    def to_json(self, spec: str) -> dict[str, Any]:
-        """The stable JSON schema documented in the README."""
+    def to_json(self, spec: str, after: Sequence[tuple[Card, int]] = ()) -> dict[str, Any]:
+        """The stable JSON schema documented in the README (`after` as in `Best`)."""
         loss = self.first_loss
-        return {"deal": spec, "after": self.moved, "best": self.best, "found": self.found,
+        return {"deal": spec, "after": moves_json(after), "moved": self.moved,
+                "best": self.best, "found": self.found,
                 "upper_bound": self.upper_bound, "of": self.of, "proven": self.proven,
                 "winnable": self.winnable, "line": "given" if self.given else "best",
                 "score": self.score, "steps": [step.to_json() for step in self.steps],

@@ -28,7 +28,7 @@ from blackhole.cli.common import (
     user_errors,
     working,
 )
-from blackhole.deal import load_position, read_moves
+from blackhole.deal import load_position, read_moves, stdin_once
 from blackhole.rules import advance
 
 if TYPE_CHECKING:
@@ -38,8 +38,8 @@ if TYPE_CHECKING:
     from blackhole.certificates import Certificate
 
 TimeoutOption = Annotated[float | None, typer.Option(
-    min=0.0, help="Wall-clock limit in seconds; at the limit the answer is not proven "
-                  "(exit 3).")]
+    help="Wall-clock limit in seconds (> 0); at the limit the answer is not proven "
+         "(exit 3).", show_default=False)]
 
 
 @app.command()
@@ -82,7 +82,7 @@ def best(
             with working(f"certifying the best score of {spec}"):
                 cert = certify_best(found, position, certify, spec)
     if as_json:
-        data = found.to_json(spec)
+        data = found.to_json(spec, position.after)
         if certify is not None:
             data["certificate"] = None if cert is None else str(cert.folder)
         typer.echo(json.dumps(data))
@@ -197,6 +197,8 @@ def analyze(
 
     with user_errors():
         Options(timeout=timeout)
+        stdin_once(("the deal", spec == "-"), ("--after", after == "@-"),
+                   ("--line", line == "@-"))
         position = load_position(spec, after)
         moves = None
         if line is not None:  # an illegal move names --line (the library says "line")
@@ -205,7 +207,7 @@ def analyze(
         with working(f"analysing {spec}"):
             found = analyze_line(position, moves, timeout=timeout)
     if as_json:
-        typer.echo(json.dumps(found.to_json(spec)))
+        typer.echo(json.dumps(found.to_json(spec, position.after)))
     else:
         _print_analysis(found, ascii_only)
     raise typer.Exit(EXIT_OK if found.proven else EXIT_UNKNOWN)
