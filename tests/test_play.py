@@ -25,8 +25,16 @@ from blackhole.deal import load_position
 from blackhole.errors import InternalError
 from blackhole.pipeline import solve
 from blackhole.play import engine
-from blackhole.play.app import EndScreen, PlayApp, RulesScreen, SaveScreen, Table
-from blackhole.play.board import FAN_LETTERS
+from blackhole.play.app import (
+    ConfirmScreen,
+    EndScreen,
+    PlayApp,
+    RulesScreen,
+    SaveScreen,
+    Table,
+)
+from blackhole.play.board import FAN_LETTERS, table_size
+from blackhole.play.session import save_text
 from blackhole.rules import Game, Outcome
 
 from .conftest import ROOT
@@ -35,11 +43,11 @@ SIZE = (80, 24)
 Script = Callable[[PlayApp, object], Awaitable[None]]
 
 
-def drive(game: PlayApp, script: Script) -> None:
-    """Run `game` headless at 80×24 and let `script(app, pilot)` play it."""
+def drive(game: PlayApp, script: Script, size: tuple[int, int] = SIZE) -> None:
+    """Run `game` headless (at 80×24) and let `script(app, pilot)` play it."""
 
     async def main() -> None:
-        async with game.run_test(size=SIZE) as pilot:
+        async with game.run_test(size=size) as pilot:
             await pilot.pause()
             await script(game, pilot)
 
@@ -268,6 +276,82 @@ def test_a_save_that_fails_says_why_and_stays_open(tmp_path: Path) -> None:
     drive(PlayApp("pysol:2", folder=tmp_path), script)
 
 
+def test_save_asks_before_it_replaces_a_file(tmp_path: Path) -> None:
+    kept = tmp_path / "mine.moves"
+    kept.write_text("# not a game of this deal\n")
+
+    async def script(game: PlayApp, pilot) -> None:
+        await pilot.press("s")
+        field = game.screen.query_one("#save-path")
+        field.value = str(kept)
+        await pilot.press("enter")  # the file exists: asked, not written
+        assert isinstance(game.screen, SaveScreen)
+        assert f"{kept} exists: Enter again replaces it" in \
+            str(game.screen.query_one("#save-error").render())
+        assert kept.read_text() == "# not a game of this deal\n"
+        await pilot.press("escape")  # cancelled: still not written
+        assert isinstance(game.screen, Table) and kept.read_text().startswith("# not a game")
+        await pilot.press("s")
+        game.screen.query_one("#save-path").value = str(kept)
+        await pilot.press("enter", "enter")  # asked, then agreed
+        assert isinstance(game.screen, Table)
+        assert kept.read_text() == save_text(game.table.game, "pysol:2")
+
+    drive(PlayApp("pysol:2", "2S 3S", folder=tmp_path), script)
+    assert load_position("pysol:2", f"@{kept}").history == load_position("pysol:2", "2S 3S").history
+
+
+def test_a_new_deal_asks_before_it_drops_a_game(tmp_path: Path) -> None:
+    async def script(game: PlayApp, pilot) -> None:
+        table = game.table
+        await pilot.press("b")  # 2♠: a game in progress
+        await pilot.press("N")
+        assert isinstance(game.screen, ConfirmScreen)
+        assert "Drop this game (1/51, 1 moves not saved)" in \
+            str(game.screen.query_one("#question").render())
+        await pilot.press("n")  # kept
+        assert isinstance(game.screen, Table)
+        assert table.spec == "pysol:2" and table.game.moves == (1,)
+        await pilot.press("N", "escape")  # kept again
+        assert table.spec == "pysol:2" and table.game.moves == (1,)
+        await pilot.press("N", "y")  # dropped
+        assert isinstance(game.screen, Table) and table.spec == "random:41"
+        assert table.game.moves == ()
+        await pilot.press("N")  # nothing played on this deal: no question
+        assert isinstance(game.screen, Table) and table.spec == "random:42"
+        await pilot.press(letter(table.game.legal()[0][1]), "s", "enter")
+        await pilot.press("N")  # saved: nothing to lose
+        assert isinstance(game.screen, Table) and table.spec == "random:43"
+
+    seeds = iter(range(41, 50))
+    drive(PlayApp("pysol:2", folder=tmp_path, seeds=lambda: next(seeds)), script)
+
+
+def test_a_terminal_too_small_for_every_fan_says_so() -> None:
+    need = table_size(load_position("pysol:2").deal)
+
+    async def script(game: PlayApp, pilot) -> None:
+        table = game.table
+        warning = table.query_one("#small")
+        assert not warning.display
+        for fan in range(17):  # at the size it names, every fan lies on the screen
+            region = table.query_one(f"#fan-{letter(fan)}").region
+            assert region.right <= need[0] and region.bottom <= need[1]
+        assert table.query_one("#keys").region.bottom <= need[1]
+        for size in ((need[0] - 1, need[1]), (need[0], need[1] - 1), (40, 12)):
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+            assert warning.display, size
+            assert str(warning.render()) == (
+                f"terminal too small: the 17 fans need {need[0]}x{need[1]}, this one is "
+                f"{size[0]}x{size[1]}; enlarge it (Q quits)")
+        await pilot.resize_terminal(*need)
+        await pilot.pause()
+        assert not warning.display
+
+    drive(PlayApp("pysol:2"), script, size=need)
+
+
 # ---------------------------------------------------------------- the command
 
 
@@ -293,6 +377,48 @@ def test_quitting_never_waits_for_the_engine() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, timeout=60)
     assert done.stdout == "left\n" and time.monotonic() - began < 20
+
+
+def test_play_without_a_terminal_is_one_line_exit_2() -> None:
+    done = subprocess.run([sys.executable, "-m", "blackhole", "play", "pysol:2"],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, timeout=60)
+    assert done.returncode == 2 and done.stdout == "", done.stdout
+    assert done.stderr.count("\n") == 1 and "not a terminal" in done.stderr
+
+
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_a_small_real_terminal_says_so_until_it_grows(tmp_path: Path) -> None:
+    socket = f"blackhole-small-{os.getpid()}"
+    tmux = ["tmux", "-L", socket]
+    env = f"PYTHONPATH={ROOT / 'src'} TERM=xterm-256color"
+    # COLUMNS and LINES, when set, override the terminal's own size (Textual reads them)
+    command = f"cd {tmp_path} && env -u COLUMNS -u LINES {env} {sys.executable} -m " \
+              "blackhole play pysol:2"
+
+    def screen() -> str:
+        return subprocess.run([*tmux, "capture-pane", "-p", "-t", "game"], check=True,
+                              capture_output=True, text=True).stdout
+
+    def wait_until(ok: Callable[[str], bool]) -> str:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            if ok(now := screen()):
+                return now
+            time.sleep(0.1)
+        raise AssertionError(f"never shown:\n{screen()}")
+
+    subprocess.run([*tmux, "new-session", "-d", "-s", "game", "-x", "60", "-y", "20",
+                    command], check=True)
+    try:
+        small = wait_until(lambda text: "terminal too small" in text)
+        assert "need 69x15, this one is 60x20" in small.replace("\n", "")
+        subprocess.run([*tmux, "resize-window", "-t", "game", "-x", "80", "-y", "24"],
+                       check=True)
+        grown = wait_until(lambda text: "too small" not in text and "score 0/51" in text)
+        assert "hole  A♠" in grown
+    finally:
+        subprocess.run([*tmux, "kill-server"], capture_output=True)
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")

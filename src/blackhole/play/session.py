@@ -43,6 +43,19 @@ def start_game(spec: str, after: str | None = None) -> Game:
     return game
 
 
+def need_terminal(stdin: Any, stdout: Any) -> None:
+    """The game draws on a terminal and reads its keys from it: an InputError when
+    standard input or output is not a terminal (a pipe, a file, no terminal at all)."""
+    for name, stream in (("<stdin>", stdin), ("<stdout>", stdout)):
+        try:
+            terminal = bool(stream.isatty())
+        except (AttributeError, ValueError):  # no isatty, or a closed stream
+            terminal = False
+        if not terminal:
+            raise InputError("not a terminal: play draws the game on a terminal and reads "
+                             "its keys there (solve, hint and analyze need none)", name)
+
+
 def save_text(game: Game, spec: str) -> str:
     """The moves from the spec's own position, as cards `check` and `--after @FILE` read,
     under two comment lines that say how."""
