@@ -387,81 +387,83 @@ def test_play_without_a_terminal_is_one_line_exit_2() -> None:
     assert done.stderr.count("\n") == 1 and "not a terminal" in done.stderr
 
 
-@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
-def test_a_small_real_terminal_says_so_until_it_grows(tmp_path: Path) -> None:
-    socket = f"blackhole-small-{os.getpid()}"
-    tmux = ["tmux", "-L", socket]
-    env = f"PYTHONPATH={ROOT / 'src'} TERM=xterm-256color"
-    # COLUMNS and LINES, when set, override the terminal's own size (Textual reads them)
-    command = f"cd {tmp_path} && env -u COLUMNS -u LINES {env} {sys.executable} -m " \
-              "blackhole play pysol:2"
+class Tmux:
+    """`blackhole play pysol:2` in a real terminal of `width`×`height` under its own tmux
+    server: keys sent by tmux, the screen read back."""
 
-    def screen() -> str:
-        return subprocess.run([*tmux, "capture-pane", "-p", "-t", "game"], check=True,
-                              capture_output=True, text=True).stdout
+    def __init__(self, folder: Path, width: int, height: int) -> None:
+        self.tmux = ["tmux", "-L", f"blackhole-play-{os.getpid()}"]
+        env = f"PYTHONPATH={ROOT / 'src'} TERM=xterm-256color"
+        # COLUMNS and LINES, when set, override the terminal's own size (Textual reads them)
+        command = f"cd {folder} && env -u COLUMNS -u LINES {env} {sys.executable} -m " \
+                  "blackhole play pysol:2; sleep 30"
+        self.run("new-session", "-d", "-s", "game", "-x", str(width), "-y", str(height),
+                 command)
 
-    def wait_until(ok: Callable[[str], bool]) -> str:
+    def run(self, *args: str) -> str:
+        return subprocess.run([*self.tmux, *args], check=True, capture_output=True,
+                              text=True).stdout
+
+    def screen(self) -> str:
+        return self.run("capture-pane", "-p", "-t", "game")
+
+    def send(self, key: str) -> None:
+        self.run("send-keys", "-t", "game", key)
+
+    def wait_until(self, ok: Callable[[str], bool]) -> str:
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
-            if ok(now := screen()):
+            if ok(now := self.screen()):
                 return now
             time.sleep(0.1)
-        raise AssertionError(f"never shown:\n{screen()}")
+        raise AssertionError(f"never shown:\n{self.screen()}")
 
-    subprocess.run([*tmux, "new-session", "-d", "-s", "game", "-x", "60", "-y", "20",
-                    command], check=True)
+    def wait_for(self, text: str) -> str:
+        return self.wait_until(lambda screen: text in screen)
+
+    def close(self) -> None:
+        subprocess.run([*self.tmux, "kill-server"], capture_output=True)
+
+
+needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+
+@needs_tmux
+def test_a_small_real_terminal_says_so_until_it_grows(tmp_path: Path) -> None:
+    terminal = Tmux(tmp_path, 60, 20)
     try:
-        small = wait_until(lambda text: "terminal too small" in text)
+        small = terminal.wait_for("terminal too small")
         assert "need 69x15, this one is 60x20" in small.replace("\n", "")
-        subprocess.run([*tmux, "resize-window", "-t", "game", "-x", "80", "-y", "24"],
-                       check=True)
-        grown = wait_until(lambda text: "too small" not in text and "score 0/51" in text)
+        terminal.run("resize-window", "-t", "game", "-x", "80", "-y", "24")
+        grown = terminal.wait_until(lambda text: "too small" not in text
+                                    and "score 0/51" in text)
         assert "hole  A♠" in grown
     finally:
-        subprocess.run([*tmux, "kill-server"], capture_output=True)
+        terminal.close()
 
 
-@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+@needs_tmux
 def test_a_real_terminal_under_tmux(tmp_path: Path) -> None:
     """The game in a real 80×24 terminal: keys sent by tmux, the screen read back."""
-    socket = f"blackhole-play-{os.getpid()}"
-    tmux = ["tmux", "-L", socket]
-    env = f"PYTHONPATH={ROOT / 'src'} TERM=xterm-256color"
-    command = f"cd {tmp_path} && env {env} {sys.executable} -m blackhole play pysol:2; " \
-              "sleep 30"
-
-    def screen() -> str:
-        return subprocess.run([*tmux, "capture-pane", "-p", "-t", "game"], check=True,
-                              capture_output=True, text=True).stdout
-
-    def wait_for(text: str) -> str:
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            if text in (now := screen()):
-                return now
-            time.sleep(0.1)
-        raise AssertionError(f"{text!r} never showed:\n{screen()}")
-
-    subprocess.run([*tmux, "new-session", "-d", "-s", "game", "-x", "80", "-y", "24",
-                    command], check=True)
+    terminal = Tmux(tmp_path, 80, 24)
     try:
-        first = wait_for("score 0/51")
+        first = terminal.wait_for("score 0/51")
         lines = first.splitlines()
         assert len(lines) <= 24 and max(len(line) for line in lines) <= 80
-        assert "hole  A♠" in first and "pysol:2" in first
+        assert "hole  A♠" in first and "pysol:2" in first and "too small" not in first
         assert " a   b   c" in first and "▸2♠" in first and "▸K♥" in first
-        subprocess.run([*tmux, "send-keys", "-t", "game", "b"], check=True)
-        after = wait_for("score 1/51")
+        terminal.send("b")
+        after = terminal.wait_for("score 1/51")
         assert "hole  2♠" in after and "▸3♠" in after
-        subprocess.run([*tmux, "send-keys", "-t", "game", "a"], check=True)
-        refused = wait_for("does not fit")
+        terminal.send("a")
+        refused = terminal.wait_for("does not fit")
         assert "score 1/51" in refused and "10♣ (fan a) does not fit on 2♠" in refused
-        subprocess.run([*tmux, "send-keys", "-t", "game", "u"], check=True)
-        assert "hole  A♠" in wait_for("undos 1")
-        subprocess.run([*tmux, "send-keys", "-t", "game", "Q"], check=True)
-        assert "pysol:2: 0 of 51 cards moved" in wait_for("deals it again")
+        terminal.send("u")
+        assert "hole  A♠" in terminal.wait_for("undos 1")
+        terminal.send("Q")
+        assert "pysol:2: 0 of 51 cards moved" in terminal.wait_for("deals it again")
     finally:
-        subprocess.run([*tmux, "kill-server"], capture_output=True)
+        terminal.close()
 
 
 # ---------------------------------------------------------------- the hint engine

@@ -193,8 +193,35 @@ def unknown_text(value: object) -> str:
     return "?" if value is None else str(value)
 
 
+class Bounded:
+    """A best score known to lie between `found` (the longest line found) and
+    `upper_bound` (the most any line may score, as far as proven), out of `of`; what the
+    two leave open is unknown (None)."""
+
+    found: int
+    upper_bound: int
+    of: int
+
+    @property
+    def best_proven(self) -> bool:
+        return self.found == self.upper_bound
+
+    @property
+    def best(self) -> int | None:
+        """The best score; None when not proven."""
+        return self.found if self.best_proven else None
+
+    @property
+    def winnable(self) -> bool | None:
+        """True when a win was found (a win is its own proof), False when no line can
+        win, None when the limit came first."""
+        if self.found == self.of:
+            return True
+        return False if self.upper_bound < self.of else None
+
+
 @dataclass(frozen=True)
-class Hint:
+class Hint(Bounded):
     """A legal move from a position and the best score of the lines through it, counted
     from the start of the deal: `found` is the longest line found (a proven lower bound),
     `upper_bound` the most any line through it may score as far as proven, `of` a win.
@@ -209,20 +236,7 @@ class Hint:
 
     @property
     def proven(self) -> bool:
-        return self.found == self.upper_bound
-
-    @property
-    def best(self) -> int | None:
-        """The most cards a line through the move scores; None when not proven."""
-        return self.found if self.proven else None
-
-    @property
-    def winnable(self) -> bool | None:
-        """True when a win through the move was found (a win is its own proof), False
-        when no line through it can win, None when the limit came first."""
-        if self.found == self.of:
-            return True
-        return False if self.upper_bound < self.of else None
+        return self.best_proven
 
     def to_json(self) -> dict[str, Any]:
         return {"card": str(self.card), "fan": self.fan, "winnable": self.winnable,
@@ -238,10 +252,6 @@ class _Choice:
     fan: int
     line: tuple[int, ...]  # the longest line found through the move, from the start
     upper_bound: int  # no line through it plays more, from the start position
-
-    @property
-    def proven(self) -> bool:
-        return len(self.line) == self.upper_bound
 
 
 class _Engine:
@@ -426,7 +436,7 @@ class Step:
 
 
 @dataclass(frozen=True)
-class Analysis:
+class Analysis(Bounded):
     """A line from a position, move by move, against the best play. The best score of the
     position (from the start of the deal) lies between `found`, the longest line found,
     and `upper_bound`; `given` says the line was given rather than the solver's best
@@ -442,23 +452,8 @@ class Analysis:
     seconds: float
 
     @property
-    def best_proven(self) -> bool:
-        """The best score of the position is proven (a win found always is)."""
-        return self.found == self.upper_bound
-
-    @property
-    def best(self) -> int | None:
-        return self.found if self.best_proven else None
-
-    @property
     def proven(self) -> bool:
         return self.best_proven and all(step.proven for step in self.steps)
-
-    @property
-    def winnable(self) -> bool | None:
-        if self.found == self.of:
-            return True
-        return False if self.upper_bound < self.of else None
 
     @property
     def critical(self) -> int:
