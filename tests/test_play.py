@@ -32,9 +32,10 @@ from blackhole.play.app import (
     RulesScreen,
     SaveScreen,
     Table,
+    review_text,
 )
 from blackhole.play.board import FAN_LETTERS, table_size
-from blackhole.play.session import save_text
+from blackhole.play.session import review, save_text
 from blackhole.rules import Game, Outcome
 
 from .conftest import ROOT
@@ -666,3 +667,42 @@ def test_an_unsolvable_deal_ends_blocked_with_its_exact_best_score() -> None:
         assert f"That is the best possible on this deal: {exact}/51." in text
 
     drive(PlayApp(spec), script)
+
+
+@needs_engine
+def test_the_end_review_names_only_a_proven_losing_move() -> None:
+    """The start's best is known exactly; every other position is asked with a limit that
+    has passed, so the engine proves nothing about it: no move may be named as lost."""
+    from blackhole.best import best_score
+
+    start = load_position("pysol:837")
+    game = Game(start)
+    for card in greedy_line("pysol:837"):
+        game = game.play_card(card)
+    exact = review(game, {}, best_score)
+    assert exact.proven and exact.best == reference_best()[837] and exact.lost_at is not None
+    known = {(): best_score(start)}
+    open_ = review(game, known, lambda position: best_score(position, timeout=1e-4))
+    assert not any(best.proven for moves, best in known.items() if moves)  # asked, open
+    assert open_.best == exact.best and open_.lost_at is None
+    text = str(review_text(open_, str))
+    assert "left open which move cost cards" in text and "That is the best" not in text
+
+
+@needs_engine
+def test_the_coach_claims_no_loss_the_limit_left_open(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine asked with a limit that has passed proves nothing: the coach says so,
+    and never that the game cannot be won (pysol:837 cannot, but that was not shown)."""
+    asked = engine.best_of
+    monkeypatch.setattr(engine, "best_of", lambda position, timeout=None:
+                        asked(position, 1e-4))
+
+    async def script(game: PlayApp, pilot) -> None:
+        await pilot.press("w")
+        await settle(game, pilot)
+        found = game.table.bests[()]
+        assert not found.proven and found.upper_bound == 51
+        assert shown(game, "#coach") == \
+            f"coach: no win found in the time limit; a line reaches {found.best}/51"
+
+    drive(PlayApp("pysol:837"), script)

@@ -381,6 +381,10 @@ class Table(Screen):
         if now.best >= of:
             self.coach_says("coach: still winnable", "green")
             return
+        if now.upper_bound >= of:  # neither a win found nor one ruled out
+            self.coach_says(f"coach: no win found in the time limit; a line reaches "
+                            f"{now.best}/{of}", "yellow")
+            return
         before = self.bests.get(moves[:-1]) if moves else None
         last = self.shown(self.game.state.hole)
         if before is not None and before.best >= of:
@@ -560,11 +564,14 @@ def review_text(found: Review, name: Callable[[Card | None], str]) -> Text:
     out = Text()
     limit = "" if found.proven else " (at least: the time limit was reached)"
     where = "from where this game started" if found.started else "on this deal"
-    if found.lost_at is None:
+    if found.lost_at is None and found.score >= found.best:
         out.append(f"That is the best possible {where}: {found.best}/{of}{limit}.",
                    style="green")
         return out
     out.append(f"The best possible {where}: {found.best}/{of}{limit}.\n", style="bold")
+    if found.lost_at is None:
+        out.append("The time limit left open which move cost cards.")
+        return out
     move = f"Move {found.lost_at + 1} ({name(found.lost_card)} from fan " \
            f"{board.FAN_LETTERS[found.lost_fan]})"
     verdict = "lost the game" if found.best >= of else "was the first to cost cards"
