@@ -396,7 +396,8 @@ class Tmux:
     server: keys sent by tmux, the screen read back."""
 
     def __init__(self, folder: Path, width: int, height: int) -> None:
-        self.tmux = ["tmux", "-L", f"blackhole-play-{os.getpid()}"]
+        # a server of its own per test: a server being killed may still hold a shared name
+        self.tmux = ["tmux", "-L", f"blackhole-play-{os.getpid()}-{width}x{height}"]
         env = f"PYTHONPATH={ROOT / 'src'} TERM=xterm-256color"
         # COLUMNS and LINES, when set, override the terminal's own size (Textual reads them)
         command = f"cd {folder} && env -u COLUMNS -u LINES {env} {sys.executable} -m " \
