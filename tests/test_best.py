@@ -13,10 +13,13 @@ import random
 from functools import cache
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from blackhole.backends import Verdict, make_backend
-from blackhole.best import Best, analyze, best_score, hints
+from blackhole.best import Analysis, Best, Step, analyze, best_score, hints, keeps
+from blackhole.cards import Card
 from blackhole.cli import app
 from blackhole.deal import Position, load_position
 from blackhole.errors import InputError
@@ -291,6 +294,126 @@ def test_analyze_refuses_an_illegal_line() -> None:
                             load_position("pysol:2").deal.fans[0][0]])
 
 
+# ---------------------------------------------------------------- answers at the limit
+
+SPENT = 1e-4  # a limit that has passed before the solver is asked anything
+
+
+@cache
+def full_analysis(spec: str) -> Analysis:
+    return analyze(spec)
+
+
+def agrees(limited: Analysis, truth: Analysis) -> None:
+    """Every answer the limited analysis gives equals the unlimited one; what it leaves
+    open is None, and its counts hold proven facts only."""
+    assert truth.proven and len(limited.steps) == len(truth.steps)
+    assert limited.best in (None, truth.best) and limited.winnable in (None, truth.winnable)
+    assert limited.found <= truth.best <= limited.upper_bound
+    for mine, real in zip(limited.steps, truth.steps, strict=True):
+        assert (mine.number, mine.card, mine.legal) == (real.number, real.card, real.legal)
+        for name in ("good", "critical", "loses", "best_before", "best_after"):
+            assert getattr(mine, name) in (None, getattr(real, name)), (mine.number, name)
+        assert mine.proven == (None not in (mine.good, mine.critical, mine.best_before,
+                                            mine.best_after))
+    assert limited.critical == sum(step.critical is True for step in limited.steps)
+    assert limited.critical + limited.critical_unknown >= truth.critical >= limited.critical
+    if limited.first_loss_known:
+        assert limited.first_loss == (truth.first_loss and limited.steps[
+            truth.first_loss.number - truth.moved - 1])
+    assert limited.proven == (limited.best_proven and all(s.proven for s in limited.steps))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 8), st.integers(0, 3), st.integers(0, 3)),
+                min_size=1, max_size=5), st.data())
+def test_step_answers_follow_only_from_proven_bounds(moves, data) -> None:
+    """Each legal move has a true best t between a line found (t - below) and a bound
+    (t + above): every answer a Step gives is the true one, or None."""
+    truths = [t for t, _, _ in moves]
+    bounds = tuple((t - below, t + above) for t, below, above in moves)
+    chosen = data.draw(st.integers(0, len(moves) - 1))
+    step = Step(1, Card(2, "S"), 0, bounds, chosen)
+    best = max(truths)
+    kept = [t == best for t in truths]
+    truth = {"best_before": best, "best_after": truths[chosen], "good": sum(kept),
+             "critical": sum(kept) == 1 and len(moves) > 1, "loses": truths[chosen] < best}
+    for name, value in truth.items():
+        assert getattr(step, name) in (None, value), name
+    for move, keep in enumerate(kept):
+        assert keeps(move, bounds) in (None, keep)
+    exact = Step(1, Card(2, "S"), 0, tuple((t, t) for t in truths), chosen)
+    assert exact.proven and all(getattr(exact, name) == value for name, value in truth.items())
+
+
+def test_hints_at_a_spent_limit_claim_nothing_unproven() -> None:
+    lost = hints("pysol:837", timeout=SPENT)  # unsolvable, and no greedy win
+    assert len(lost) == 3 and not any(h.proven for h in lost)
+    assert all(h.winnable is None and h.best is None for h in lost)
+    assert all(h.found <= exact()[837] <= h.upper_bound for h in lost)
+    start = load_position("pysol:2")
+    for h in hints(start, timeout=SPENT):  # the greedy win proves one move winnable
+        after = Game(start).play(h.fan).position
+        won = solve(after.deal).verdict is Verdict.SOLVED
+        assert h.winnable in (None, won) and h.best in (None, 51 if won else
+                                                        best_score(after, "search").best)
+        assert h.proven == (h.best is not None)
+    assert any(h.winnable for h in hints(start, timeout=SPENT))
+
+
+def test_analysis_at_a_spent_limit_claims_nothing_unproven() -> None:
+    game = Game(load_position("pysol:837"))
+    while game.legal():  # the first legal move each time
+        game = game.play(game.legal()[0][1])
+    found = analyze("pysol:837", list(game.played), timeout=SPENT)
+    assert found.best is None and found.winnable is None and not found.best_proven
+    assert found.critical == 0 and not found.first_loss_known
+    assert found.critical_unknown == sum(step.legal > 1 for step in found.steps) > 0
+    for step in found.steps:
+        assert step.good == (1 if step.legal == 1 else None)
+        assert step.critical == (False if step.legal == 1 else None)
+    won = analyze("pysol:2", timeout=SPENT)  # a win found is proven at once
+    assert won.best == 51 and won.best_proven and won.winnable and not won.proven
+    agrees(won, full_analysis("pysol:2"))
+
+
+@pytest.mark.parametrize("timeout", [0.05, 0.2])
+def test_analysis_at_the_limit_agrees_with_the_full_analysis(timeout: float) -> None:
+    truth = full_analysis("pysol:2")
+    line = [step.card for step in truth.steps]
+    agrees(analyze("pysol:2", line, timeout=timeout), truth)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("timeout", [0.5, 1.5, 3.0])
+def test_analysis_of_837_at_the_limit_agrees_with_the_full_analysis(timeout: float) -> None:
+    truth = full_analysis("pysol:837")
+    assert truth.critical == 9
+    agrees(analyze("pysol:837", [step.card for step in truth.steps], timeout=timeout), truth)
+
+
+def test_text_at_the_limit_marks_what_is_unknown() -> None:
+    text = run("analyze", "pysol:2", "--timeout", str(SPENT), "--ascii")
+    assert text.exit_code == 3, text.output
+    lines = text.output.splitlines()
+    assert lines[0] == "best from here: 51 of 51; analysing a best line"  # a win is proven
+    assert "critical ?" in text.output and "CRITICAL" not in text.output
+    assert lines[-1].startswith("0 critical move(s) (")
+    assert "unknown: limit reached); first move that loses: none" in lines[-1]  # the win
+    hint = run("hint", "pysol:837", "--timeout", str(SPENT), "--ascii")
+    assert hint.exit_code == 3 and "not winnable" not in hint.output
+    assert hint.output.count("winnable ?, best ? of 51") == 3
+    assert "3 not proven (limit reached)" in hint.output
+    data = json.loads(run("hint", "pysol:837", "--timeout", str(SPENT), "--json").output)
+    assert (data["best"], data["winnable"], data["proven"], data["unknown"]) == \
+        (None, None, False, 3)
+    assert {(m["winnable"], m["best"]) for m in data["moves"]} == {(None, None)}
+    data = json.loads(run("analyze", "pysol:2", "--timeout", str(SPENT), "--json").output)
+    assert data["best"] == 51 and data["critical"] == 0 and data["first_loss"] is None
+    assert data["first_loss_known"] and data["critical_unknown"] > 0
+    assert any(step["critical"] is None and step["good"] is None for step in data["steps"])
+
+
 # ---------------------------------------------------------------- the command line
 
 
@@ -300,10 +423,11 @@ def test_best_command_text_and_json() -> None:
     assert "best: 47 of 51 (proven optimal" in text.output
     assert "blocked after 47 of 51 cards; replayed by the rules engine" in text.output
     data = json.loads(run("best", "pysol:2", "--after", "KH AD", "--json").output)
-    assert set(data) == {"deal", "after", "best", "of", "proven", "upper_bound", "moves",
-                         "backend", "solver", "seconds", "stats"}
-    assert (data["deal"], data["after"], data["best"], data["of"], data["proven"],
+    assert set(data) == {"deal", "after", "moved", "best", "of", "proven", "upper_bound",
+                         "moves", "backend", "solver", "seconds", "stats"}
+    assert (data["deal"], data["moved"], data["best"], data["of"], data["proven"],
             data["upper_bound"]) == ("pysol:2", 2, 51, 51, True, 51)
+    assert data["after"] == [{"card": "KH", "fan": 12}, {"card": "AD", "fan": 7}]
     assert len(data["moves"]) == 49 and set(data["moves"][0]) == {"card", "fan"}
     for backend in BACKENDS:
         data = json.loads(run("best", "pysol:1", "--backend", backend, "--json").output)
@@ -321,11 +445,12 @@ def test_hint_command_text_and_json() -> None:
     text = run("hint", "pysol:2", "--ascii")
     assert text.exit_code == 0 and "winnable, best 51 of 51" in text.output
     data = json.loads(run("hint", "pysol:1", "--json").output)
-    assert set(data) == {"deal", "after", "of", "best", "winnable", "proven", "moves",
-                         "seconds"}
-    assert data["best"] == 3 and not data["winnable"] and data["proven"]
+    assert set(data) == {"deal", "after", "moved", "of", "best", "winnable", "proven",
+                         "unknown", "moves", "seconds"}
+    assert data["best"] == 3 and data["winnable"] is False and data["proven"]
+    assert data["unknown"] == 0
     assert [set(move) for move in data["moves"]] == [
-        {"card", "fan", "winnable", "best", "proven"}] * 2
+        {"card", "fan", "winnable", "best", "found", "upper_bound", "proven"}] * 2
 
 
 def test_analyze_command_text_and_json() -> None:
@@ -333,11 +458,13 @@ def test_analyze_command_text_and_json() -> None:
     assert text.exit_code == 0, text.output
     assert "first move that loses: move 2 (3S), best 51 to 5" in text.output
     data = json.loads(run("analyze", "pysol:1", "--json").output)
-    assert set(data) == {"deal", "after", "best", "of", "proven", "winnable", "line",
-                         "score", "steps", "critical", "first_loss", "seconds"}
+    assert set(data) == {"deal", "after", "moved", "best", "found", "upper_bound", "of",
+                         "proven", "winnable", "line", "score", "steps", "critical",
+                         "critical_unknown", "first_loss", "first_loss_known", "seconds"}
     assert data["line"] == "best" and data["first_loss"] is None and len(data["steps"]) == 3
+    assert data["first_loss_known"] and data["critical_unknown"] == 0
     assert set(data["steps"][0]) == {"move", "card", "fan", "legal", "good", "critical",
-                                     "best_before", "best_after", "proven"}
+                                     "loses", "best_before", "best_after", "proven"}
 
 
 @pytest.mark.parametrize("args", [

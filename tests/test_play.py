@@ -25,8 +25,17 @@ from blackhole.deal import load_position
 from blackhole.errors import InternalError
 from blackhole.pipeline import solve
 from blackhole.play import engine
-from blackhole.play.app import EndScreen, PlayApp, RulesScreen, SaveScreen, Table
-from blackhole.play.board import FAN_LETTERS
+from blackhole.play.app import (
+    ConfirmScreen,
+    EndScreen,
+    PlayApp,
+    RulesScreen,
+    SaveScreen,
+    Table,
+    review_text,
+)
+from blackhole.play.board import FAN_LETTERS, table_size
+from blackhole.play.session import review, save_text
 from blackhole.rules import Game, Outcome
 
 from .conftest import ROOT
@@ -35,11 +44,11 @@ SIZE = (80, 24)
 Script = Callable[[PlayApp, object], Awaitable[None]]
 
 
-def drive(game: PlayApp, script: Script) -> None:
-    """Run `game` headless at 80×24 and let `script(app, pilot)` play it."""
+def drive(game: PlayApp, script: Script, size: tuple[int, int] = SIZE) -> None:
+    """Run `game` headless (at 80×24) and let `script(app, pilot)` play it."""
 
     async def main() -> None:
-        async with game.run_test(size=SIZE) as pilot:
+        async with game.run_test(size=size) as pilot:
             await pilot.pause()
             await script(game, pilot)
 
@@ -268,6 +277,85 @@ def test_a_save_that_fails_says_why_and_stays_open(tmp_path: Path) -> None:
     drive(PlayApp("pysol:2", folder=tmp_path), script)
 
 
+def test_save_asks_before_it_replaces_a_file(tmp_path: Path) -> None:
+    kept = tmp_path / "mine.moves"
+    kept.write_text("# not a game of this deal\n")
+
+    async def script(game: PlayApp, pilot) -> None:
+        await pilot.press("s")
+        field = game.screen.query_one("#save-path")
+        field.value = str(kept)
+        await pilot.press("enter")  # the file exists: asked, not written
+        assert isinstance(game.screen, SaveScreen)
+        assert f"{kept} exists: Enter again replaces it" in \
+            str(game.screen.query_one("#save-error").render())
+        assert kept.read_text() == "# not a game of this deal\n"
+        await pilot.press("escape")  # cancelled: still not written
+        assert isinstance(game.screen, Table) and kept.read_text().startswith("# not a game")
+        await pilot.press("s")
+        game.screen.query_one("#save-path").value = str(kept)
+        await pilot.press("enter", "enter")  # asked, then agreed
+        assert isinstance(game.screen, Table)
+        assert kept.read_text() == save_text(game.table.game, "pysol:2")
+
+    drive(PlayApp("pysol:2", "2S 3S", folder=tmp_path), script)
+    assert load_position("pysol:2", f"@{kept}").history == load_position("pysol:2", "2S 3S").history
+
+
+def test_a_new_deal_asks_before_it_drops_a_game(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(engine, "missing", lambda: "no hints in this test")  # no prefetch
+
+    async def script(game: PlayApp, pilot) -> None:
+        table = game.table
+        await pilot.press("b")  # 2♠: a game in progress
+        await pilot.press("N")
+        assert isinstance(game.screen, ConfirmScreen)
+        assert "Drop this game (1/51, 1 moves not saved)" in \
+            str(game.screen.query_one("#question").render())
+        await pilot.press("n")  # kept
+        assert isinstance(game.screen, Table)
+        assert table.spec == "pysol:2" and table.game.moves == (1,)
+        await pilot.press("N", "escape")  # kept again
+        assert table.spec == "pysol:2" and table.game.moves == (1,)
+        await pilot.press("N", "y")  # dropped
+        assert isinstance(game.screen, Table) and table.spec == "random:41"
+        assert table.game.moves == ()
+        await pilot.press("N")  # nothing played on this deal: no question
+        assert isinstance(game.screen, Table) and table.spec == "random:42"
+        await pilot.press(letter(table.game.legal()[0][1]), "s", "enter")
+        await pilot.press("N")  # saved: nothing to lose
+        assert isinstance(game.screen, Table) and table.spec == "random:43"
+
+    seeds = iter(range(41, 50))
+    drive(PlayApp("pysol:2", folder=tmp_path, seeds=lambda: next(seeds)), script)
+
+
+def test_a_terminal_too_small_for_every_fan_says_so() -> None:
+    need = table_size(load_position("pysol:2").deal)
+
+    async def script(game: PlayApp, pilot) -> None:
+        table = game.table
+        warning = table.query_one("#small")
+        assert not warning.display
+        for fan in range(17):  # at the size it names, every fan lies on the screen
+            region = table.query_one(f"#fan-{letter(fan)}").region
+            assert region.right <= need[0] and region.bottom <= need[1]
+        assert table.query_one("#keys").region.bottom <= need[1]
+        for size in ((need[0] - 1, need[1]), (need[0], need[1] - 1), (40, 12)):
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+            assert warning.display, size
+            assert str(warning.render()) == (
+                f"terminal too small: the 17 fans need {need[0]}x{need[1]}, this one is "
+                f"{size[0]}x{size[1]}; enlarge it (Q quits)")
+        await pilot.resize_terminal(*need)
+        await pilot.pause()
+        assert not warning.display
+
+    drive(PlayApp("pysol:2"), script, size=need)
+
+
 # ---------------------------------------------------------------- the command
 
 
@@ -295,47 +383,92 @@ def test_quitting_never_waits_for_the_engine() -> None:
     assert done.stdout == "left\n" and time.monotonic() - began < 20
 
 
-@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
-def test_a_real_terminal_under_tmux(tmp_path: Path) -> None:
-    """The game in a real 80×24 terminal: keys sent by tmux, the screen read back."""
-    socket = f"blackhole-play-{os.getpid()}"
-    tmux = ["tmux", "-L", socket]
-    env = f"PYTHONPATH={ROOT / 'src'} TERM=xterm-256color"
-    command = f"cd {tmp_path} && env {env} {sys.executable} -m blackhole play pysol:2; " \
-              "sleep 30"
+def test_play_without_a_terminal_is_one_line_exit_2() -> None:
+    done = subprocess.run([sys.executable, "-m", "blackhole", "play", "pysol:2"],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, timeout=60)
+    assert done.returncode == 2 and done.stdout == "", done.stdout
+    assert done.stderr.count("\n") == 1 and "not a terminal" in done.stderr
 
-    def screen() -> str:
-        return subprocess.run([*tmux, "capture-pane", "-p", "-t", "game"], check=True,
-                              capture_output=True, text=True).stdout
 
-    def wait_for(text: str) -> str:
+class Tmux:
+    """`blackhole play pysol:2` in a real terminal of `width`×`height` under its own tmux
+    server: keys sent by tmux, the screen read back."""
+
+    def __init__(self, folder: Path, width: int, height: int) -> None:
+        # a server of its own per test: a server being killed may still hold a shared name
+        self.tmux = ["tmux", "-L", f"blackhole-play-{os.getpid()}-{width}x{height}"]
+        env = f"PYTHONPATH={ROOT / 'src'} TERM=xterm-256color"
+        # COLUMNS and LINES, when set, override the terminal's own size (Textual reads them)
+        command = f"cd {folder} && env -u COLUMNS -u LINES {env} {sys.executable} -m " \
+                  "blackhole play pysol:2; sleep 30"
+        self.run("new-session", "-d", "-s", "game", "-x", str(width), "-y", str(height),
+                 command)
+
+    def run(self, *args: str) -> str:
+        return subprocess.run([*self.tmux, *args], check=True, capture_output=True,
+                              text=True).stdout
+
+    def screen(self) -> str:
+        return self.run("capture-pane", "-p", "-t", "game")
+
+    def send(self, key: str) -> None:
+        self.run("send-keys", "-t", "game", key)
+
+    def wait_until(self, ok: Callable[[str], bool]) -> str:
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
-            if text in (now := screen()):
+            if ok(now := self.screen()):
                 return now
             time.sleep(0.1)
-        raise AssertionError(f"{text!r} never showed:\n{screen()}")
+        raise AssertionError(f"never shown:\n{self.screen()}")
 
-    subprocess.run([*tmux, "new-session", "-d", "-s", "game", "-x", "80", "-y", "24",
-                    command], check=True)
+    def wait_for(self, text: str) -> str:
+        return self.wait_until(lambda screen: text in screen)
+
+    def close(self) -> None:
+        subprocess.run([*self.tmux, "kill-server"], capture_output=True)
+
+
+needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+
+@needs_tmux
+def test_a_small_real_terminal_says_so_until_it_grows(tmp_path: Path) -> None:
+    terminal = Tmux(tmp_path, 60, 20)
     try:
-        first = wait_for("score 0/51")
+        small = terminal.wait_for("terminal too small")
+        assert "need 69x15, this one is 60x20" in small.replace("\n", "")
+        terminal.run("resize-window", "-t", "game", "-x", "80", "-y", "24")
+        grown = terminal.wait_until(lambda text: "too small" not in text
+                                    and "score 0/51" in text)
+        assert "hole  A♠" in grown
+    finally:
+        terminal.close()
+
+
+@needs_tmux
+def test_a_real_terminal_under_tmux(tmp_path: Path) -> None:
+    """The game in a real 80×24 terminal: keys sent by tmux, the screen read back."""
+    terminal = Tmux(tmp_path, 80, 24)
+    try:
+        first = terminal.wait_for("score 0/51")
         lines = first.splitlines()
         assert len(lines) <= 24 and max(len(line) for line in lines) <= 80
-        assert "hole  A♠" in first and "pysol:2" in first
+        assert "hole  A♠" in first and "pysol:2" in first and "too small" not in first
         assert " a   b   c" in first and "▸2♠" in first and "▸K♥" in first
-        subprocess.run([*tmux, "send-keys", "-t", "game", "b"], check=True)
-        after = wait_for("score 1/51")
+        terminal.send("b")
+        after = terminal.wait_for("score 1/51")
         assert "hole  2♠" in after and "▸3♠" in after
-        subprocess.run([*tmux, "send-keys", "-t", "game", "a"], check=True)
-        refused = wait_for("does not fit")
+        terminal.send("a")
+        refused = terminal.wait_for("does not fit")
         assert "score 1/51" in refused and "10♣ (fan a) does not fit on 2♠" in refused
-        subprocess.run([*tmux, "send-keys", "-t", "game", "u"], check=True)
-        assert "hole  A♠" in wait_for("undos 1")
-        subprocess.run([*tmux, "send-keys", "-t", "game", "Q"], check=True)
-        assert "pysol:2: 0 of 51 cards moved" in wait_for("deals it again")
+        terminal.send("u")
+        assert "hole  A♠" in terminal.wait_for("undos 1")
+        terminal.send("Q")
+        assert "pysol:2: 0 of 51 cards moved" in terminal.wait_for("deals it again")
     finally:
-        subprocess.run([*tmux, "kill-server"], capture_output=True)
+        terminal.close()
 
 
 # ---------------------------------------------------------------- the hint engine
@@ -538,3 +671,42 @@ def test_an_unsolvable_deal_ends_blocked_with_its_exact_best_score() -> None:
         assert f"That is the best possible on this deal: {exact}/51." in text
 
     drive(PlayApp(spec), script)
+
+
+@needs_engine
+def test_the_end_review_names_only_a_proven_losing_move() -> None:
+    """The start's best is known exactly; every other position is asked with a limit that
+    has passed, so the engine proves nothing about it: no move may be named as lost."""
+    from blackhole.best import best_score
+
+    start = load_position("pysol:837")
+    game = Game(start)
+    for card in greedy_line("pysol:837"):
+        game = game.play_card(card)
+    known = {(): best_score(start)}  # 50 of 51, proven: the greedy game lost cards
+    open_ = review(game, known, lambda position: best_score(position, timeout=1e-4))
+    assert not any(best.proven for moves, best in known.items() if moves)  # asked, open
+    assert open_.best == reference_best()[837] > game.score and open_.lost_at is None
+    text = str(review_text(open_, str))
+    assert "left open which move cost cards" in text and "That is the best" not in text
+
+
+@needs_engine
+def test_the_coach_claims_no_loss_the_limit_left_open(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine asked with a limit that has passed proves nothing: the coach says so,
+    and never that the game cannot be won (pysol:837 cannot, but that was not shown)."""
+    best_of, hints_of = engine.best_of, engine.hints_of
+    monkeypatch.setattr(engine, "best_of", lambda position, timeout=None:
+                        best_of(position, 1e-4))
+    monkeypatch.setattr(engine, "hints_of", lambda position, timeout=None:
+                        hints_of(position, 1e-4))
+
+    async def script(game: PlayApp, pilot) -> None:
+        await pilot.press("w")
+        await settle(game, pilot)
+        found = game.table.bests[()]
+        assert not found.proven and found.upper_bound == 51
+        assert shown(game, "#coach") == \
+            f"coach: no win found in the time limit; a line reaches {found.best}/51"
+
+    drive(PlayApp("pysol:837"), script)

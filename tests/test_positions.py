@@ -177,7 +177,7 @@ def test_bad_boards_are_one_line_exit_2(tmp_path, edit, words) -> None:
     ("2S 3H 2S", "error: --after: move 3 is illegal: 2S already played: '2S'"),
     ("2S QC", "error: --after: move 2 is illegal: QC is not a top card: 'QC'"),
     ("TC", "error: --after: move 1 is illegal: TC is not rank-adjacent to AS: 'TC'"),
-    ("AS", "error: --after: move 1 is illegal: AS already played: 'AS'"),
+    ("AS", "error: --after: move 1 is illegal: AS is the hole's top card, not on a fan: 'AS'"),
     ("2S ZZ", "error: --after: unknown suit in card: 'ZZ'"),
 ])
 def test_an_illegal_move_in_after_names_the_move_and_why(after: str, message: str) -> None:
@@ -281,11 +281,12 @@ def test_check_after_counts_from_the_start_of_the_deal(tmp_path) -> None:
     partial = run("check", "pysol:2", str(rest), "--after", " ".join(SOLUTION[:10]), "--json")
     data = json.loads(partial.output)
     assert partial.exit_code == 1
-    assert (data["after"], data["played"], data["total"], data["outcome"]) == \
+    assert (data["moved"], data["played"], data["total"], data["outcome"]) == \
         (10, 20, 51, "unfinished")
+    assert [move["card"] for move in data["after"]] == SOLUTION[:10]
     rest.write_text(SOLUTION[0])
     again = run("check", "pysol:2", str(rest), "--after", SOLUTION[0])
-    assert again.exit_code == 1 and "2S already played" in again.output
+    assert again.exit_code == 1 and "2S is the hole's top card, not on a fan" in again.output
     rest.write_text(SOLUTION[0])
     gone = run("check", "pysol:2", str(rest), "--after", " ".join(SOLUTION[:2]))
     assert f"{SOLUTION[0]} is already in the hole" in gone.output

@@ -75,7 +75,7 @@ def _chunks(items: list[Card], n: int) -> list[list[Card]]:
 
 def test_illegal_reasons() -> None:
     deal = load_deal("pysol:2")
-    assert replay(deal, cards("AS")).reason == "AS already played"
+    assert replay(deal, cards("AS")).reason == "AS is the hole's top card, not on a fan"
     assert replay(deal, cards("2S 2S")).reason == "2S already played"
     assert "not a top card" in replay(deal, cards("QC")).reason
     assert "not rank-adjacent" in replay(deal, cards("TC")).reason

@@ -26,11 +26,11 @@ import json
 import random
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from blackhole.cards import STANDARD_RANKS, SUITS, Card, deck, parse_card
+from blackhole.cards import STANDARD_RANKS, SUITS, Card, deck, parse_card, rank_adjacent
 from blackhole.errors import InputError, shorten
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ MAX_RANGE = 10_000_000  # deals in one range spec: more is a typo, not a benchma
 MAX_FILE_BYTES = 1_000_000  # deal, solution and spec-list files: a 1000-rank deck needs 40 kB
 EMPTY_FAN = "-"  # how a board writes an empty fan, keeping its place
 _PATH_SHOWN = 200  # characters of a path quoted in a message (one line, never 4 KB)
-_SPEC_DIGITS = 20  # digits of the largest number a spec takes (PySolFC's 2**64 - 1)
+RANDOM_LAST_SEED = 10**20  # random:SEED takes 0 to 10^20, as the README says
 
 
 @dataclass(frozen=True)
@@ -202,18 +202,19 @@ def read_card(token: str, source: str, line: int | None) -> Card:
 
 
 def _check_layout(fans: list[tuple[Card, ...]], fan_lines: list[int], entries: list[Entry],
-                  foundation: Card | None, source: str, last_line: int) -> None:
+                  foundation: Card | None, source: str, last_line: int,
+                  empty: str = f"'{EMPTY_FAN}'") -> None:
     """A standard deck lies as Black Hole (17 fans of 3 around a card in the hole) or All
     in a Row (13 fans of 4, an empty hole) when nothing is played; a position keeps every
-    fan in its place, each at most that size. Runs after the deck check, so the entries
-    hold each card once."""
+    fan in its place, each at most that size (`empty` says how the format writes an
+    empty fan). Runs after the deck check, so the entries hold each card once."""
     fresh = foundation is None or (len(entries) == len(SUITS) * STANDARD_RANKS
                                    and len(fans) != ALL_IN_A_ROW_LAYOUT[0])
     count, size = ALL_IN_A_ROW_LAYOUT if foundation is None or len(fans) == \
         ALL_IN_A_ROW_LAYOUT[0] else BLACK_HOLE_LAYOUT
     if len(fans) != count:
         message = f"expected {count} fans of {size}, found {len(fans)} fans" if fresh else \
-            f"a position keeps all {count} fans (write an empty fan as '{EMPTY_FAN}'), " \
+            f"a position keeps all {count} fans (write an empty fan as {empty}), " \
             f"found {len(fans)}"
         raise InputError(message, source, last_line, _fan_text(fans[-1]))
     for fan, line in zip(fans, fan_lines, strict=True):
@@ -289,7 +290,8 @@ def parse_json_position(text: str, source: str = "<json>") -> Position:
         raise InputError("no fans found", source, 1, "fans")
     check_deck(entries, ranks, source, foundation)
     if ranks == STANDARD_RANKS:
-        _check_layout(fans, fan_lines, entries, foundation, source, text.count("\n") + 1)
+        _check_layout(fans, fan_lines, entries, foundation, source, text.count("\n") + 1,
+                      empty="[]")
     deal = Deal(tuple(fans), foundation, ranks, name=source)
     raw_history = data.get("history", [])
     if not isinstance(raw_history, list):
@@ -358,12 +360,16 @@ class Position:
     """A deal part played. `deal` is the layout now; `moved` counts the cards moved onto
     the hole since the start and `of` the cards the whole deal moves (51 for a standard
     deal), so a line from here scores `moved` + the cards it plays. `history` holds the
-    cards moved, in order, when they are known (all `moved` of them), else it is empty."""
+    cards moved, in order, when they are known (all `moved` of them), else it is empty.
+    `after` holds the moves (card, 0-based fan) that `--after` played on the position a
+    spec holds to reach this one: an answer from here replays from the spec after them.
+    It says how the position was reached, not what it is, so equality ignores it."""
 
     deal: Deal
     moved: int
     of: int
     history: tuple[Card, ...] = ()
+    after: tuple[tuple[Card, int], ...] = field(default=(), compare=False)
 
     @property
     def progress(self) -> str:
@@ -405,7 +411,27 @@ def position_of(deal: Deal, history: list[Entry] | None = None,
     if last != deal.foundation:
         raise InputError("the last card of \"history\" must be the hole's card", source, line,
                          token)
+    _check_history_plays(deal, history, seen | on_fans, source)
     return Position(deal, moved, of, tuple(card for card, _, _ in history))
+
+
+def _check_history_plays(deal: Deal, history: list[Entry], placed: set[Card],
+                         source: str) -> None:
+    """The cards of "history", in order, form a legal line from the hole's starting card:
+    each is rank-adjacent to the one before it (the first to the starting card, which is
+    the one card of the deck on no fan and not in the history; All in a Row starts with
+    an empty hole, so its first card is free).
+
+    Nothing else can be illegal: the history's cards came off the tops of the fans, and
+    putting them back in reverse order, each onto a fan with room, rebuilds a deal from
+    which the history is a legal line (a card played later lay lower in its fan)."""
+    start = next((card for card in deck(deal.ranks) if card not in placed), None)
+    hole = start
+    for number, (card, line, token) in enumerate(history, start=1):
+        if hole is not None and not rank_adjacent(card.rank, hole.rank, deal.ranks):
+            raise InputError(f"\"history\" move {number} is illegal: {card} is not "
+                             f"rank-adjacent to {hole}", source, line, token)
+        hole = card
 
 
 # ---------------------------------------------------------------- sources
@@ -471,7 +497,8 @@ def _generated(spec: str, kind: str, number: str, variant: str) -> tuple[str, in
     canonical = ["any"] if any_card else []
     if ranks != STANDARD_RANKS:
         canonical.append(f"ranks={ranks}")
-    return "random", _number(spec, number, minimum=0), ":".join(canonical)
+    return "random", _number(spec, number, minimum=0, maximum=RANDOM_LAST_SEED), \
+        ":".join(canonical)
 
 
 RANDOM_RANKS = (2, 100)  # ranks=R: one rank never moves; 400 cards is far past any study
@@ -521,13 +548,37 @@ def load_position(spec: str, after: str | None = None) -> Position:
     holding moves in any format `check` reads (`@-`: stdin). An illegal move is an
     InputError naming the move and why; its source is `after` (the option's field) or
     the file."""
+    stdin_once(("the deal", spec == "-"), ("--after", after == "@-"))
     position = _load(spec)
     if after is None:
         return position
-    from blackhole.rules import advance
-
     moves, source = read_moves(after, "after")
-    return advance(position, moves, source)
+    return play_after(position, moves, source)
+
+
+def stdin_once(*uses: tuple[str, bool]) -> None:
+    """Standard input can be read once: an InputError when more than one of the named
+    inputs (name, read from stdin) would read it."""
+    named = [name for name, used in uses if used]
+    if len(named) > 1:
+        raise InputError(f"standard input can feed only one input, but {' and '.join(named)} "
+                         "both read it: save one to a file", "<stdin>", token="-")
+
+
+def play_after(position: Position, moves: list[Move], source: str) -> Position:
+    """The position after `moves` (replayed by the rules engine; an illegal move is an
+    InputError naming `source`), which records them in its `after`."""
+    from blackhole.rules import advance, replay
+
+    later = advance(position, moves, source)
+    where = position.deal.where()
+    played = tuple((card, where[card][0]) for card in replay(position.deal, moves).order)
+    return replace(later, after=position.after + played)
+
+
+def moves_json(moves: Iterable[tuple[Card, int]]) -> list[dict[str, object]]:
+    """Moves as every JSON answer writes them: `[{"card": "KH", "fan": 12}, ...]`."""
+    return [{"card": str(card), "fan": fan} for card, fan in moves]
 
 
 def read_moves(text: str, option: str) -> tuple[list[Move], str]:
@@ -609,9 +660,10 @@ def parse_position_text(text: str, source: str) -> Position:
     return position_of(parse_board(text, source))
 
 
-def _number(spec: str, text: str, minimum: int, maximum: int | None = None) -> int:
-    """A spec's number: ASCII digits only (`²` is no number), at most _SPEC_DIGITS long,
-    checked before Python converts it (5,000 digits would raise ValueError there)."""
+def _number(spec: str, text: str, minimum: int, maximum: int) -> int:
+    """A spec's number: ASCII digits only (`²` is no number), from `minimum` to
+    `maximum`; its length is checked before Python converts it (5,000 digits would raise
+    ValueError there)."""
     if text.startswith("-") and text[1:].isascii() and text[1:].isdigit():
         raise InputError(f"expected a whole number >= {minimum}, not a negative one", spec,
                          None, text)
@@ -620,9 +672,8 @@ def _number(spec: str, text: str, minimum: int, maximum: int | None = None) -> i
         if dash and first.isdigit() and last.isdigit():
             raise InputError("a range names several deals; this takes one", spec, None, text)
         raise InputError(f"expected a whole number >= {minimum}", spec, None, text)
-    if len(text.lstrip("0")) > _SPEC_DIGITS or int(text) > (maximum or 10**_SPEC_DIGITS):
-        bound = maximum if maximum is not None else f"{_SPEC_DIGITS} digits"
-        raise InputError(f"expected a whole number <= {bound}", spec, None, text)
+    if len(text.lstrip("0")) > len(str(maximum)) or int(text) > maximum:
+        raise InputError(f"expected a whole number <= {maximum}", spec, None, text)
     if int(text) < minimum:
         raise InputError(f"expected a whole number >= {minimum}", spec, None, text)
     return int(text)

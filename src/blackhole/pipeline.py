@@ -11,7 +11,7 @@ from typing import Any
 
 from blackhole.backends import Options, Result, Verdict, make_backend, split_label
 from blackhole.cards import Card
-from blackhole.deal import Deal, load_deal
+from blackhole.deal import Deal, Position, load_deal, moves_json
 from blackhole.errors import InternalError
 from blackhole.problem import Problem, build_problem
 from blackhole.rules import Replay, replay
@@ -31,18 +31,18 @@ class Solution:
     def verdict(self) -> Verdict:
         return self.result.verdict
 
-    def to_json(self, spec: str = "") -> dict[str, Any]:
-        """The stable JSON schema documented in the README."""
+    def to_json(self, spec: str = "", position: Position | None = None) -> dict[str, Any]:
+        """The stable JSON schema documented in the README. An answer from a position
+        (`position` with cards moved) adds `after`, the moves played on the position
+        `spec` holds, and `moved`, the cards moved from the start of the deal before
+        `moves`: `check` replays such an answer from `spec`."""
         result = self.result
-        return {
-            "deal": spec or self.deal.name,
-            "verdict": result.verdict.value,
-            "moves": [{"card": str(card), "fan": fan} for card, fan in self.moves],
-            "backend": result.backend,
-            "solver": result.solver,
-            "seconds": round(result.seconds, 6),
-            "stats": result.stats,
-        }
+        data: dict[str, Any] = {"deal": spec or self.deal.name}
+        if position is not None and position.moved:
+            data.update(after=moves_json(position.after), moved=position.moved)
+        return {**data, "verdict": result.verdict.value, "moves": moves_json(self.moves),
+                "backend": result.backend, "solver": result.solver,
+                "seconds": round(result.seconds, 6), "stats": result.stats}
 
 
 def decode(problem: Problem, result: Result, deal: Deal) -> Solution:

@@ -133,7 +133,9 @@ def replay(deal: Deal, moves: Sequence[Card | Move]) -> Replay:
             card = top_card(deal, state, fan)
             if card is None:
                 return illegal(i, f"fan {fan + 1} is empty")
-        if card == deal.foundation or card in seen:
+        if card == deal.foundation:
+            return illegal(i, f"{card} is the hole's top card, not on a fan")
+        if card in seen:
             return illegal(i, f"{card} already played")
         if card not in where:
             in_deck = 1 <= card.rank <= deal.ranks and card.suit in SUITS

@@ -1,7 +1,8 @@
 """Solution files: read the three forms `blackhole check` accepts, write black-hole-solve's.
 
 - our JSON: the output of `blackhole solve --json` (`{"moves": [{"card": "KH", "fan": 12}]}`)
-  or a plain JSON list of cards;
+  or a plain JSON list of cards; an answer from a position adds `"after"`, the moves
+  played on its deal spec's position first (`parse_answer`, `check_answer`);
 - plain text: cards separated by spaces, commas or new lines;
 - black-hole-solve's output: `Move a card from stack N to the foundations` blocks, each
   with `Info: Card moved is KH`.
@@ -16,11 +17,24 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from blackhole.cards import Card
-from blackhole.deal import json_shown, json_token_lines, load_json, read_card
+from blackhole.deal import (
+    Position,
+    json_shown,
+    json_token_lines,
+    load_json,
+    load_position,
+    play_after,
+    read_card,
+    read_input,
+    read_moves,
+    source_name,
+    stdin_once,
+)
 from blackhole.errors import InputError
-from blackhole.rules import Move
+from blackhole.rules import Move, Replay, replay
 
 _STACK = re.compile(r"Move a card from stack ([0-9]{1,6}) to the foundations")
 _INFO = re.compile(r"Info: Card moved is (\S+)")
@@ -29,7 +43,23 @@ _MAX_FAN = 10**6  # far beyond any layout; keeps a huge index out of messages
 _VERDICTS = ("Unsolved!", "Intractable!")  # black-hole-solve's answers without moves
 
 
+@dataclass(frozen=True)
+class Answer:
+    """A solution file: its moves, and the moves it says were played first on its deal
+    spec's position (`"after"` in our JSON; None when it names none)."""
+
+    moves: tuple[Move, ...]
+    after: tuple[Move, ...] | None = None
+
+
 def parse_solution(text: str, source: str) -> list[Move]:
+    """The moves of a solution file in any of the three forms."""
+    return list(parse_answer(text, source).moves)
+
+
+def parse_answer(text: str, source: str) -> Answer:
+    """A solution file in any of the three forms, with its `"after"` when our JSON has
+    one."""
     text = text.lstrip("\ufeff")
     stripped = text.strip()
     if not stripped:
@@ -37,13 +67,13 @@ def parse_solution(text: str, source: str) -> list[Move]:
     if stripped[0] in "[{":
         return _parse_json(text, source)
     if _STACK.search(text):
-        return _parse_black_hole_solve(text, source)
+        return Answer(tuple(_parse_black_hole_solve(text, source)))
     first = stripped.split(None, 1)[0]
     if first in _VERDICTS:
         raise InputError(f"black-hole-solve's {first} holds no moves to replay (solve or "
                          "certify tests that claim)", source, 1 + text.count("\n", 0,
                                                                             text.find(first)))
-    return parse_cards(text, source)
+    return Answer(tuple(parse_cards(text, source)))
 
 
 def parse_cards(text: str, source: str) -> list[Move]:
@@ -55,12 +85,24 @@ def parse_cards(text: str, source: str) -> list[Move]:
     return moves
 
 
-def _parse_json(text: str, source: str) -> list[Move]:
+def _parse_json(text: str, source: str) -> Answer:
     data = load_json(text, source)
     items = data.get("moves") if isinstance(data, dict) else data
     if not isinstance(items, list):
         raise InputError("expected a list of moves or {\"moves\": [...]}", source, 1)
     lines = json_token_lines(text)
+    after = data.get("after") if isinstance(data, dict) else None
+    if after == 0 or after == []:  # `best --json` of a deal, as older versions wrote it
+        after = None
+    if after is not None and not isinstance(after, list):
+        raise InputError("\"after\" lists the moves played before the answer's own (run "
+                         "the command again for a file that names them)", source,
+                         lines.get("after"), json_shown(after))
+    return Answer(_json_moves(items, source, lines),
+                  None if after is None else _json_moves(after, source, lines))
+
+
+def _json_moves(items: list[object], source: str, lines: dict[str, int]) -> tuple[Move, ...]:
     moves = []
     for item in items:
         if isinstance(item, str):
@@ -75,7 +117,27 @@ def _parse_json(text: str, source: str) -> list[Move]:
         else:
             raise InputError("a move is a card or {\"card\": ..., \"fan\": ...}", source,
                              None, json_shown(item))
-    return moves
+    return tuple(moves)
+
+
+def check_answer(spec: str, after: str | None, solution: str) -> tuple[Position, Replay]:
+    """What `check` replays: the position `spec` holds, after the moves the solution file
+    names in its `"after"` (an answer from a position) or `after` (`--after`; when both
+    are given they must name the same moves), then the file's moves through the rules
+    engine. Bad input, and an `"after"` that does not play from `spec`, are InputErrors."""
+    stdin_once(("the deal", spec == "-"), ("--after", after == "@-"),
+               ("the solution", solution == "-"))
+    start = load_position(spec)
+    position = start if after is None else play_after(start, *read_moves(after, "after"))
+    source = source_name(solution)
+    answer = parse_answer(read_input(solution, "solution"), source)
+    if answer.after is not None:
+        saved = play_after(start, list(answer.after), source)
+        if after is not None and saved.after != position.after:
+            raise InputError("the answer starts after other moves than --after names (leave "
+                             "--after out: the file names its own)", source, None, "after")
+        position = saved
+    return position, replay(position.deal, answer.moves)
 
 
 def _parse_black_hole_solve(text: str, source: str) -> list[Move]:

@@ -66,7 +66,8 @@ class Options:
             raise InputError(f"must be a whole number from 0 to {MAX_SEED}", "seed",
                              token=str(self.seed))
         if self.features is not None and not isinstance(self.features, frozenset):
-            object.__setattr__(self, "features", frozenset(self.features))
+            names = (self.features,) if isinstance(self.features, str) else self.features
+            object.__setattr__(self, "features", frozenset(names))  # a str is one name
 
     @classmethod
     def make(cls, **values: object) -> Options:

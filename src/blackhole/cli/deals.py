@@ -20,9 +20,8 @@ from blackhole.cli.common import (
     console,
     user_errors,
 )
-from blackhole.deal import board_text, load_position, position_json, read_input, source_name
-from blackhole.rules import replay
-from blackhole.solutions import parse_solution
+from blackhole.deal import board_text, load_position, moves_json, position_json
+from blackhole.solutions import check_answer
 
 
 @app.command()
@@ -87,20 +86,20 @@ def check(spec: DealSpec,
     """Replay a solution through the rules engine; exit 0 if it wins, 1 if not.
 
     With --after the solution is replayed from that position, and cards count from the
-    start of the deal.
+    start of the deal. An answer that `solve --json` or `best --json` gave from a position
+    names its moves before (its "after"): they are replayed first.
     """
     with user_errors():
-        position = load_position(spec, after)
-        source = str(solution)
-        moves = parse_solution(read_input(source, "solution"), source_name(source))
-        judged = replay(position.deal, moves)
+        position, judged = check_answer(spec, after, str(solution))
+    illegal = None if judged.index is None else position.moved + judged.index + 1
     if as_json:
-        typer.echo(json.dumps({"deal": spec, "after": position.moved,
-                               "outcome": judged.outcome.value,
+        typer.echo(json.dumps({"deal": spec, "after": moves_json(position.after),
+                               "moved": position.moved, "outcome": judged.outcome.value,
                                "played": position.moved + judged.played, "total": position.of,
-                               "illegal_move": None if judged.index is None
-                               else judged.index + 1, "reason": judged.reason}))
+                               "illegal_move": illegal, "reason": judged.reason}))
     else:
         style = "green" if judged.won else "red"
-        console.print(Text(judged.describe(position.moved, position.of), style=style))
+        text = f"illegal at move {illegal}: {judged.reason}" if illegal is not None \
+            else judged.describe(position.moved, position.of)
+        console.print(Text(text, style=style))
     raise typer.Exit(EXIT_OK if judged.won else EXIT_NO)

@@ -1,5 +1,6 @@
 """play: Black Hole in the terminal (a Textual app), with undo, hints and a coach."""
 
+import sys
 from typing import Annotated
 
 import typer
@@ -18,8 +19,10 @@ def play(spec: Annotated[str | None, typer.Argument(
     """Play a deal: a fan's letter (or a click) plays its top card; u undo, r redo,
     H hint, w coach, s save, N new deal, ? rules, Q quit."""
     from blackhole.play.app import PlayApp
+    from blackhole.play.session import need_terminal
 
     with user_errors():
         game = PlayApp(spec, after, ascii_only=ascii_only)
+        need_terminal(sys.stdin, sys.stdout)
     game.run()
     typer.echo(game.summary())

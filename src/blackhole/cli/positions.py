@@ -28,18 +28,18 @@ from blackhole.cli.common import (
     user_errors,
     working,
 )
-from blackhole.deal import load_position, read_moves
+from blackhole.deal import load_position, read_moves, stdin_once
 from blackhole.rules import advance
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from blackhole.best import Analysis, Best
+    from blackhole.best import Analysis, Best, Hint
     from blackhole.certificates import Certificate
 
 TimeoutOption = Annotated[float | None, typer.Option(
-    min=0.0, help="Wall-clock limit in seconds; at the limit the answer is not proven "
-                  "(exit 3).")]
+    help="Wall-clock limit in seconds (> 0); at the limit the answer is not proven "
+         "(exit 3).", show_default=False)]
 
 
 @app.command()
@@ -82,7 +82,7 @@ def best(
             with working(f"certifying the best score of {spec}"):
                 cert = certify_best(found, position, certify, spec)
     if as_json:
-        data = found.to_json(spec)
+        data = found.to_json(spec, position.after)
         if certify is not None:
             data["certificate"] = None if cert is None else str(cert.folder)
         typer.echo(json.dumps(data))
@@ -137,7 +137,7 @@ def hint(
     """Every legal move from a deal or position, best first: whether the game stays
     winnable after it, and the best score still reachable (counted from the start of the
     deal, so a move that keeps the win shows 51). Exit 3 when the limit came first."""
-    from blackhole.best import hints, hints_json
+    from blackhole.best import hints, hints_json, summarise
 
     with user_errors():
         Options(timeout=timeout)
@@ -146,7 +146,7 @@ def hint(
         with working(f"weighing the moves of {spec}"):
             found = hints(position, timeout=timeout)
         seconds = time.perf_counter() - began
-    proven = all(h.proven for h in found)
+    summary = summarise(position, found)
     if as_json:
         typer.echo(json.dumps(hints_json(spec, position, found, seconds)))
     else:
@@ -154,16 +154,27 @@ def hint(
         if not found:
             out.print(f"no legal move: {position.moved} of {position.of} moved")
         for h in found:
-            line = Text(f"fan {h.fan + 1:>2}: ")
-            line.append(card_text(h.card, ascii_only))
-            verdict = "winnable" if h.winnable else "not winnable"
-            line.append(f"  {verdict}, best {h.best} of {position.of}",
-                        style="green" if h.winnable else "red")
-            if not h.proven:
-                line.append(" (at least; limit reached)", style="yellow")
-            out.print(line)
-        out.print(f"{len(found)} legal move(s), {seconds:.3f} s")
-    raise typer.Exit(EXIT_OK if proven else EXIT_UNKNOWN)
+            out.print(_hint_line(h, ascii_only))
+        unknown = f", {summary.unknown} not proven (limit reached)" if summary.unknown else ""
+        out.print(f"{len(found)} legal move(s){unknown}, {seconds:.3f} s")
+    raise typer.Exit(EXIT_OK if summary.proven else EXIT_UNKNOWN)
+
+
+def _hint_line(h: "Hint", ascii_only: bool) -> Text:
+    """One move: winnable or not and its best score; "?" and the bounds where the limit
+    left them open."""
+    line = Text(f"fan {h.fan + 1:>2}: ")
+    line.append(card_text(h.card, ascii_only))
+    if h.proven:
+        verdict = "winnable" if h.winnable else "not winnable"
+        line.append(f"  {verdict}, best {h.best} of {h.of}",
+                    style="green" if h.winnable else "red")
+        return line
+    verdict = "not winnable" if h.winnable is False else "winnable ?"
+    line.append(f"  {verdict}, best ? of {h.of}", style="yellow")
+    line.append(f" (a line of {h.found} found, at most {h.upper_bound}; limit reached)",
+                style="yellow")
+    return line
 
 
 @app.command()
@@ -186,6 +197,8 @@ def analyze(
 
     with user_errors():
         Options(timeout=timeout)
+        stdin_once(("the deal", spec == "-"), ("--after", after == "@-"),
+                   ("--line", line == "@-"))
         position = load_position(spec, after)
         moves = None
         if line is not None:  # an illegal move names --line (the library says "line")
@@ -194,31 +207,44 @@ def analyze(
         with working(f"analysing {spec}"):
             found = analyze_line(position, moves, timeout=timeout)
     if as_json:
-        typer.echo(json.dumps(found.to_json(spec)))
+        typer.echo(json.dumps(found.to_json(spec, position.after)))
     else:
         _print_analysis(found, ascii_only)
     raise typer.Exit(EXIT_OK if found.proven else EXIT_UNKNOWN)
 
 
 def _print_analysis(found: "Analysis", ascii_only: bool) -> None:
+    from blackhole.best import unknown_text
+
     out = plain_console if ascii_only else console
     what = "the given line" if found.given else "a best line"
-    out.print(Text(f"best from here: {found.best} of {found.of}"
-                   + ("" if found.proven else " (limit reached: not proven)")
-                   + f"; analysing {what}", style="bold"))
+    best = f"{found.best} of {found.of}" if found.best_proven else \
+        f"? of {found.of} (a line of {found.found} found, at most {found.upper_bound}; " \
+        "limit reached)"
+    out.print(Text(f"best from here: {best}; analysing {what}", style="bold"))
     for step in found.steps:
-        text = Text(f"{found.moved + step.number:>3}. ")
+        text = Text(f"{step.number:>3}. ")
         text.append(card_text(step.card, ascii_only))
-        text.append(f" from fan {step.fan + 1}: {step.good} of {step.legal} legal move(s) "
-                    f"keep {step.best_before}")
+        text.append(f" from fan {step.fan + 1}: {unknown_text(step.good)} of {step.legal} "
+                    f"legal move(s) keep {unknown_text(step.best_before)}")
         if step.critical:
             text.append("  CRITICAL", style="bold yellow")
+        elif step.critical is None:
+            text.append("  critical ?", style="yellow")
         if step.loses:
-            text.append(f"  LOSES: best now {step.best_after}", style="bold red")
+            text.append(f"  LOSES: best now {unknown_text(step.best_after)}", style="bold red")
+        elif step.loses is None:
+            text.append("  loses ?", style="yellow")
         out.print(text)
     loss = found.first_loss
-    first = "none" if loss is None else (
-        f"move {found.moved + loss.number} ({loss.card}), best {loss.best_before} to "
-        f"{loss.best_after}")
-    out.print(f"{found.critical} critical move(s); first move that loses: {first}; "
+    if not found.first_loss_known:
+        first = "unknown (limit reached)"
+    elif loss is None:
+        first = "none"
+    else:
+        first = (f"move {loss.number} ({loss.card}), best {unknown_text(loss.best_before)} to "
+                 f"{unknown_text(loss.best_after)}")
+    unknown = f" ({found.critical_unknown} unknown: limit reached)" \
+        if found.critical_unknown else ""
+    out.print(f"{found.critical} critical move(s){unknown}; first move that loses: {first}; "
               f"the line ends at {found.score} of {found.of} ({found.seconds:.3f} s)")

@@ -33,7 +33,7 @@ from blackhole.cli.common import (
     user_errors,
     working,
 )
-from blackhole.deal import load_position
+from blackhole.deal import Position, load_position
 from blackhole.errors import InputError
 from blackhole.pipeline import Solution, solve_deal
 from blackhole.problem import build_problem
@@ -57,7 +57,8 @@ def solve(
     workers: WorkersOption = None,
     seed: SeedOption = None,
     timeout: Annotated[float | None, typer.Option(
-        min=0.0, help="Wall-clock limit in seconds; reaching it gives 'unknown'.")] = None,
+        help="Wall-clock limit in seconds (> 0); reaching it gives 'unknown'.",
+        show_default=False)] = None,
     solver_cmd: Annotated[str | None, typer.Option(
         help="External DIMACS solver command, e.g. 'cadical -q'.")] = None,
     proof_arg: Annotated[str | None, typer.Option(
@@ -80,13 +81,16 @@ def solve(
              "features": parse_features(features), "look": False if no_look else None}
     given = {name: value for name, value in given.items() if value is not None}
     with user_errors():
+        if as_json and format is OutputFormat.pysol:
+            raise InputError("--json and --format pysol ask for two outputs: give one",
+                             "--format", token=format.value)
         name, options = split_label(backend, Options(timeout=timeout, **given))
         check_options_apply(make_backend(name), given)
         position = load_position(spec, after)
         with working(f"solving {spec}"):
             solution = solve_deal(position.deal, name, options)
     if as_json or format is OutputFormat.json:
-        typer.echo(json.dumps(solution.to_json(spec)))
+        typer.echo(json.dumps(solution.to_json(spec, position)))
     elif format is OutputFormat.pysol:
         from blackhole.solutions import black_hole_solve_text
 
@@ -94,22 +98,23 @@ def solve(
                    else black_hole_solve_text(solution.moves,
                                               solution.verdict is Verdict.SOLVED), nl=False)
     else:
-        _print_solution(solution, ascii_only)
+        _print_solution(solution, position, ascii_only)
     raise typer.Exit(VERDICT_EXIT[solution.verdict])
 
 
-def _print_solution(solution: Solution, ascii_only: bool) -> None:
+def _print_solution(solution: Solution, position: Position, ascii_only: bool) -> None:
+    """Moves numbered, and cards counted, from the start of the deal."""
     out = plain_console if ascii_only else console
     result = solution.result
     how = f"{result.backend}/{result.solver} in {result.seconds:.3f} s"
     if result.verdict is Verdict.SOLVED:
         text = Styled(f"solved ({how})\n", style="bold green")
-        for number, (card, fan) in enumerate(solution.moves, start=1):
+        for number, (card, fan) in enumerate(solution.moves, start=position.moved + 1):
             text.append(f"{number:>3}. ")
             text.append(*card_piece(card, ascii_only))
             text.append(f" from fan {fan + 1}\n")
         judged = solution.replay
-        text.append(f"{judged.played} of {judged.total} cards moved; "
+        text.append(f"{position.moved + judged.played} of {position.of} cards moved; "
                     "replayed by the rules engine")
         out.print(text)  # one print: Rich's cost is per call
     elif result.verdict is Verdict.UNSOLVABLE:

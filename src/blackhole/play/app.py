@@ -17,6 +17,7 @@ from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.geometry import Size
 from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
 from textual.widgets import Input, Static
@@ -40,6 +41,7 @@ Table { padding: 0 1; }
 #message { height: 2; }
 #coach { height: 2; }
 #keys { dock: bottom; height: 1; color: $text-muted; }
+#small { dock: top; height: auto; text-style: bold; color: $error; display: none; }
 .box { width: 66; height: auto; max-height: 22; border: round $accent; padding: 0 1;
        background: $panel; }
 .wide { width: 78; }
@@ -113,10 +115,12 @@ class Table(Screen):
         self.wanted: Moves | None = None  # the position the player asked a hint for
         self.weighing: set[Moves] = set()  # best scores on their way
         self.ended: Moves | None = None  # the position an end screen was shown for
+        self.saved_moves: Moves | None = None  # the moves of the last save
 
     # ------------------------------------------------------------ drawing
 
     def compose(self) -> ComposeResult:
+        yield Static(id="small")
         yield Static(id="title")
         yield Static(id="hole")
         yield Horizontal(id="fans")
@@ -127,6 +131,7 @@ class Table(Screen):
 
     async def on_mount(self) -> None:
         await self.lay_fans()
+        self.fit(self.app.size)
         self.draw()
         self.say(self.note)
         self.arrived()
@@ -158,6 +163,21 @@ class Table(Screen):
         await row.remove_children()
         await row.mount_all(FanView(fan) for fan in range(len(self.game.deal.fans)))
         self.query_one("#keys", Static).update(board.keys_text(len(self.game.deal.fans)))
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.fit(event.size)
+
+    def fit(self, size: Size) -> None:
+        """Say so when the terminal is too small to show every fan (and the lines that
+        tell the game's state); the game goes on, partly hidden, until it is larger."""
+        need = board.table_size(self.game.start.deal)
+        short = size.width < need[0] or size.height < need[1]
+        warning = self.query_one("#small", Static)
+        warning.display = short
+        if short:
+            warning.update(f"terminal too small: the {len(self.game.deal.fans)} fans need "
+                           f"{need[0]}x{need[1]}, this one is {size.width}x{size.height}; "
+                           "enlarge it (Q quits)")
 
     def draw(self) -> None:
         game, ascii_only = self.game, self.ascii_only
@@ -304,10 +324,12 @@ class Table(Screen):
         of = self.game.start.of
         if first.winnable:
             text.append(": the game stays winnable")
-        elif getattr(first, "proven", True):
-            text.append(f": no move wins now; the best still reachable is {first.best}/{of}")
+        elif all(hint.winnable is False for hint in found):
+            best = f"{first.best}/{of}" if first.proven else \
+                f"at least {first.found}/{of} (the time limit was reached)"
+            text.append(f": no move wins now; the best still reachable is {best}")
         else:
-            text.append(f": no win found in the time limit; it reaches {first.best}/{of}")
+            text.append(f": no win found in the time limit; it reaches {first.found}/{of}")
         self.hinted = first.fan
         self.say(text)
         self.draw()
@@ -358,6 +380,10 @@ class Table(Screen):
         limit = "" if now.proven else " (at least; the time limit was reached)"
         if now.best >= of:
             self.coach_says("coach: still winnable", "green")
+            return
+        if now.upper_bound >= of:  # neither a win found nor one ruled out
+            self.coach_says(f"coach: no win found in the time limit; a line reaches "
+                            f"{now.best}/{of}", "yellow")
             return
         before = self.bests.get(moves[:-1]) if moves else None
         last = self.shown(self.game.state.hole)
@@ -411,14 +437,37 @@ class Table(Screen):
 
     def saved(self, path: str | None) -> None:
         if path:
+            self.saved_moves = self.game.moves
             self.say(f"saved {len(self.game.moves)} moves to {path}", "green")
 
     def write(self, path: str) -> None:
         """Write the moves to `path`; OSError when that fails."""
         Path(path).write_text(save_text(self.game, self.spec), encoding="utf-8")
 
+    def in_progress(self) -> bool:
+        """Moves played and not saved in a game not over: what a new deal would drop."""
+        game = self.game
+        return bool(game.moves) and game.outcome is Outcome.UNFINISHED \
+            and game.moves != self.saved_moves
+
     async def action_new(self) -> None:
         self.stop_replay()
+        if self.in_progress():
+            game = self.game
+            self.app.push_screen(ConfirmScreen(
+                f"Drop this game ({game.score}/{game.start.of}, {len(game.moves)} moves not "
+                "saved) for a new deal?", "y new deal   n or Esc keep playing"),
+                self.confirmed_new)
+            return
+        await self.deal_new()
+
+    async def confirmed_new(self, drop: bool | None) -> None:
+        if drop:
+            await self.deal_new()
+        else:
+            self.say("kept this game (s saves it)")
+
+    async def deal_new(self) -> None:
         spec = fresh_spec(self.seeds())
         self.new_game(start_game(spec), spec)
         await self.lay_fans()
@@ -515,11 +564,14 @@ def review_text(found: Review, name: Callable[[Card | None], str]) -> Text:
     out = Text()
     limit = "" if found.proven else " (at least: the time limit was reached)"
     where = "from where this game started" if found.started else "on this deal"
-    if found.lost_at is None:
+    if found.lost_at is None and found.score >= found.best:
         out.append(f"That is the best possible {where}: {found.best}/{of}{limit}.",
                    style="green")
         return out
     out.append(f"The best possible {where}: {found.best}/{of}{limit}.\n", style="bold")
+    if found.lost_at is None:
+        out.append("The time limit left open which move cost cards.")
+        return out
     move = f"Move {found.lost_at + 1} ({name(found.lost_card)} from fan " \
            f"{board.FAN_LETTERS[found.lost_fan]})"
     verdict = "lost the game" if found.best >= of else "was the first to cost cards"
@@ -553,6 +605,7 @@ class SaveScreen(ModalScreen[str | None]):
         super().__init__()
         self.suggested = suggested
         self.write = write
+        self.replacing: str | None = None  # a file the player agreed to replace
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="box"):
@@ -562,6 +615,12 @@ class SaveScreen(ModalScreen[str | None]):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         path = event.value.strip()
+        target = Path(path)
+        if target.exists() and not target.is_dir() and path != self.replacing:
+            self.replacing = path
+            self.query_one("#save-error", Static).update(
+                Text(f"{path} exists: Enter again replaces it, Esc cancels", style="yellow"))
+            return
         try:
             self.write(path)
         except OSError as error:
@@ -572,6 +631,26 @@ class SaveScreen(ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """A yes-or-no question: y answers yes; n or Esc no."""
+
+    BINDINGS = [Binding("y,Y", "answer(True)", "yes"),
+                Binding("n,escape", "answer(False)", "no")]
+
+    def __init__(self, question: str, keys: str) -> None:
+        super().__init__()
+        self.question = question
+        self.keys = keys
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="box"):
+            yield Static(Text(self.question, style="bold"), id="question")
+            yield Static(Text(self.keys, style="dim"))
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
 
 
 class PlayApp(App[str]):

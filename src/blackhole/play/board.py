@@ -36,6 +36,18 @@ def check_fits(deal: Deal, source: str) -> None:
                          f"has one of {tallest}", source)
 
 
+# Rows of the table besides the fans: the title, the hole between two blank lines, a
+# blank line, the status, two message lines, two coach lines and the keys.
+ROWS_BESIDE_FANS = 11
+
+
+def table_size(deal: Deal) -> tuple[int, int]:
+    """The columns and rows the table needs to show every fan of `deal` and every line
+    under them: a margin column, CELL columns a fan; a label row above the tallest fan."""
+    tallest = max((len(fan) for fan in deal.fans), default=0)
+    return 1 + CELL * len(deal.fans), ROWS_BESIDE_FANS + 1 + tallest
+
+
 def card_text(card: Card | None, ascii_only: bool) -> Text:
     """`K♥` in red or `K♠` in bold; `KH` with --ascii; `--` for no card."""
     if card is None:

@@ -43,6 +43,19 @@ def start_game(spec: str, after: str | None = None) -> Game:
     return game
 
 
+def need_terminal(stdin: Any, stdout: Any) -> None:
+    """The game draws on a terminal and reads its keys from it: an InputError when
+    standard input or output is not a terminal (a pipe, a file, no terminal at all)."""
+    for name, stream in (("<stdin>", stdin), ("<stdout>", stdout)):
+        try:
+            terminal = bool(stream.isatty())
+        except (AttributeError, ValueError):  # no isatty, or a closed stream
+            terminal = False
+        if not terminal:
+            raise InputError("not a terminal: play draws the game on a terminal and reads "
+                             "its keys there (solve, hint and analyze need none)", name)
+
+
 def save_text(game: Game, spec: str) -> str:
     """The moves from the spec's own position, as cards `check` and `--after @FILE` read,
     under two comment lines that say how."""
@@ -94,7 +107,9 @@ def review(game: Game, known: dict[tuple[int, ...], Any],
 
     The best score reachable never rises along a line (a line from after a move is a
     line from before it), so the first losing move is found by bisection: a handful of
-    questions to the engine, not one per move."""
+    questions to the engine, not one per move. An answer the time limit left open
+    (neither reaching the start's best nor proven below it) names no losing move: only
+    proven losses are told."""
 
     def best_at(count: int) -> Any:
         moves = game.moves[:count]
@@ -111,10 +126,15 @@ def review(game: Game, known: dict[tuple[int, ...], Any],
     good, bad = 0, len(game.moves)  # best_at(good) reaches start.best, best_at(bad) not
     while bad - good > 1:
         middle = (good + bad) // 2
-        if best_at(middle).best >= start.best:
+        weighed = best_at(middle)
+        if weighed.best >= start.best:
             good = middle
-        else:
+        elif weighed.upper_bound < start.best:
             bad = middle
+        else:  # the limit left it open
+            return found
+    if bad < len(game.moves) and not best_at(bad).proven:
+        return found
     after = best_at(bad).best if bad < len(game.moves) else game.score
     return replace(found, lost_at=bad - 1, lost_card=game.played[bad - 1],
                    lost_fan=game.moves[bad - 1], best_after=after)
