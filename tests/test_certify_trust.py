@@ -415,3 +415,14 @@ c verification time: 0.001 seconds
 ])
 def test_drat_trims_reason_is_its_message_not_its_timing(output, reason) -> None:
     assert drat_trim.reason(output, 255) == reason
+
+
+def test_a_won_positions_solution_replays_with_check_from_the_deal(tmp_path) -> None:
+    """certify --after on a winnable position writes solution.json with `after`, as
+    solve --json does, so that `check SPEC solution.json` replays it from the deal."""
+    folder = tmp_path / "won"
+    made = blackhole("certify", "pysol:2", "--after", "KH AD", "--out", str(folder))
+    assert made.returncode == 0, made.stderr
+    checked = blackhole("check", "pysol:2", str(folder / "solution.json"))
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert blackhole("verify", str(folder)).returncode == 0

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from blackhole import drat
 from blackhole.backends import Verdict
+from blackhole.cards import Card
 from blackhole.certificates.files import (
     CLAIM,
     CNF_FILE,
@@ -36,9 +37,9 @@ from blackhole.certificates.make import (
     standard,
 )
 from blackhole.certificates.place import check_place, tidy
-from blackhole.deal import Deal, load_deal, load_position, parse_board, read_moves
+from blackhole.deal import Deal, load_deal, load_position, parse_board, play_after, read_moves
 from blackhole.errors import InputError
-from blackhole.rules import advance, replay
+from blackhole.rules import replay
 from blackhole.solutions import parse_solution
 
 
@@ -71,6 +72,7 @@ class Job:
     timeout: float | None
     checker: str
     moves: tuple[str, ...] = ()  # the cards played to reach `deal` (certify --after)
+    after: tuple[tuple[Card, int], ...] = ()  # --after's moves on `spec`, with their fans
 
 
 def plan(specs: Sequence[str], out: str | os.PathLike[str], solver: str | None = None,
@@ -96,18 +98,17 @@ def plan(specs: Sequence[str], out: str | os.PathLike[str], solver: str | None =
                             timeout, checker))
             continue
         start = load_position(spec)
-        moves, source = read_moves(after, "after")
-        position = advance(start, moves, source)
+        position = play_after(start, *read_moves(after, "after"))
         # from the deal's start when known, else the moves after the spec's own layout
-        played = position.history or replay(start.deal, moves).order
+        played = position.history or tuple(card for card, _ in position.after)
         jobs.append(Job(spec, standard(position.deal, spec), folder, canonical, timeout,
-                        checker, tuple(str(card) for card in played)))
+                        checker, tuple(str(card) for card in played), position.after))
     return jobs
 
 
 def run_job(job: Job) -> Certificate:
     return make_certificate(job.deal, job.spec, job.folder, job.solver, job.timeout,
-                            job.checker, job.moves)
+                            job.checker, job.moves, job.after)
 
 
 def certify_all(jobs: Sequence[Job], workers: int = 1, resume: bool = False,

@@ -47,7 +47,7 @@ from blackhole.certificates.files import (
 )
 from blackhole.certificates.labels import check_label
 from blackhole.certificates.place import settle, staging, write, write_bytes
-from blackhole.deal import Deal, Position, board_text, load_deal, position_of
+from blackhole.deal import Deal, Position, board_text, load_deal, moves_json, position_of
 from blackhole.encode import cnf
 from blackhole.errors import InputError, InternalError
 from blackhole.pipeline import decode, solution_json
@@ -134,7 +134,8 @@ def standard(deal: Deal, spec: str) -> Deal:
 
 def make_certificate(deal: Deal, spec: str, folder: Path, solver: str,
                      timeout: float | None = None, checker: str = "blackhole",
-                     moves: Sequence[str] = ()) -> Certificate:
+                     moves: Sequence[str] = (),
+                     after: Sequence[tuple[Card, int]] = ()) -> Certificate:
     """Refute the deal's plain CNF with a proof and check it, then write the certificate
     labelled `spec`.
 
@@ -143,7 +144,9 @@ def make_certificate(deal: Deal, spec: str, folder: Path, solver: str,
     is checked against the statement the deal says. `timeout` bounds the whole of it
     (encode, solve and check); at the limit the verdict is unknown. `solver` must be
     canonical (`check_choices`). `moves` are the cards played to reach `deal` when it is
-    a position (`load_position`), for verify to rebuild it from `spec`.
+    a position (`load_position`), for verify to rebuild it from `spec`; `after` holds
+    the moves (card, fan) that `--after` played on `spec`, written into a win's
+    solution.json as `solve --json` writes them, so that `check SPEC` replays it.
 
     The certificate is made in a hidden folder beside `folder` and renamed into place
     only when complete and checked (`place.settle`): an unknown, an error or an
@@ -153,7 +156,7 @@ def make_certificate(deal: Deal, spec: str, folder: Path, solver: str,
     cert = None
     try:
         cert = _certify_in(staged, deal, spec, folder, board, solver, timeout, checker,
-                           tuple(moves))
+                           tuple(moves), tuple(after))
     finally:
         settle(staged, folder, cert)
     return cert
@@ -161,7 +164,8 @@ def make_certificate(deal: Deal, spec: str, folder: Path, solver: str,
 
 def _certify_in(staged: Path, deal: Deal, spec: str, folder: Path, board: str,
                 solver: str, timeout: float | None, checker: str,
-                moves: tuple[str, ...]) -> Certificate:
+                moves: tuple[str, ...],
+                after: tuple[tuple[Card, int], ...] = ()) -> Certificate:
     """`certify`'s work, its files written to `staged`."""
     began = time.perf_counter()
     deadline = None if timeout is None else began + timeout
@@ -186,6 +190,8 @@ def _certify_in(staged: Path, deal: Deal, spec: str, folder: Path, board: str,
         facts = solution_json(spec, solution)
         if moves:
             facts["position"] = {"moved": moved, "moves": list(moves)}
+        if after:
+            facts.update(after=moves_json(after), moved=moved)
         write(staged / SOLUTION_FILE, json.dumps(facts) + "\n")
         return Certificate(verdict=Verdict.SOLVED, seconds=seconds, solution=solution, **base)
     if proof_lines is None:
@@ -353,6 +359,8 @@ def certify_win(position: Position, line: Sequence[tuple[Card, int]],
     history = tuple(str(card) for card in position.history)
     if position.moved:
         data["position"] = {"moved": position.moved, "moves": list(history)}
+    if position.after:  # as `solve --json` writes it, so that `check SPEC` replays the file
+        data.update(after=moves_json(position.after), moved=position.moved)
     staged = staging(target)
     cert = None
     try:
