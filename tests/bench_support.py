@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from blackhole.backends import Options, Verdict
-from blackhole.deal import load_deal
 from blackhole.pipeline import solve_deal
+from blackhole.sources import load_deal
 
 from .conftest import ROOT
 

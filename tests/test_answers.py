@@ -17,8 +17,9 @@ from typer.testing import CliRunner
 from blackhole.backends import Options
 from blackhole.cards import parse_card
 from blackhole.cli import app
-from blackhole.deal import load_position, parse_position_text, position_json
 from blackhole.errors import InputError
+from blackhole.formats import parse_position_text, position_json
+from blackhole.positions import load_position
 from blackhole.rules import replay
 
 from .conftest import EXAMPLES

@@ -21,9 +21,10 @@ from blackhole.backends import Verdict, make_backend
 from blackhole.best import Analysis, Best, Step, analyze, best_score, hints, keeps
 from blackhole.cards import Card
 from blackhole.cli import app
-from blackhole.deal import Position, load_position
+from blackhole.deal import Position
 from blackhole.errors import InputError
 from blackhole.pipeline import solve
+from blackhole.positions import load_position
 from blackhole.rules import Game, Outcome, replay
 
 from .conftest import EXAMPLES, ROOT

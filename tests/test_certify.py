@@ -31,9 +31,11 @@ from blackhole.certificates.files import (
 )
 from blackhole.certificates.make import check_choices
 from blackhole.cli import app
-from blackhole.deal import board_text, load_deal, parse_board, position_of
+from blackhole.deal import position_of
 from blackhole.errors import InputError
+from blackhole.formats import board_text, parse_board
 from blackhole.pipeline import solve_deal
+from blackhole.sources import load_deal
 
 from .conftest import easy_for_search, reference
 
@@ -485,7 +487,7 @@ def exhaustive_best(position) -> int:
 
 
 def _position(spec: str, after: str | None = None):
-    from blackhole.deal import load_position
+    from blackhole.positions import load_position
 
     return load_position(spec, after)
 
@@ -686,7 +688,7 @@ def test_a_deal_is_never_labelled_as_another(tmp_path: Path) -> None:
 
 
 def test_a_position_is_labelled_by_its_deal_and_its_known_moves(tmp_path: Path) -> None:
-    from blackhole.deal import load_position
+    from blackhole.positions import load_position
     from blackhole.rules import initial_state, legal_cards
 
     cert = certify(load_position("pysol:25", "2C"), tmp_path / "a")

@@ -21,8 +21,10 @@ from blackhole.certificates import certify, drat_trim, make, verify
 from blackhole.certificates.batch import certify_all, plan
 from blackhole.certificates.files import MANIFEST_FILE, SOLUTION_FILE, sha256
 from blackhole.cli import app
-from blackhole.deal import board_text, load_deal, load_position
 from blackhole.errors import InputError, InternalError
+from blackhole.formats import board_text
+from blackhole.positions import load_position
+from blackhole.sources import load_deal
 
 ROOT = Path(__file__).parents[1]
 

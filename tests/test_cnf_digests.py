@@ -24,7 +24,7 @@ import pytest
 from pysat.card import CardEnc, EncType
 
 from blackhole.cards import Card
-from blackhole.deal import Deal, load_position, position_of
+from blackhole.deal import Deal, position_of
 from blackhole.encode import cnf
 from blackhole.encode.cnf import (
     CERTIFY_FEATURES,
@@ -37,6 +37,7 @@ from blackhole.encode.cnf import (
     build_cnf,
 )
 from blackhole.errors import InternalError
+from blackhole.positions import load_position
 from blackhole.problem import build_problem
 from blackhole.rules import advance, initial_state, legal_cards, play
 from blackhole.solutions import parse_cards

@@ -19,7 +19,7 @@ from ortools.sat.python import cp_model
 from blackhole.backends import Options, Verdict
 from blackhole.backends.cpsat import verdict_of
 from blackhole.cards import deck
-from blackhole.deal import Deal, load_deal
+from blackhole.deal import Deal
 from blackhole.encode.cnf import DEFAULT_FEATURES as CNF_DEFAULT
 from blackhole.encode.cpsat import (
     DEFAULT_FEATURES,
@@ -31,6 +31,7 @@ from blackhole.encode.cpsat import (
 from blackhole.errors import InputError, InternalError
 from blackhole.pipeline import Solution, solve_deal
 from blackhole.problem import Problem, build_problem, same_rank_pairs
+from blackhole.sources import load_deal
 
 from .conftest import easy_for_search, reference
 from .helpers import check_order, check_symmetry, feature_sets, small_deal

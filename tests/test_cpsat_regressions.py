@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from blackhole.backends import Options, Verdict
-from blackhole.deal import load_deal
 from blackhole.pipeline import solve_deal
+from blackhole.sources import load_deal
 
 from .conftest import reference
 

@@ -686,9 +686,9 @@ def test_files_over_the_cap_are_refused_unread(tmp_path) -> None:
 @pytest.fixture(scope="module")
 def black_hole_837() -> tuple[int, list[list[int]], Proof]:
     """The certification CNF of pysol:837 and Glucose 4's proof of it."""
-    from blackhole.deal import load_deal
     from blackhole.encode import cnf
     from blackhole.problem import build_problem
+    from blackhole.sources import load_deal
 
     encoding = cnf.build_cnf(build_problem(load_deal("pysol:837")), cnf.CERTIFY_FEATURES)
     return encoding.num_vars, encoding.clauses, solver_proof(encoding.clauses)
@@ -712,9 +712,9 @@ def test_the_black_hole_proof_is_accepted(black_hole_837) -> None:
 def test_a_black_hole_proof_for_a_solvable_deal_is_rejected(black_hole_837) -> None:
     """837's proof against the certification CNF of pysol:2, which has a model (the
     deal is solvable): no proof can refute it."""
-    from blackhole.deal import load_deal
     from blackhole.encode import cnf
     from blackhole.problem import build_problem
+    from blackhole.sources import load_deal
 
     _, _, proof = black_hole_837
     other = cnf.build_cnf(build_problem(load_deal("pysol:2")), cnf.CERTIFY_FEATURES)
@@ -781,9 +781,9 @@ def test_solver_proofs_never_refute_a_satisfiable_formula(seed, pick, mutation) 
 def deal_837() -> tuple[int, list[list[int]], list[str]]:
     """The certification CNF of pysol:837 and Glucose 4's proof of it (a few thousand
     lines, most of them deletions of formula clauses)."""
-    from blackhole.deal import load_deal
     from blackhole.encode import cnf
     from blackhole.problem import build_problem
+    from blackhole.sources import load_deal
 
     encoding = cnf.build_cnf(build_problem(load_deal("pysol:837")), cnf.CERTIFY_FEATURES)
     with Solver(name="g4", bootstrap_with=encoding.clauses, with_proof=True) as solver:
@@ -858,9 +858,9 @@ def test_the_compiled_core_is_built_and_judges() -> None:
 def deal_proofs() -> dict[int, tuple[int, list[list[int]], Proof]]:
     """Certification CNFs of unsolvable deals and Glucose 4's proofs of them: pysol:1
     (refuted by unit propagation alone), 837 and 265 (the longest check of 1-1000)."""
-    from blackhole.deal import load_deal
     from blackhole.encode import cnf
     from blackhole.problem import build_problem
+    from blackhole.sources import load_deal
 
     found = {}
     for number in (1, 837, 265):

@@ -15,7 +15,7 @@ from blackhole.backends import Options, Verdict, make_backend
 from blackhole.backends.cpsat import run, verdict_of
 from blackhole.backends.search import best_score
 from blackhole.cards import Card
-from blackhole.deal import Deal, load_deal
+from blackhole.deal import Deal
 from blackhole.encode.cnf import (
     DEFAULT_FEATURES,
     FEATURES,
@@ -28,6 +28,7 @@ from blackhole.errors import InputError
 from blackhole.pipeline import solve_deal
 from blackhole.problem import Problem, build_problem
 from blackhole.rules import replay
+from blackhole.sources import load_deal
 
 from .conftest import reference
 from .helpers import check_order, check_symmetry, feature_sets, small_deal

@@ -19,11 +19,11 @@ from typer.testing import CliRunner
 from blackhole.backends import Options, Verdict
 from blackhole.backends.external import ExternalBackend, parse_answer, proof_args
 from blackhole.cli import app
-from blackhole.deal import load_deal
 from blackhole.encode.cnf import DEFAULT_FEATURES, build_cnf
 from blackhole.errors import InputError, InternalError
 from blackhole.pipeline import solve_deal
 from blackhole.problem import build_problem
+from blackhole.sources import load_deal
 
 from .conftest import reference
 from .test_sat import big_deal

@@ -21,7 +21,6 @@ from typer.testing import CliRunner
 from blackhole.backends import Verdict
 from blackhole.cards import Card
 from blackhole.cli import app as cli
-from blackhole.deal import load_position
 from blackhole.errors import InternalError
 from blackhole.pipeline import solve
 from blackhole.play import engine
@@ -36,6 +35,7 @@ from blackhole.play.app import (
 )
 from blackhole.play.board import FAN_LETTERS, table_size
 from blackhole.play.session import review, save_text
+from blackhole.positions import load_position
 from blackhole.rules import Game, Outcome
 
 from .conftest import ROOT

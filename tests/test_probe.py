@@ -12,8 +12,9 @@ import pytest
 
 from blackhole.backends import Options, Verdict
 from blackhole.backends.sat import SatBackend
-from blackhole.deal import Deal, load_deal, load_position
+from blackhole.deal import Deal
 from blackhole.pipeline import solve_deal
+from blackhole.positions import load_position
 from blackhole.probe import (
     ENGINE_VARIABLE,
     Look,
@@ -25,6 +26,7 @@ from blackhole.probe import (
 )
 from blackhole.problem import build_problem
 from blackhole.rules import initial_state, legal_cards, play
+from blackhole.sources import load_deal
 
 from .helpers import check_order, small_deal
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from blackhole import probe as probe_module
-from blackhole.deal import load_deal, load_position
 from blackhole.errors import InputError
+from blackhole.positions import load_position
 from blackhole.probe import (
     COMPILED_BUDGET,
     ENGINE_VARIABLE,
@@ -24,6 +24,7 @@ from blackhole.probe import (
     probe,
 )
 from blackhole.problem import Problem, build_problem
+from blackhole.sources import load_deal
 
 from .helpers import check_order, ranked_deal, small_deal
 from .test_probe import random_position

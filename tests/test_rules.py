@@ -8,8 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from blackhole.cards import Card, parse_card
-from blackhole.deal import Deal, load_deal, random_deal
+from blackhole.deal import Deal
 from blackhole.rules import Move, Outcome, initial_state, legal_moves, play, replay
+from blackhole.sources import load_deal, random_deal
 
 from .conftest import EXAMPLES
 

@@ -24,7 +24,7 @@ from blackhole.backends.sat import (
     solver_name,
 )
 from blackhole.cards import Card, deck
-from blackhole.deal import Deal, load_deal
+from blackhole.deal import Deal
 from blackhole.encode.cnf import (
     CERTIFY_FEATURES,
     DEFAULT_FEATURES,
@@ -42,6 +42,7 @@ from blackhole.problem import (
     must_precede,
     same_rank_pairs,
 )
+from blackhole.sources import load_deal
 
 from .conftest import easy_for_search, reference
 from .helpers import check_order, check_symmetry, ranked_deal, small_deal

@@ -20,7 +20,9 @@ from typing import Any
 
 # The public names, by the module that defines them: the one list of the API.
 _MODULES = {
-    "blackhole.deal": ("Deal", "Position", "load_deal", "load_position"),
+    "blackhole.deal": ("Deal", "Position"),
+    "blackhole.sources": ("load_deal",),
+    "blackhole.positions": ("load_position",),
     "blackhole.problem": ("Problem", "build_problem"),
     "blackhole.rules": ("Replay", "replay"),
     "blackhole.backends": ("Options", "Result", "Verdict", "available_backends"),

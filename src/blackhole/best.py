@@ -28,8 +28,10 @@ from typing import TYPE_CHECKING, Any
 
 from blackhole.backends import BestResult, Options, make_backend, split_label
 from blackhole.cards import Card
-from blackhole.deal import Deal, Position, load_position, moves_json, position_of
+from blackhole.deal import Deal, Position, position_of
 from blackhole.errors import InputError, InternalError
+from blackhole.formats import moves_json
+from blackhole.positions import load_position
 from blackhole.probe import probe, quick_budget
 from blackhole.problem import Problem, build_problem
 from blackhole.rules import Move, Outcome, Replay, legal_cards, move_text, replay

@@ -11,10 +11,12 @@ from typing import Any
 
 from blackhole.backends import Options, Result, Verdict, make_backend, split_label
 from blackhole.cards import Card
-from blackhole.deal import Deal, Position, load_deal, moves_json
+from blackhole.deal import Deal, Position
 from blackhole.errors import InternalError
+from blackhole.formats import moves_json
 from blackhole.problem import Problem, build_problem
 from blackhole.rules import Replay, replay
+from blackhole.sources import load_deal
 
 
 @dataclass(frozen=True)

@@ -24,9 +24,10 @@ from typing import Any
 
 from blackhole.bench.record import SETTLED, VERDICTS, Record, latest, position_of_record
 from blackhole.cards import parse_card
-from blackhole.deal import Position, generated_spec
+from blackhole.deal import Position
 from blackhole.errors import InputError
 from blackhole.rules import Move, Outcome, replay
+from blackhole.sources import generated_spec
 
 PUBLISHED_SOLVABLE = 869_413  # of the first 1,000,000 PySolFC deals
 PUBLISHED_DEALS = 1_000_000

@@ -2,7 +2,7 @@
 
 - our JSON: the output of `blackhole solve --json` (`{"moves": [{"card": "KH", "fan": 12}]}`)
   or a plain JSON list of cards; an answer from a position adds `"after"`, the moves
-  played on its deal spec's position first (`parse_answer`, `check_answer`);
+  played on its deal spec's position first (`parse_answer`);
 - plain text: cards separated by spaces, commas or new lines;
 - black-hole-solve's output: `Move a card from stack N to the foundations` blocks, each
   with `Info: Card moved is KH`.
@@ -11,6 +11,10 @@ black-hole-solve's `Unsolved!` (or `Intractable!`) holds no moves: it is a claim
 deal, not a line of play, so it is refused as input (exit 2) with a pointer to `solve` and
 `certify`, which test such a claim. Replaying it as an empty line would print "check
 failed" for an answer that may well be right.
+
+Solution files stand on the rules engine (a move is its `Move`) and the formats below it.
+Replaying a file from its deal spec (`check_answer`) reads the spec and plays `"after"`,
+so it sits one layer up, in `blackhole.positions`.
 """
 
 from __future__ import annotations
@@ -20,21 +24,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from blackhole.cards import Card
-from blackhole.deal import (
-    Position,
-    json_shown,
-    json_token_lines,
-    load_json,
-    load_position,
-    play_after,
-    read_card,
-    read_input,
-    read_moves,
-    source_name,
-    stdin_once,
-)
 from blackhole.errors import InputError
-from blackhole.rules import Move, Replay, replay
+from blackhole.formats import json_shown, json_token_lines, load_json, read_card
+from blackhole.rules import Move
 
 _STACK = re.compile(r"Move a card from stack ([0-9]{1,6}) to the foundations")
 _INFO = re.compile(r"Info: Card moved is (\S+)")
@@ -118,26 +110,6 @@ def _json_moves(items: list[object], source: str, lines: dict[str, int]) -> tupl
             raise InputError("a move is a card or {\"card\": ..., \"fan\": ...}", source,
                              None, json_shown(item))
     return tuple(moves)
-
-
-def check_answer(spec: str, after: str | None, solution: str) -> tuple[Position, Replay]:
-    """What `check` replays: the position `spec` holds, after the moves the solution file
-    names in its `"after"` (an answer from a position) or `after` (`--after`; when both
-    are given they must name the same moves), then the file's moves through the rules
-    engine. Bad input, and an `"after"` that does not play from `spec`, are InputErrors."""
-    stdin_once(("the deal", spec == "-"), ("--after", after == "@-"),
-               ("the solution", solution == "-"))
-    start = load_position(spec)
-    position = start if after is None else play_after(start, *read_moves(after, "after"))
-    source = source_name(solution)
-    answer = parse_answer(read_input(solution, "solution"), source)
-    if answer.after is not None:
-        saved = play_after(start, list(answer.after), source)
-        if after is not None and saved.after != position.after:
-            raise InputError("the answer starts after other moves than --after names (leave "
-                             "--after out: the file names its own)", source, None, "after")
-        position = saved
-    return position, replay(position.deal, answer.moves)
 
 
 def _parse_black_hole_solve(text: str, source: str) -> list[Move]:

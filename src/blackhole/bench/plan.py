@@ -19,8 +19,9 @@ from blackhole.backends import (
     split_label,
 )
 from blackhole.bench.record import TASKS, deal_board
-from blackhole.deal import expand_specs, generated_spec, load_position
 from blackhole.errors import InputError
+from blackhole.positions import load_position
+from blackhole.sources import expand_specs, generated_spec
 
 DEFAULT_TIMEOUT = 60.0  # backend seconds per task
 GRACE = 5.0  # seconds past the backend's timeout before the worker is killed

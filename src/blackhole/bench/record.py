@@ -19,15 +19,11 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from blackhole.deal import (
-    Position,
-    generated_spec,
-    json_shown,
-    load_position,
-    parse_json_position,
-    position_json,
-)
+from blackhole.deal import Position
 from blackhole.errors import InputError
+from blackhole.formats import json_shown, parse_json_position, position_json
+from blackhole.positions import load_position
+from blackhole.sources import generated_spec
 
 VERDICTS = ("solved", "unsolvable", "unknown", "error")
 SETTLED = ("solved", "unsolvable")

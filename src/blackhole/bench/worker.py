@@ -22,9 +22,11 @@ from typing import Any
 
 from blackhole.bench.plan import Task
 from blackhole.bench.record import Record
-from blackhole.deal import Position, load_position, parse_json_position
+from blackhole.deal import Position
 from blackhole.errors import InputError, InternalError
+from blackhole.formats import parse_json_position
 from blackhole.pipeline import solve_deal
+from blackhole.positions import load_position
 
 
 def start(folder: str, lifeline: Connection) -> None:

@@ -37,10 +37,13 @@ from blackhole.certificates.make import (
     standard,
 )
 from blackhole.certificates.place import check_place, tidy
-from blackhole.deal import Deal, load_deal, load_position, parse_board, play_after, read_moves
+from blackhole.deal import Deal
 from blackhole.errors import InputError
+from blackhole.formats import parse_board
+from blackhole.positions import load_position, play_after, read_moves
 from blackhole.rules import replay
 from blackhole.solutions import parse_solution
+from blackhole.sources import load_deal
 
 
 def certificate_folders(specs: Sequence[str], out: Path) -> list[Path]:

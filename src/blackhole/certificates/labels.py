@@ -11,17 +11,12 @@ from pathlib import Path
 from blackhole import drat
 from blackhole.cards import parse_card
 from blackhole.certificates.files import DEAL_FILE, DIGEST_LABEL, digest_label, read_small
-from blackhole.deal import (
-    Deal,
-    Position,
-    board_text,
-    generated_spec,
-    load_position,
-    parse_position_text,
-    position_of,
-)
+from blackhole.deal import Deal, Position, position_of
 from blackhole.errors import InputError
+from blackhole.formats import board_text, parse_position_text
+from blackhole.positions import load_position
 from blackhole.rules import advance
+from blackhole.sources import generated_spec
 
 _DIGEST = re.compile(re.escape(DIGEST_LABEL) + "[0-9a-f]{64}")
 

@@ -47,12 +47,14 @@ from blackhole.certificates.files import (
 )
 from blackhole.certificates.labels import check_label
 from blackhole.certificates.place import settle, staging, write, write_bytes
-from blackhole.deal import Deal, Position, board_text, load_deal, moves_json, position_of
+from blackhole.deal import Deal, Position, position_of
 from blackhole.encode import cnf
 from blackhole.errors import InputError, InternalError
+from blackhole.formats import board_text, moves_json
 from blackhole.pipeline import decode, solution_json
 from blackhole.problem import build_problem
 from blackhole.rules import replay
+from blackhole.sources import load_deal
 
 DEFAULT_SOLVER = "glucose4"  # any of the sat backend's PROOF_SOLVERS, by any alias
 

@@ -39,9 +39,10 @@ from blackhole.certificates.files import (
     sha256,
 )
 from blackhole.certificates.labels import Label, check_label
-from blackhole.deal import parse_board, position_of
+from blackhole.deal import position_of
 from blackhole.encode import cnf
 from blackhole.errors import InputError
+from blackhole.formats import parse_board
 from blackhole.problem import build_problem
 from blackhole.rules import replay
 from blackhole.solutions import parse_solution

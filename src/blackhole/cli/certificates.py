@@ -21,7 +21,7 @@ from blackhole.cli.common import (
     console,
     user_errors,
 )
-from blackhole.deal import expand_specs
+from blackhole.sources import expand_specs
 
 if TYPE_CHECKING:
     from blackhole.certificates import Certificate, Verification

@@ -20,8 +20,8 @@ from blackhole.cli.common import (
     console,
     user_errors,
 )
-from blackhole.deal import board_text, load_position, moves_json, position_json
-from blackhole.solutions import check_answer
+from blackhole.formats import board_text, moves_json, position_json
+from blackhole.positions import check_answer, load_position
 
 
 @app.command()

@@ -28,8 +28,9 @@ from blackhole.cli.common import (
     user_errors,
     working,
 )
-from blackhole.deal import load_position, read_moves, stdin_once
+from blackhole.positions import load_position, read_moves
 from blackhole.rules import advance
+from blackhole.sources import stdin_once
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -33,9 +33,10 @@ from blackhole.cli.common import (
     user_errors,
     working,
 )
-from blackhole.deal import Position, load_position
+from blackhole.deal import Position
 from blackhole.errors import InputError
 from blackhole.pipeline import Solution, solve_deal
+from blackhole.positions import load_position
 from blackhole.problem import build_problem
 
 

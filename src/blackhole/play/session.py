@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from blackhole.cards import Card
-from blackhole.deal import Position, load_position, read_moves
+from blackhole.deal import Position
 from blackhole.errors import InputError
 from blackhole.play.board import check_fits
+from blackhole.positions import load_position, read_moves
 from blackhole.rules import Game, advance, replay
 
 SEEDS = 1_000_000  # fresh random deals are random:0 .. random:999999

@@ -1,0 +1,296 @@
+"""Deal formats: the board and JSON texts of a deal or position, read and written.
+
+- The board is black-hole-solve's format (`parse_board`, `board_text`): a generalised
+  deck adds a `Ranks: R` line, and a position writes an empty fan as `-`.
+- JSON is `{"foundation": "AS", "fans": [...], "ranks": 13}`; a position may add its
+  `"history"` (`parse_json_position`, `position_json`), and answers write their moves
+  with `moves_json`.
+- `parse_position_text` tells the two apart by their first character.
+
+Formats turn text into the model of `blackhole.deal` and back. They stand on that model
+alone and read no files: `blackhole.sources`, the layer above, reads them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+from blackhole.cards import STANDARD_RANKS, SUITS, Card, parse_card
+from blackhole.deal import (
+    ALL_IN_A_ROW_LAYOUT,
+    BLACK_HOLE_LAYOUT,
+    Deal,
+    Entry,
+    Position,
+    check_deck,
+    position_of,
+)
+from blackhole.errors import InputError
+
+EMPTY_FAN = "-"  # how a board writes an empty fan, keeping its place
+MAX_RANKS = 1000  # a JSON deal's "ranks": studies of larger decks stay far below this
+# Ranks per suit of a board's `Ranks: R` line and of `random:SEED:ranks=R`: one rank never
+# moves, and 400 cards is far past any study.
+DECK_RANKS = (2, 100)
+
+
+def parse_position_text(text: str, source: str) -> Position:
+    """A deal or position, as JSON or as a board (see `parse_deal_text`)."""
+    if text.lstrip("\ufeff \t\r\n")[:1] in ("{", "["):
+        return parse_json_position(text, source)
+    return position_of(parse_board(text, source))
+
+
+def parse_deal_text(text: str, source: str) -> Deal:
+    """JSON when the text starts with `{` or `[` (no board does), a board otherwise."""
+    return parse_position_text(text, source).deal
+
+
+def parse_board(text: str, source: str = "<board>") -> Deal:
+    """black-hole-solve's board format: `Foundations: AS`, then one fan per line, bottom → top.
+
+    `Foundations: -` (or no Foundations line) means an empty foundation, as in All in a Row.
+    A position writes an empty fan as a line `-` (or `: -`), so every fan keeps its place.
+    A generalised deck names its ranks per suit in a `Ranks: R` line (R in DECK_RANKS)
+    before the fans; without one the deck has 13 ranks, as every black-hole-solve board does.
+    Such a deck is checked as its JSON is: each card of the deck at most once, every card
+    on the fans when the foundation is empty, and any layout.
+    """
+    text = text.lstrip("\ufeff")
+    foundation: Card | None = None
+    ranks: int | None = None
+    headers: set[str] = set()
+    fans: list[tuple[Card, ...]] = []
+    entries: list[Entry] = []
+    fan_lines: list[int] = []
+    last_line = 0
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split("#", 1)[0].strip()  # no card holds a '#': the rest is a comment
+        if not line:
+            continue
+        last_line = number
+        header, colon, value = line.partition(":")
+        if colon and header.strip().lower() in BOARD_HEADERS:
+            name = BOARD_HEADERS[header.strip().lower()]
+            if name in headers or fans:
+                reason = f"a second {name} line" if name in headers else \
+                    f"the {name} line must come before the fans"
+                raise InputError(reason, source, number, line)
+            headers.add(name)
+            tokens = value.split()
+            if name == "Ranks":
+                ranks = _board_ranks(tokens, source, number, line)
+                continue
+            if len(tokens) > 1:
+                raise InputError("Black Hole has one foundation", source, number, tokens[1])
+            if tokens and tokens[0] != "-":
+                foundation = read_card(tokens[0], source, number)
+                entries.append((foundation, number, tokens[0]))
+            continue
+        tokens = line.lstrip(":").split()
+        if tokens == [EMPTY_FAN]:
+            tokens = []
+        fan = tuple(read_card(token, source, number) for token in tokens)
+        entries.extend((card, number, token) for card, token in zip(fan, tokens, strict=True))
+        fans.append(fan)
+        fan_lines.append(number)
+    if not fans:
+        raise InputError("no fans found (empty deal file)", source, last_line or None)
+    if ranks is None:
+        beyond = next((entry for entry in entries if entry[0].rank > STANDARD_RANKS), None)
+        if beyond is not None:
+            raise InputError(f"card not in a {STANDARD_RANKS}-rank deck (a larger deck names "
+                             "its ranks in a 'Ranks: R' line first)", source, *beyond[1:])
+        ranks = STANDARD_RANKS
+    check_deck(entries, ranks, source, foundation)
+    if ranks == STANDARD_RANKS:
+        _check_layout(fans, fan_lines, entries, foundation, source, last_line)
+    return Deal(tuple(fans), foundation, ranks, name=source)
+
+
+BOARD_HEADERS = {"foundations": "Foundations", "ranks": "Ranks"}  # lines before the fans
+
+
+def _board_ranks(tokens: list[str], source: str, number: int, line: str) -> int:
+    """The value of a `Ranks:` line: one count of ranks per suit, as `ranks=R` takes."""
+    if len(tokens) > 1:
+        raise InputError("Ranks takes one number", source, number, tokens[1])
+    value = tokens[0] if tokens else line
+    ranks = deck_ranks(value)
+    if ranks is None:
+        low, high = DECK_RANKS
+        raise InputError(f"Ranks takes a whole number from {low} to {high} (ranks per suit)",
+                         source, number, value)
+    return ranks
+
+
+def deck_ranks(text: str) -> int | None:
+    """The ranks per suit `text` names, as `ranks=R` and a board's `Ranks: R` take them:
+    ASCII digits, within DECK_RANKS; None for anything else."""
+    low, high = DECK_RANKS
+    if text.isascii() and text.isdigit() and len(text) <= len(str(high)) \
+            and low <= int(text) <= high:
+        return int(text)
+    return None
+
+
+def read_card(token: str, source: str, line: int | None) -> Card:
+    """A card token of a file; InputError naming the source, line and token."""
+    try:
+        return parse_card(token)
+    except ValueError as error:
+        raise InputError(str(error), source, line, token) from None
+
+
+def _check_layout(fans: list[tuple[Card, ...]], fan_lines: list[int], entries: list[Entry],
+                  foundation: Card | None, source: str, last_line: int,
+                  empty: str = f"'{EMPTY_FAN}'") -> None:
+    """A standard deck lies as Black Hole (17 fans of 3 around a card in the hole) or All
+    in a Row (13 fans of 4, an empty hole) when nothing is played; a position keeps every
+    fan in its place, each at most that size (`empty` says how the format writes an
+    empty fan). Runs after the deck check, so the entries hold each card once."""
+    fresh = foundation is None or (len(entries) == len(SUITS) * STANDARD_RANKS
+                                   and len(fans) != ALL_IN_A_ROW_LAYOUT[0])
+    count, size = ALL_IN_A_ROW_LAYOUT if foundation is None or len(fans) == \
+        ALL_IN_A_ROW_LAYOUT[0] else BLACK_HOLE_LAYOUT
+    if len(fans) != count:
+        message = f"expected {count} fans of {size}, found {len(fans)} fans" if fresh else \
+            f"a position keeps all {count} fans (write an empty fan as {empty}), " \
+            f"found {len(fans)}"
+        raise InputError(message, source, last_line, _fan_text(fans[-1]))
+    for fan, line in zip(fans, fan_lines, strict=True):
+        if len(fan) > size or (fresh and len(fan) != size):
+            message = f"expected {size} cards in this fan" if fresh else \
+                f"a fan of this layout holds at most {size} cards"
+            raise InputError(f"{message}, found {len(fan)}", source, line, _fan_text(fan))
+
+
+def _fan_text(fan: tuple[Card, ...]) -> str:
+    return " ".join(map(str, fan)) if fan else EMPTY_FAN
+
+
+def board_text(deal: Deal) -> str:
+    """The board of a deal or position; a deck of other than 13 ranks starts with its
+    `Ranks: R` line, so a 13-rank board is black-hole-solve's, byte for byte."""
+    header = []
+    if deal.ranks != STANDARD_RANKS:
+        low, high = DECK_RANKS
+        if not low <= deal.ranks <= high:  # it would not read back
+            raise InputError(f"a board holds {low} to {high} ranks per suit (use --format "
+                             "json)", deal.name or "deal", token=f"ranks {deal.ranks}")
+        header = [f"Ranks: {deal.ranks}"]
+    foundation = str(deal.foundation) if deal.foundation is not None else "-"
+    lines = [*header, f"Foundations: {foundation}"] + [_fan_text(fan) for fan in deal.fans]
+    return "\n".join(lines) + "\n"
+
+
+def parse_json(text: str, source: str = "<json>") -> Deal:
+    """`{"foundation": "AS" | null, "fans": [["JD", "KS", "TH"], ...], "ranks": 13}`.
+
+    Fans run bottom → top. `ranks` is optional (13) and allows generalised decks. A
+    position may leave fans short or empty (`[]`) and may add `"history"`, the cards
+    moved so far in order (see `parse_json_position`).
+    """
+    return parse_json_position(text, source).deal
+
+
+def parse_json_position(text: str, source: str = "<json>") -> Position:
+    """A JSON deal or position; `"history"`, when given, must hold exactly the cards
+    moved (in the hole and not its starting card), the last of them on the hole."""
+    data = load_json(text, source)
+    if not isinstance(data, dict) or not isinstance(data.get("fans"), list):
+        raise InputError("JSON deal needs an object with a \"fans\" list", source, 1, "fans")
+    ranks = data.get("ranks", STANDARD_RANKS)
+    if not isinstance(ranks, int) or isinstance(ranks, bool) or not 1 <= ranks <= MAX_RANKS:
+        raise InputError(f"\"ranks\" must be a whole number from 1 to {MAX_RANKS}", source,
+                         None, json_shown(ranks))
+    lines = json_token_lines(text)
+
+    def card_of(token: object) -> Entry:
+        if not isinstance(token, str):
+            raise InputError("cards are strings such as \"KH\"", source, None,
+                             json_shown(token))
+        line = lines.get(token)
+        return read_card(token, source, line), line, token
+
+    raw_foundation = data.get("foundation", "AS")
+    entries = [] if raw_foundation in (None, "-", "") else [card_of(raw_foundation)]
+    foundation = entries[0][0] if entries else None
+    fans, fan_lines = [], []
+    for fan in data["fans"]:
+        if not isinstance(fan, list):
+            raise InputError("each fan is a list of cards", source, None, json_shown(fan))
+        cards = [card_of(token) for token in fan]
+        entries.extend(cards)
+        fans.append(tuple(card for card, _, _ in cards))
+        fan_lines.append(cards[-1][1] or 0 if cards else 0)
+    if not fans:
+        raise InputError("no fans found", source, 1, "fans")
+    check_deck(entries, ranks, source, foundation)
+    if ranks == STANDARD_RANKS:
+        _check_layout(fans, fan_lines, entries, foundation, source, text.count("\n") + 1,
+                      empty="[]")
+    deal = Deal(tuple(fans), foundation, ranks, name=source)
+    raw_history = data.get("history", [])
+    if not isinstance(raw_history, list):
+        raise InputError("\"history\" is a list of cards", source, None,
+                         json_shown(raw_history))
+    return position_of(deal, [card_of(token) for token in raw_history], source)
+
+
+def load_json(text: str, source: str) -> object:
+    """Any JSON value; bad syntax, nesting too deep to read and numbers too long for Python
+    are one-line InputErrors."""
+    try:
+        return json.loads(text.lstrip("\ufeff"))
+    except json.JSONDecodeError as error:
+        bad = error.doc[error.pos:error.pos + 12] or "end of file"
+        raise InputError(f"invalid JSON ({error.msg})", source, error.lineno, bad) from None
+    except RecursionError:
+        raise InputError("JSON nested too deeply", source) from None
+    except ValueError:  # an integer of more than 4300 digits
+        raise InputError("JSON number too long", source) from None
+
+
+def json_shown(value: object) -> str:
+    """A JSON value as a message quotes it, without walking (or printing) a huge one."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "[...]" if value else "[]"
+    if isinstance(value, dict):
+        return "{...}" if value else "{}"
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return "a very large number"
+    return json.dumps(value)
+
+
+def json_token_lines(text: str) -> dict[str, int]:
+    """The line on which each quoted token first appears, for error messages."""
+    found: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        for piece in line.split('"')[1::2]:
+            found.setdefault(piece, number)
+    return found
+
+
+def deal_json(deal: Deal) -> dict:
+    return {
+        "foundation": str(deal.foundation) if deal.foundation is not None else None,
+        "fans": [[str(card) for card in fan] for fan in deal.fans],
+        "ranks": deal.ranks,
+    }
+
+
+def position_json(position: Position) -> dict:
+    """The deal's JSON, plus `"history"` when the position knows its moves."""
+    data = deal_json(position.deal)
+    if position.moved and len(position.history) == position.moved:
+        data["history"] = [str(card) for card in position.history]
+    return data
+
+
+def moves_json(moves: Iterable[tuple[Card, int]]) -> list[dict[str, object]]:
+    """Moves as every JSON answer writes them: `[{"card": "KH", "fan": 12}, ...]`."""
+    return [{"card": str(card), "fan": fan} for card, fan in moves]

@@ -1,0 +1,78 @@
+"""Positions reached by moves: a deal spec's position with `--after` played on it, the
+moves an option or a solution file names, and an answer replayed from its spec.
+
+This layer stands above the rules engine (`blackhole.rules`, which plays the moves) and
+the solution files (`blackhole.solutions`, which read them); both stand on the sources,
+formats and model below (`blackhole.sources`, `blackhole.formats`, `blackhole.deal`),
+and nothing below imports this module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from blackhole.deal import Position
+from blackhole.errors import InputError
+from blackhole.rules import Move, Replay, advance, replay
+from blackhole.solutions import parse_answer, parse_cards, parse_solution
+from blackhole.sources import read_input, read_position, source_name, stdin_once
+
+
+def load_position(spec: str, after: str | None = None) -> Position:
+    """The position `spec` holds, then `after` played through the rules engine.
+
+    `after` is cards separated by spaces or commas (`#` starts a comment), or `@FILE`
+    holding moves in any format `check` reads (`@-`: stdin). An illegal move is an
+    InputError naming the move and why; its source is `after` (the option's field) or
+    the file."""
+    stdin_once(("the deal", spec == "-"), ("--after", after == "@-"))
+    position = read_position(spec)
+    if after is None:
+        return position
+    moves, source = read_moves(after, "after")
+    return play_after(position, moves, source)
+
+
+def play_after(position: Position, moves: list[Move], source: str) -> Position:
+    """The position after `moves` (replayed by the rules engine; an illegal move is an
+    InputError naming `source`), which records them in its `after`."""
+    later = advance(position, moves, source)
+    where = position.deal.where()
+    played = tuple((card, where[card][0]) for card in replay(position.deal, moves).order)
+    return replace(later, after=position.after + played)
+
+
+def read_moves(text: str, option: str) -> tuple[list[Move], str]:
+    """The moves an option such as `--after` names, and the source their errors name.
+
+    `text` is cards separated by spaces or commas (`#` starts a comment), whose source is
+    `option`, or `@FILE` holding moves in any format `check` reads (`@-`: stdin), whose
+    source is the file. A bad card is an InputError naming the source and the token (and
+    the line, in a file: one option value has no lines worth naming)."""
+    if text.startswith("@"):
+        source = source_name(text[1:])
+        return parse_solution(read_input(text[1:], "moves"), source), source
+    try:
+        return parse_cards(text, option), option
+    except InputError as error:
+        raise InputError(error.detail, option, None, error.token) from None
+
+
+def check_answer(spec: str, after: str | None, solution: str) -> tuple[Position, Replay]:
+    """What `check` replays: the position `spec` holds, after the moves the solution file
+    names in its `"after"` (an answer from a position) or `after` (`--after`; when both
+    are given they must name the same moves), then the file's moves through the rules
+    engine. Bad input, and an `"after"` that does not play from `spec`, are InputErrors."""
+    stdin_once(("the deal", spec == "-"), ("--after", after == "@-"),
+               ("the solution", solution == "-"))
+    start = load_position(spec)
+    position = start if after is None else play_after(start, *read_moves(after, "after"))
+    source = source_name(solution)
+    answer = parse_answer(read_input(solution, "solution"), source)
+    if answer.after is not None:
+        saved = play_after(start, list(answer.after), source)
+        if after is not None and saved.after != position.after:
+            raise InputError("the answer starts after other moves than --after names (leave "
+                             "--after out: the file names its own)", source, None, "after")
+        position = saved
+    return position, replay(position.deal, answer.moves)

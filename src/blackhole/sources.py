@@ -1,0 +1,270 @@
+"""Deal sources: the deal spec grammar, and reading the files it names.
+
+A deal spec is the one string every command takes:
+
+- a path to a board file (black-hole-solve's format; a generalised deck adds a `Ranks: R`
+  line) or a JSON file,
+- `-` for standard input,
+- `pysol:N`, PySolFC's Black Hole game number N (dealt by pysol-cards, as PySolFC deals it),
+- `pysol:N:all-in-a-row`, PySolFC's All in a Row game N (13 fans of 4, empty foundation),
+- `random:SEED`, a reproducible shuffle (see `random_deal`),
+- `random:SEED:any`, the variant where the last dealt card becomes the black hole,
+- `random:SEED:ranks=R` and `random:SEED:any:ranks=R`, a generalised deck of R ranks in
+  each of the four suits, dealt the same way (the last fan holds what is left).
+
+Ranges such as `pysol:1-1000` and `random:1-20:ranks=16`, folders of deal files and
+`@FILE` lists of specs are expanded by `expand_specs`. Files are read through
+`read_input`: at most MAX_FILE_BYTES, named pipes included.
+
+Sources stand on the formats (`blackhole.formats`) and the model (`blackhole.deal`). A
+file may hold a position as well as a fresh deal (`read_position`); playing moves on top
+of it (`--after`) needs the rules engine, so that is `blackhole.positions`, layers above.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+from blackhole.cards import STANDARD_RANKS, deck
+from blackhole.deal import BLACK_HOLE_LAYOUT, FOUNDATION_SPADE_ACE, Deal, Position, position_of
+from blackhole.errors import InputError, shorten
+from blackhole.formats import DECK_RANKS, deck_ranks, parse_board, parse_position_text
+
+PYSOL_LAST_GAME = 2**64 - 1  # PySolFC's largest game number (its 64-bit seed)
+RANDOM_LAST_SEED = 10**20  # random:SEED takes 0 to 10^20, as the README says
+MAX_RANGE = 10_000_000  # deals in one range spec: more is a typo, not a benchmark
+MAX_FILE_BYTES = 1_000_000  # deal, solution and spec-list files: a 1000-rank deck needs 40 kB
+_PATH_SHOWN = 200  # characters of a path quoted in a message (one line, never 4 KB)
+
+
+def load_deal(spec: str) -> Deal:
+    """Turn one deal spec into a Deal (the layout of a position file as it lies); every
+    user error is an InputError."""
+    return read_position(spec).deal
+
+
+def read_position(spec: str) -> Position:
+    """The position `spec` holds, as it lies: a fresh deal is a position with nothing
+    moved, and a file may hold one part played. Every user error is an InputError;
+    `blackhole.positions.load_position` plays `--after` on top."""
+    dealt = generated_spec(spec)
+    if dealt is not None:
+        kind, number, variant = dealt
+        if kind == "pysol":
+            return position_of(pysol_deal(number, variant))
+        any_card, ranks = _random_variant(spec, variant)
+        return position_of(random_deal(number, any_card, ranks))
+    return parse_position_text(read_input(spec, "deal"), source_name(spec))
+
+
+PYSOL_GAMES = {"": "black_hole", "all-in-a-row": "all_in_a_row"}
+
+
+def pysol_deal(number: int, variant: str = "") -> Deal:
+    """PySolFC's Black Hole game `number` (or All in a Row's), dealt as PySolFC deals it."""
+    from pysol_cards.cards import CardRenderer
+    from pysol_cards.deal_game import Game
+    from pysol_cards.random_base import RandomBase
+
+    game = Game(PYSOL_GAMES[variant], number, RandomBase.DEALS_PYSOL)
+    text = game.calc_layout_string(CardRenderer(print_ts=True))
+    suffix = f":{variant}" if variant else ""
+    return parse_board(text, source=f"pysol:{number}{suffix}")
+
+
+def random_deal(seed: int, any_card_hole: bool = False, ranks: int = STANDARD_RANKS) -> Deal:
+    """A reproducible shuffle: `random.Random(seed).shuffle` of the deck in `deck(ranks)`
+    order (clubs, diamonds, hearts, spades; ace up to the top rank in each suit).
+
+    Standard game: the A♠ is taken out first, the other 4R-1 cards are shuffled and dealt
+    in order, three to a fan (cards 0-2 to fan 0 bottom → top, and so on); the last fan
+    holds what is left (with R=13, 17 fans of exactly 3).
+    Variant `any`: all 4R are shuffled, the first 4R-1 are dealt the same way and the last
+    card becomes the black hole.
+    """
+    cards = deck(ranks)
+    if not any_card_hole:
+        cards.remove(FOUNDATION_SPADE_ACE)
+    random.Random(seed).shuffle(cards)
+    hole = cards.pop() if any_card_hole else FOUNDATION_SPADE_ACE
+    size = BLACK_HOLE_LAYOUT[1]
+    fans = tuple(tuple(cards[i:i + size]) for i in range(0, len(cards), size))
+    variant = (["any"] if any_card_hole else []) + \
+        ([f"ranks={ranks}"] if ranks != STANDARD_RANKS else [])
+    return Deal(fans, hole, ranks, name=":".join([f"random:{seed}", *variant]))
+
+
+def generated_spec(spec: str) -> tuple[str, int, str] | None:
+    """(`pysol` or `random`, number, variant) for a dealt spec, None for any other spec;
+    a malformed pysol:/random: spec is an InputError. Nothing is dealt here. The variant
+    is canonical: `""`, `all-in-a-row`; `""`, `any`, `ranks=R`, `any:ranks=R`."""
+    kind, _, rest = spec.partition(":")
+    if kind not in ("pysol", "random"):
+        return None
+    number, _, variant = rest.partition(":")
+    return _generated(spec, kind, number, variant)
+
+
+def _generated(spec: str, kind: str, number: str, variant: str) -> tuple[str, int, str]:
+    """Check one generated spec's parts; `spec` names it in errors."""
+    spec = shorten(spec)
+    if kind == "pysol":
+        if variant not in PYSOL_GAMES:
+            raise InputError("unknown PySolFC game (use pysol:N or pysol:N:all-in-a-row)",
+                             spec, None, variant)
+        return "pysol", _number(spec, number, minimum=1, maximum=PYSOL_LAST_GAME), variant
+    any_card, ranks = _random_variant(spec, variant)
+    canonical = ["any"] if any_card else []
+    if ranks != STANDARD_RANKS:
+        canonical.append(f"ranks={ranks}")
+    return "random", _number(spec, number, minimum=0, maximum=RANDOM_LAST_SEED), \
+        ":".join(canonical)
+
+
+def _random_variant(spec: str, variant: str) -> tuple[bool, int]:
+    """`any` and `ranks=R`, each at most once, in either order → (any card hole, ranks)."""
+    any_card, ranks, seen = False, STANDARD_RANKS, set()
+    for part in variant.split(":") if variant else []:
+        key = "ranks" if part.startswith("ranks=") else part
+        if key not in ("any", "ranks") or key in seen:
+            raise InputError("unknown random variant (use random:SEED[:any][:ranks=R])",
+                             spec, None, part)
+        seen.add(key)
+        if key == "any":
+            any_card = True
+            continue
+        found = deck_ranks(part[len("ranks="):])
+        if found is None:
+            low, high = DECK_RANKS
+            raise InputError(f"ranks=R takes {low} to {high} ranks per suit (4R cards)", spec,
+                             None, part)
+        ranks = found
+    return any_card, ranks
+
+
+def _number(spec: str, text: str, minimum: int, maximum: int) -> int:
+    """A spec's number: ASCII digits only (`²` is no number), from `minimum` to
+    `maximum`; its length is checked before Python converts it (5,000 digits would raise
+    ValueError there)."""
+    if text.startswith("-") and text[1:].isascii() and text[1:].isdigit():
+        raise InputError(f"expected a whole number >= {minimum}, not a negative one", spec,
+                         None, text)
+    if not (text.isascii() and text.isdigit()):
+        first, dash, last = text.partition("-")
+        if dash and first.isdigit() and last.isdigit():
+            raise InputError("a range names several deals; this takes one", spec, None, text)
+        raise InputError(f"expected a whole number >= {minimum}", spec, None, text)
+    if len(text.lstrip("0")) > len(str(maximum)) or int(text) > maximum:
+        raise InputError(f"expected a whole number <= {maximum}", spec, None, text)
+    if int(text) < minimum:
+        raise InputError(f"expected a whole number >= {minimum}", spec, None, text)
+    return int(text)
+
+
+def expand_specs(specs: str | Iterable[str], _reading: tuple[Path, ...] = ()) -> list[str]:
+    """`pysol:1-1000,random:5`, folders, `@list.txt` and single specs → single specs.
+
+    `@FILE` reads more specs from FILE, one or more per line (`#` starts a comment).
+    """
+    items = specs.split(",") if isinstance(specs, str) else list(specs)
+    out: list[str] = []
+    for item in (s.strip() for s in items):
+        if not item:
+            continue
+        if item.startswith("@"):
+            path = Path(item[1:]).resolve()
+            if path in _reading:
+                raise InputError("a spec list that includes itself", item[1:], None, item)
+            out.extend(expand_specs(_spec_list(item[1:]), (*_reading, path)))
+            continue
+        prefix, _, rest = item.partition(":")
+        span, _, variant = rest.partition(":")
+        if prefix in ("pysol", "random") and "-" in span.lstrip("-"):
+            out.extend(_range(item, prefix, span, variant))
+        elif Path(item).is_dir():
+            out.extend(_folder(item))
+        else:
+            out.append(item)
+    return out
+
+
+def _range(item: str, kind: str, span: str, variant: str) -> list[str]:
+    """`pysol:1-1000`, `random:1-20:any:ranks=16`: both ends and the variant are checked
+    before anything is listed."""
+    first, _, last = span.partition("-")
+    _, lo, canonical = _generated(item, kind, first, variant)
+    _, hi, _ = _generated(item, kind, last, variant)
+    if hi < lo:
+        raise InputError("empty range", item, None, span)
+    if hi - lo >= MAX_RANGE:
+        raise InputError(f"a range holds at most {MAX_RANGE:,} deals", item, None, span)
+    suffix = f":{canonical}" if canonical else ""
+    return [f"{kind}:{n}{suffix}" for n in range(lo, hi + 1)]
+
+
+def _folder(path: str) -> list[str]:
+    """The deal files of a folder (.board, .json, .txt), sorted."""
+    try:
+        return sorted(str(p) for p in Path(path).iterdir()
+                      if p.suffix in (".board", ".json", ".txt") and p.is_file())
+    except OSError as error:
+        raise InputError(f"cannot list folder ({error.strerror})", path) from None
+
+
+def _spec_list(path: str) -> list[str]:
+    """The specs listed in a file: whitespace or commas between them, `#` comments."""
+    text = read_input(path, "spec list")
+    specs = []
+    for line in text.splitlines():
+        specs.extend(line.split("#", 1)[0].replace(",", " ").split())
+    return specs
+
+
+def stdin_once(*uses: tuple[str, bool]) -> None:
+    """Standard input can be read once: an InputError when more than one of the named
+    inputs (name, read from stdin) would read it."""
+    named = [name for name, used in uses if used]
+    if len(named) > 1:
+        raise InputError(f"standard input can feed only one input, but {' and '.join(named)} "
+                         "both read it: save one to a file", "<stdin>", token="-")
+
+
+def source_name(path: str) -> str:
+    """How messages name a file: `<stdin>` for `-`, else the path on one line, cut."""
+    return "<stdin>" if path == "-" else shorten(path, _PATH_SHOWN)
+
+
+def read_input(path: str, what: str) -> str:
+    """The text of a file, a named pipe or process substitution (`<(...)`), or stdin for
+    `-`, as UTF-8. At most MAX_FILE_BYTES are read: a larger input is refused before it is
+    parsed. Every failure is a one-line InputError naming the path."""
+    source = source_name(path)
+    try:
+        if path == "-":
+            stream = getattr(sys.stdin, "buffer", None)
+            data = stream.read(MAX_FILE_BYTES + 1) if stream is not None \
+                else sys.stdin.read(MAX_FILE_BYTES + 1).encode("utf-8", "surrogateescape")
+        else:
+            with open(path, "rb") as handle:
+                data = handle.read(MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        hint = " (or spec: pysol:N, random:SEED, -)" if what == "deal" else ""
+        raise InputError(f"no such {what} file{hint}", source) from None
+    except IsADirectoryError:
+        raise InputError(f"is a directory, not a {what} file", source) from None
+    except PermissionError:
+        raise InputError(f"cannot read {what} file (permission denied)", source) from None
+    except (OSError, ValueError) as error:  # ValueError: a NUL byte in the path
+        reason = getattr(error, "strerror", None) or error.__class__.__name__
+        raise InputError(f"cannot read {what} file ({reason})", source) from None
+    if len(data) > MAX_FILE_BYTES:
+        raise InputError(f"{what} file larger than the {MAX_FILE_BYTES // 1_000_000} MB cap",
+                         source)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise InputError(f"{what} file is not UTF-8 text", source, line) from None
