@@ -65,7 +65,7 @@ def check_answer(spec: str, after: str | None, solution: str) -> tuple[Position,
     engine. Bad input, and an `"after"` that does not play from `spec`, are InputErrors."""
     stdin_once(("the deal", spec == "-"), ("--after", after == "@-"),
                ("the solution", solution == "-"))
-    start = load_position(spec)
+    start = read_position(spec)
     position = start if after is None else play_after(start, *read_moves(after, "after"))
     source = source_name(solution)
     answer = parse_answer(read_input(solution, "solution"), source)

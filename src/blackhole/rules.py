@@ -9,6 +9,9 @@ It also holds what a player needs: the legal moves from a state, playing one, th
 outcome, the position a state stands for (`layout`, `advance`), and `Game`, a game in
 play with unlimited undo and redo. Messages number fans from 1, as `show` draws them;
 moves and JSON keep 0-based fan indexes, as black-hole-solve numbers its stacks.
+
+The engine stands on the deal model (`blackhole.deal`) alone. Reading a position with
+moves played on it (`--after`) uses the engine, so it sits above, in `blackhole.positions`.
 """
 
 from __future__ import annotations
