@@ -10,6 +10,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 from .conftest import ROOT
 
 SRC = ROOT / "src"
@@ -46,7 +48,9 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
     return {target for target in targets if target in modules and target != name}
 
 
-def _graph() -> dict[str, set[str]]:
+@pytest.fixture(scope="module")
+def graph() -> dict[str, set[str]]:
+    """Each module of the package and the package's modules it imports."""
     modules = _modules()
     return {name: _imports(name, path, modules) for name, path in modules.items()}
 
@@ -72,14 +76,13 @@ def _circle(graph: dict[str, set[str]]) -> list[str] | None:
     return next((loop for name in sorted(graph) if (loop := visit(name)) is not None), None)
 
 
-def test_no_module_of_the_package_imports_itself_through_others() -> None:
-    graph = _graph()
+def test_no_module_of_the_package_imports_itself_through_others(
+        graph: dict[str, set[str]]) -> None:
     assert {"blackhole.deal", "blackhole.rules", "blackhole.cli.common"} <= set(graph)
     assert _circle(graph) is None
 
 
-def test_the_deal_layers_import_only_the_layers_below() -> None:
-    graph = _graph()
+def test_the_deal_layers_import_only_the_layers_below(graph: dict[str, set[str]]) -> None:
     for height, name in enumerate(DEAL_LAYERS):
         above = set(DEAL_LAYERS[height:])
         assert graph[name] & above == set(), f"{name} imports a layer at or above its own"
