@@ -1,12 +1,16 @@
 /* The compiled core of blackhole.probe: the same limited discrepancy search as the
  * Python `probe`, step for step, over flat arrays.
  *
- * look(fans, fan_ranks, modulus, start_rank, budget, passes, seconds) -> (status, line, nodes)
+ * look(fans, fan_ranks, modulus, start_rank, budget, passes, seconds[, stop])
+ *     -> (status, line, nodes)
  *   fans:       a sequence of sequences of node ids, each fan bottom -> top
  *   fan_ranks:  the same shape, each node's rank (1..modulus)
  *   start_rank: the hole's rank, 0 when the first card is free
  *   passes:     the limited-discrepancy passes before the last, unlimited one
  *   seconds:    a wall-clock limit (<= 0: none); at it the answer is "out of budget"
+ *   stop:       a bytearray (optional) another thread may set: once its first byte is not
+ *               0 the search ends as "out of budget" (read with the clock, every few ms;
+ *               the caller must not resize it meanwhile)
  *   status:     1 a full line (line is a tuple of nodes), 0 refuted, -1 out of budget,
  *               -2 not taken (ranks outside 1..modulus, sizes beyond its limits): the
  *               caller runs the Python search
@@ -370,11 +374,20 @@ static PyObject *look(PyObject *self, PyObject *args) {
     int m, start;
     long long budget, passes;
     double seconds;
+    PyObject *stop_flag = NULL;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOiiLLd", &fans, &fan_ranks, &m, &start, &budget, &passes,
-                          &seconds))
+    if (!PyArg_ParseTuple(args, "OOiiLLd|O", &fans, &fan_ranks, &m, &start, &budget, &passes,
+                          &seconds, &stop_flag))
         return NULL;
     double deadline = seconds > 0 ? now() + seconds : 0;
+    volatile const char *stop = NULL; /* the stop flag's first byte, read without the GIL */
+    if (stop_flag != NULL && stop_flag != Py_None) {
+        if (!PyByteArray_Check(stop_flag) || PyByteArray_GET_SIZE(stop_flag) < 1) {
+            PyErr_SetString(PyExc_TypeError, "stop must be a bytearray of at least 1 byte");
+            return NULL;
+        }
+        stop = PyByteArray_AS_STRING(stop_flag);
+    }
     if (m < 1 || m > 100000 || start < 0 || start > m)
         return Py_BuildValue("(iOi)", NOT_TAKEN, Py_None, 0);
     Search s;
@@ -548,7 +561,8 @@ static PyObject *look(PyObject *self, PyObject *args) {
                     if (PyErr_CheckSignals() < 0) { released = NULL; goto done; }
                     released = PyEval_SaveThread();
                 }
-                if (deadline && (spent & CLOCK_POLL_MASK) == 0 && now() > deadline) {
+                if ((spent & CLOCK_POLL_MASK) == 0
+                    && ((deadline && now() > deadline) || (stop && *stop))) {
                     status = -1; goto finish;
                 }
                 int f = (int)(moves[fr->moves + fr->i] & FAN_MASK);
@@ -649,7 +663,7 @@ static PyMethodDef methods[] = {
     {"ranks_can_chain", chain, METH_VARARGS,
      "ranks_can_chain(left, hole, cards, modulus) -> bool: the rank-count cut of the look."},
     {"look", look, METH_VARARGS,
-     "look(fans, fan_ranks, modulus, start_rank, budget, passes, seconds) -> (status, line, "
+     "look(fans, fan_ranks, modulus, start_rank, budget, passes, seconds[, stop]) -> (status, line, "
      "nodes): the first look of blackhole.probe; status 1 a full line, 0 refuted, -1 out of "
      "budget or time."},
     {NULL, NULL, 0, NULL},

@@ -95,12 +95,12 @@ def as_position(position: Position | Deal | str) -> Position:
                      token=type(position).__name__)
 
 
-def best_score(position: Position | Deal | str, backend: str = "sat", *,
+def best_score(position: Position | Deal | str, backend: str = "auto", *,
                timeout: float | None = None, **options: Any) -> Best:
     """The best score of `position` (a Position, a Deal or a deal spec), counted from the
     start of the deal, with one line that reaches it, replayed by the rules engine.
 
-    `backend` is "sat" (default), "cpsat", "maxsat" or "search", with an optional variant
+    `backend` is "auto" (default), "sat", "cpsat", "maxsat" or "search", with an optional variant
     ("sat:glucose4"); keyword options are `Options` fields. At the limit the best line
     found comes back with `proven` False and the bound proven so far. Bad input, or a
     backend that finds no best score, raises InputError."""
@@ -279,7 +279,7 @@ class _Engine:
         """The longest line from the start position. Is it winnable, first (most positions
         a player asks about are): the greedy probe, then the solver; if not, a climb from
         a short search's line."""
-        from blackhole.backends.sat import quick_line
+        from blackhole.backends.look import quick_line
 
         n = self.lines.n
         if n == 0:

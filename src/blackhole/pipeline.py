@@ -77,12 +77,13 @@ def solve_deal(deal: Deal, backend: str, options: Options) -> Solution:
     return decode(problem, solver.solve(problem, options), deal)
 
 
-def solve(deal: Deal | str, backend: str = "sat", *, timeout: float | None = None,
+def solve(deal: Deal | str, backend: str = "auto", *, timeout: float | None = None,
           **options: Any) -> Solution:
     """Solve a deal (a Deal, or any deal spec such as "pysol:2" or a file path).
 
-    `backend` is a registry name with an optional variant ("sat", "sat:glucose4",
-    "cpsat:boolean"); keyword options are `Options` fields (solver, model, workers, seed,
+    `backend` is a registry name with an optional variant ("auto", the default, "look",
+    "sat", "sat:glucose4", "cpsat:boolean"); `Result.solver` names the engine that
+    answered; keyword options are `Options` fields (solver, model, workers, seed,
     features, ...). A solution is returned only after the rules engine replayed it; a
     limit reached is Verdict.UNKNOWN. Bad input raises InputError.
     """

@@ -1,4 +1,5 @@
-"""A fast first look: a greedy search over a Problem under a node budget.
+"""The look: a fast complete search over a Problem, under a node budget (the `look`
+backend, and the first engine of `auto`).
 
 Only legal moves are tried (a fan's top card, rank-adjacent to the hole's card), best
 first by a heuristic: the card whose rank has the most cards still in play (a rank with
@@ -27,14 +28,16 @@ Four sound cuts keep the budget for live branches:
   under it, and of several last cards only the lowest fan's is.
 Over pysol:1-1000 the last two shrink the tree of the worst unwinnable deal (915) from
 6.7 million moves to 0.8 million, and 265's from 5.2 million to 0.1 million. The
-`search` backend keeps neither, so it stays an independent referee for the look: the
-tests hold the look's refutations to its verdicts.
+`search` backend shares no code with the look (it has its own walk cut and neither of
+the others), so it stays an independent referee: the tests hold the look's refutations
+to its verdicts.
 
 The reasons each cut is sound are in encodings/look.md.
 
 The look answers in three ways: a full line (a win, which the caller replays), "refuted"
 (a pass explored the whole tree within the budget: no line plays every card, as complete
-a method as the `search` backend), or nothing (out of budget or time).
+a method as the `search` backend, but with no proof to check), or nothing (out of budget
+or time, or stopped by another thread through `stop`).
 
 Compiled core: ``_probe_core.c``, a CPython extension built at install time where a C
 compiler is at hand (optional: without it the Python search below runs). It runs the
@@ -50,7 +53,9 @@ refutations; 1.1 s for all of them, at most 0.13 s a deal, pysol:915) and 19,996
 pysol:1-20000 (the 4 left, 10929, 11034, 13295 and 17600, spend about 0.4 s each in the
 look before glucose4 settles them in 0.03 s). Before the two new cuts and the last
 depth-first pass it settled 936 of pysol:1-1000 at 200,000 nodes, and 959 at 500,000.
-The core lets the GIL go while it searches, so other threads run beside a long look.
+The core lets the GIL go while it searches, so other threads run beside a long look,
+and another thread can end it early (`stop`: the `auto` portfolio does when SAT answers
+first).
 """
 
 from __future__ import annotations
@@ -108,7 +113,7 @@ def walk_covers(left: list[int], hole: int, cards: int, modulus: int) -> bool:
     """The rank-walk cut: can the hole (rank `hole`) still reach all `cards` cards left,
     where left[r] counts the cards of rank r on the fans? The hole moves one rank at a
     time, so it only ever shows ranks on the unbroken run of ranks with cards around it;
-    a card outside that run can never be played. Used by the look and by `search`."""
+    a card outside that run can never be played."""
     m = modulus
     shown = [bool(left[r]) or r == hole for r in range(m + 1)]
     return _arc_covers([False] + [shown[i] and shown[i % m + 1] for i in range(1, m + 1)],
@@ -197,6 +202,12 @@ def _engine(engine: str | None) -> str:
     return "c" if choice == "auto" and _probe_core is not None else "python"
 
 
+def engine_in_use(engine: str | None = None) -> str:
+    """The engine `probe` runs for ``engine`` ("auto", "python" or None for the
+    variable): "c" (the compiled core) or "python"."""
+    return _engine(engine)
+
+
 def default_budget(engine: str | None = None) -> int:
     """The budget `probe` uses when given none: COMPILED_BUDGET where the compiled core
     runs, else PYTHON_BUDGET (``engine``: "auto", "python" or None for the variable)."""
@@ -210,12 +221,16 @@ def quick_budget(engine: str | None = None) -> int:
 
 
 def probe(problem: Problem, budget: int | None = None, *, engine: str | None = None,
-          seconds: float | None = None) -> Look:
+          seconds: float | None = None, stop: bytearray | None = None) -> Look:
     """Search `problem` for a full line, trying at most `budget` moves (None: the engine's
     default, see `default_budget`) for at most `seconds` (None: no limit; at the limit the
     answer is the same as out of budget). ``engine`` is "auto" (the compiled core when
     built) or "python"; None reads $BLACKHOLE_PROBE_ENGINE, else "auto". Both give the
-    same Look, unless the clock stops one of them."""
+    same Look, unless the clock or `stop` ends one of them. `stop` is a flag another
+    thread may set (its first byte made non-zero) to end the search as out of budget,
+    within a few milliseconds."""
+    if stop is not None and len(stop) < 1:
+        raise ValueError("stop must hold at least one byte")
     use = _engine(engine)
     if budget is None:
         budget = default_budget(engine)
@@ -226,13 +241,14 @@ def probe(problem: Problem, budget: int | None = None, *, engine: str | None = N
         status, line, nodes = _probe_core.look(
             problem.fans, [[rank[node] for node in fan] for fan in problem.fans],
             problem.modulus, start, max(-1, min(budget, 2**62)), LDS_PASSES,
-            0.0 if seconds is None else max(seconds, 1e-9))
+            0.0 if seconds is None else max(seconds, 1e-9), stop)
         if status != _NOT_TAKEN:
             return Look(line, status == 0, nodes)
-    return _python_probe(problem, budget, seconds)
+    return _python_probe(problem, budget, seconds, stop)
 
 
-def _python_probe(problem: Problem, budget: int, seconds: float | None = None) -> Look:
+def _python_probe(problem: Problem, budget: int, seconds: float | None = None,
+                  stop: bytearray | None = None) -> Look:
     fans, rank, m = problem.fans, problem.rank, problem.modulus
     heights = [len(fan) for fan in fans]
     left = [0] * (m + 1)  # cards of each rank still on the fans
@@ -295,7 +311,9 @@ def _python_probe(problem: Problem, budget: int, seconds: float | None = None) -
             if spent >= budget:
                 raise _OutOfBudget
             spent += 1
-            if deadline is not None and not spent % _CLOCK_EVERY and time.perf_counter() > deadline:
+            if not spent % _CLOCK_EVERY and (
+                    (deadline is not None and time.perf_counter() > deadline)
+                    or (stop is not None and stop[0])):
                 raise _OutOfBudget
             h = heights[f] - 1
             heights[f] = h

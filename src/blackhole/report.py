@@ -1,7 +1,10 @@
 """Summaries, statistics and plots of a bench results file (one `Record` per line).
 
 Per backend: verdict counts, the time spent per deal (median, p90, p99, max, total; a
-deal given up counts at the time it was given up), and how many deals it settled fastest.
+deal given up counts at the time it was given up), the engines that answered (a record's
+`solver`: `auto` names the look or its SAT solver per deal), and how many deals it
+settled fastest, counted only where engines that really differ settled the deal (two
+runs answered by the same engine are no race).
 Across backends: disagreements (one backend solved a deal another called unsolvable, or
 best scores that cannot all be right) and the solvable fraction with a 95% Wilson
 interval, beside the published figure for the first million PySolFC deals. When a
@@ -162,8 +165,8 @@ class BackendSummary:
     p99: float | None
     max: float | None
     total: float
-    fastest: int  # deals this backend settled in the least time of all backends
-    looked: int = 0  # deals settled by the first look (stats.probe), before any encoding
+    fastest: int  # deals settled in the least time, against runs of other engines
+    engines: dict[str, int] = field(default_factory=dict)  # engine that answered → deals
 
 
 @dataclass(frozen=True)
@@ -240,9 +243,9 @@ def summarize(records: Sequence[Record], results: str = "") -> Report:
     disagreements = []
     for deal, runs in by_deal.items():
         for task in {r.task for r in runs}:
-            settled = [(r.seconds, order.index((task, r.backend))) for r in runs
+            settled = [(r.seconds, order.index((task, r.backend)), engine_of(r)) for r in runs
                        if r.task == task and r.verdict in SETTLED]
-            if settled:
+            if len({engine for _, _, engine in settled}) > 1:
                 fastest[order[min(settled)[1]]] += 1
         disagreement = _disagreement(deal, runs)
         if disagreement is not None:
@@ -286,11 +289,21 @@ def _backend_summary(task: str, name: str, records: list[Record],
     for record in records:
         counts[record.verdict] += 1
     times = [float(record.seconds) for record in records]
-    looked = sum(1 for record in records if (record.stats or {}).get("probe") is True)
+    engines: dict[str, int] = {}
+    for record in records:
+        if record.verdict in SETTLED:
+            engines[engine_of(record)] = engines.get(engine_of(record), 0) + 1
+    engines = dict(sorted(engines.items(), key=lambda item: (-item[1], item[0])))
     return BackendSummary(name, task, len(records), counts["solved"], counts["unsolvable"],
                           counts["unknown"], counts["error"], quantile(times, 0.5),
                           quantile(times, 0.9), quantile(times, 0.99), max(times, default=None),
-                          sum(times), fastest, looked)
+                          sum(times), fastest, engines)
+
+
+def engine_of(record: Record) -> str:
+    """The engine that answered a line: its `solver` (look, glucose4, cp-sat:inverse, ...),
+    else its backend label (a line written without one)."""
+    return record.solver or record.backend
 
 
 def deal_verdict(runs: Iterable[Record]) -> str:
@@ -373,15 +386,16 @@ def tables(report: Report) -> list[Any]:
                  + (f" ({report.duplicates} superseded)" if report.duplicates else "")
                  + "; seconds per task", **compact)
     for column in ("backend", "solved", "unsolv", "unknown", "error", "median", "p90", "p99",
-                   "max", "total", "fastest", "look"):
-        main.add_column(column, justify="left" if column == "backend" else "right",
+                   "max", "total", "fastest", "answered by"):
+        main.add_column(column, justify="left" if column in ("backend", "answered by")
+                        else "right",
                         min_width=len(column), no_wrap=True)
     for b in report.backends:
         name = b.backend if b.task == "solve" else f"{b.backend} (best)"
         main.add_row(name, str(b.solved), str(b.unsolvable), str(b.unknown),
                      Text(str(b.error), style="red" if b.error else ""), secs(b.median),
                      secs(b.p90), secs(b.p99), secs(b.max), f"{b.total:.2f}", str(b.fastest),
-                     str(b.looked))
+                     _engines_text(b.engines))
     out.append(main)
     solv = Table(title="solvable fraction (95% Wilson interval)", **compact)
     for column in ("source", "settled", "solvable", "fraction", "95% interval", "published"):
@@ -408,6 +422,13 @@ def tables(report: Report) -> list[Any]:
         name = e["backend"] if e["task"] == "solve" else f"{e['backend']} (best)"
         out.append(Text(f"ERROR {e['deal']} ({name}): {e['reason']}", style="red"))
     return out
+
+
+def _engines_text(engines: dict[str, int]) -> str:
+    """One engine by its name; several with their deal counts, the most first."""
+    if len(engines) <= 1:
+        return next(iter(engines), "-")
+    return ", ".join(f"{name} {count}" for name, count in engines.items())
 
 
 def _best_table(best: BestScores, compact: dict[str, Any]) -> list[Any]:

@@ -1,16 +1,21 @@
 """One interface for every way of solving, and a registry of the backends by name.
 
 A backend takes a Problem and Options and returns a Result whose `order` lists the
-nodes in play order. It never sees game rules beyond the Problem, and never prints.
-Solver packages are imported only inside their backend module, so the tool still works
-when one of them is missing.
+nodes in play order and whose `solver` names the engine that gave the answer. It never
+sees game rules beyond the Problem, and never prints. Solver packages are imported only
+inside their backend module, so the tool still works when one of them is missing.
+
+Each backend runs only its own technology: `look` the look (blackhole.probe), `sat` a
+SAT solver, `cpsat` CP-SAT, `maxsat` RC2, `external` a DIMACS binary and `search` the
+referee. A helper search may seed one (a starting bound for the best score) but never
+gives its answer. `auto`, the default, is the portfolio of the look and a SAT solver,
+and its Result says which of them answered.
 """
 
 from __future__ import annotations
 
 import importlib
 import math
-import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields, replace
@@ -51,7 +56,7 @@ class Options:
     proof_arg: str | None = None  # external: arguments asking for a DRAT proof in {proof}
     features: frozenset[str] | None = None  # encoding features; None = the backend default
     proof: bool = False  # sat backend: log a DRUP proof, returned in Result.proof
-    look: bool = True  # sat, cpsat: the first look (blackhole.probe) before any encoding
+    budget: int | None = None  # look, auto: the look's moves (nodes); None: the default
 
     def __post_init__(self) -> None:
         if self.timeout is not None and not (
@@ -62,6 +67,11 @@ class Options:
         if not isinstance(self.workers, int) or not 0 <= self.workers <= MAX_WORKERS:
             raise InputError(f"must be a whole number from 0 to {MAX_WORKERS}", "workers",
                              token=str(self.workers))
+        if self.budget is not None and (isinstance(self.budget, bool)
+                                        or not isinstance(self.budget, int)
+                                        or self.budget < 1):
+            raise InputError("must be a whole number of moves, 1 or more", "budget",
+                             token=str(self.budget))
         if not isinstance(self.seed, int) or not 0 <= self.seed <= MAX_SEED:
             raise InputError(f"must be a whole number from 0 to {MAX_SEED}", "seed",
                              token=str(self.seed))
@@ -116,35 +126,6 @@ class Backend(ABC):
     reads: frozenset[str] = frozenset()
     max_cells: int | None = MAX_MODEL_CELLS  # None: the backend builds no model
 
-    def __init__(self, probe_budget: int | None = None) -> None:
-        # Nodes of the first look (blackhole.probe) for backends that read `look`; 0 skips it.
-        from blackhole.probe import default_budget
-
-        self.probe_budget = default_budget() if probe_budget is None else probe_budget
-
-    def first_look(self, problem: Problem, options: Options,
-                   began: float) -> tuple[Result | None, dict[str, Any]]:
-        """The greedy first look before any encoding, when the options allow it: a Result
-        when it settles the deal (a win, or a search it exhausted), else None and the
-        stats to add to the solver's. It never changes a verdict, only how soon it comes:
-        a win is replayed like any other line, and an exhausted search is complete (but
-        when a proof is asked for, only the solver's refutation comes with one)."""
-        if not options.look or self.probe_budget <= 0:
-            return None, {}
-        from blackhole.probe import probe, quick_budget
-
-        # With a proof asked for, a refutation is of no use: look only for a quick win.
-        budget = min(self.probe_budget, quick_budget()) if options.proof else self.probe_budget
-        look = probe(problem, budget, seconds=options.timeout)
-        seconds = time.perf_counter() - began
-        stats: dict[str, Any] = {"probe": True, "probe_nodes": look.nodes}
-        if look.line is not None:
-            return Result(Verdict.SOLVED, look.line, self.name, "probe", seconds, stats), {}
-        if look.refuted and not options.proof:
-            return Result(Verdict.UNSOLVABLE, None, self.name, "probe", seconds, stats), {}
-        return None, {"probe": False, "probe_nodes": look.nodes,
-                      "probe_seconds": round(seconds, 6)}
-
     def check_size(self, cards: int, source: str = "deal") -> None:
         """Refuse, before any work, a deal with `cards` to play whose model would not fit
         in memory (`source` names the deal in the message)."""
@@ -187,6 +168,8 @@ class Backend(ABC):
 
 # name → "module:Class"; modules are imported only when used.
 REGISTRY = {
+    "auto": "blackhole.backends.auto:AutoBackend",
+    "look": "blackhole.backends.look:LookBackend",
     "sat": "blackhole.backends.sat:SatBackend",
     "cpsat": "blackhole.backends.cpsat:CpsatBackend",
     "search": "blackhole.backends.search:SearchBackend",
@@ -195,8 +178,12 @@ REGISTRY = {
 }
 
 
-# `backend:VARIANT` labels: the Options field the variant sets (sat:glucose4, cpsat:boolean).
-VARIANT_FIELD = {"sat": "solver", "cpsat": "model", "maxsat": "solver"}
+# The backend of `solve` and the other one-deal commands when none is named.
+DEFAULT_BACKEND = "auto"
+
+# `backend:VARIANT` labels: the Options field the variant sets (sat:glucose4, cpsat:boolean,
+# auto:cadical195 for auto's SAT solver).
+VARIANT_FIELD = {"sat": "solver", "cpsat": "model", "maxsat": "solver", "auto": "solver"}
 
 
 def make_backend(name: str) -> Backend:

@@ -108,7 +108,7 @@ def run_stats(solver: cp_model.CpSolver, status: int, built: Built,
 
 class CpsatBackend(Backend):
     name = "cpsat"
-    reads = frozenset({"model", "workers", "seed", "features", "look"})
+    reads = frozenset({"model", "workers", "seed", "features"})
 
     def check(self, options: Options) -> None:
         super().check(options)
@@ -117,19 +117,13 @@ class CpsatBackend(Backend):
     def solve(self, problem: Problem, options: Options) -> Result:
         began = time.perf_counter()
         check_options(options)
-        # As for sat: naming a model or features asks for that model, so no first look.
-        asked = options.model is not None or options.features is not None
-        settled, probed = self.first_look(problem, replace(options, look=options.look
-                                                           and not asked), began)
-        if settled is not None:
-            return settled
         building = time.perf_counter()
         built = build_model(problem, options.model, options.features)
         built_at = time.perf_counter()
         solver, status = run(built, options, began)
         verdict = verdict_of(status, built.name)
         order = built.read_order(solver) if verdict is Verdict.SOLVED else None
-        stats = {**probed, **run_stats(solver, status, built, options)}
+        stats = run_stats(solver, status, built, options)
         stats["build_seconds"] = built_at - building
         return Result(verdict, order, self.name, f"cp-sat:{built.name}",
                       time.perf_counter() - began, stats)
@@ -150,12 +144,12 @@ class CpsatBackend(Backend):
         """Maximise the filled positions of the optional-position model, from the quick
         lower bound (a short search) posted as a bound on the objective; at the limit the
         best line found and CP-SAT's bound on the objective."""
-        from blackhole.backends.sat import quick_line
+        from blackhole.backends.look import starting_line
 
         self.check_best(options)
         began = time.perf_counter()
         deadline = None if options.timeout is None else began + options.timeout
-        lower = quick_line(problem, deadline)
+        lower = starting_line(problem, deadline)
         built = build_optional(problem, options.features)
         if lower:  # a line this long exists: the search need not look below it
             built.model.add(built.filled[len(lower) - 1] == 1)

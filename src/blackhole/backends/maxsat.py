@@ -22,7 +22,8 @@ from pysat.examples.rc2 import RC2
 from pysat.formula import WCNF
 
 from blackhole.backends import Backend, BestResult, Options, Result, Verdict
-from blackhole.backends.sat import INTERRUPTIBLE, best_features, quick_line, solver_name
+from blackhole.backends.look import starting_line
+from blackhole.backends.sat import INTERRUPTIBLE, best_features, solver_name
 from blackhole.encode.cnf import build_cnf, gc_paused
 from blackhole.errors import InputError, InternalError
 from blackhole.problem import Problem
@@ -61,7 +62,7 @@ class MaxsatBackend(Backend):
         oracle = oracle_name(options)
         began = time.perf_counter()
         deadline = None if options.timeout is None else began + options.timeout
-        lower = quick_line(problem, deadline)
+        lower = starting_line(problem, deadline)
         with gc_paused():
             encoding = build_cnf(problem, best_features(options), optional=True)
             formula = WCNF()

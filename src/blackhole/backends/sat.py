@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pysat.solvers import Solver, SolverNames
@@ -29,10 +29,9 @@ from blackhole.encode.cnf import (
     known_features,
 )
 from blackhole.errors import InputError, InternalError
-from blackhole.probe import probe, quick_budget
 from blackhole.problem import Problem
 
-# After the first look, glucose4 needs the fewest conflicts on the deals left to the solver
+# glucose4 needed the fewest conflicts on the deals the look leaves to a solver
 # (pysol:1-1000: 232,700 against glucose3's 281,895; encodings/sat.md).
 DEFAULT_SOLVER = "glucose4"
 # The best score's incremental climbs were measured with glucose3 (README, best scores).
@@ -53,6 +52,10 @@ _FIRST_SLICE = 2000  # conflicts, at most, in the first slice (most deals need f
 _MIN_SLICE = 20
 _SLOW_RATE = 3000  # conflicts per second, about the slowest seen (large deals, busy CPU)
 _SLICE_SHARE = 0.05  # a slice aims at this share of the timeout
+
+
+# Runs a loaded solver (solver name, deadline) to True, False or None (no answer).
+Runner = Callable[[Solver, str, float | None], bool | None]
 
 
 def solver_name(name: str | None, default: str = DEFAULT_SOLVER) -> str:
@@ -79,7 +82,7 @@ def features_of(options: Options) -> frozenset[str]:
 
 class SatBackend(Backend):
     name = "sat"
-    reads = frozenset({"solver", "features", "proof", "look"})
+    reads = frozenset({"solver", "features", "proof"})
 
     def check(self, options: Options) -> None:
         super().check(options)
@@ -87,31 +90,30 @@ class SatBackend(Backend):
         features_of(options)
 
     def solve(self, problem: Problem, options: Options) -> Result:
+        return self.solve_with(problem, options, run_solver)
+
+    def solve_with(self, problem: Problem, options: Options, run: Runner) -> Result:
+        """`solve`, with `run` running the loaded solver to its answer: `run_solver`, or
+        one that may stop early (the `auto` portfolio's, when the look answers first)."""
         solver = solver_name(options.solver)
         check_proof_solver(solver, options.proof)
         features = features_of(options)
         began = time.perf_counter()
-        # Asking for features means asking for that encoding: the first look is for the
-        # default solve, so that every feature test still exercises its clauses.
-        settled, probed = self.first_look(
-            problem, replace(options, look=options.look and options.features is None), began)
-        if settled is not None:
-            return settled
         with gc_paused():  # the encoding is freed inside, before the collector resumes
-            return self._solve(problem, options, solver, features, probed, began)
+            return self._solve(problem, options, solver, features, began, run)
 
     def _solve(self, problem: Problem, options: Options, solver: str,
-               features: frozenset[str], probed: dict[str, Any], began: float) -> Result:
+               features: frozenset[str], began: float, run: Runner) -> Result:
         deadline = None if options.timeout is None else began + options.timeout
         encoding_began = time.perf_counter()
         encoding = build_cnf(problem, features)
         encoded = time.perf_counter()
-        stats: dict[str, Any] = {**probed, "vars": encoding.num_vars,
+        stats: dict[str, Any] = {"vars": encoding.num_vars,
                                  "clauses": len(encoding.clauses), "features": sorted(features)}
         proof = None
         with Solver(name=solver, bootstrap_with=encoding.clauses,
                     with_proof=options.proof) as sat:
-            answer = run_solver(sat, solver, deadline)
+            answer = run(sat, solver, deadline)
             model = sat.get_model() if answer else None
             if options.proof and answer is False:
                 proof = list(sat.get_proof())
@@ -133,13 +135,17 @@ class SatBackend(Backend):
     def best(self, problem: Problem, options: Options) -> BestResult:
         """The longest line: one incremental solver over the optional-position CNF, from a
         quick lower bound (a short search), asking for one card more than the longest line
-        found until that is refuted; the refutation of filled(best + 1) is the proof."""
+        found until that is refuted; the refutation of filled(best + 1) is the proof. The
+        short search only seeds the climb: when it wins, the solver still finds the win
+        (pointed at it by the phases), so the answer is always the solver's."""
+        from blackhole.backends.look import starting_line
+
         self.check_best(options)
         solver = solver_name(options.solver, BEST_SOLVER)
         features = best_features(options)
         began = time.perf_counter()
         deadline = None if options.timeout is None else began + options.timeout
-        lower = quick_line(problem, deadline)
+        lower = starting_line(problem, deadline)
         with gc_paused(), LineSolver(problem, solver, features, deadline) as lines:
             built = time.perf_counter()
             climb = lines.longest(lower=lower)
@@ -175,7 +181,7 @@ def run_solver(sat: Solver, solver: str, deadline: float | None,
     # A first slice of conflicts, sized to a small share of the timeout even at a slow
     # rate: most deals end inside it, without the cost of starting a timer thread.
     budget = max(_MIN_SLICE, min(_FIRST_SLICE, int(total * _SLOW_RATE * _SLICE_SHARE)))
-    answer, rate = _slice(sat, budget, assumptions)
+    answer, rate = conflict_slice(sat, budget, assumptions)
     if answer is not None:
         return answer
     if solver not in INTERRUPTIBLE:
@@ -192,7 +198,7 @@ def run_solver(sat: Solver, solver: str, deadline: float | None,
         timer.cancel()
 
 
-def _slice(sat: Solver, budget: int,
+def conflict_slice(sat: Solver, budget: int,
            assumptions: Sequence[int] = ()) -> tuple[bool | None, float]:
     """Search for at most `budget` more conflicts: the answer and conflicts per second."""
     before = sat.accum_stats().get("conflicts", 0)
@@ -213,18 +219,13 @@ def _run_in_slices(sat: Solver, deadline: float, total: float, rate: float,
         budget = int(rate * min(left, _SLICE_SHARE * total))
         if budget < 1:
             return None
-        answer, rate = _slice(sat, budget, assumptions)
+        answer, rate = conflict_slice(sat, budget, assumptions)
         if answer is not None:
             return answer
     return None
 
 
 # ---------------------------------------------------------------- the longest line
-
-# The quick lower bound the climb starts from: the exhaustive search, stopped after this
-# many seconds (most lost deals end inside it; on the others it finds a long line fast).
-LOWER_BOUND_SECONDS = 0.02
-
 
 def best_features(options: Options) -> frozenset[str]:
     """The features of the optional-position CNF: the default ones (every one of them is
@@ -349,23 +350,3 @@ class LineSolver:
             self.sat.set_phases(literals)
         except NotImplementedError:  # a solver without phases only guesses worse
             pass
-
-
-def quick_line(problem: Problem, deadline: float | None,
-               seconds: float = LOWER_BOUND_SECONDS) -> tuple[int, ...]:
-    """A long line found fast: a win by the greedy probe, or by the solving search in
-    half the time (most winnable positions end here), else the longest line the
-    best-score search sees in the rest (stopped at the deadline too)."""
-    from blackhole.backends.search import SearchBackend, best_score
-
-    line = probe(problem, quick_budget()).line
-    if line is not None:
-        return line
-    now = time.perf_counter()
-    stop = now + seconds if deadline is None else min(now + seconds, deadline)
-    if stop <= now:
-        return ()
-    won = SearchBackend().solve(problem, Options(timeout=(stop - now) / 2))
-    if won.verdict is Verdict.SOLVED and won.order is not None:
-        return won.order
-    return best_score(problem, stop).order

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 
 from blackhole.backends import Backend, BestResult, Options, Result, Verdict
 from blackhole.cards import rank_adjacent
-from blackhole.probe import walk_covers
 from blackhole.problem import Problem
 
 _CHECK_EVERY = 4096  # nodes between clock reads
@@ -28,6 +27,30 @@ _CHECK_EVERY = 4096  # nodes between clock reads
 
 class _OutOfTime(Exception):
     pass
+
+
+def reachable_ranks_hold_all(count: list[int], hole: int, left: int, modulus: int) -> bool:
+    """The referee's own rank-reach test (it shares no code with the look): do the ranks
+    the hole can still reach hold all `left` cards? count[r] is the cards of rank r on
+    the fans. From rank `hole` the hole moves one rank at a time onto ranks that still
+    have cards, so it can only ever reach the unbroken run of such ranks on each side of
+    it; cards of any rank outside that run can never be played."""
+    reached = count[hole]
+    rank, steps = hole, 0
+    while steps < modulus - 1:  # upwards, wrapping from the top rank to rank 1
+        rank = rank + 1 if rank < modulus else 1
+        if not count[rank]:
+            break
+        reached += count[rank]
+        steps += 1
+    rank = hole
+    while steps < modulus - 1:  # downwards, never past where the upward run ended
+        rank = rank - 1 if rank > 1 else modulus
+        if not count[rank]:
+            break
+        reached += count[rank]
+        steps += 1
+    return reached >= left
 
 
 class SearchBackend(Backend):
@@ -192,7 +215,7 @@ class _Searcher:
         if self.states % _CHECK_EVERY == 0 and self.deadline is not None \
                 and time.perf_counter() > self.deadline:
             raise _OutOfTime
-        if hole and not walk_covers(self.count, hole, left, self.modulus):
+        if hole and not reachable_ranks_hold_all(self.count, hole, left, self.modulus):
             return False
         fits = self.fits[hole]
         heights, fans, rank, count = self.heights, self.fans, self.rank, self.count

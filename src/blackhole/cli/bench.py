@@ -17,8 +17,8 @@ from blackhole.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     FLAG_OF,
+    BudgetOption,
     JsonFlag,
-    NoLookFlag,
     app,
     console,
     user_errors,
@@ -115,8 +115,9 @@ def bench(
         help="Deals: pysol:1-1000, random:1-500, a folder of deal files, comma lists.",
         show_default=False)],
     backends: Annotated[str | None, typer.Option(
-        help="Comma list (default: every installed backend but external); "
-             "sat:SOLVER and cpsat:MODEL pick variants.")] = None,
+        help="Comma list (default: sat,cpsat, the two technologies compared); also auto, "
+             "look, maxsat, search, external; sat:SOLVER and cpsat:MODEL pick variants.")]
+    = None,
     task: Annotated[str, typer.Option(
         help="What each task asks: solve (can the deal be won?) or best (its best score, "
              "proven optimal; default backends: those that find one).")] = "solve",
@@ -149,7 +150,7 @@ def bench(
     = None,
     memory: Annotated[int, typer.Option(
         min=0, help="Address-space cap per worker in MB (0: none).")] = DEFAULT_MEMORY_MB,
-    no_look: NoLookFlag = False,
+    budget: BudgetOption = None,
     plots: PlotsOption = None,
     as_json: JsonFlag = False,
 ) -> None:
@@ -161,7 +162,7 @@ def bench(
 
     labels = [name.strip() for name in backends.split(",") if name.strip()] if backends else None
     given = {"workers": workers, "solver_cmd": solver_cmd, "proof_arg": proof_arg,
-             "look": False if no_look else None}
+             "budget": budget}
     with _bench_errors():
         if retry_unknown and not resume:
             raise InputError("reruns the tasks of an earlier run: add --resume",
@@ -169,7 +170,7 @@ def bench(
         if chunk is not None and dask is None:
             raise InputError("sets the deals per Dask task: add --dask", "--chunk")
         options = Options(timeout=timeout, workers=workers or 1, solver_cmd=solver_cmd,
-                          proof_arg=proof_arg, look=not no_look)
+                          proof_arg=proof_arg, budget=budget)
         try:
             with _bench_progress(show=not as_json) as on_event:
                 summary = run_bench(specs, labels, options, out_path=out, jobs=jobs,

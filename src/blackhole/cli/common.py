@@ -52,7 +52,7 @@ ENGINE_VARIABLES = ("BLACKHOLE_PROBE_ENGINE", "BLACKHOLE_DRAT_ENGINE")
 ENGINE_CHOICES = ("auto", "python")
 
 FLAG_OF = {f.name: "--" + f.name.replace("_", "-") for f in fields(Options)}
-FLAG_OF.update(backend="--backend", options="option", after="--after", look="--no-look")
+FLAG_OF.update(backend="--backend", options="option", after="--after")
 
 # The module of blackhole.cli that defines each command, in the order `blackhole --help`
 # lists them. tests/test_cli.py holds this equal to the commands the modules register.
@@ -337,9 +337,11 @@ WorkersOption = Annotated[int | None, typer.Option(
     min=1, help="CP-SAT search workers (default 1).", show_default=False)]
 SeedOption = Annotated[int | None, typer.Option(
     help="CP-SAT random seed (default 0).", show_default=False)]
-NoLookFlag = Annotated[bool, typer.Option(
-    "--no-look", help="Skip the first look (a greedy search before any encoding, in sat and "
-                      "cpsat), to time the encoding and solver alone.")]
+BudgetOption = Annotated[int | None, typer.Option(
+    min=1, metavar="NODES",
+    help="The look's moves (look and auto backends): at this many the look gives up "
+         "(look: unknown; auto: SAT goes on). Default: none for look; auto's own.",
+    show_default=False)]
 AsciiFlag = Annotated[bool, typer.Option(
     "--ascii", help="Plain ASCII cards (KH, not K♥) and no colour.")]
 

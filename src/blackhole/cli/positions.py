@@ -9,7 +9,13 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.text import Text
 
-from blackhole.backends import Options, check_options_apply, make_backend, split_label
+from blackhole.backends import (
+    DEFAULT_BACKEND,
+    Options,
+    check_options_apply,
+    make_backend,
+    split_label,
+)
 from blackhole.cards import Card
 from blackhole.cli.common import (
     EXIT_OK,
@@ -47,8 +53,8 @@ TimeoutOption = Annotated[float | None, typer.Option(
 def best(
     spec: DealSpec,
     backend: Annotated[str, typer.Option(
-        help="sat (default), cpsat, maxsat or search; sat:SOLVER and maxsat:SOLVER pick "
-             "the SAT solver.")] = "sat",
+        help="auto (default: a win by the look, else sat's climb), sat, cpsat, maxsat or "
+             "search; sat:SOLVER and maxsat:SOLVER pick the SAT solver.")] = DEFAULT_BACKEND,
     solver: Annotated[str | None, typer.Option(
         help="SAT solver name (sat backend; maxsat: RC2's oracle).")] = None,
     workers: WorkersOption = None,

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from blackhole.backends import (
+    DEFAULT_BACKEND,
     REGISTRY,
     Options,
     Verdict,
@@ -19,9 +20,9 @@ from blackhole.cli.common import (
     VERDICT_EXIT,
     AfterOption,
     AsciiFlag,
+    BudgetOption,
     DealSpec,
     JsonFlag,
-    NoLookFlag,
     SeedOption,
     Styled,
     WorkersOption,
@@ -50,8 +51,10 @@ class OutputFormat(StrEnum):
 def solve(
     spec: DealSpec,
     backend: Annotated[str, typer.Option(
-        help=f"One of: {', '.join(REGISTRY)}; sat:SOLVER and cpsat:MODEL pick a variant.")]
-    = "sat",
+        help=f"One of: {', '.join(REGISTRY)}. auto (the default) runs the look and a SAT "
+             "solver and says which answered; each other runs only its own engine. look's "
+             "refutations carry no proof. sat:SOLVER and cpsat:MODEL pick a variant.")]
+    = DEFAULT_BACKEND,
     solver: Annotated[str | None, typer.Option(help="SAT solver name (sat backend).")] = None,
     model: Annotated[str | None, typer.Option(
         help="CP-SAT model (cpsat backend): inverse (default), boolean, circuit or cnf.")] = None,
@@ -67,7 +70,7 @@ def solve(
              "'{proof}' for cadical and kissat; '' asks none, so UNSAT is unknown).")] = None,
     features: Annotated[str | None, typer.Option(
         help="Encoding features, comma-separated ('none' for the plain encoding).")] = None,
-    no_look: NoLookFlag = False,
+    budget: BudgetOption = None,
     as_json: JsonFlag = False,
     format: Annotated[OutputFormat, typer.Option(
         help="text, json (same as --json) or pysol (black-hole-solve's output).")]
@@ -79,7 +82,7 @@ def solve(
     rules engine before it is shown."""
     given = {"solver": solver, "model": model, "workers": workers, "seed": seed,
              "solver_cmd": solver_cmd, "proof_arg": proof_arg,
-             "features": parse_features(features), "look": False if no_look else None}
+             "features": parse_features(features), "budget": budget}
     given = {name: value for name, value in given.items() if value is not None}
     with user_errors():
         if as_json and format is OutputFormat.pysol:
@@ -107,7 +110,13 @@ def _print_solution(solution: Solution, position: Position, ascii_only: bool) ->
     """Moves numbered, and cards counted, from the start of the deal."""
     out = plain_console if ascii_only else console
     result = solution.result
-    how = f"{result.backend}/{result.solver} in {result.seconds:.3f} s"
+    if result.backend == "auto":
+        engine = f"auto: {result.solver or 'no engine'} answered"
+    elif result.backend == result.solver:
+        engine = result.backend
+    else:
+        engine = f"{result.backend}/{result.solver}"
+    how = f"{engine} in {result.seconds:.3f} s"
     if result.verdict is Verdict.SOLVED:
         text = Styled(f"solved ({how})\n", style="bold green")
         for number, (card, fan) in enumerate(solution.moves, start=position.moved + 1):
@@ -119,8 +128,9 @@ def _print_solution(solution: Solution, position: Position, ascii_only: bool) ->
                     "replayed by the rules engine")
         out.print(text)  # one print: Rich's cost is per call
     elif result.verdict is Verdict.UNSOLVABLE:
-        out.print(Styled(f"unsolvable ({how}; a complete method found no solution)",
-                         style="bold red"))
+        why = ("its search covered every line; no proof" if result.solver == "look"
+               else "a complete method found no solution")
+        out.print(Styled(f"unsolvable ({how}; {why})", style="bold red"))
     else:
         why = result.stats.get("reason") or "limit reached"  # e.g. an unchecked UNSAT
         out.print(Styled(f"unknown: {why} ({how})", style="yellow"))
