@@ -46,6 +46,7 @@ from blackhole.backends.sat import (
     run_solver,
     solver_name,
 )
+from blackhole.errors import InputError
 from blackhole.probe import Look, default_budget, engine_in_use, probe
 from blackhole.problem import Problem
 
@@ -58,10 +59,21 @@ SLICE_SECONDS = 0.005
 FIRST_SLICE, MIN_SLICE, MAX_SLICE = 100, 10, 20_000
 
 
+# Set to a whole number, the cores `auto` takes as free, instead of its estimate (for a
+# container whose load average is the host's, or to time one mode against the other).
+CORES_VARIABLE = "BLACKHOLE_AUTO_CORES"
+
+
 def free_cores() -> int:
-    """An estimate of the cores free for this solve: the cores this process may run on,
-    less the load average of the last minute (rounded), counting this process's own core
-    as free; at least 1."""
+    """The cores free for this solve: $BLACKHOLE_AUTO_CORES when set, else an estimate:
+    the cores this process may run on, less the load average of the last minute
+    (rounded), counting this process's own core as free; at least 1."""
+    given = os.environ.get(CORES_VARIABLE)
+    if given is not None:
+        if not given.strip().isdigit() or int(given) < 1:
+            raise InputError("must be a whole number of cores, 1 or more", CORES_VARIABLE,
+                             token=given)
+        return int(given)
     try:
         cpus = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux

@@ -1,0 +1,193 @@
+"""The `auto` portfolio (the default backend) and the backends' one rule: each says which
+engine answered. auto answers with the look or with its SAT solver and says which, with
+each stage's time and work; sat and cpsat answer only with their own engine; a proof
+asked for makes every refutation the SAT solver's. Verdicts are held to the reference
+(the independent C solver) and every win is replayed by the rules engine."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import blackhole
+from blackhole import drat
+from blackhole.backends import Options, Verdict
+from blackhole.backends.auto import CORES_VARIABLE, free_cores
+from blackhole.backends.sat import DEFAULT_SOLVER
+from blackhole.best import best_score
+from blackhole.encode.cnf import DEFAULT_FEATURES, build_cnf
+from blackhole.errors import InputError
+from blackhole.pipeline import solve_deal
+from blackhole.probe import c_engine_built
+from blackhole.problem import build_problem
+from blackhole.sources import load_deal
+
+from .conftest import reference
+
+BLACKHOLE = str(Path(sys.executable).parent / "blackhole")
+needs_core = pytest.mark.skipif(not c_engine_built(), reason="the compiled core is not built")
+
+
+def solve(number: int, backend: str = "auto", **options: object) -> blackhole.Solution:
+    solution = solve_deal(load_deal(f"pysol:{number}"), backend, Options(timeout=60, **options))
+    assert solution.verdict.value == reference()[number]["verdict"], number
+    if solution.verdict is Verdict.SOLVED:
+        assert solution.replay is not None and solution.replay.won
+    return solution
+
+
+def stage_of(result: blackhole.Result) -> dict:
+    """The stage whose engine gave the answer (the last stage of that engine)."""
+    return [s for s in result.stats["stages"] if s["engine"] == result.solver][-1]
+
+
+@pytest.fixture(params=["1", "2"], ids=["sequential", "parallel"])
+def cores(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """auto in both of its modes (parallel needs the look's compiled core)."""
+    if request.param == "2" and not c_engine_built():
+        pytest.skip("the compiled core is not built")
+    monkeypatch.setenv(CORES_VARIABLE, request.param)
+    return "sequential" if request.param == "1" else "parallel"
+
+
+def test_auto_is_the_default_and_says_the_look_answered(cores: str) -> None:
+    for number in (2, 1):  # won and refuted by the look at once
+        result = solve_deal(load_deal(f"pysol:{number}"), "auto", Options()).result
+        assert result.verdict.value == reference()[number]["verdict"]
+        assert (result.backend, result.solver) == ("auto", "look")
+        assert result.stats["mode"] == cores
+        assert [s["engine"] for s in result.stats["stages"]] == ["look"]
+        assert stage_of(result)["answer"] in ("won", "refuted")
+        assert stage_of(result)["nodes"] > 0
+    assert blackhole.solve("pysol:2").result.backend == "auto"  # the API's default
+
+
+def test_what_the_look_leaves_within_its_budget_sat_answers(cores: str) -> None:
+    """At 2,000 moves the look settles neither 400 (lost) nor 922 (won): the SAT solver
+    answers, in turn (sequential) or against a look with no budget (parallel)."""
+    for number in (400, 922):
+        result = solve(number, budget=2000).result
+        assert result.stats["mode"] == cores
+        stages = result.stats["stages"]
+        assert stages[0] == {**stages[0], "engine": "look", "nodes": 2000, "answer": "none"}
+        assert result.solver in ("look", DEFAULT_SOLVER)
+        if cores == "sequential":  # the look's budget spent, SAT alone
+            assert [s["engine"] for s in stages] == ["look", DEFAULT_SOLVER]
+            assert result.solver == DEFAULT_SOLVER
+        assert stage_of(result)["answer"] == ("won" if number == 922 else "refuted")
+        assert result.seconds >= sum(s["seconds"] for s in stages[:1])
+
+
+@needs_core
+def test_in_a_race_sat_can_answer_first_and_the_look_is_stopped(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """pysol:10929 is refuted by glucose4 in under a thousand conflicts, and by the look
+    only after millions of moves: racing them, SAT answers and the look is stopped
+    before its end (else it would show "refuted")."""
+    monkeypatch.setenv(CORES_VARIABLE, "2")
+    result = solve_deal(load_deal("pysol:10929"), "auto", Options(timeout=60)).result
+    assert result.verdict is Verdict.UNSOLVABLE
+    assert result.stats["mode"] == "parallel"
+    engines = [s["engine"] for s in result.stats["stages"]]
+    assert engines == ["look", "look", DEFAULT_SOLVER]
+    if result.solver == DEFAULT_SOLVER:
+        assert result.stats["stages"][1]["answer"] == "none"  # stopped
+        assert stage_of(result)["conflicts"] > 0
+    else:  # a machine where the look won the race: then SAT was stopped
+        assert result.solver == "look" and result.stats["stages"][2]["answer"] == "none"
+
+
+def test_a_proof_asked_for_makes_the_refutation_sat_s(cores: str) -> None:
+    """The look refutes pysol:837, but its refutation has no proof: with a proof asked
+    for, glucose4 refutes it and hands in its DRUP proof, which the project's checker
+    accepts; a win (pysol:2) is its own proof, so the look may still give it."""
+    lost = solve(837, proof=True).result
+    assert lost.solver == DEFAULT_SOLVER and lost.proof
+    assert lost.stats["stages"][0]["engine"] == "look"
+    encoding = build_cnf(build_problem(load_deal("pysol:837")), DEFAULT_FEATURES)
+    proof = drat.parse_proof("".join(line + "\n" for line in lost.proof))
+    assert drat.check_proof(encoding.num_vars, encoding.clauses, proof).ok
+    won = solve(2, proof=True).result
+    assert won.solver == "look" and won.proof is None
+
+
+def test_sat_cpsat_and_the_others_answer_only_with_their_own_engine() -> None:
+    """Deals the look settles at once (2 won, 1 refuted), and for sat one it needs long
+    for (202): each backend answers with its own engine, having built its model."""
+    engines = {"sat": DEFAULT_SOLVER, "sat:cadical195": "cadical195",
+               "cpsat": "cp-sat:inverse", "look": "look", "search": "dfs"}
+    for number, labels in ((2, engines), (1, engines), (202, ["sat"])):
+        for label in labels:
+            engine = engines[label]
+            name, _, variant = label.partition(":")
+            result = solve(number, name, **({"solver": variant} if variant else {})).result
+            assert (result.backend, result.solver) == (name, engine), (number, label)
+            assert "stages" not in result.stats
+            if name in ("sat", "cpsat"):
+                assert result.stats["vars"] > 0
+
+
+def test_the_cores_variable_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(CORES_VARIABLE, "3")
+    assert free_cores() == 3
+    monkeypatch.delenv(CORES_VARIABLE)
+    assert free_cores() >= 1
+    for bad in ("0", "two", "-1"):
+        monkeypatch.setenv(CORES_VARIABLE, bad)
+        with pytest.raises(InputError, match=CORES_VARIABLE):
+            solve_deal(load_deal("pysol:2"), "auto", Options())
+
+
+def test_the_budget_is_checked_and_auto_takes_a_sat_solver() -> None:
+    for bad in (0, -5, 1.5, True):
+        with pytest.raises(InputError) as caught:
+            blackhole.solve("pysol:2", "look", budget=bad)
+        assert caught.value.source == "budget"
+    assert blackhole.solve("pysol:2", "auto:cadical195", budget=10).result.solver \
+        in ("look", "cadical195")
+
+
+def test_the_best_score_by_auto_is_the_look_s_win_or_sat_s_climb() -> None:
+    won = best_score("pysol:2")
+    assert (won.backend, won.solver, won.best, won.proven) == ("auto", "look", 51, True)
+    best = {1: 3, 25: 2}  # tests/data/pysol-1-1000-best.csv
+    for number, expected in best.items():
+        lost = best_score(f"pysol:{number}", "auto")
+        assert (lost.solver, lost.best, lost.proven) == ("glucose3", expected, True)
+        assert lost.stats["stages"][0]["answer"] == "refuted"
+
+
+def test_sat_s_best_score_is_its_own_even_where_the_look_wins() -> None:
+    """The short search seeds sat's climb, but the win comes from the solver."""
+    found = best_score("pysol:2", "sat")
+    assert found.solver == "glucose3" and found.best == 51 and found.proven
+    assert found.stats["calls"] >= 1
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([BLACKHOLE, *args], capture_output=True, text=True, timeout=120)
+
+
+def test_the_command_line_says_which_engine_answered() -> None:
+    cpsat = run("solve", "pysol:837", "--backend", "cpsat", "--json")
+    assert cpsat.returncode == 1
+    data = json.loads(cpsat.stdout)
+    assert (data["backend"], data["solver"], data["verdict"]) == \
+        ("cpsat", "cp-sat:inverse", "unsolvable")
+    look = run("solve", "pysol:837", "--backend", "look", "--json")
+    assert look.returncode == 1
+    assert (json.loads(look.stdout)["backend"], json.loads(look.stdout)["solver"]) == \
+        ("look", "look")
+    default = run("solve", "pysol:2")
+    assert default.returncode == 0 and "auto: look answered" in default.stdout
+    refuted = run("solve", "pysol:1", "--backend", "look")
+    assert refuted.returncode == 1 and "no proof" in refuted.stdout
+    unknown = run("solve", "pysol:915", "--backend", "look", "--budget", "100")
+    assert unknown.returncode == 3 and "move budget reached" in unknown.stdout
+    refused = run("solve", "pysol:2", "--backend", "sat", "--budget", "100")
+    assert refused.returncode == 2 and "--budget" in refused.stderr
+    assert "look's refutations carry no proof" in " ".join(run("solve", "--help").stdout.split())
