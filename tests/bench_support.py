@@ -41,15 +41,20 @@ def run_command(*args: str, cwd: Path) -> subprocess.CompletedProcess:
                           env=child_env(), capture_output=True, text=True, timeout=300)
 
 
-def results_line(deal: str, backend: str, verdict: str, seconds: float) -> str:
-    """A results line; a solved one carries real winning moves, as report replays them."""
+def results_line(deal: str, backend: str, verdict: str, seconds: float,
+                 solver: str | None = None) -> str:
+    """A results line, naming the engine that answered when `solver` is given; a solved
+    one carries real winning moves, as report replays them."""
     moves = winning_moves(deal) if verdict == "solved" else []
-    return json.dumps({"deal": deal, "backend": backend, "verdict": verdict,
-                       "seconds": seconds, "moves": moves}) + "\n"
+    line = {"deal": deal, "backend": backend, "verdict": verdict, "seconds": seconds,
+            "moves": moves}
+    if solver is not None:
+        line["solver"] = solver
+    return json.dumps(line) + "\n"
 
 
 @cache
 def winning_moves(deal: str) -> list[dict[str, Any]]:
-    solution = solve_deal(load_deal(deal), "sat", Options())
+    solution = solve_deal(load_deal(deal), "look", Options())
     assert solution.verdict is Verdict.SOLVED, f"{deal} is no solvable deal for a fixture"
     return [{"card": str(card), "fan": fan} for card, fan in solution.moves]

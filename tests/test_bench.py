@@ -237,6 +237,9 @@ def test_solver_backends_agree_with_the_referee(tmp_path: Path, backend: str) ->
     assert not report.disagreements and not report.errors
     assert {b.backend: b.solved + b.unsolvable for b in report.backends} == {
         backend: 4, "search": 4}
+    engine = {"sat": "glucose4", "cpsat": "cp-sat:inverse"}[backend]
+    assert {b.backend: b.engines for b in report.backends} == {backend: {engine: 4},
+                                                               "search": {"dfs": 4}}
 
 
 # ---------------------------------------------------------------- report figures
@@ -346,13 +349,30 @@ def test_bench_command_runs_and_reports(tmp_path: Path) -> None:
 def test_bench_passes_cpsat_workers_to_each_solve(tmp_path: Path) -> None:
     out = tmp_path / "r.jsonl"
     result = run_cli("bench", "pysol:1,pysol:2", "--backends", "cpsat,sat", "--jobs", "1",
-                  "--workers", "2", "--no-look", "--out", str(out), "--json")
+                  "--workers", "2", "--out", str(out), "--json")
     assert result.exit_code == 0, result.output
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert {r["verdict"] for r in records if r["deal"] == "pysol:2"} == {"solved"}
     assert {r["verdict"] for r in records if r["deal"] == "pysol:1"} == {"unsolvable"}
     assert [r["stats"]["workers"] for r in records if r["backend"] == "cpsat"] == [2, 2]
-    assert not any("probe" in r["stats"] for r in records)  # --no-look reached each solve
+    assert {(r["backend"], r["solver"]) for r in records} == {("cpsat", "cp-sat:inverse"),
+                                                              ("sat", "glucose4")}
+
+
+def test_a_bench_with_no_backends_compares_sat_with_cpsat(tmp_path: Path) -> None:
+    """Each runs its own engine, so the two rows differ: not the look twice. There is no
+    --no-look any more: nothing runs the look unless asked to (look, auto)."""
+    out = tmp_path / "r.jsonl"
+    result = run_cli("bench", "pysol:1-3", "--jobs", "1", "--out", str(out), "--json")
+    assert result.exit_code == 0, result.output
+    rows = {b["backend"]: b for b in json.loads(result.stdout)["backends"]}
+    assert set(rows) == {"sat", "cpsat"}
+    assert rows["sat"]["engines"] == {"glucose4": 3}
+    assert rows["cpsat"]["engines"] == {"cp-sat:inverse": 3}
+    assert rows["sat"]["fastest"] + rows["cpsat"]["fastest"] == 3
+    assert rows["sat"]["total"] != rows["cpsat"]["total"]
+    refused = run_cli("bench", "pysol:1", "--no-look", "--out", str(tmp_path / "x.jsonl"))
+    assert refused.exit_code == 2 and "--no-look" in refused.stderr
 
 
 @pytest.mark.parametrize("spec", ["pysol:x", "pysol:0", "random:q", "pysol:3:klondike"])
@@ -528,6 +548,8 @@ def test_best_task_compares_backends_on_the_best_score(tmp_path: Path) -> None:
     scores = {r.deal: r.best for r in report.lines if r.backend == "search"}
     assert scores == {r.deal: r.best for r in report.lines if r.backend == "sat"}
     assert scores["pysol:2"] == 51 and all(r.proven for r in report.lines)
+    assert {(r.backend, r.solver) for r in report.lines} == {("sat", "glucose3"),
+                                                             ("search", "dfs")}
     for n in (1, 25, 27):  # the independent exact search's scores
         assert scores[f"pysol:{n}"] == exact[n]
     assert report.best.histogram[51] == 1 and report.best.deals == 4

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from blackhole.backends import Options, Verdict
+from blackhole.encode.cpsat import DEFAULT_MODEL
 from blackhole.pipeline import solve_deal
 from blackhole.sources import load_deal
 
@@ -21,7 +22,9 @@ WRONG_ONCE = [82, 112, 161, 164, 175, 255, 288, 304, 442, 444]
 @pytest.mark.parametrize("number", WRONG_ONCE)
 @pytest.mark.parametrize("model", [None, "boolean", "circuit", "inverse"])
 def test_solvable_deals_are_solved(number: int, model: str | None) -> None:
+    """No model given is the default one (inverse); every answer is CP-SAT's own."""
     assert reference()[number]["verdict"] == "solved"
     solution = solve_deal(load_deal(f"pysol:{number}"), "cpsat",
                           Options(model=model, timeout=60))
     assert solution.verdict is Verdict.SOLVED and solution.replay.won
+    assert solution.result.solver == f"cp-sat:{model or DEFAULT_MODEL}"

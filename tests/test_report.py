@@ -188,8 +188,9 @@ def test_piped_report_keeps_long_names_and_every_figure(tmp_path: Path) -> None:
     rows = {line.split()[0]: line.split() for line in result.stdout.splitlines()
             if line.startswith(("cpsat:", "sat:"))}
     assert rows["cpsat:inverse"][1:5] == ["3", "0", "0", "0"]
-    assert rows["cpsat:inverse"][-3:] == ["369.75", "0", "0"]  # total, fastest, look
-    assert rows["sat:cadical195"][-3:] == ["4.50", "3", "0"]
+    # total, fastest, answered by (lines without a solver: the backend label)
+    assert rows["cpsat:inverse"][-3:] == ["369.75", "0", "cpsat:inverse"]
+    assert rows["sat:cadical195"][-3:] == ["4.50", "3", "sat:cadical195"]
 
 
 def test_all_in_a_row_is_its_own_source_and_nothing_settled_is_not_outside(
@@ -361,18 +362,33 @@ def test_the_best_score_histogram_is_drawn(tmp_path: Path) -> None:
     assert imread(tmp_path / "plots" / "best-scores.png").shape[0] > 100
 
 
-def test_the_report_counts_deals_the_first_look_settled(tmp_path: Path) -> None:
-    """pysol:1 is refuted by the look and pysol:2 and 3 are won by it; --no-look hands
-    all three to the solver."""
-    looked, alone = tmp_path / "looked.jsonl", tmp_path / "alone.jsonl"
-    assert run_cli("bench", "pysol:1-3", "--backends", "sat,cpsat", "--jobs", "1",
-                   "--out", str(looked)).exit_code == 0
-    assert run_cli("bench", "pysol:1-3", "--backends", "sat,cpsat", "--jobs", "1",
-                   "--no-look", "--out", str(alone)).exit_code == 0
-    for path, expected in ((looked, 3), (alone, 0)):
-        report = summarize(read_results(path), str(path))
-        assert [b.looked for b in report.backends] == [expected, expected]
-        assert [b.solved + b.unsolvable for b in report.backends] == [3, 3]
-        assert json.loads(json.dumps(report.to_json()))["backends"][0]["looked"] == expected
-    shown = run_cli("report", str(looked))
-    assert shown.exit_code == 0 and "look" in shown.output
+def test_the_report_names_the_engine_that_answered(tmp_path: Path) -> None:
+    """auto answered 2 and 3 with the look and 1 with glucose4: the report says so, per
+    backend, in JSON and in text."""
+    path = tmp_path / "r.jsonl"
+    path.write_text(results_line("pysol:1", "auto", "unsolvable", 0.5, "glucose4")
+                    + results_line("pysol:2", "auto", "solved", 0.01, "look")
+                    + results_line("pysol:3", "auto", "solved", 0.02, "look")
+                    + results_line("pysol:4", "auto", "unknown", 9.0, "look"))
+    report = summarize(read_results(path), str(path))
+    (auto,) = report.backends
+    assert auto.engines == {"look": 2, "glucose4": 1}  # settled deals only
+    assert json.loads(json.dumps(report.to_json()))["backends"][0]["engines"] == \
+        {"look": 2, "glucose4": 1}
+    shown = run_cli("report", str(path))
+    assert shown.exit_code == 0 and "answered by" in shown.stdout
+    assert "look 2, glucose4 1" in shown.stdout
+
+
+def test_the_fastest_counts_only_races_between_different_engines(tmp_path: Path) -> None:
+    """On pysol:2 look and auto were both answered by the look: no race, no winner. On
+    pysol:3 auto's glucose4 beat the look; on pysol:1 sat (glucose4) beat auto's look."""
+    path = tmp_path / "r.jsonl"
+    path.write_text(results_line("pysol:2", "look", "solved", 0.001, "look")
+                    + results_line("pysol:2", "auto", "solved", 0.002, "look")
+                    + results_line("pysol:3", "look", "solved", 0.5, "look")
+                    + results_line("pysol:3", "auto", "solved", 0.1, "glucose4")
+                    + results_line("pysol:1", "auto", "unsolvable", 0.2, "look")
+                    + results_line("pysol:1", "sat", "unsolvable", 0.1, "glucose4"))
+    fastest = {b.backend: b.fastest for b in summarize(read_results(path)).backends}
+    assert fastest == {"look": 0, "auto": 1, "sat": 1}

@@ -48,7 +48,8 @@ from .conftest import easy_for_search, reference
 from .helpers import check_order, check_symmetry, ranked_deal, small_deal
 
 REFERENCE_SAMPLE = list(range(1, 1001, 4))  # 250 deals, 31 of them unsolvable
-FEATURE_SAMPLE = list(range(3, 1001, 10))  # 100 deals for each feature
+FEATURE_SAMPLE = list(range(3, 1001, 40))  # 25 deals for each feature (100 when slow)
+FEATURE_SAMPLE_SLOW = list(range(3, 1001, 10))
 SMALL_SEEDS = range(200)  # small generated deals, judged by the search referee
 
 
@@ -66,6 +67,7 @@ def big_deal(seed: int, ranks: int = 40) -> Deal:
 def verdict(deal: Deal, features: frozenset[str] = DEFAULT_FEATURES,
             solver: str | None = None) -> Verdict:
     solution = solve_deal(deal, "sat", Options(timeout=60, solver=solver, features=features))
+    assert solution.result.solver == solver_name(solver)  # the SAT solver answered
     if solution.verdict is Verdict.SOLVED:
         assert solution.replay is not None and solution.replay.won
     return solution.verdict
@@ -78,7 +80,9 @@ def default_verdict(number: int) -> Verdict:
 
 @cache
 def referee(seed: int) -> Verdict:
-    return solve_deal(small_deal(seed), "search", Options()).verdict
+    result = solve_deal(small_deal(seed), "search", Options()).result
+    assert result.solver == "dfs"
+    return result.verdict
 
 
 def expected(number: int) -> Verdict:
@@ -110,8 +114,9 @@ SEARCH_SAMPLE = [1, 29, 51, 70, 89, 110, 148, 175, 183, 212, 229, 258, 279, 317,
 def test_agrees_with_the_search_referee() -> None:
     assert set(SEARCH_SAMPLE) <= set(easy_for_search(20000))
     for number in SEARCH_SAMPLE:
-        searched = solve_deal(pysol(number), "search", Options(timeout=60)).verdict
-        assert searched is not Verdict.UNKNOWN
+        searched_by = solve_deal(pysol(number), "search", Options(timeout=60)).result
+        searched = searched_by.verdict
+        assert searched is not Verdict.UNKNOWN and searched_by.solver == "dfs"
         assert default_verdict(number) is searched, number
 
 
@@ -142,10 +147,21 @@ def with_feature(features: frozenset[str], feature: str) -> frozenset[str]:
 
 @pytest.mark.parametrize("feature", sorted(FEATURES))
 def test_feature_keeps_every_verdict(feature: str) -> None:
-    """The same verdicts with the feature and without it, from the default set."""
+    """The same verdicts with the feature and without it, from the default set
+    (tests/test_encode_backends.py adds deals the look does not settle at once)."""
+    feature_keeps_every_verdict(feature, FEATURE_SAMPLE)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("feature", sorted(FEATURES))
+def test_feature_keeps_every_verdict_on_100_deals(feature: str) -> None:
+    feature_keeps_every_verdict(feature, FEATURE_SAMPLE_SLOW)
+
+
+def feature_keeps_every_verdict(feature: str, sample: list[int]) -> None:
     with_it = with_feature(DEFAULT_FEATURES, feature)
     without = without_feature(DEFAULT_FEATURES, feature)
-    for number in FEATURE_SAMPLE:
+    for number in sample:
         assert default_verdict(number) is expected(number)
         other = with_it if feature not in DEFAULT_FEATURES else without
         assert verdict(pysol(number), other) is expected(number), number
@@ -378,7 +394,7 @@ def test_a_proof_comes_back_with_an_unsatisfiable_answer(solver: str) -> None:
     problem = build_problem(pysol(837))  # unsolvable, after some conflicts
     result = SatBackend().solve(problem, Options(proof=True, solver=solver,
                                                  features=CERTIFY_FEATURES))
-    assert result.verdict is Verdict.UNSOLVABLE and result.proof
+    assert result.verdict is Verdict.UNSOLVABLE and result.proof and result.solver == solver
     encoding = build_cnf(problem, CERTIFY_FEATURES)
     proof = drat.parse_proof("".join(line + "\n" for line in result.proof))
     check = drat.check_proof(encoding.num_vars, encoding.clauses, proof)
@@ -395,8 +411,7 @@ def test_a_proof_needs_a_proof_logging_solver() -> None:
 
 
 def test_result_stats_and_seconds() -> None:
-    # a look of 2,000 nodes misses this deal, so the solver runs
-    result = SatBackend(probe_budget=2000).solve(build_problem(pysol(922)), Options())
+    result = SatBackend().solve(build_problem(pysol(922)), Options())
     assert result.verdict is Verdict.SOLVED and result.solver == DEFAULT_SOLVER
     stats = result.stats
     assert stats["vars"] > 0 and stats["clauses"] > 0 and "conflicts" in stats
@@ -438,11 +453,13 @@ def test_search_and_sat_agree_on_decks_with_many_ranks(ranks: int, size: int,
     referee = solve_deal(deal, "search", Options(timeout=60))
     sat = solve_deal(deal, "sat", Options(timeout=60))
     assert referee.verdict is sat.verdict is not Verdict.UNKNOWN
+    assert (referee.result.solver, sat.result.solver) == ("dfs", DEFAULT_SOLVER)
 
 
 def test_many_rank_cases_cover_both_verdicts() -> None:
-    verdicts = {solve_deal(ranked_deal(*case), "sat", Options()).verdict
-                for case in MANY_RANKS}
+    results = [solve_deal(ranked_deal(*case), "sat", Options()).result for case in MANY_RANKS]
+    assert {result.solver for result in results} == {DEFAULT_SOLVER}
+    verdicts = {result.verdict for result in results}
     assert verdicts == {Verdict.SOLVED, Verdict.UNSOLVABLE}
 
 
@@ -456,3 +473,4 @@ def test_search_solves_one_fan_played_down_suit_by_suit(ranks: int) -> None:
     deal = Deal((tuple(fan),), Card(1, "S"), ranks, name=f"one-fan:{ranks}")
     solution = solve_deal(deal, "search", Options(timeout=60))
     assert solution.verdict is Verdict.SOLVED and solution.replay.won
+    assert solution.result.solver == "dfs"

@@ -3,7 +3,7 @@
 Per backend: verdict counts, the time spent per deal (median, p90, p99, max, total; a
 deal given up counts at the time it was given up), the engines that answered (a record's
 `solver`: `auto` names the look or its SAT solver per deal), and how many deals it
-settled fastest, counted only where engines that really differ settled the deal (two
+settled fastest, counted only where engines that really differ ran on the deal (two
 runs answered by the same engine are no race).
 Across backends: disagreements (one backend solved a deal another called unsolvable, or
 best scores that cannot all be right) and the solvable fraction with a 95% Wilson
@@ -243,9 +243,10 @@ def summarize(records: Sequence[Record], results: str = "") -> Report:
     disagreements = []
     for deal, runs in by_deal.items():
         for task in {r.task for r in runs}:
-            settled = [(r.seconds, order.index((task, r.backend)), engine_of(r)) for r in runs
-                       if r.task == task and r.verdict in SETTLED]
-            if len({engine for _, _, engine in settled}) > 1:
+            ran = [r for r in runs if r.task == task]
+            settled = [(r.seconds, order.index((task, r.backend))) for r in ran
+                       if r.verdict in SETTLED]
+            if settled and len({engine_of(r) for r in ran}) > 1:  # a race of engines
                 fastest[order[min(settled)[1]]] += 1
         disagreement = _disagreement(deal, runs)
         if disagreement is not None:
