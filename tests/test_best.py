@@ -79,10 +79,11 @@ def check_best(found: Best, position: Position) -> None:
 @pytest.mark.parametrize("number", SAMPLE)
 def test_sat_matches_the_exact_scores(number: int) -> None:
     position = load_position(f"pysol:{number}")
-    found = best_score(position)
+    found = best_score(position, "sat")
     check_best(found, position)
     assert found.proven and found.best == exact()[number]
     assert found.backend == "sat" and found.stats["calls"] >= 1  # the refutation of best+1
+    assert found.solver == "glucose3"
 
 
 @pytest.mark.parametrize("backend", ["cpsat", "maxsat", "search"])

@@ -131,7 +131,8 @@ def test_a_generalised_deck_is_written_as_a_board_with_its_ranks(tmp_path) -> No
 
 
 @pytest.mark.parametrize(("backend", "flag", "value", "owner"), [
-    ("search", "--solver", "glucose4", "sat, maxsat"),
+    ("search", "--solver", "glucose4", "auto, sat, maxsat"),
+    ("sat", "--budget", "100", "auto, look"),
     ("sat", "--model", "circuit", "cpsat"),
     ("sat", "--workers", "2", "cpsat"),
     ("cpsat", "--solver-cmd", "cadical -q", "external"),
@@ -257,7 +258,8 @@ def _fresh_process(*args: str):
 
 def test_solve_loads_no_heavy_module() -> None:
     out, code, modules = _fresh_process("solve", "pysol:2")
-    assert code == 0 and out.startswith("solved (sat/") and "  1. 2♠ from fan 2\n" in out
+    assert code == 0 and out.startswith("solved (auto: look answered")
+    assert "  1. 2♠ from fan 2\n" in out
     assert {"pysat.solvers", "blackhole.backends.sat", "blackhole.cli.solving"} <= modules
     loaded = sorted(m for m in modules if m.split(".")[0] in NOT_FOR_SOLVE
                     or any(m == heavy or m.startswith(heavy + ".") for heavy in NOT_FOR_SOLVE))
