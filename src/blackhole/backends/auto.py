@@ -33,26 +33,23 @@ import os
 import threading
 import time
 from dataclasses import replace
-from typing import Any
-
-from pysat.solvers import Solver
+from typing import TYPE_CHECKING, Any
 
 from blackhole.backends import Backend, BestResult, Options, Result, Verdict
 from blackhole.backends.look import UNLIMITED, look_result
-from blackhole.backends.sat import (
-    SatBackend,
-    check_proof_solver,
-    conflict_slice,
-    run_solver,
-    solver_name,
-)
 from blackhole.errors import InputError
 from blackhole.probe import Look, default_budget, engine_in_use, probe
 from blackhole.problem import Problem
 
-# Moves of the parallel mode's first, inline look: about 2-4 ms in the compiled core.
+if TYPE_CHECKING:
+    from pysat.solvers import Solver
+
+# The SAT side (blackhole.backends.sat, python-sat and the CNF encoder) is imported only
+# when the look leaves it a deal: a deal the look settles loads none of it.
+
+# Moves of the parallel mode's first, inline look: about 5-10 ms in the compiled core.
 # pysol:1-1000 leaves it for 9 deals (docs/performance.md).
-QUICK_BUDGET = 20_000
+QUICK_BUDGET = 50_000
 # The SAT solver's slices while the look runs beside it: each aims at this many seconds,
 # at the conflict rate of the slice before, within these bounds (conflicts).
 SLICE_SECONDS = 0.005
@@ -103,10 +100,13 @@ class AutoBackend(Backend):
 
     def check(self, options: Options) -> None:
         super().check(options)
-        check_proof_solver(solver_name(options.solver), options.proof)
+        if options.solver is not None or options.proof:  # else nothing to load to check
+            from blackhole.backends.sat import check_proof_solver, solver_name
+
+            check_proof_solver(solver_name(options.solver), options.proof)
 
     def solve(self, problem: Problem, options: Options) -> Result:
-        solver_name(options.solver)  # an unknown name fails before any search
+        self.check(options)  # an unknown solver fails before any search
         began = time.perf_counter()
         parallel = engine_in_use() == "c" and free_cores() >= 2
         mode = "parallel" if parallel else "sequential"
@@ -128,6 +128,8 @@ class AutoBackend(Backend):
         if parallel:
             result = self._race(problem, options, sat_options, stages)
         else:
+            from blackhole.backends.sat import SatBackend
+
             result = SatBackend().solve(problem, sat_options)
             stages.append(self._sat_stage(result))
         return self._answer(replace(result, seconds=time.perf_counter() - began), mode,
@@ -136,6 +138,8 @@ class AutoBackend(Backend):
     def _race(self, problem: Problem, options: Options, sat_options: Options,
               stages: list[dict[str, Any]]) -> Result:
         """The look on a second thread against the SAT solver on this one."""
+        from blackhole.backends.sat import SatBackend, conflict_slice, run_solver
+
         stop = bytearray(1)
         done = threading.Event()
         found: dict[str, Any] = {}
@@ -200,6 +204,8 @@ class AutoBackend(Backend):
     # ------------------------------------------------------------ the best score
 
     def check_best(self, options: Options) -> None:
+        from blackhole.backends.sat import SatBackend
+
         SatBackend().check_best(replace(options, budget=None))
 
     def best(self, problem: Problem, options: Options) -> BestResult:
@@ -218,6 +224,8 @@ class AutoBackend(Backend):
         if left is not None and left <= 0:
             return BestResult((), False, len(problem.moves), self.name, "look", seconds,
                               {"stages": stages})
+        from blackhole.backends.sat import SatBackend
+
         found = SatBackend().best(problem, replace(options, timeout=left, budget=None))
         stages.append({"engine": found.solver, "seconds": round(found.seconds, 6),
                        "conflicts": found.stats.get("conflicts"), "answer": "best"})
