@@ -279,7 +279,7 @@ class _Engine:
         """The longest line from the start position. Is it winnable, first (most positions
         a player asks about are): the greedy probe, then the solver; if not, a climb from
         a short search's line."""
-        from blackhole.backends.look import quick_line
+        from blackhole.backends.seeding import quick_line
 
         n = self.lines.n
         if n == 0:

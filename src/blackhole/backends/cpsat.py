@@ -144,7 +144,7 @@ class CpsatBackend(Backend):
         """Maximise the filled positions of the optional-position model, from the quick
         lower bound (a short search) posted as a bound on the objective; at the limit the
         best line found and CP-SAT's bound on the objective."""
-        from blackhole.backends.look import starting_line
+        from blackhole.backends.seeding import starting_line
 
         self.check_best(options)
         began = time.perf_counter()

@@ -22,8 +22,8 @@ from pysat.examples.rc2 import RC2
 from pysat.formula import WCNF
 
 from blackhole.backends import Backend, BestResult, Options, Result, Verdict
-from blackhole.backends.look import starting_line
 from blackhole.backends.sat import INTERRUPTIBLE, best_features, solver_name
+from blackhole.backends.seeding import starting_line
 from blackhole.encode.cnf import build_cnf, gc_paused
 from blackhole.errors import InputError, InternalError
 from blackhole.problem import Problem

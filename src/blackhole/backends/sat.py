@@ -138,7 +138,7 @@ class SatBackend(Backend):
         found until that is refuted; the refutation of filled(best + 1) is the proof. The
         short search only seeds the climb: when it wins, the solver still finds the win
         (pointed at it by the phases), so the answer is always the solver's."""
-        from blackhole.backends.look import starting_line
+        from blackhole.backends.seeding import starting_line
 
         self.check_best(options)
         solver = solver_name(options.solver, BEST_SOLVER)

@@ -1,0 +1,47 @@
+"""A long line found fast, to seed a solver: the lower bound the best-score backends
+(`sat`, `cpsat`, `maxsat`) start their climbs from, and the first guess of the hint
+engine. It starts with a short look (blackhole.probe, the engine of the `look` backend
+beside this module), then the `search` referee for a moment.
+
+A seed never gives a backend's answer: `starting_line` leaves out the last card of a
+win, so that the backend's own engine finds the win (and says so in Result.solver).
+"""
+
+from __future__ import annotations
+
+import time
+
+from blackhole.backends import Options, Verdict
+from blackhole.probe import probe, quick_budget
+from blackhole.problem import Problem
+
+# The quick lower bound the best-score climbs start from: the exhaustive search, stopped
+# after this many seconds (most lost deals end inside it; on the others it finds a long
+# line fast).
+LOWER_BOUND_SECONDS = 0.02
+
+
+def quick_line(problem: Problem, deadline: float | None,
+               seconds: float = LOWER_BOUND_SECONDS) -> tuple[int, ...]:
+    """A long line found fast: a win by a short look, or by the solving search in half
+    the time (most winnable positions end here), else the longest line the best-score
+    search sees in the rest (stopped at the deadline too)."""
+    from blackhole.backends.search import SearchBackend, best_score
+
+    line = probe(problem, quick_budget()).line
+    if line is not None:
+        return line
+    now = time.perf_counter()
+    stop = now + seconds if deadline is None else min(now + seconds, deadline)
+    if stop <= now:
+        return ()
+    won = SearchBackend().solve(problem, Options(timeout=(stop - now) / 2))
+    if won.verdict is Verdict.SOLVED and won.order is not None:
+        return won.order
+    return best_score(problem, stop).order
+
+
+def starting_line(problem: Problem, deadline: float | None) -> tuple[int, ...]:
+    """The line a best-score backend starts its climb from: `quick_line`, less its last
+    card when it wins, so that the backend's own engine finds (and answers with) the win."""
+    return quick_line(problem, deadline)[:max(len(problem.moves) - 1, 0)]
