@@ -55,7 +55,8 @@ def solve(
              "solver and says which answered; each other runs only its own engine. look's "
              "refutations carry no proof. sat:SOLVER and cpsat:MODEL pick a variant.")]
     = DEFAULT_BACKEND,
-    solver: Annotated[str | None, typer.Option(help="SAT solver name (sat backend).")] = None,
+    solver: Annotated[str | None, typer.Option(
+        help="SAT solver name (sat backend; auto: its SAT solver).")] = None,
     model: Annotated[str | None, typer.Option(
         help="CP-SAT model (cpsat backend): inverse (default), boolean, circuit or cnf.")] = None,
     workers: WorkersOption = None,
