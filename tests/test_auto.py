@@ -86,19 +86,20 @@ def test_what_the_look_leaves_within_its_budget_sat_answers(cores: str) -> None:
 def test_in_a_race_sat_can_answer_first_and_the_look_is_stopped(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """pysol:10929 is refuted by glucose4 in under a thousand conflicts, and by the look
-    only after millions of moves: racing them, SAT answers and the look is stopped
+    only after about 3 million moves: racing them, SAT answers and the look is stopped
     before its end (else it would show "refuted")."""
     monkeypatch.setenv(CORES_VARIABLE, "2")
     result = solve_deal(load_deal("pysol:10929"), "auto", Options(timeout=60)).result
     assert result.verdict is Verdict.UNSOLVABLE
     assert result.stats["mode"] == "parallel"
     engines = [s["engine"] for s in result.stats["stages"]]
-    assert engines == ["look", "look", DEFAULT_SOLVER]
+    assert engines == ["look", DEFAULT_SOLVER]
+    look, sat = result.stats["stages"]
     if result.solver == DEFAULT_SOLVER:
-        assert result.stats["stages"][1]["answer"] == "none"  # stopped
-        assert stage_of(result)["conflicts"] > 0
+        assert look["answer"] == "none" and look["nodes"] < 3_000_000  # stopped
+        assert sat["answer"] == "refuted" and sat["conflicts"] > 0
     else:  # a machine where the look won the race: then SAT was stopped
-        assert result.solver == "look" and result.stats["stages"][2]["answer"] == "none"
+        assert result.solver == "look" and sat["answer"] == "none"
 
 
 def test_a_proof_asked_for_makes_the_refutation_sat_s(cores: str) -> None:

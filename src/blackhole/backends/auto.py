@@ -4,15 +4,14 @@ name such as "glucose4"), with each stage's time and work in `stats["stages"]`.
 
 Two ways to run, chosen per solve by the cores free at that moment (`free_cores`):
 
-- **parallel** (two or more free cores, and the look's compiled core built): first a
-  short look on this thread (QUICK_BUDGET moves; most deals end inside it, in well under
-  a millisecond, where starting a thread and building a CNF would cost more than the
-  whole answer). If that settles nothing, the look starts again on a second thread with
-  no budget (or `Options.budget`), while this thread builds the CNF and runs the SAT
-  solver in short slices of conflicts. The look's core lets the GIL go, so the two run at
-  once; the SAT solver holds the GIL inside each slice, and between slices it checks
-  whether the look has answered. Whichever answers first is taken and the other stopped
-  (the look through its stop flag, within a few milliseconds).
+- **parallel** (two or more free cores, and the look's compiled core built): the look
+  starts on a second thread with no budget (or `Options.budget`), and this thread waits
+  for it, without the GIL, for HEAD_START seconds: most deals end there, at the cost of
+  a thread start. If the look is still searching, this thread builds the CNF and runs
+  the SAT solver in short slices of conflicts. The look's core lets the GIL go, so the
+  two run at once; the SAT solver holds the GIL inside each slice, and between slices it
+  checks whether the look has answered. Whichever answers first is taken and the other
+  stopped (the look through its stop flag, within a few milliseconds).
 - **sequential** (one free core, or the look in pure Python, which holds the GIL): the
   look with a budget (`Options.budget`, else the engine's default), then the SAT solver
   until its answer or the time limit.
@@ -32,6 +31,7 @@ import math
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -47,9 +47,10 @@ if TYPE_CHECKING:
 # The SAT side (blackhole.backends.sat, python-sat and the CNF encoder) is imported only
 # when the look leaves it a deal: a deal the look settles loads none of it.
 
-# Moves of the parallel mode's first, inline look: about 5-10 ms in the compiled core.
-# pysol:1-1000 leaves 36 deals to the race after it (70 at 20,000; 19 at 100,000).
-QUICK_BUDGET = 50_000
+# Seconds the look runs alone in the parallel mode before the SAT solver starts beside it:
+# the look settles all but about 40 deals of pysol:1-1000 within it, and a CNF built
+# beside a look about to answer would only delay that answer.
+HEAD_START = 0.005
 # The SAT solver's slices while the look runs beside it: each aims at this many seconds,
 # at the conflict rate of the slice before, within these bounds (conflicts).
 SLICE_SECONDS = 0.005
@@ -88,6 +89,15 @@ def _stage(look: Look, seconds: float) -> dict[str, Any]:
             "answer": answer}
 
 
+def _sat_stage(result: Result) -> dict[str, Any]:
+    answer = {Verdict.SOLVED: "won", Verdict.UNSOLVABLE: "refuted"}.get(result.verdict,
+                                                                         "none")
+    work = {key: result.stats[key] for key in ("conflicts", "vars", "clauses")
+            if key in result.stats}
+    return {"engine": result.solver, "seconds": round(result.seconds, 6), **work,
+            "answer": answer}
+
+
 def _settles(look: Look, options: Options) -> bool:
     """A look's answer the portfolio may give: a win, or a refutation when no proof is
     asked for (the look's refutations carry none)."""
@@ -108,47 +118,46 @@ class AutoBackend(Backend):
     def solve(self, problem: Problem, options: Options) -> Result:
         self.check(options)  # an unknown solver fails before any search
         began = time.perf_counter()
-        parallel = engine_in_use() == "c" and free_cores() >= 2
-        mode = "parallel" if parallel else "sequential"
-        budget = options.budget
-        if budget is None:
-            budget = QUICK_BUDGET if parallel else default_budget()
-        elif parallel:
-            budget = min(budget, QUICK_BUDGET)
+        if engine_in_use() == "c" and free_cores() >= 2:
+            result, stages = self._race(problem, options, began)
+            mode = "parallel"
+        else:
+            result, stages = self._in_turn(problem, options, began)
+            mode = "sequential"
+        stats = {**result.stats, "mode": mode, "stages": stages}
+        return replace(result, backend=self.name, seconds=time.perf_counter() - began,
+                       stats=stats)
+
+    def _in_turn(self, problem: Problem, options: Options,
+                 began: float) -> tuple[Result, list[dict[str, Any]]]:
+        """The look with its budget, then (unless it settled the deal) the SAT solver."""
+        budget = default_budget() if options.budget is None else options.budget
         look = probe(problem, budget, seconds=options.timeout)
         seconds = time.perf_counter() - began
         stages = [_stage(look, seconds)]
         if _settles(look, options):
-            return self._answer(look_result(look, self.name, seconds, {}), mode, stages)
+            return look_result(look, self.name, seconds, {}), stages
         left = None if options.timeout is None else options.timeout - seconds
         if left is not None and left <= 0:
-            return self._answer(Result(Verdict.UNKNOWN, None, self.name, "look", seconds,
-                                       {"reason": "time limit reached"}), mode, stages)
-        sat_options = replace(options, timeout=left, budget=None)
-        if parallel:
-            result = self._race(problem, options, sat_options, stages)
-        else:
-            from blackhole.backends.sat import SatBackend
+            return Result(Verdict.UNKNOWN, None, self.name, "look", seconds,
+                          {"reason": "time limit reached"}), stages
+        from blackhole.backends.sat import SatBackend
 
-            result = SatBackend().solve(problem, sat_options)
-            stages.append(self._sat_stage(result))
-        return self._answer(replace(result, seconds=time.perf_counter() - began), mode,
-                            stages)
+        result = SatBackend().solve(problem, replace(options, timeout=left, budget=None))
+        return result, stages + [_sat_stage(result)]
 
-    def _race(self, problem: Problem, options: Options, sat_options: Options,
-              stages: list[dict[str, Any]]) -> Result:
-        """The look on a second thread against the SAT solver on this one."""
-        from blackhole.backends.sat import SatBackend, conflict_slice, run_solver
-
+    def _race(self, problem: Problem, options: Options,
+              began: float) -> tuple[Result, list[dict[str, Any]]]:
+        """The look on a second thread from the start; after its head start, the SAT
+        solver on this thread against it."""
         stop = bytearray(1)
         done = threading.Event()
         found: dict[str, Any] = {}
         budget = UNLIMITED if options.budget is None else options.budget
 
         def look() -> None:
-            began = time.perf_counter()
             try:
-                found["look"] = probe(problem, budget, seconds=sat_options.timeout, stop=stop)
+                found["look"] = probe(problem, budget, seconds=options.timeout, stop=stop)
             except BaseException as error:  # noqa: BLE001 - handed to the solving thread
                 found["error"] = error
             finally:
@@ -158,12 +167,49 @@ class AutoBackend(Backend):
         def answered() -> bool:
             return "look" in found and _settles(found["look"], options)
 
+        def outcome(sat: Result | None) -> tuple[Result, list[dict[str, Any]]]:
+            if "error" in found:
+                raise found["error"]
+            stages = [_stage(found["look"], found["seconds"])]
+            stages += [] if sat is None else [_sat_stage(sat)]
+            if (sat is None or sat.verdict is Verdict.UNKNOWN) and answered():
+                return look_result(found["look"], self.name, found["seconds"], {}), stages
+            if sat is None:  # out of time before SAT could start
+                return Result(Verdict.UNKNOWN, None, self.name, "look", found["seconds"],
+                              {"reason": "time limit reached"}), stages
+            return sat, stages
+
+        thread = threading.Thread(target=look, name="blackhole-look", daemon=True)
+        thread.start()
+        try:
+            # Most deals end within the head start: waiting (without the GIL) costs them
+            # nothing, where building a CNF beside the look would delay its answer.
+            head = HEAD_START if options.timeout is None else min(HEAD_START, options.timeout)
+            done.wait(head)
+            left = None if options.timeout is None else \
+                options.timeout - (time.perf_counter() - began)
+            if answered() or (left is not None and left <= 0):
+                stop[0] = 1
+                thread.join()
+                return outcome(None)
+            sat = self._sat_beside(problem, replace(options, timeout=left, budget=None),
+                                   done, answered)
+        finally:
+            stop[0] = 1
+            thread.join()
+        return outcome(sat)
+
+    @staticmethod
+    def _sat_beside(problem: Problem, options: Options, done: threading.Event,
+                    answered: Callable[[], bool]) -> Result:
+        """The SAT backend's solve, its solver run in slices of conflicts so that it
+        stops soon after the look answers (`answered`, once `done` is set)."""
+        from blackhole.backends.sat import SatBackend, conflict_slice, run_solver
+
         def run(sat: Solver, solver: str, deadline: float | None) -> bool | None:
-            """The SAT solver in slices, until it answers, the look answers, or the
-            deadline; once the look is over without an answer, the solver alone."""
             budget = FIRST_SLICE
             while True:
-                if done.is_set():
+                if done.is_set():  # the look is over: its answer, or SAT alone from here
                     return None if answered() else run_solver(sat, solver, deadline)
                 if deadline is not None and time.perf_counter() >= deadline:
                     return None
@@ -173,33 +219,7 @@ class AutoBackend(Backend):
                 budget = max(MIN_SLICE, min(MAX_SLICE, int(rate * SLICE_SECONDS)))
                 time.sleep(0)  # a look that has ended takes the GIL to hand in its answer
 
-        thread = threading.Thread(target=look, name="blackhole-look", daemon=True)
-        thread.start()
-        try:
-            result = SatBackend().solve_with(problem, sat_options, run)
-        finally:
-            stop[0] = 1
-            thread.join()
-        if "error" in found:
-            raise found["error"]
-        stages.append(_stage(found["look"], found["seconds"]))
-        stages.append(self._sat_stage(result))
-        if result.verdict is Verdict.UNKNOWN and answered():
-            return look_result(found["look"], self.name, result.seconds, {})
-        return result
-
-    @staticmethod
-    def _sat_stage(result: Result) -> dict[str, Any]:
-        answer = {Verdict.SOLVED: "won", Verdict.UNSOLVABLE: "refuted"}.get(result.verdict,
-                                                                             "none")
-        stats = {key: result.stats[key] for key in ("conflicts", "vars", "clauses")
-                 if key in result.stats}
-        return {"engine": result.solver, "seconds": round(result.seconds, 6), **stats,
-                "answer": answer}
-
-    def _answer(self, result: Result, mode: str, stages: list[dict[str, Any]]) -> Result:
-        stats = {**result.stats, "mode": mode, "stages": stages}
-        return replace(result, backend=self.name, stats=stats)
+        return SatBackend().solve_with(problem, options, run)
 
     # ------------------------------------------------------------ the best score
 
