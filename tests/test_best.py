@@ -218,9 +218,13 @@ def test_maxsat_solves_too() -> None:
     assert solve("pysol:1", "maxsat").verdict is Verdict.UNSOLVABLE
 
 
-def test_variants_and_features() -> None:
+def test_variants_name_their_solver() -> None:
     assert best_score("pysol:535", "sat:glucose4").solver == "glucose4"
     assert best_score("pysol:535", "maxsat:minisat22").solver == "rc2/minisat22"
+
+
+@pytest.mark.slow
+def test_features_keep_the_best_score() -> None:
     assert best_score("pysol:535", "maxsat", features=["domain"]).best == 47
     assert best_score("pysol:535", "sat", features=["domain", "symmetry"]).best == 47
     assert best_score("pysol:535", "cpsat", features=["symmetry"]).best == 47

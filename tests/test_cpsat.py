@@ -122,12 +122,21 @@ def test_each_model_on_the_same_deals() -> None:
         assert set(verdicts.values()) == {Verdict(reference()[number]["verdict"])}
 
 
-def test_agrees_with_the_search_referee() -> None:
-    easy = [n for n in easy_for_search() if n not in REFERENCE_DEALS][:25]
+def agrees_with_the_search_referee(count: int) -> None:
+    easy = [n for n in easy_for_search(5000) if n not in REFERENCE_DEALS][:count]
     for number in easy:
         referee = solve_deal(pysol(number), "search", Options(timeout=TIMEOUT))
         assert referee.verdict is not Verdict.UNKNOWN and referee.result.solver == "dfs"
         assert solved(number).verdict is referee.verdict, f"pysol:{number}"
+
+
+def test_agrees_with_the_search_referee() -> None:
+    agrees_with_the_search_referee(6)
+
+
+@pytest.mark.slow
+def test_agrees_with_the_search_referee_on_25_deals() -> None:
+    agrees_with_the_search_referee(25)
 
 
 def test_two_workers_and_another_seed() -> None:
@@ -181,7 +190,7 @@ def small_cpsat_deal(seed: int) -> Deal:
 @pytest.mark.parametrize("model", MODELS)
 def test_small_decks_and_free_starts_agree_with_search(model: str) -> None:
     seen = set()
-    for seed in range(40):
+    for seed in range(40 if model == DEFAULT_MODEL else 15):
         deal = small_cpsat_deal(seed)
         referee = solve_deal(deal, "search", Options()).verdict
         for features in model_feature_sets(model):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from functools import cache
 
 import pytest
 from hypothesis import assume, event, given, settings
@@ -854,25 +855,22 @@ def test_the_compiled_core_is_built_and_judges() -> None:
     assert result.ok and result.engine == "c" and result.stats["core_lemmas"] == 5
 
 
-@pytest.fixture(scope="module")
-def deal_proofs() -> dict[int, tuple[int, list[list[int]], Proof]]:
-    """Certification CNFs of unsolvable deals and Glucose 4's proofs of them: pysol:1
-    (refuted by unit propagation alone), 837 and 265 (the longest check of 1-1000)."""
+@cache
+def deal_proof(number: int) -> tuple[int, list[list[int]], Proof]:
+    """The certification CNF of an unsolvable deal and Glucose 4's proof of it: pysol:1
+    (refuted by unit propagation alone), 837, and 265 (the longest check of 1-1000)."""
     from blackhole.encode import cnf
     from blackhole.problem import build_problem
     from blackhole.sources import load_deal
 
-    found = {}
-    for number in (1, 837, 265):
-        encoding = cnf.build_cnf(build_problem(load_deal(f"pysol:{number}")),
-                                 cnf.CERTIFY_FEATURES)
-        found[number] = (encoding.num_vars, encoding.clauses, solver_proof(encoding.clauses))
-    return found
+    encoding = cnf.build_cnf(build_problem(load_deal(f"pysol:{number}")),
+                             cnf.CERTIFY_FEATURES)
+    return encoding.num_vars, encoding.clauses, solver_proof(encoding.clauses)
 
 
-@pytest.mark.parametrize("number", [1, 837, 265])
-def test_the_engines_agree_on_black_hole_proofs(number, deal_proofs) -> None:
-    num_vars, clauses, proof = deal_proofs[number]
+@pytest.mark.parametrize("number", [1, 837, pytest.param(265, marks=pytest.mark.slow)])
+def test_the_engines_agree_on_black_hole_proofs(number) -> None:
+    num_vars, clauses, proof = deal_proof(number)
     python = drat.check_proof(num_vars, clauses, proof, engine="python")
     assert python.ok and python.engine == "python"
     if not drat.c_engine_built():

@@ -111,7 +111,8 @@ def test_another_thread_can_stop_the_look() -> None:
     assert probe(problem, 1000, stop=bytearray(1)).nodes == 1000  # an unset flag: no effect
 
 
-@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("seed", [*range(15), *(pytest.param(seed, marks=pytest.mark.slow)
+                                                   for seed in range(15, 40))])
 def test_probe_on_positions_never_contradicts_the_search(seed: int) -> None:
     """Part-played positions (a hole card already down, fans uneven) of real deals: a win
     must replay and a refutation must agree with the exhaustive search."""

@@ -52,7 +52,7 @@ def test_the_compiled_core_is_built() -> None:
 @needs_core
 @pytest.mark.parametrize("budget", [1000, 5000])
 def test_the_engines_agree_on_pysol(budget: int) -> None:
-    looks = [both(build_problem(load_deal(f"pysol:{n}")), budget) for n in range(1, 1001, 3)]
+    looks = [both(build_problem(load_deal(f"pysol:{n}")), budget) for n in range(1, 1001, 7)]
     assert any(look.line for look in looks) and any(look.refuted for look in looks)
     assert any(look.line is None and not look.refuted for look in looks)
 
