@@ -16,9 +16,8 @@ Two ways to run, chosen per solve by the cores free at that moment (`free_cores`
   look with a budget (`Options.budget`, else the engine's default), then the SAT solver
   until its answer or the time limit.
 
-A second process instead of a thread was measured against this and lost: the same look
-of pysol:2 took a median 0.21 ms in a thread and 3.0 ms in a forked process that sends
-its answer back through a pipe, against 0.11 ms in line (docs/performance.md).
+The look runs on a thread rather than in a second process, which measured slower to
+start and answer (docs/performance.md).
 
 When a proof is asked for (`Options.proof`), the look may still answer with a win (a
 line is its own proof), but an unsolvable verdict comes only from the SAT solver, with
@@ -48,8 +47,8 @@ if TYPE_CHECKING:
 # when the look leaves it a deal: a deal the look settles loads none of it.
 
 # Seconds the look runs alone in the parallel mode before the SAT solver starts beside it:
-# the look settles all but about 40 deals of pysol:1-1000 within it, and a CNF built
-# beside a look about to answer would only delay that answer.
+# the look settles most deals within it, and a CNF built beside a look about to answer
+# would only delay that answer.
 HEAD_START = 0.005
 # The SAT solver's slices while the look runs beside it: each aims at this many seconds,
 # at the conflict rate of the slice before, within these bounds (conflicts).
