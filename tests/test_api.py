@@ -99,3 +99,96 @@ def test_the_version_is_the_one_pyproject_gives() -> None:
     pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
     assert pyproject["project"]["name"] == "blackhole-solitaire"
     assert blackhole.__version__ == pyproject["project"]["version"]
+
+
+# ---------------------------------------------------------------- the library checks its inputs
+
+
+def _best_reference() -> dict[int, int]:
+    import csv
+    from pathlib import Path
+
+    path = Path(__file__).parent / "data" / "pysol-1-1000-best.csv"
+    with path.open(newline="") as handle:
+        return {int(row["deal"]): int(row["best"]) for row in csv.DictReader(handle)}
+
+
+def test_solve_takes_a_position_and_keeps_its_cards_played() -> None:
+    start = blackhole.solve("pysol:2", "look")
+    played = [card for card, _ in start.moves[:5]]
+    position = blackhole.load_position("pysol:2", " ".join(map(str, played)))
+    assert position.moved == 5
+    solution = blackhole.solve(position, "sat")
+    assert solution.verdict is blackhole.Verdict.SOLVED
+    assert len(solution.moves) == 51 - 5
+    rest = [card for card, _ in solution.moves]
+    assert blackhole.replay(position.deal, rest).won
+    assert blackhole.replay(start.deal, played + rest).won  # from the start of the deal
+
+
+@pytest.mark.parametrize(("backend", "kwargs", "field"), [
+    ("sat", {"model": "inverse", "workers": 4, "solver_cmd": "kissat"}, "model"),
+    ("sat", {"workers": 4}, "workers"),
+    ("sat", {"solver_cmd": "kissat"}, "solver_cmd"),
+    ("cpsat", {"solver": "g4"}, "solver"),
+    ("look", {"features": "domain"}, "features"),
+    ("auto", {"seed": 3}, "seed"),
+])
+def test_an_option_of_another_backend_is_refused(backend: str, kwargs: dict,
+                                                 field: str) -> None:
+    with pytest.raises(blackhole.InputError) as caught:
+        blackhole.solve("pysol:2", backend, **kwargs)
+    assert caught.value.source == field
+    assert f"does not apply to the {backend} backend" in str(caught.value)
+
+
+def test_an_option_of_another_backend_is_refused_by_best_score() -> None:
+    with pytest.raises(blackhole.InputError) as caught:
+        blackhole.best_score("pysol:1", "search", solver="g3")
+    assert caught.value.source == "solver"
+    assert "does not apply to the search backend" in str(caught.value)
+
+
+def test_solver_aliases_are_resolved_by_the_library() -> None:
+    assert blackhole.solve("pysol:25", "sat", solver="g4").result.solver == "glucose4"
+    assert blackhole.solve("pysol:25", "sat:g3").result.solver == "glucose3"
+    found = blackhole.best_score("pysol:25", "sat", solver="g3")
+    assert found.solver == "glucose3" and found.best == _best_reference()[25]
+
+
+@pytest.mark.parametrize("timeout", ["5", True, [5]])
+def test_a_timeout_that_is_no_number_says_so(timeout: object) -> None:
+    with pytest.raises(blackhole.InputError) as caught:
+        blackhole.solve("pysol:2", "sat", timeout=timeout)
+    assert caught.value.source == "timeout"
+    assert "number of seconds" in caught.value.detail
+    assert "positive" not in caught.value.detail
+
+
+def _three_ways(spec: str) -> list[object]:
+    return [spec, blackhole.load_deal(spec), blackhole.load_position(spec)]
+
+
+@pytest.mark.parametrize("number", [178])
+def test_best_score_hints_and_analyze_are_the_api(number: int) -> None:
+    spec, exact = f"pysol:{number}", _best_reference()[number]
+    for given in _three_ways(spec):
+        found = blackhole.best_score(given, "search")
+        assert isinstance(found, blackhole.Best)
+        assert found.proven and found.best == exact
+        assert blackhole.replay(blackhole.load_deal(spec),
+                                [card for card, _ in found.moves]).played == exact
+        hints = blackhole.hints(given)
+        assert hints and all(isinstance(hint, blackhole.Hint) for hint in hints)
+        assert max(hint.best for hint in hints) == exact
+        assert not any(hint.winnable for hint in hints)
+        analysis = blackhole.analyze(given)
+        assert isinstance(analysis, blackhole.Analysis)
+        assert analysis.best == exact and analysis.score == exact
+        assert all(isinstance(step, blackhole.Step) for step in analysis.steps)
+
+
+def test_the_questions_refuse_what_is_no_position() -> None:
+    for question in (blackhole.best_score, blackhole.hints, blackhole.analyze):
+        with pytest.raises(blackhole.InputError):
+            question(42)

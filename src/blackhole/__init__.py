@@ -24,9 +24,10 @@ _MODULES = {
     "blackhole.sources": ("load_deal",),
     "blackhole.positions": ("load_position",),
     "blackhole.problem": ("Problem", "build_problem"),
-    "blackhole.rules": ("Replay", "replay"),
+    "blackhole.rules": ("Move", "Replay", "replay"),
     "blackhole.backends": ("Options", "Result", "Verdict", "available_backends"),
     "blackhole.pipeline": ("Solution", "solve"),
+    "blackhole.best": ("Best", "best_score", "Hint", "hints", "Analysis", "Step", "analyze"),
     "blackhole.certificates": ("Certificate", "certify", "verify"),
     "blackhole.errors": ("BlackholeError", "InputError", "InternalError"),
 }

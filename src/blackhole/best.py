@@ -26,12 +26,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from blackhole.backends import BestResult, Options, make_backend, split_label
+from blackhole.backends import BestResult, Options, choose, make_backend
 from blackhole.cards import Card
-from blackhole.deal import Deal, Position, position_of
+from blackhole.deal import Deal, Position
 from blackhole.errors import InputError, InternalError
 from blackhole.formats import moves_json
-from blackhole.positions import load_position
+from blackhole.positions import as_position
 from blackhole.probe import probe, quick_budget
 from blackhole.problem import Problem, build_problem
 from blackhole.rules import Move, Outcome, Replay, legal_cards, move_text, replay
@@ -83,18 +83,6 @@ class Best:
                 "seconds": round(self.seconds, 6), "stats": self.stats}
 
 
-def as_position(position: Position | Deal | str) -> Position:
-    """A Position from a Position, a Deal (the position it shows) or a deal spec."""
-    if isinstance(position, Position):
-        return position
-    if isinstance(position, Deal):
-        return position_of(position)
-    if isinstance(position, str):
-        return load_position(position)
-    raise InputError("not a position, deal or deal spec", "position",
-                     token=type(position).__name__)
-
-
 def best_score(position: Position | Deal | str, backend: str = "auto", *,
                timeout: float | None = None, **options: Any) -> Best:
     """The best score of `position` (a Position, a Deal or a deal spec), counted from the
@@ -104,8 +92,17 @@ def best_score(position: Position | Deal | str, backend: str = "auto", *,
     ("sat:glucose4"); keyword options are `Options` fields. At the limit the best line
     found comes back with `proven` False and the bound proven so far. Bad input, or a
     backend that finds no best score, raises InputError."""
-    name, chosen = split_label(backend, Options.make(timeout=timeout, **options))
+    name, chosen = choose_best(backend, timeout, **options)
     return best_position(as_position(position), name, chosen)
+
+
+def choose_best(backend: str, timeout: float | None = None,
+                **options: Any) -> tuple[str, Options]:
+    """`backends.choose` for the best score: also refused, before any work, a backend
+    that finds no best score or cannot take these options for it."""
+    name, chosen = choose(backend, timeout, **options)
+    make_backend(name).check_best(chosen)
+    return name, chosen
 
 
 def best_position(position: Position, backend: str, options: Options) -> Best:

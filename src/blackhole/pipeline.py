@@ -9,14 +9,14 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
-from blackhole.backends import Options, Result, Verdict, make_backend, split_label
+from blackhole.backends import Options, Result, Verdict, choose, make_backend
 from blackhole.cards import Card
 from blackhole.deal import Deal, Position
 from blackhole.errors import InternalError
 from blackhole.formats import moves_json
+from blackhole.positions import as_position
 from blackhole.problem import Problem, build_problem
 from blackhole.rules import Replay, replay
-from blackhole.sources import load_deal
 
 
 @dataclass(frozen=True)
@@ -77,20 +77,20 @@ def solve_deal(deal: Deal, backend: str, options: Options) -> Solution:
     return decode(problem, solver.solve(problem, options), deal)
 
 
-def solve(deal: Deal | str, backend: str = "auto", *, timeout: float | None = None,
-          **options: Any) -> Solution:
-    """Solve a deal (a Deal, or any deal spec such as "pysol:2" or a file path).
+def solve(deal: Deal | Position | str, backend: str = "auto", *,
+          timeout: float | None = None, **options: Any) -> Solution:
+    """Solve a deal or a position: a Deal, a Position (the cards already played stay
+    played), or any deal spec such as "pysol:2" or a file path.
 
     `backend` is a registry name with an optional variant ("auto", the default, "look",
     "sat", "sat:glucose4", "cpsat:boolean"); `Result.solver` names the engine that
     answered; keyword options are `Options` fields (solver, model, workers, seed,
-    features, ...). A solution is returned only after the rules engine replayed it; a
-    limit reached is Verdict.UNKNOWN. Bad input raises InputError.
+    features, ...), each one the backend reads. A solution is returned only after the
+    rules engine replayed it; a limit reached is Verdict.UNKNOWN. Bad input, including
+    an option of another backend, raises InputError before any work.
     """
-    if isinstance(deal, str):
-        deal = load_deal(deal)
-    name, chosen = split_label(backend, Options.make(timeout=timeout, **options))
-    return solve_deal(deal, name, chosen)
+    name, chosen = choose(backend, timeout, **options)
+    return solve_deal(as_position(deal).deal, name, chosen)
 
 
 def solution_json(spec: str, solution: Solution) -> dict[str, Any]:

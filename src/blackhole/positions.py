@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from blackhole.deal import Position
+from blackhole.deal import Deal, Position, position_of
 from blackhole.errors import InputError
 from blackhole.rules import Move, Replay, advance, replay
 from blackhole.solutions import parse_answer, parse_cards, parse_solution
@@ -31,6 +31,19 @@ def load_position(spec: str, after: str | None = None) -> Position:
         return position
     moves, source = read_moves(after, "after")
     return play_after(position, moves, source)
+
+
+def as_position(given: Position | Deal | str) -> Position:
+    """A Position from a Position, a Deal (the position it shows) or a deal spec: what
+    every question of the API (`solve`, `best_score`, `hints`, `analyze`) takes."""
+    if isinstance(given, Position):
+        return given
+    if isinstance(given, Deal):
+        return position_of(given)
+    if isinstance(given, str):
+        return load_position(given)
+    raise InputError("not a position, deal or deal spec", "position",
+                     token=type(given).__name__)
 
 
 def play_after(position: Position, moves: list[Move], source: str) -> Position:

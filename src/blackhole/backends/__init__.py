@@ -59,9 +59,13 @@ class Options:
     budget: int | None = None  # look, auto: the look's moves (nodes); None: the default
 
     def __post_init__(self) -> None:
-        if self.timeout is not None and not (
-                isinstance(self.timeout, int | float) and math.isfinite(self.timeout)
-                and self.timeout > 0):
+        if self.timeout is not None and (isinstance(self.timeout, bool)
+                                         or not isinstance(self.timeout, int | float)):
+            raise InputError(f"must be a number of seconds, not "
+                             f"{type(self.timeout).__name__}", "timeout",
+                             token=str(self.timeout))
+        if self.timeout is not None and not (math.isfinite(self.timeout)
+                                             and self.timeout > 0):
             raise InputError("must be a positive, finite number of seconds", "timeout",
                              token=str(self.timeout))
         if not isinstance(self.workers, int) or not 0 <= self.workers <= MAX_WORKERS:
@@ -230,6 +234,20 @@ def check_options_apply(backend: Backend, given: Iterable[str]) -> None:
                      if field_name in make_backend(name).reads]
             raise InputError(f"does not apply to the {backend.name} backend "
                              f"(it is for {', '.join(users) or 'no backend'})", field_name)
+
+
+def choose(label: str, timeout: float | None = None, **given: Any) -> tuple[str, Options]:
+    """The backend `label` names (a registry name, no variant) and the Options for it,
+    from keyword values as a caller gives them (None, or a False flag, is "not given").
+
+    The one check of every entry point that runs one backend (`solve`, `best_score`, the
+    CLI): an unknown option, a bad value, or an option that the backend does not read is
+    an InputError naming the Options field, before any work; nothing is ignored."""
+    given = {name: value for name, value in given.items()
+             if value is not None and value is not False}
+    name, options = split_label(label, Options.make(timeout=timeout, **given))
+    check_options_apply(make_backend(name), given)
+    return name, options
 
 
 def available_backends() -> list[str]:

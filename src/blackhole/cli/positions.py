@@ -9,13 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.text import Text
 
-from blackhole.backends import (
-    DEFAULT_BACKEND,
-    Options,
-    check_options_apply,
-    make_backend,
-    split_label,
-)
+from blackhole.backends import DEFAULT_BACKEND, Options
 from blackhole.cards import Card
 from blackhole.cli.common import (
     EXIT_OK,
@@ -71,16 +65,11 @@ def best(
     """The best score of a deal or position: the most cards any legal line moves, counted
     from the start of the deal (51 is a win), with one line that reaches it, replayed by
     the rules engine. Exit 0 when proven optimal, 3 when the limit came first."""
-    from blackhole.best import best_position, certify_best
+    from blackhole.best import best_position, certify_best, choose_best
 
-    given = {"solver": solver, "workers": workers, "seed": seed,
-             "features": parse_features(features)}
-    given = {name: value for name, value in given.items() if value is not None}
     with user_errors():
-        name, options = split_label(backend, Options(timeout=timeout, **given))
-        engine = make_backend(name)
-        check_options_apply(engine, given)
-        engine.check_best(options)
+        name, options = choose_best(backend, timeout, solver=solver, workers=workers,
+                                    seed=seed, features=parse_features(features))
         position = load_position(spec, after)
         with working(f"weighing {spec}"):
             found = best_position(position, name, options)

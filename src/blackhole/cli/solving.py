@@ -7,15 +7,7 @@ from typing import Annotated
 
 import typer
 
-from blackhole.backends import (
-    DEFAULT_BACKEND,
-    REGISTRY,
-    Options,
-    Verdict,
-    check_options_apply,
-    make_backend,
-    split_label,
-)
+from blackhole.backends import DEFAULT_BACKEND, REGISTRY, Verdict, choose
 from blackhole.cli.common import (
     VERDICT_EXIT,
     AfterOption,
@@ -81,16 +73,14 @@ def solve(
 ) -> None:
     """Solve a deal, or a position with --after; every solution is replayed through the
     rules engine before it is shown."""
-    given = {"solver": solver, "model": model, "workers": workers, "seed": seed,
-             "solver_cmd": solver_cmd, "proof_arg": proof_arg,
-             "features": parse_features(features), "budget": budget}
-    given = {name: value for name, value in given.items() if value is not None}
     with user_errors():
         if as_json and format is OutputFormat.pysol:
             raise InputError("--json and --format pysol ask for two outputs: give one",
                              "--format", token=format.value)
-        name, options = split_label(backend, Options(timeout=timeout, **given))
-        check_options_apply(make_backend(name), given)
+        name, options = choose(backend, timeout, solver=solver, model=model,
+                               workers=workers, seed=seed, solver_cmd=solver_cmd,
+                               proof_arg=proof_arg, features=parse_features(features),
+                               budget=budget)
         position = load_position(spec, after)
         with working(f"solving {spec}"):
             solution = solve_deal(position.deal, name, options)
