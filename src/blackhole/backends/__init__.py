@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from typing import Any
@@ -225,15 +225,18 @@ def split_label(label: str, options: Options | None = None) -> tuple[str, Option
     return name, replace(options, **{VARIANT_FIELD[name]: variant})
 
 
-def check_options_apply(backend: Backend, given: Iterable[str]) -> None:
-    """Each Options field in `given` (those the user set) must be one the backend reads,
-    or the user would believe it took effect."""
+def check_options_apply(names: Sequence[str], given: Iterable[str]) -> None:
+    """Each Options field in `given` (those the user set) must be one that a backend of
+    `names` reads, or the user would believe it took effect: the one check, for one
+    backend (`choose`) and for the several of a bench."""
     for field_name in given:
-        if field_name not in backend.reads:
-            users = [name for name in available_backends()
-                     if field_name in make_backend(name).reads]
-            raise InputError(f"does not apply to the {backend.name} backend "
-                             f"(it is for {', '.join(users) or 'no backend'})", field_name)
+        if any(field_name in make_backend(name).reads for name in names):
+            continue
+        users = [name for name in available_backends()
+                 if field_name in make_backend(name).reads]
+        chosen = f"the {names[0]} backend" if len(names) == 1 else "the backends chosen"
+        raise InputError(f"does not apply to {chosen} (it is for "
+                         f"{', '.join(users) or 'no backend'})", field_name)
 
 
 def choose(label: str, timeout: float | None = None, **given: Any) -> tuple[str, Options]:
@@ -246,7 +249,7 @@ def choose(label: str, timeout: float | None = None, **given: Any) -> tuple[str,
     given = {name: value for name, value in given.items()
              if value is not None and value is not False}
     name, options = split_label(label, Options.make(timeout=timeout, **given))
-    check_options_apply(make_backend(name), given)
+    check_options_apply([name], given)
     return name, options
 
 

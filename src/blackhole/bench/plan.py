@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from blackhole.backends import (
-    REGISTRY,
     Options,
     available_backends,
+    check_options_apply,
     make_backend,
     split_label,
 )
@@ -80,7 +80,7 @@ def plan_tasks(specs: str | Sequence[str], backends: Sequence[str] | None,
         else:  # so does a bad variant, or a solver command that is not installed
             backend.check(opts)
         chosen.append((label, name, opts))
-    _check_given(given, {name for _, name, _ in chosen})
+    check_options_apply(list(dict.fromkeys(name for _, name, _ in chosen)), given)
     boards: dict[str, dict[str, Any] | None] = {}
     for spec in deals:
         if spec == "-":
@@ -95,11 +95,3 @@ def plan_tasks(specs: str | Sequence[str], backends: Sequence[str] | None,
     return [Task(deal, label, name, opts, kind, boards[deal])
             for deal in deals for label, name, opts in chosen]
 
-
-def _check_given(given: Iterable[str], names: set[str]) -> None:
-    for field_name in given:
-        if not any(field_name in make_backend(name).reads for name in names):
-            users = [name for name in REGISTRY if name in available_backends()
-                     and field_name in make_backend(name).reads]
-            raise InputError(f"does not apply to the backends chosen (it is for "
-                             f"{', '.join(users) or 'no backend'})", field_name)
