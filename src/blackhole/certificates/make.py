@@ -14,7 +14,6 @@ and `certify_win` a won position's line.
 from __future__ import annotations
 
 import json
-import math
 import os
 import time
 from collections.abc import Iterator, Sequence
@@ -24,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from blackhole import drat
-from blackhole.backends import Result, Verdict
+from blackhole.backends import Options, Result, Verdict
 from blackhole.cards import Card
 from blackhole.certificates import drat_trim
 from blackhole.certificates.files import (
@@ -75,15 +74,10 @@ def check_choices(solver: str | None, checker: str) -> str:
 
 
 def check_timeout(timeout: object) -> float | None:
-    """The time limit in seconds: None (none) or a positive number; else an InputError."""
-    if timeout is None:
-        return None
-    if isinstance(timeout, bool) or not isinstance(timeout, int | float):
-        raise InputError(f"timeout must be a number of seconds, not "
-                         f"{type(timeout).__name__}", "timeout", token=str(timeout))
-    if not timeout > 0 or math.isnan(timeout):
-        raise InputError("timeout must be positive", "timeout", token=str(timeout))
-    return float(timeout)
+    """The time limit in seconds: None (none) or a positive, finite number; else the
+    InputError every entry point gives (`backends.Options`)."""
+    limit = Options(timeout=timeout).timeout  # type: ignore[arg-type]
+    return None if limit is None else float(limit)
 
 
 def certify(deal_or_spec: Deal | Position | str, folder: str | os.PathLike[str], *,
