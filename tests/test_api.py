@@ -192,3 +192,16 @@ def test_the_questions_refuse_what_is_no_position() -> None:
     for question in (blackhole.best_score, blackhole.hints, blackhole.analyze):
         with pytest.raises(blackhole.InputError):
             question(42)
+
+
+def test_every_answer_gives_its_moves_as_one_type() -> None:
+    position = blackhole.load_position("pysol:178", "KD")
+    answers = [*blackhole.solve("pysol:2", "sat").moves, *position.after,
+               *blackhole.best_score(position, "search").moves,
+               *(hint.move for hint in blackhole.hints(position)),
+               *(step.move for step in blackhole.analyze(position).steps)]
+    assert answers and all(type(move) is blackhole.Move for move in answers)
+    deal = position.deal
+    for move in blackhole.best_score(position, "search").moves:
+        card, fan = move  # a Move reads as (card, fan)
+        assert deal.where()[card][0] == fan == move.fan

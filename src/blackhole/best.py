@@ -60,7 +60,7 @@ class Best:
     of: int
     proven: bool
     upper_bound: int
-    moves: tuple[tuple[Card, int], ...]  # (card, 0-based fan) from the position
+    moves: tuple[Move, ...]  # (card, 0-based fan) from the position
     backend: str
     solver: str
     seconds: float
@@ -133,7 +133,7 @@ def judged(position: Position, problem: Problem, found: BestResult) -> Best:
                             f"{found.upper_bound} of {n}")
     if found.proven != (len(found.order) == found.upper_bound):
         raise InternalError(f"{who}: 'proven' disagrees with its bound")
-    moves = tuple((problem.cards[v], problem.fan_of[v]) for v in found.order)
+    moves = tuple(Move(problem.cards[v], problem.fan_of[v]) for v in found.order)
     played = replay(position.deal, [card for card, _ in moves])
     if played.outcome is Outcome.ILLEGAL or played.played != len(moves):
         raise InternalError(f"{who}: best line fails replay: {played.describe()}")
@@ -236,6 +236,10 @@ class Hint(Bounded):
     @property
     def proven(self) -> bool:
         return self.best_proven
+
+    @property
+    def move(self) -> Move:
+        return Move(self.card, self.fan)
 
     def to_json(self) -> dict[str, Any]:
         return {"card": str(self.card), "fan": self.fan, "winnable": self.winnable,
@@ -380,6 +384,10 @@ class Step:
     fan: int
     bounds: tuple[tuple[int, int], ...]
     chosen: int
+
+    @property
+    def move(self) -> Move:
+        return Move(self.card, self.fan)
 
     @property
     def legal(self) -> int:

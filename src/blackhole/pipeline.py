@@ -10,13 +10,12 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from blackhole.backends import Options, Result, Verdict, choose, make_backend
-from blackhole.cards import Card
 from blackhole.deal import Deal, Position
 from blackhole.errors import InternalError
 from blackhole.formats import moves_json
 from blackhole.positions import as_position
 from blackhole.problem import Problem, build_problem
-from blackhole.rules import Replay, replay
+from blackhole.rules import Move, Replay, replay
 
 
 @dataclass(frozen=True)
@@ -26,7 +25,7 @@ class Solution:
 
     deal: Deal
     result: Result
-    moves: tuple[tuple[Card, int], ...]  # (card, 0-based fan) in play order, when solved
+    moves: tuple[Move, ...]  # (card, 0-based fan) in play order, when solved
     replay: Replay | None  # the rules engine's verdict on the moves, when solved
 
     @property
@@ -53,7 +52,7 @@ def decode(problem: Problem, result: Result, deal: Deal) -> Solution:
         return Solution(deal, result, (), None)
     if result.order is None:
         raise InternalError(f"{result.backend} said solved but gave no move order")
-    moves = tuple((problem.cards[v], problem.fan_of[v]) for v in result.order)
+    moves = tuple(Move(problem.cards[v], problem.fan_of[v]) for v in result.order)
     judged = replay(deal, [card for card, _ in moves])
     if not judged.won:
         raise InternalError(f"{result.backend}/{result.solver} answer fails replay: "

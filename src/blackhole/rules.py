@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property
+from typing import NamedTuple
 
 from blackhole.cards import SUITS, Card, rank_adjacent
 from blackhole.deal import Deal, Position, position_of
@@ -81,9 +82,10 @@ class Outcome(StrEnum):
     ILLEGAL = "illegal"
 
 
-@dataclass(frozen=True)
-class Move:
-    """A move as a solution file may give it: the card, the fan (0-based), or both."""
+class Move(NamedTuple):
+    """A move: the card and its fan (0-based). Every answer (`Solution.moves`,
+    `Best.moves`, `Position.after`, the legal moves of a game) gives both; a solution
+    file may give one. A tuple, so `card, fan = move` reads it."""
 
     card: Card | None = None
     fan: int | None = None
@@ -197,9 +199,9 @@ def move_text(move: Card | Move) -> str:
 # ---------------------------------------------------------------- a game in play
 
 
-def legal_cards(deal: Deal, state: State) -> list[tuple[Card, int]]:
-    """The legal moves now as (card, 0-based fan), in fan order."""
-    return [(top_card(deal, state, fan), fan) for fan in legal_moves(deal, state)]
+def legal_cards(deal: Deal, state: State) -> list[Move]:
+    """The legal moves now, with their 0-based fans, in fan order."""
+    return [Move(top_card(deal, state, fan), fan) for fan in legal_moves(deal, state)]
 
 
 @dataclass(frozen=True)
@@ -253,7 +255,7 @@ class Game:
     def outcome(self) -> Outcome:
         return outcome(self.deal, self.state)
 
-    def legal(self) -> list[tuple[Card, int]]:
+    def legal(self) -> list[Move]:
         return legal_cards(self.deal, self.state)
 
     def top(self, fan: int) -> Card | None:
