@@ -7,7 +7,15 @@ The public Python API; the `blackhole` command line is a thin layer over it.
     deal = blackhole.load_deal("pysol:2")
     solution = blackhole.solve(deal, "sat:glucose4", timeout=10)
     if solution.verdict is blackhole.Verdict.SOLVED:
-        print([str(card) for card, fan in solution.moves])
+        print([str(move.card) for move in solution.moves])  # each a blackhole.Move
+
+    position = blackhole.load_position("pysol:178", after="KD")  # a Deal or a spec too
+    print(blackhole.best_score(position, "search").best)  # proven: 7 of 51
+    print([(str(h.card), h.best) for h in blackhole.hints(position)])
+    print(blackhole.analyze(position).first_loss)
+
+An option the chosen backend does not read (`model=` for "sat") is an InputError, as
+is any bad value; the library checks what it is given, and the CLI only names the flag.
 
 Names are imported when first used, so `import blackhole` stays cheap and a command
 loads only the solvers it runs.
