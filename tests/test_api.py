@@ -124,6 +124,8 @@ def test_solve_takes_a_position_and_keeps_its_cards_played() -> None:
     rest = [card for card, _ in solution.moves]
     assert blackhole.replay(position.deal, rest).won
     assert blackhole.replay(start.deal, played + rest).won  # from the start of the deal
+    data = solution.to_json("pysol:2")  # as `solve --after` writes it, for `check`
+    assert data["moved"] == 5 and [m["card"] for m in data["after"]] == list(map(str, played))
 
 
 @pytest.mark.parametrize(("backend", "kwargs", "field"), [

@@ -27,6 +27,7 @@ class Solution:
     result: Result
     moves: tuple[Move, ...]  # (card, 0-based fan) in play order, when solved
     replay: Replay | None  # the rules engine's verdict on the moves, when solved
+    position: Position | None = None  # the position `solve` was given, cards played kept
 
     @property
     def verdict(self) -> Verdict:
@@ -37,7 +38,7 @@ class Solution:
         (`position` with cards moved) adds `after`, the moves played on the position
         `spec` holds, and `moved`, the cards moved from the start of the deal before
         `moves`: `check` replays such an answer from `spec`."""
-        result = self.result
+        result, position = self.result, position or self.position
         data: dict[str, Any] = {"deal": spec or self.deal.name}
         if position is not None and position.moved:
             data.update(after=moves_json(position.after), moved=position.moved)
@@ -89,7 +90,8 @@ def solve(deal: Deal | Position | str, backend: str = "auto", *,
     an option of another backend, raises InputError before any work.
     """
     name, chosen = choose(backend, timeout, **options)
-    return solve_deal(as_position(deal).deal, name, chosen)
+    position = as_position(deal)
+    return replace(solve_deal(position.deal, name, chosen), position=position)
 
 
 def solution_json(spec: str, solution: Solution) -> dict[str, Any]:
