@@ -98,7 +98,7 @@ def _assert_interrupted(code: int, err: str, seconds: float) -> None:
 
 @pytest.mark.parametrize("args", [
     # pysat's own SIGINT error, in the incremental climb (was exit 4)
-    ("best", "random:3:ranks=30"),
+    ("best", "random:3:ranks=30", "--backend", "sat"),
     # CP-SAT caught the SIGINT itself and answered unknown (was exit 3)
     ("solve", "random:8:ranks=30", "--backend", "cpsat:inverse"),
 ], ids=["best-sat", "solve-cpsat"])
@@ -111,12 +111,13 @@ def test_ctrl_c_is_exit_130(args: tuple[str, ...]) -> None:
     ("best", "random:3:ranks=30", "--backend", "cpsat"),
     ("best", "random:8:ranks=30", "--backend", "maxsat"),
     ("solve", "random:8:ranks=30", "--backend", "maxsat"),
-    ("best", "random:3:ranks=30", "--timeout", "60"),  # the timed (threaded) climb
+    ("best", "random:3:ranks=30", "--backend", "sat", "--timeout", "60"),  # threaded
+    ("best", "random:3:ranks=30"),  # the default portfolio
     ("solve", "random:8:ranks=30", "--backend", "cpsat:inverse", "--timeout", "60"),
     ("hint", "random:3:ranks=40"),
     ("analyze", "random:3:ranks=30"),
-], ids=["best-cpsat", "best-maxsat", "solve-maxsat", "best-sat-timed", "solve-cpsat-timed",
-        "hint", "analyze"])
+], ids=["best-cpsat", "best-maxsat", "solve-maxsat", "best-sat-timed", "best-auto",
+        "solve-cpsat-timed", "hint", "analyze"])
 def test_ctrl_c_is_exit_130_in_every_command(args: tuple[str, ...]) -> None:
     _assert_interrupted(*_interrupted(*args))
 
@@ -209,7 +210,7 @@ def test_a_large_cnf_is_loaded_against_the_clock() -> None:
 
 
 @pytest.mark.parametrize("backend,options", [
-    ("sat", {"look": False}),
+    ("sat", {}),
     ("cpsat", {"model": "boolean"}),
     ("cpsat", {"model": "cnf"}),
     ("maxsat", {}),
@@ -244,15 +245,18 @@ def test_a_one_second_limit_ends_a_100_rank_deck_in_seconds(args: tuple[str, ...
 @pytest.mark.slow
 @pytest.mark.parametrize("args,limit", [
     (("solve", BIG, "--backend", "cpsat:boolean", "--timeout", "1"), 1),
-    (("solve", BIG, "--backend", "cpsat", "--no-look", "--timeout", "1"), 1),
+    (("solve", BIG, "--backend", "cpsat", "--timeout", "1"), 1),
     (("solve", BIG, "--backend", "maxsat", "--timeout", "2"), 2),
     (("best", BIG, "--backend", "maxsat", "--timeout", "2"), 2),
-    (("solve", BIG, "--no-look", "--timeout", "0.3"), 0.3),
+    (("solve", BIG, "--backend", "sat", "--timeout", "0.3"), 0.3),
+    pytest.param(("solve", BIG, "--backend", "external", "--timeout", "0.3"), 0.3,
+                 marks=needs_cadical),
+    (("best", BIG, "--backend", "sat", "--timeout", "0.3"), 0.3),
     (("best", BIG, "--timeout", "0.3"), 0.3),
     (("hint", BIG, "--timeout", "0.3"), 0.3),
     (("analyze", BIG, "--timeout", "0.3"), 0.3),
 ], ids=["cpsat-boolean", "cpsat-inverse", "solve-maxsat", "best-maxsat", "solve-sat",
-        "best-sat", "hint", "analyze"])
+        "solve-external", "best-sat", "best-auto", "hint", "analyze"])
 def test_every_command_ends_soon_after_its_limit(args: tuple[str, ...], limit: float) -> None:
     done, seconds = _timed(*args)
     assert done.returncode == 3, done.stderr
