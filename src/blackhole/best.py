@@ -288,7 +288,7 @@ class _Engine:
         line = probe(self.problem, quick_budget()).line  # a greedy win in milliseconds, or not
         if line is not None:
             return _Choice(-1, -1, line, n)
-        won = self.lines.ask([self.lines.encoding.filled_literal(n)])
+        won = self.lines.ask([self.lines.filled_literal(n)])
         if won is None:
             return _Choice(-1, -1, (), n)
         if won is not False:

@@ -1,5 +1,12 @@
 """CP-SAT backend: build one of the models of `blackhole.encode.cpsat` (encodings/cpsat.md)
 and run OR-Tools CP-SAT on it: options, parameters, the status ladder and read back.
+
+The time limit holds from the start: the model is built against the deadline (UNKNOWN
+when it passes first), and CP-SAT runs in a worker thread that the deadline and Ctrl-C
+stop (`blackhole.deadline.stoppable`; CP-SAT's own SIGINT handler is off, so that Ctrl-C
+is a KeyboardInterrupt, not an UNKNOWN). CP-SAT reads its time limit only once it has
+loaded the model, which on a large deck takes seconds: past a short grace after the
+deadline the solve is left to end in its thread and the answer is UNKNOWN.
 """
 
 from __future__ import annotations
@@ -11,6 +18,7 @@ from typing import Any
 
 from ortools.sat.python import cp_model
 
+from blackhole import deadline as clock
 from blackhole.backends import Backend, BestResult, Options, Result, Verdict
 from blackhole.encode.cpsat import (
     OPTIONAL_FEATURES,
@@ -41,6 +49,7 @@ _TUNING: dict[str, dict[str, object]] = {
     "circuit": {"cp_model_presolve": False, "linearization_level": 0},
 }
 _MIN_SOLVER_SECONDS = 0.01  # a solver always gets a moment, even after a slow build
+_STOP_GRACE = 0.2  # seconds CP-SAT may take to end once asked to stop
 
 
 def check_options(options: Options) -> None:
@@ -55,6 +64,7 @@ def solver_parameters(solver: cp_model.CpSolver, model_name: str, options: Optio
                       seconds_left: float | None) -> None:
     """Every parameter this backend sets, in one place."""
     params = solver.parameters
+    params.catch_sigint_signal = False  # Ctrl-C is the caller's (see `run`)
     params.num_workers = options.workers
     params.random_seed = options.seed
     if seconds_left is not None:
@@ -80,11 +90,15 @@ def verdict_of(status: int, model_name: str) -> Verdict:
 
 
 def run(built: Built, options: Options, began: float) -> tuple[cp_model.CpSolver, int]:
-    """Solve a built model under the options; the time limit counts from `began`."""
+    """Solve a built model under the options; the time limit counts from `began`. Ctrl-C
+    stops CP-SAT and raises KeyboardInterrupt; OutOfTime when CP-SAT has not ended soon
+    after the deadline (it was still loading the model)."""
     solver = cp_model.CpSolver()
-    left = None if options.timeout is None else options.timeout - (time.perf_counter() - began)
-    solver_parameters(solver, built.name, options, left)
-    return solver, solver.solve(built.model)
+    deadline = clock.after(options.timeout, began)
+    solver_parameters(solver, built.name, options, clock.left(deadline))
+    status = clock.stoppable(lambda: solver.solve(built.model), solver.stop_search, deadline,
+                             _STOP_GRACE)
+    return solver, status
 
 
 def run_stats(solver: cp_model.CpSolver, status: int, built: Built,
@@ -118,9 +132,15 @@ class CpsatBackend(Backend):
         began = time.perf_counter()
         check_options(options)
         building = time.perf_counter()
-        built = build_model(problem, options.model, options.features)
-        built_at = time.perf_counter()
-        solver, status = run(built, options, began)
+        try:
+            built = build_model(problem, options.model, options.features,
+                                deadline=clock.after(options.timeout, began))
+            built_at = time.perf_counter()
+            solver, status = run(built, options, began)
+        except clock.OutOfTime:
+            return Result(Verdict.UNKNOWN, None, self.name,
+                          f"cp-sat:{choose_model(options.model)}", time.perf_counter() - began,
+                          {"stopped": "model"})
         verdict = verdict_of(status, built.name)
         order = built.read_order(solver) if verdict is Verdict.SOLVED else None
         stats = run_stats(solver, status, built, options)
@@ -148,13 +168,18 @@ class CpsatBackend(Backend):
 
         self.check_best(options)
         began = time.perf_counter()
-        deadline = None if options.timeout is None else began + options.timeout
+        deadline = clock.after(options.timeout, began)
         lower = starting_line(problem, deadline)
-        built = build_optional(problem, options.features)
-        if lower:  # a line this long exists: the search need not look below it
-            built.model.add(built.filled[len(lower) - 1] == 1)
-        built_at = time.perf_counter()
-        solver, status = run(built, options, began)
+        try:
+            built = build_optional(problem, options.features, deadline=deadline)
+            if lower:  # a line this long exists: the search need not look below it
+                built.model.add(built.filled[len(lower) - 1] == 1)
+            built_at = time.perf_counter()
+            solver, status = run(built, options, began)
+        except clock.OutOfTime:  # the line of the short search, and no bound
+            return BestResult(lower, len(lower) == len(problem.moves), len(problem.moves),
+                              self.name, "cp-sat:optional", time.perf_counter() - began,
+                              {"lower_bound": len(lower), "stopped": "model"})
         verdict = verdict_of(status, built.name)
         if verdict is Verdict.UNSOLVABLE:
             raise InternalError("CP-SAT found no line at all, where the empty line is legal")

@@ -27,6 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from blackhole import deadline as clock
 from blackhole import drat
 from blackhole.backends import Backend, Options, Result, Verdict
 from blackhole.backends.sat import features_of, read_answer
@@ -54,12 +55,18 @@ class ExternalBackend(Backend):
 
     def solve(self, problem: Problem, options: Options) -> Result:
         began = time.perf_counter()
-        deadline = None if options.timeout is None else began + options.timeout
+        deadline = clock.after(options.timeout, began)
         command = options.solver_cmd or DEFAULT_COMMAND
         argv = _argv(command)
+        solver = Path(argv[0]).name
         asked = proof_args(options)
         features = features_of(options)
-        encoding = build_cnf(problem, features)
+        try:
+            encoding = build_cnf(problem, features, deadline=deadline)
+            text = encoding.dimacs(names=False, deadline=deadline)
+        except clock.OutOfTime:
+            return Result(Verdict.UNKNOWN, None, self.name, solver, time.perf_counter() - began,
+                          {"command": command, "stopped": "encoding"})
         encoded = time.perf_counter()
         stats: dict = {"vars": encoding.num_vars, "clauses": len(encoding.clauses),
                        "features": sorted(features), "command": command}
@@ -67,14 +74,15 @@ class ExternalBackend(Backend):
         with tempfile.TemporaryDirectory(prefix="blackhole-") as folder:
             path = Path(folder) / "formula.cnf"
             proof_path = Path(folder) / "proof.drat"
-            path.write_text(encoding.dimacs(names=False), encoding="ascii")
+            path.write_text(text, encoding="ascii")
+            del text
             extra = [arg.replace(PROOF, str(proof_path)) for arg in asked or ()]
-            timeout = None if deadline is None else deadline - time.perf_counter()
-            output, code = _run(argv + [str(path)] + extra, command, timeout)
+            output, code = _run(argv + [str(path)] + extra, command, clock.left(deadline))
             finished = time.perf_counter()
             stats.update(encode_seconds=round(encoded - began, 6),
                          solve_seconds=round(finished - encoded, 6), exit_code=code)
-            answer, model = (None, []) if output is None else parse_answer(output, code, command)
+            answer, model = (None, []) if output is None else \
+                parse_answer(output, code, command, encoding.num_vars)
             if answer is False:
                 verdict = _checked_refutation(encoding.num_vars, encoding.clauses,
                                               proof_path if asked else None, deadline, stats,
@@ -84,7 +92,6 @@ class ExternalBackend(Backend):
                 if answer:
                     _check_model(encoding.clauses, model, who)
                 verdict, order = read_answer(answer, model, encoding, who)
-        solver = Path(argv[0]).name
         return Result(verdict, order, self.name, solver, time.perf_counter() - began, stats)
 
 
@@ -203,14 +210,19 @@ def _kill(process: subprocess.Popen) -> None:
     process.communicate()
 
 
-def parse_answer(output: str, code: int | None, command: str) -> tuple[bool | None, list[int]]:
-    """(True, model) / (False, []) / (None, []) from SAT-competition output."""
+def parse_answer(output: str, code: int | None, command: str,
+                 num_vars: int | None = None) -> tuple[bool | None, list[int]]:
+    """(True, model) / (False, []) / (None, []) from SAT-competition output. A SATISFIABLE
+    needs `v` lines, except for a CNF of `num_vars` 0, whose model is empty (solvers print
+    it as `v 0`, or not at all)."""
     status = None
     model: list[int] = []
+    printed = False  # any `v` line, even one that holds only its terminating 0
     for line in output.splitlines():
         if line.startswith("s "):
             status = line[2:].strip()
-        elif line.startswith("v "):
+        elif line.startswith("v ") or line == "v":
+            printed = True
             for token in line[2:].split():
                 if not token.lstrip("-").isdigit():
                     raise InputError("solver printed a model value that is no literal",
@@ -227,6 +239,6 @@ def parse_answer(output: str, code: int | None, command: str) -> tuple[bool | No
     if code in _EXIT_VERDICT and status in ("SATISFIABLE", "UNSATISFIABLE") \
             and _EXIT_VERDICT[code] != answer:
         raise InternalError(f"solver {command!r} says {status} but exits with {code}")
-    if answer and not model:
+    if answer and not printed and num_vars != 0:
         raise InternalError(f"solver {command!r} says SATISFIABLE but prints no model")
     return answer, model

@@ -10,21 +10,26 @@ search (a hard clause: at least that many cards are played), which is also the l
 shows when the limit stops it before the optimum.
 
 `solve` asks the same question: a deal is won when the optimum fills every position.
+
+The time limit holds from the start: the CNF is built, and its clauses loaded into RC2's
+oracle, against the deadline (a deadline passed there leaves the short search's line,
+unproven), and RC2 runs in a worker thread that the deadline and Ctrl-C interrupt
+(`blackhole.deadline.stoppable`).
 """
 
 from __future__ import annotations
 
-import threading
 import time
 from typing import Any
 
 from pysat.examples.rc2 import RC2
 from pysat.formula import WCNF
 
+from blackhole import deadline as clock
 from blackhole.backends import Backend, BestResult, Options, Result, Verdict
 from blackhole.backends.sat import INTERRUPTIBLE, best_features, solver_name
 from blackhole.backends.seeding import starting_line
-from blackhole.encode.cnf import build_cnf, gc_paused
+from blackhole.encode.cnf import Encoding, build_cnf, gc_paused
 from blackhole.errors import InputError, InternalError
 from blackhole.problem import Problem
 
@@ -61,38 +66,44 @@ class MaxsatBackend(Backend):
         self.check_best(options)
         oracle = oracle_name(options)
         began = time.perf_counter()
-        deadline = None if options.timeout is None else began + options.timeout
+        deadline = clock.after(options.timeout, began)
         lower = starting_line(problem, deadline)
-        with gc_paused():
-            encoding = build_cnf(problem, best_features(options), optional=True)
-            formula = WCNF()
-            formula.extend(encoding.clauses)
-            if lower:  # a line this long exists: a hard clause, as cpsat posts it
-                formula.append([encoding.filled_literal(len(lower))])
+        n = len(problem.moves)
+        stats: dict[str, Any] = {"lower_bound": len(lower)}
+        with gc_paused():  # the CNF is dropped inside, before the collector resumes
+            try:
+                encoding = build_cnf(problem, best_features(options), optional=True,
+                                     deadline=deadline)
+            except clock.OutOfTime:
+                stats["stopped"] = "encoding"
+                return BestResult(lower, len(lower) == n, n, self.name, f"rc2/{oracle}",
+                                  time.perf_counter() - began, stats)
+            formula = WCNF()  # the soft clauses; the hard ones go to the oracle below
             for literal in encoding.filled:
                 formula.append([literal], weight=1)
+            formula.nv = encoding.num_vars  # RC2 numbers its own variables after these
             built = time.perf_counter()
             with RC2(formula, solver=oracle) as rc2:
-                model = _compute(rc2, None if deadline is None
-                                 else deadline - time.perf_counter())
+                try:
+                    _load(rc2, encoding.clauses, deadline)
+                    if lower:  # a line this long exists: a hard clause, as cpsat posts it
+                        rc2.oracle.add_clause([encoding.filled_literal(len(lower))])
+                    built = time.perf_counter()
+                    model = _compute(rc2, deadline)
+                except clock.OutOfTime:
+                    model = None
                 cost = rc2.cost
-                stats: dict[str, Any] = {"vars": encoding.num_vars,
-                                         "clauses": len(encoding.clauses),
-                                         "soft": len(encoding.filled),
-                                         "features": sorted(encoding.features),
-                                         "cost": cost,
-                                         **(rc2.oracle.accum_stats() or {})}
-        n = len(encoding.filled)
+                stats.update({"vars": encoding.num_vars, "clauses": len(encoding.clauses),
+                              "soft": len(encoding.filled),
+                              "features": sorted(encoding.features), "cost": cost,
+                              **(rc2.oracle.accum_stats() or {})})
+            order = None if model is None else _decoded(encoding, model, oracle)
+            del encoding
         stats.update(encode_seconds=round(built - began, 6),
                      solve_seconds=round(time.perf_counter() - built, 6))
-        stats["lower_bound"] = len(lower)
-        if model is None:  # stopped: RC2 shows no line before the optimum
+        if order is None:  # stopped: RC2 shows no line before the optimum
             return BestResult(lower, len(lower) == n - cost, n - cost, self.name,
                               f"rc2/{oracle}", time.perf_counter() - began, stats)
-        try:
-            order = encoding.decode(model)
-        except ValueError as error:
-            raise InternalError(f"maxsat/{oracle}: model does not decode: {error}") from None
         if len(order) != n - cost:
             raise InternalError(f"maxsat/{oracle}: an optimum of cost {cost} plays "
                                 f"{len(order)} of {n} cards")
@@ -100,15 +111,29 @@ class MaxsatBackend(Backend):
                           time.perf_counter() - began, stats)
 
 
-def _compute(rc2: RC2, seconds: float | None) -> list[int] | None:
-    """RC2's optimal model, or None when `seconds` run out first."""
-    if seconds is None:
-        return rc2.compute()
-    if seconds <= 0:
-        return None
-    timer = threading.Timer(seconds, rc2.interrupt)
-    timer.start()
+def _decoded(encoding: Encoding, model: list[int], oracle: str) -> tuple[int, ...]:
     try:
-        return rc2.compute(expect_interrupt=True)
-    finally:
-        timer.cancel()
+        return encoding.decode(model)
+    except ValueError as error:
+        raise InternalError(f"maxsat/{oracle}: model does not decode: {error}") from None
+
+
+_LOAD_CHUNK = 20_000  # hard clauses given to the oracle between two looks at the clock
+
+
+def _load(rc2: RC2, clauses: list[list[int]], deadline: float | None) -> None:
+    """The hard clauses into RC2's oracle, a chunk at a time (OutOfTime at the deadline):
+    what RC2 would do with them itself, as they are its formula's hard clauses."""
+    for start in range(0, len(clauses), _LOAD_CHUNK):
+        clock.check(deadline)
+        rc2.oracle.append_formula(clauses[start:start + _LOAD_CHUNK])
+    clock.check(deadline)
+
+
+def _compute(rc2: RC2, deadline: float | None) -> list[int] | None:
+    """RC2's optimal model, or None when the deadline comes first; Ctrl-C interrupts it
+    and raises KeyboardInterrupt."""
+    if deadline is not None and deadline <= time.perf_counter():
+        return None
+    return clock.stoppable(lambda: rc2.compute(expect_interrupt=True), rc2.interrupt,
+                           deadline)

@@ -2,23 +2,32 @@
 solver. With `Options.proof` the solver logs a DRUP proof, which an unsatisfiable answer
 returns in `Result.proof` (one line a string, as pysat gives it).
 
-Timeouts: every solver first runs a short slice of conflicts (sized to a small share of
-the timeout), which settles most deals without starting a thread. After that, solvers
-with `interrupt()` are stopped by a timer thread; the others (the CaDiCaL family) go on
-in slices of a conflict budget, sized from their measured speed so that the last slice
-ends close to the deadline. Either way a timeout is UNKNOWN, never a guess.
+Timeouts: the CNF is built and loaded into the solver with an eye on the clock (a
+deadline that passes there is UNKNOWN at once). Every solver first runs a short slice of
+conflicts (sized to a small share of the timeout), which settles most deals without
+starting a thread. After that, solvers with `interrupt()` search in a worker thread that
+the deadline or Ctrl-C stops (`blackhole.deadline.stoppable`); the others (the CaDiCaL
+family) go on in slices of a conflict budget, sized from their measured speed so that the
+last slice ends close to the deadline. Either way a timeout is UNKNOWN, never a guess.
+
+Ctrl-C is a KeyboardInterrupt from every solver call here. Solvers with `interrupt()`
+never install pysat's own SIGINT handler (it jumps back into the solving thread from
+whichever thread the signal reaches): Ctrl-C during their first slice is seen when the
+slice ends, and later the worker is stopped. The CaDiCaL family has pysat's handler,
+whose error `interruptible` turns back into a KeyboardInterrupt.
 """
 
 from __future__ import annotations
 
-import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from pysat.solvers import Solver, SolverNames
 
+from blackhole import deadline as clock
 from blackhole.backends import Backend, BestResult, Options, Result, Verdict
 from blackhole.encode.cnf import (
     DEFAULT_FEATURES,
@@ -52,6 +61,7 @@ _FIRST_SLICE = 2000  # conflicts, at most, in the first slice (most deals need f
 _MIN_SLICE = 20
 _SLOW_RATE = 3000  # conflicts per second, about the slowest seen (large deals, busy CPU)
 _SLICE_SHARE = 0.05  # a slice aims at this share of the timeout
+_LOAD_CHUNK = 20_000  # clauses given to a solver between two looks at the clock
 
 
 # Runs a loaded solver (solver name, deadline) to True, False or None (no answer).
@@ -104,15 +114,19 @@ class SatBackend(Backend):
 
     def _solve(self, problem: Problem, options: Options, solver: str,
                features: frozenset[str], began: float, run: Runner) -> Result:
-        deadline = None if options.timeout is None else began + options.timeout
+        deadline = clock.after(options.timeout, began)
         encoding_began = time.perf_counter()
-        encoding = build_cnf(problem, features)
+        try:
+            encoding = build_cnf(problem, features, deadline=deadline)
+            sat = loaded_solver(solver, encoding.clauses, deadline, with_proof=options.proof)
+        except clock.OutOfTime:
+            return Result(Verdict.UNKNOWN, None, self.name, solver,
+                          time.perf_counter() - began, {"stopped": "encoding"})
         encoded = time.perf_counter()
         stats: dict[str, Any] = {"vars": encoding.num_vars,
                                  "clauses": len(encoding.clauses), "features": sorted(features)}
         proof = None
-        with Solver(name=solver, bootstrap_with=encoding.clauses,
-                    with_proof=options.proof) as sat:
+        with sat:
             answer = run(sat, solver, deadline)
             model = sat.get_model() if answer else None
             if options.proof and answer is False:
@@ -144,7 +158,7 @@ class SatBackend(Backend):
         solver = solver_name(options.solver, BEST_SOLVER)
         features = best_features(options)
         began = time.perf_counter()
-        deadline = None if options.timeout is None else began + options.timeout
+        deadline = clock.after(options.timeout, began)
         lower = starting_line(problem, deadline)
         with gc_paused(), LineSolver(problem, solver, features, deadline) as lines:
             built = time.perf_counter()
@@ -169,42 +183,81 @@ def read_answer(answer: bool | None, model: list[int] | None, encoding: Encoding
         raise InternalError(f"{who}: model does not decode: {error}") from None
 
 
+def loaded_solver(solver: str, clauses: Sequence[Sequence[int]], deadline: float | None,
+                  *, with_proof: bool = False) -> Solver:
+    """A pysat solver holding the clauses, loaded a chunk at a time with a look at the
+    clock in between (a large CNF takes seconds to load): OutOfTime when the deadline
+    passes first, the solver then deleted."""
+    if deadline is None:
+        return Solver(name=solver, bootstrap_with=clauses, with_proof=with_proof)
+    sat = Solver(name=solver, with_proof=with_proof)
+    try:
+        for start in range(0, len(clauses), _LOAD_CHUNK):
+            clock.check(deadline)
+            sat.append_formula(clauses[start:start + _LOAD_CHUNK])
+        clock.check(deadline)
+    except BaseException:
+        sat.delete()
+        raise
+    return sat
+
+
+@contextmanager
+def interruptible() -> Iterator[None]:
+    """Ctrl-C during a pysat call in the main thread is pysat's own error ("Caught
+    keyboard interrupt"): raise it as the KeyboardInterrupt it is."""
+    try:
+        yield
+    except Exception as error:
+        if "keyboard interrupt" in str(error).lower():
+            raise KeyboardInterrupt from None
+        raise
+
+
 def run_solver(sat: Solver, solver: str, deadline: float | None,
          assumptions: Sequence[int] = ()) -> bool | None:
     """True (satisfiable), False (unsatisfiable) or None (the deadline came first), under
-    the assumptions (literals)."""
-    if deadline is None:
+    the assumptions (literals). Ctrl-C raises KeyboardInterrupt."""
+    with interruptible():
+        return _run_solver(sat, solver, deadline, assumptions)
+
+
+def _run_solver(sat: Solver, solver: str, deadline: float | None,
+                assumptions: Sequence[int]) -> bool | None:
+    stoppable = solver in INTERRUPTIBLE
+    if deadline is None and not stoppable:  # pysat's handler sees Ctrl-C
         return sat.solve(assumptions=assumptions)
-    total = deadline - time.perf_counter()
-    if total <= 0:
+    total = None if deadline is None else deadline - time.perf_counter()
+    if total is not None and total <= 0:
         return None
     # A first slice of conflicts, sized to a small share of the timeout even at a slow
-    # rate: most deals end inside it, without the cost of starting a timer thread.
-    budget = max(_MIN_SLICE, min(_FIRST_SLICE, int(total * _SLOW_RATE * _SLICE_SHARE)))
-    answer, rate = conflict_slice(sat, budget, assumptions)
+    # rate: most deals end inside it, without the cost of starting a thread.
+    budget = _FIRST_SLICE if total is None else \
+        max(_MIN_SLICE, min(_FIRST_SLICE, int(total * _SLOW_RATE * _SLICE_SHARE)))
+    answer, rate = conflict_slice(sat, budget, assumptions, stoppable)
     if answer is not None:
         return answer
-    if solver not in INTERRUPTIBLE:
+    if not stoppable:
+        assert deadline is not None and total is not None
         return _run_in_slices(sat, deadline, total, rate, assumptions)
-    sat.conf_budget(-1)  # no budget from here on: the timer stops the search
-    left = deadline - time.perf_counter()
-    if left <= 0:
+    sat.conf_budget(-1)  # no budget from here on: the deadline or Ctrl-C stops the search
+    if deadline is not None and deadline <= time.perf_counter():
         return None
-    timer = threading.Timer(left, sat.interrupt)
-    timer.start()
-    try:
-        return sat.solve_limited(assumptions=assumptions, expect_interrupt=True)
-    finally:
-        timer.cancel()
+    return clock.stoppable(
+        lambda: sat.solve_limited(assumptions=assumptions, expect_interrupt=True),
+        sat.interrupt, deadline)
 
 
-def conflict_slice(sat: Solver, budget: int,
-           assumptions: Sequence[int] = ()) -> tuple[bool | None, float]:
-    """Search for at most `budget` more conflicts: the answer and conflicts per second."""
+def conflict_slice(sat: Solver, budget: int, assumptions: Sequence[int] = (),
+                   quiet: bool = False) -> tuple[bool | None, float]:
+    """Search for at most `budget` more conflicts: the answer and conflicts per second.
+    `quiet`: without pysat's SIGINT handler (a Ctrl-C is seen when the slice ends);
+    else pysat's Ctrl-C error is a KeyboardInterrupt (`interruptible`)."""
     before = sat.accum_stats().get("conflicts", 0)
     started = time.perf_counter()
     sat.conf_budget(budget)
-    answer = sat.solve_limited(assumptions=assumptions)
+    with interruptible():
+        answer = sat.solve_limited(assumptions=assumptions, expect_interrupt=quiet)
     spent = time.perf_counter() - started
     done = max(sat.accum_stats().get("conflicts", 0) - before, 1)
     return answer, done / max(spent, 1e-6)
@@ -266,25 +319,44 @@ class LineSolver:
         self.problem = problem
         self.solver = solver
         self.deadline = deadline
-        self.encoding = build_cnf(problem, features, optional=True)
-        self.n = len(self.encoding.slots)
-        self.sat = Solver(name=solver, bootstrap_with=self.encoding.clauses)
+        self.n = len(problem.moves)
         self.calls = 0
         self.timed_out = False
+        # When the deadline passes while the CNF is built or loaded, there is no solver:
+        # every question is then answered None (unknown), as at the deadline.
+        self.encoding: Encoding | None = None
+        self.sat: Solver | None = None
+        try:
+            self.encoding = build_cnf(problem, features, optional=True, deadline=deadline)
+            self.sat = loaded_solver(solver, self.encoding.clauses, deadline)
+        except clock.OutOfTime:
+            self.timed_out = True
 
     def __enter__(self) -> LineSolver:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.sat.delete()
+        """Free the solver and the CNF (before a caller's `gc_paused` resumes)."""
+        if self.sat is not None:
+            self.sat.delete()
+        self.sat = self.encoding = None
 
     def stats(self) -> dict[str, Any]:
+        if self.encoding is None or self.sat is None:
+            return {"calls": self.calls, "stopped": "encoding"}
         return {"vars": self.encoding.num_vars, "clauses": len(self.encoding.clauses),
                 "features": sorted(self.encoding.features), "calls": self.calls,
                 **(self.sat.accum_stats() or {})}
 
+    def filled_literal(self, k: int) -> int:
+        """The literal "at least k cards are played" (0 when the time ran out before the
+        CNF was ready: no question is asked then)."""
+        return 0 if self.encoding is None else self.encoding.filled_literal(k)
+
     def placed(self, prefix: Sequence[int]) -> list[int]:
         """The literals "node prefix[i] is at position i + 1"."""
+        if self.encoding is None:
+            return []
         pool = self.encoding.pool
         literals = []
         for q, node in enumerate(prefix, start=1):
@@ -299,6 +371,8 @@ class LineSolver:
         """A line satisfying the assumptions, False when there is none, None at the
         deadline."""
         self.calls += 1
+        if self.sat is None or self.encoding is None:
+            return None
         answer = run_solver(self.sat, self.solver, self.deadline, assumptions)
         if answer is None:
             self.timed_out = True
@@ -328,7 +402,7 @@ class LineSolver:
         while len(best) < high:
             wanted = high if top_first else len(best) + 1
             top_first = False
-            found = self.ask([*fixed, self.encoding.filled_literal(wanted)])
+            found = self.ask([*fixed, self.filled_literal(wanted)])
             if found is None:
                 break
             if found is False:
@@ -342,6 +416,8 @@ class LineSolver:
     def _phase(self, line: Sequence[int]) -> None:
         """Point the solver's first guesses at `line`: a longer line most often shares
         much of it."""
+        if self.sat is None or self.encoding is None:
+            return
         slots = self.encoding.slots
         literals = [var for q, node in enumerate(line, start=1)
                     for var, placed in slots[q - 1] if placed == node]

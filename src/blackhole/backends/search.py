@@ -22,7 +22,7 @@ from blackhole.backends import Backend, BestResult, Options, Result, Verdict
 from blackhole.cards import rank_adjacent
 from blackhole.problem import Problem
 
-_CHECK_EVERY = 4096  # nodes between clock reads
+_CHECK_EVERY = 256  # nodes between clock reads (a node takes ~0.1 ms on a 100-rank deck)
 
 
 class _OutOfTime(Exception):

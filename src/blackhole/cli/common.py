@@ -18,6 +18,7 @@ import time
 import traceback
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import fields
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -27,6 +28,7 @@ import typer.main
 from typer.core import TyperGroup
 
 from blackhole.backends import Options, Verdict
+from blackhole.deadline import solver_left_running
 from blackhole.errors import InputError, InternalError, shorten
 from blackhole.version import installed_version
 
@@ -37,6 +39,9 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_NO, EXIT_USAGE, EXIT_UNKNOWN, EXIT_INTERNAL = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
 DEBUG_ENV = "BLACKHOLE_DEBUG"
+# When the running command began (`command_timeout`), set by the guard for each command.
+_COMMAND_BEGAN: ContextVar[float | None] = ContextVar("command_began", default=None)
+_LEAST_TIMEOUT = 0.001  # what is left of a limit the start-up has used up: stop at once
 
 # The click that Typer runs on: recent Typer vendors its own copy, older Typer uses click.
 _click = getattr(typer.core, "_click", None) or __import__("click")
@@ -82,6 +87,10 @@ class GuardedGroup(TyperGroup):
     it: usage errors become one line and exit 2, an unexpected exception one line and exit
     4 (its traceback only with --debug or BLACKHOLE_DEBUG=1), Ctrl-C exit 130, and a
     closed output pipe (`blackhole solve pysol:2 | head -1`) ends quietly with exit 0.
+
+    A solver left running at the time limit (`blackhole.deadline.stoppable`: CP-SAT still
+    loading a large model) is not waited for: the process ends at once with its code, as
+    a normal exit would wait for that thread, or abort under it.
     """
 
     def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
@@ -90,6 +99,7 @@ class GuardedGroup(TyperGroup):
         argv = list(sys.argv[1:] if args is None else args)
         debug = "--debug" in argv[:argv.index("--")] if "--" in argv else "--debug" in argv
         stdout, sys.stdout = sys.stdout, _PipeSafe(sys.stdout)
+        began = _COMMAND_BEGAN.set(time.perf_counter())
         try:
             _check_environment()
             code = super().main(args=argv, prog_name=prog_name, complete_var=complete_var,
@@ -118,9 +128,12 @@ class GuardedGroup(TyperGroup):
             code = _bug(error, debug)
         finally:
             broken, sys.stdout = sys.stdout.broken, stdout
+            _COMMAND_BEGAN.reset(began)
         if broken:
             _silence_stdout()
         if standalone_mode:
+            if solver_left_running():
+                _exit_now(code)
             sys.exit(code)
         return code
 
@@ -185,6 +198,17 @@ def _bug(error: BaseException, debug: bool) -> int:
     _say(f"internal error (a bug in blackhole): {type(error).__name__}: "
          f"{shorten(str(error), 120)} (rerun with --debug for the traceback)")
     return EXIT_INTERNAL
+
+
+def _exit_now(code: int) -> None:
+    """End the process with `code` without waiting for other threads (the output is
+    flushed first)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
 
 
 def _say(line: str) -> None:
@@ -344,6 +368,17 @@ BudgetOption = Annotated[int | None, typer.Option(
     show_default=False)]
 AsciiFlag = Annotated[bool, typer.Option(
     "--ascii", help="Plain ASCII cards (KH, not K♥) and no colour.")]
+
+
+def command_timeout(timeout: float | None) -> float | None:
+    """The --timeout of a one-deal command as what is left of it now: the limit bounds the
+    whole command, so the time since it began (loading a solver's package takes most of
+    a second) is taken off. A value that is no limit is returned as given, for Options to
+    refuse it by name."""
+    began = _COMMAND_BEGAN.get()
+    if began is None or not isinstance(timeout, int | float) or not timeout > 0:
+        return timeout
+    return max(timeout - (time.perf_counter() - began), _LEAST_TIMEOUT)
 
 
 @contextmanager

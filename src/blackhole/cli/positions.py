@@ -3,6 +3,7 @@
 import json
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -22,6 +23,7 @@ from blackhole.cli.common import (
     WorkersOption,
     app,
     card_text,
+    command_timeout,
     console,
     parse_features,
     plain_console,
@@ -71,6 +73,7 @@ def best(
         name, options = choose_best(backend, timeout, solver=solver, workers=workers,
                                     seed=seed, features=parse_features(features))
         position = load_position(spec, after)
+        options = replace(options, timeout=command_timeout(options.timeout))
         with working(f"weighing {spec}"):
             found = best_position(position, name, options)
         cert = None
@@ -140,7 +143,7 @@ def hint(
         position = load_position(spec, after)
         began = time.perf_counter()
         with working(f"weighing the moves of {spec}"):
-            found = hints(position, timeout=timeout)
+            found = hints(position, timeout=command_timeout(timeout))
         seconds = time.perf_counter() - began
     summary = summarise(position, found)
     if as_json:
@@ -201,7 +204,7 @@ def analyze(
             moves, source = read_moves(line, "--line")
             advance(position, moves, source)
         with working(f"analysing {spec}"):
-            found = analyze_line(position, moves, timeout=timeout)
+            found = analyze_line(position, moves, timeout=command_timeout(timeout))
     if as_json:
         typer.echo(json.dumps(found.to_json(spec, position.after)))
     else:

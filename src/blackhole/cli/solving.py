@@ -1,6 +1,7 @@
 """solve and encode: one deal through one backend, or its encodings written out."""
 
 import json
+from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -20,6 +21,7 @@ from blackhole.cli.common import (
     WorkersOption,
     app,
     card_piece,
+    command_timeout,
     console,
     parse_features,
     plain_console,
@@ -82,6 +84,7 @@ def solve(
                                proof_arg=proof_arg, features=parse_features(features),
                                budget=budget)
         position = load_position(spec, after)
+        options = replace(options, timeout=command_timeout(options.timeout))
         with working(f"solving {spec}"):
             solution = solve_deal(position.deal, name, options)
     if as_json or format is OutputFormat.json:

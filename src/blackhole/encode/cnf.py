@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
+from blackhole.deadline import OutOfTime, check
 from blackhole.encode.layout import Domains, Layout, Lit, make_domains, make_layout, symmetry_cut
 from blackhole.errors import InputError, InternalError
 from blackhole.problem import Problem
@@ -59,6 +60,7 @@ PREFIX_FEATURES: frozenset[str] = FEATURES - {"alo", "deadrank"}
 # A feature that only works on top of another.
 NEEDS: dict[str, str] = {"rankcount": "rank"}
 
+_DIMACS_BLOCK = 50_000  # clauses rendered between two looks at the clock
 _PAIRWISE_UP_TO = 6  # below this many literals pairwise at-most-one is as small as a counter
 
 Clause = list[int]
@@ -188,11 +190,12 @@ class Encoding:
         """What variable `var` means, in words."""
         return describe_key(self.problem, self.pool.obj(var))
 
-    def dimacs(self, names: bool = True) -> str:
+    def dimacs(self, names: bool = True, deadline: float | None = None) -> str:
         """DIMACS text: comment lines naming the encoding's version, features, bound and
         clause families (and, with `names`, what every variable means), the header, then
-        one clause a line. Every literal is rendered once and the clauses are joined in
-        one pass: the variable names take longer than the rest together."""
+        one clause a line. Every literal is rendered once and the clauses are joined a
+        large block at a time (the clock is read between blocks: OutOfTime once the
+        `deadline` passes): the variable names take longer than the rest together."""
         lines = [f"c blackhole SAT encoding {ENCODING_VERSION}",
                  f"c features {','.join(sorted(self.features)) or '-'}"]
         if self.optional:
@@ -208,13 +211,16 @@ class Encoding:
         # clause terminator 0 carries the line's end
         rendered = [str(v) for v in range(n + 1)] + [str(v) for v in range(-n, 0)]
         rendered[0] = "0\n"
-        flat: list[int] = []
-        extend, end = flat.extend, flat.append
-        for clause in self.clauses:
-            extend(clause)
-            end(0)
-        body = " ".join(map(rendered.__getitem__, flat)).replace("\n ", "\n")
-        return "\n".join(lines) + body
+        blocks = []
+        for start in range(0, len(self.clauses), _DIMACS_BLOCK):
+            check(deadline)
+            flat: list[int] = []
+            extend, end = flat.extend, flat.append
+            for clause in self.clauses[start:start + _DIMACS_BLOCK]:
+                extend(clause)
+                end(0)
+            blocks.append(" ".join(map(rendered.__getitem__, flat)).replace("\n ", "\n"))
+        return "\n".join(lines) + "".join(blocks)
 
 
 def describe_key(problem: Problem, key: object) -> str:
@@ -731,26 +737,37 @@ def symmetry(v: Variables, pool: Pool) -> list[Clause]:
 
 
 def build_cnf(problem: Problem, features: Iterable[str] = DEFAULT_FEATURES, *,
-              optional: bool = False, layout: Layout | None = None) -> Encoding:
+              optional: bool = False, layout: Layout | None = None,
+              deadline: float | None = None) -> Encoding:
     """The CNF of `problem` with the chosen features (an InputError names unknown or
-    unsound ones). With `optional`, positions may stay empty: see the module doc."""
+    unsound ones). With `optional`, positions may stay empty: see the module doc. The
+    clock is read between clause families: `blackhole.deadline.OutOfTime` when the
+    `deadline` (a `time.perf_counter()` reading) passes before the CNF is complete."""
     chosen = known_features(features, optional=optional)
+    check(deadline)
     with gc_paused():
-        return _build(layout or make_layout(problem), chosen, optional)
+        try:
+            return _build(layout or make_layout(problem), chosen, optional, deadline)
+        except OutOfTime:
+            pass  # the clauses made so far are freed here, before the collector resumes
+    raise OutOfTime("the time limit came while the CNF was built")
 
 
-def _build(layout: Layout, features: frozenset[str], optional: bool) -> Encoding:
+def _build(layout: Layout, features: frozenset[str], optional: bool,
+           deadline: float | None = None) -> Encoding:
     use = features.__contains__
     domains = make_domains(layout, windows=use("domain"), reach=use("reach"),
                            optional=optional)
     pool = Pool()
     v = make_variables(domains, pool, rank=use("rank"))
+    check(deadline)
     clauses: list[Clause] = []
     counts: dict[str, int] = {}
 
     def add(family: str, found: list[Clause]) -> None:
         clauses.extend(found)
         counts[family] = len(found)
+        check(deadline)
 
     add("card", card_links(v))
     add("order", ladder_order(v))

@@ -19,15 +19,22 @@ Every model reads the Problem through `encode.layout` (positions 1..n, the start
 twice. Each family of constraints is counted as it is added; encodings/cpsat.md gives
 the counts as formulas, and the tests hold them equal. Solving is the backend's job
 (`blackhole.backends.cpsat`).
+
+A large model takes seconds of Python to build. Every builder takes a deadline (a
+`time.perf_counter()` reading, None for no limit) and reads the clock as it adds
+constraints (`Built.tick`, `blackhole.deadline.paced`): `blackhole.deadline.OutOfTime`
+when it passes before the model is complete.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from ortools.sat.python import cp_model
 
+from blackhole.deadline import CHECK_EVERY, OutOfTime, check, paced
 from blackhole.encode import cnf
 from blackhole.encode.layout import (
     Domains,
@@ -76,6 +83,7 @@ OPTIONAL_FEATURES: frozenset[str] = MODEL_FEATURES["boolean"]
 DEFAULT_OPTIONAL_FEATURES: frozenset[str] = frozenset({"rankcount"})  # measured
 
 Literal = cp_model.LiteralT  # a Boolean variable, its negation, or a constant (bool)
+T = TypeVar("T")
 
 
 @dataclass
@@ -89,6 +97,15 @@ class Built:
     families: dict[str, int] = field(default_factory=dict)  # constraints per family
     variables: dict[str, int] = field(default_factory=dict)  # variables per kind
     filled: list[cp_model.IntVar] = field(default_factory=list)  # optional positions
+    deadline: float | None = None  # building stops here (OutOfTime)
+
+    def tick(self) -> None:
+        """A look at the clock while building: OutOfTime once the deadline has passed."""
+        check(self.deadline)
+
+    def paced(self, items: Iterable[T], every: int = CHECK_EVERY) -> Iterable[T]:
+        """The items, with a look at the clock every `every` of them (`deadline.paced`)."""
+        return paced(items, self.deadline, every)
 
     def count(self, family: str, added: int = 1) -> None:
         self.families[family] = self.families.get(family, 0) + added
@@ -131,11 +148,13 @@ def choose_features(model: str, features: Iterable[str] | None) -> frozenset[str
 
 def build_model(problem: Problem, model: str | None = None,
                 features: Iterable[str] | None = None, *,
-                layout: Layout | None = None) -> Built:
-    """The chosen model of `problem` (defaults: DEFAULT_MODEL and its features)."""
+                layout: Layout | None = None, deadline: float | None = None) -> Built:
+    """The chosen model of `problem` (defaults: DEFAULT_MODEL and its features); OutOfTime
+    when the deadline passes before it is built."""
     name = choose_model(model)
     chosen = choose_features(name, features)
-    return BUILDERS[name](layout or make_layout(problem), chosen)
+    check(deadline)
+    return BUILDERS[name](layout or make_layout(problem), chosen, deadline)
 
 
 def export_model(problem: Problem, model: str | None = None,
@@ -147,7 +166,8 @@ def export_model(problem: Problem, model: str | None = None,
 # ---------------------------------------------------------------- the inverse model
 
 
-def build_inverse(layout: Layout, features: frozenset[str]) -> Built:
+def build_inverse(layout: Layout, features: frozenset[str],
+                  deadline: float | None = None) -> Built:
     problem, model = layout.problem, cp_model.CpModel()
     nodes = range(problem.size)
     # add_inverse numbers from 0: with a start card that is its position; without one
@@ -159,16 +179,19 @@ def build_inverse(layout: Layout, features: frozenset[str]) -> Built:
     seq = [model.new_int_var(0, problem.size - 1, f"seq[{q}]") for q in places]
     rank_at = [model.new_int_var(1, problem.modulus, f"rank_at[{q}]") for q in places]
     built = Built(model, lambda solver: _order_from_seq(solver, seq, problem), "inverse",
-                  features)
+                  features, deadline=deadline)
     built.variables = {"pos": len(pos), "seq": len(seq), "rank_at": len(rank_at)}
     # constraints
     model.add_inverse(pos, seq)
     built.count("inverse")
+    ranks = list(problem.rank)
     for q in places:
-        model.add_element(seq[q], list(problem.rank), rank_at[q])
+        built.tick()
+        model.add_element(seq[q], ranks, rank_at[q])
     built.count("rank-of-seq", len(places))
     steps = [(k, j) for k, ranks in sorted(layout.links.items()) for j in ranks]
     for q in places[:-1]:
+        built.tick()
         model.add_allowed_assignments([rank_at[q], rank_at[q + 1]], steps)
     built.count("rank-step", len(places) - 1)
     _precedence_on_positions(built, pos, problem.precedence)
@@ -219,26 +242,30 @@ class _BooleanVars:
         return var if lit.positive else var.negated()
 
 
-def build_boolean(layout: Layout, features: frozenset[str], *,
-                  optional: bool = False) -> Built:
+def build_boolean(layout: Layout, features: frozenset[str], deadline: float | None = None,
+                  *, optional: bool = False) -> Built:
     problem, model = layout.problem, cp_model.CpModel()
     domains = make_domains(layout, optional=optional)
-    # variables
-    at = {(v, q): model.new_bool_var(f"at[{v},{q}]") for v in layout.moves for q in domains.of[v]}
-    by = {(v, q): model.new_bool_var(f"by[{v},{q}]")
-          for v in layout.moves for q in domains.ladder(v)}
-    hole = {(q, k): model.new_bool_var(f"hole[{q},{k}]") for q in layout.positions
+    # variables (a card's positions and ladder at a time between looks at the clock)
+    moves = paced(layout.moves, deadline, every=8)
+    at = {(v, q): model.new_bool_var(f"at[{v},{q}]") for v in moves for q in domains.of[v]}
+    moves = paced(layout.moves, deadline, every=8)
+    by = {(v, q): model.new_bool_var(f"by[{v},{q}]") for v in moves for q in domains.ladder(v)}
+    positions = paced(layout.positions, deadline, every=8)
+    hole = {(q, k): model.new_bool_var(f"hole[{q},{k}]") for q in positions
             for k in sorted({problem.rank[v] for v in domains.cards_at[q]})}
     filled = {q: model.new_bool_var(f"filled[{q}]") for q in layout.positions} if optional \
         else {}
     bools = _BooleanVars(domains, at, by, hole, filled)
     name = "optional" if optional else "boolean"
-    built = Built(model, lambda solver: _order_from_at(solver, at, layout), name, features)
+    built = Built(model, lambda solver: _order_from_at(solver, at, layout), name, features,
+                  deadline=deadline)
     built.variables = {"at": len(at), "by": len(by), "hole": len(hole)}
     if optional:
         built.variables["filled"] = len(filled)
         built.filled = list(filled.values())
     # constraints
+    built.tick()
     _cards_and_positions(built, bools)
     _hole_channel(built, bools)
     _rank_steps(built, bools)
@@ -254,17 +281,19 @@ def build_boolean(layout: Layout, features: frozenset[str], *,
 
 
 def build_optional(problem: Problem, features: Iterable[str] | None = None, *,
-                   layout: Layout | None = None) -> Built:
+                   layout: Layout | None = None, deadline: float | None = None) -> Built:
     """The Boolean model with optional positions: filled[q+1] → filled[q], each card at
     most once, and the objective to maximise the played cards (encodings/cpsat.md).
-    `read_order` gives the played prefix; `built.filled` the position literals."""
+    `read_order` gives the played prefix; `built.filled` the position literals. OutOfTime
+    when the deadline passes before it is built."""
     chosen = DEFAULT_OPTIONAL_FEATURES if features is None else frozenset(features)
     unknown = sorted(chosen - OPTIONAL_FEATURES)
     if unknown:
         raise InputError("not a feature of the optional-position model (it has "
                          f"{', '.join(sorted(OPTIONAL_FEATURES))})", "features",
                          token=",".join(unknown))
-    return build_boolean(layout or make_layout(problem), chosen, optional=True)
+    check(deadline)
+    return build_boolean(layout or make_layout(problem), chosen, deadline, optional=True)
 
 
 def _cards_and_positions(built: Built, bools: _BooleanVars) -> None:
@@ -273,14 +302,14 @@ def _cards_and_positions(built: Built, bools: _BooleanVars) -> None:
     is filled; filled positions form a prefix."""
     layout, model, at, filled = bools.layout, built.model, bools.at, bools.filled
     cards_at, of = bools.domains.cards_at, bools.domains.of
-    for v in layout.moves:
+    for v in built.paced(layout.moves):
         lits = [at[v, q] for q in of[v]]
         if filled:
             model.add_at_most_one(lits)
         else:
             model.add_exactly_one(lits)
     built.count("card-once", len(layout.moves))
-    for q in layout.positions:
+    for q in built.paced(layout.positions):
         lits = [at[v, q] for v in cards_at[q]]
         model.add_exactly_one(lits + [filled[q].negated()] if filled else lits)
     built.count("position-once", layout.n)
@@ -289,7 +318,7 @@ def _cards_and_positions(built: Built, bools: _BooleanVars) -> None:
             model.add_implication(filled[q + 1], filled[q])
         built.count("filled-prefix", layout.n - 1)
         # every position filled: every card played (pigeonhole, stated)
-        for v in layout.moves:
+        for v in built.paced(layout.moves):
             model.add_bool_or([at[v, q] for q in of[v]]).only_enforce_if(filled[layout.n])
         built.count("filled-all", len(layout.moves))
 
@@ -298,14 +327,22 @@ def _hole_channel(built: Built, bools: _BooleanVars) -> None:
     """hole[q,k] is true exactly when the card at position q has rank k."""
     rank, model, at, hole = bools.layout.problem.rank, built.model, bools.at, bools.hole
     cards_at, filled = bools.domains.cards_at, bools.filled
-    for (v, q), lit in at.items():
+    for (v, q), lit in built.paced(at.items()):
         model.add_implication(lit, hole[q, rank[v]])
     built.count("hole-of-card", len(at))
-    for (q, k), lit in hole.items():
-        model.add_bool_or([at[v, q] for v in cards_at[q] if rank[v] == k]).only_enforce_if(lit)
+    # the cards of rank k that position q may hold, and the hole literals of each position,
+    # each in the order of `cards_at` and `hole`
+    holders: dict[tuple[int, int], list[cp_model.IntVar]] = {key: [] for key in hole}
+    for q, cards in built.paced(enumerate(cards_at), every=32):
+        for v in cards:
+            holders[q, rank[v]].append(at[v, q])
+    shown: dict[int, list[cp_model.IntVar]] = {q: [] for q in bools.layout.positions}
+    for (q, k), lit in built.paced(hole.items()):
+        model.add_bool_or(holders[q, k]).only_enforce_if(lit)
+        shown[q].append(lit)
     built.count("hole-has-card", len(hole))
-    for q in bools.layout.positions:
-        lits = [lit for (p, _), lit in hole.items() if p == q]
+    for q in built.paced(bools.layout.positions):
+        lits = shown[q]
         model.add_exactly_one(lits + [filled[q].negated()] if filled else lits)
     built.count("hole-once", bools.layout.n)
 
@@ -320,7 +357,7 @@ def _rank_steps(built: Built, bools: _BooleanVars) -> None:
         if filled:
             fits.only_enforce_if(filled[1])
         built.count("step-from-start")
-    for (q, k), lit in hole.items():
+    for (q, k), lit in built.paced(hole.items()):
         if q < n:
             step = model.add_bool_or(_holes(hole, q + 1, layout.links[k]))
             step.only_enforce_if([lit, filled[q + 1]] if filled else lit)
@@ -340,6 +377,7 @@ def _played_by_ladders(built: Built, bools: _BooleanVars) -> None:
     played."""
     domains, model = bools.domains, built.model
     for v in bools.layout.moves:
+        built.tick()
         first, ladder = domains.first[v], domains.ladder(v)
         for q in domains.of[v]:
             now, before, here = bools.played_by(v, q), bools.played_by(v, q - 1), bools.at[v, q]
@@ -355,7 +393,7 @@ def _played_by_ladders(built: Built, bools: _BooleanVars) -> None:
 def _precedence_on_ladders(built: Built, bools: _BooleanVars) -> None:
     """a before c: c at position q needs a played by q-1."""
     domains, model = bools.domains, built.model
-    for a, c in bools.layout.problem.precedence:
+    for a, c in built.paced(bools.layout.problem.precedence, every=16):
         for q in domains.of[c]:
             earlier = bools.played_by(a, q - 1)
             if earlier is not True:
@@ -369,8 +407,12 @@ def _rank_counts(built: Built, bools: _BooleanVars) -> None:
     rank, moves = bools.layout.problem.rank, bools.layout.moves
     cards = {k: sum(1 for v in moves if rank[v] == k) for k in sorted({rank[v] for v in moves})}
     filled = bools.filled
-    for k, count in cards.items():
-        shown = sum(lit for (_, j), lit in bools.hole.items() if j == k)
+    by_rank: dict[int, list[cp_model.IntVar]] = {k: [] for k in cards}
+    for (_, j), lit in bools.hole.items():  # in the order of `hole`
+        if j in by_rank:
+            by_rank[j].append(lit)
+    for k, count in built.paced(cards.items(), every=16):
+        shown = sum(by_rank[k])
         if filled:  # at most; exactly when every position is filled
             built.model.add(shown <= count)
             built.model.add(shown == count).only_enforce_if(filled[bools.layout.n])
@@ -385,7 +427,7 @@ def _symmetry_on_ladders(built: Built, bools: _BooleanVars) -> None:
     made = {key: built.model.new_bool_var(f"swap[{key[1]},{key[2]}]") for key in cut.variables}
     if made:
         built.made("swap", len(made))
-    for clause in cut.clauses:
+    for clause in built.paced(cut.clauses):
         built.model.add_bool_or([bools.literal(lit, made) for lit in clause])
     built.count("symmetry-clause", len(cut.clauses))
 
@@ -413,19 +455,20 @@ def _fixed_out(literals: Iterable[Literal], neutral: bool) -> list[Literal]:
 # ---------------------------------------------------------------- the circuit model
 
 
-def build_circuit(layout: Layout, features: frozenset[str]) -> Built:
+def build_circuit(layout: Layout, features: frozenset[str],
+                  deadline: float | None = None) -> Built:
     problem, model = layout.problem, cp_model.CpModel()
     start, end = problem.start, problem.size  # the dummy end node closes the path
     # variables
     pos = [_position_var(model, layout, v) for v in range(problem.size)]
     arcs = {(u, v): model.new_bool_var(f"arc[{u},{v}]") for u, v in circuit_arcs(layout)}
     built = Built(model, lambda solver: _order_from_arcs(solver, arcs, problem), "circuit",
-                  features)
+                  features, deadline=deadline)
     built.variables = {"pos": len(pos), "arc": len(arcs)}
     # constraints
     model.add_circuit([(u, v, lit) for (u, v), lit in arcs.items()])
     built.count("circuit")
-    for (u, v), lit in arcs.items():
+    for (u, v), lit in built.paced(arcs.items()):
         if v == start:
             continue  # the closing arc: the start holds position 0 anyway
         if u == end:
@@ -479,7 +522,7 @@ def _order_from_arcs(solver: cp_model.CpSolver, arcs: dict[tuple[int, int], cp_m
 
 def _precedence_on_positions(built: Built, pos: Sequence[cp_model.IntVar],
                              pairs: Iterable[tuple[int, int]]) -> None:
-    for a, c in pairs:
+    for a, c in built.paced(pairs):
         built.model.add(pos[a] < pos[c])
         built.count("precedence")
 
@@ -489,7 +532,7 @@ def _symmetry_on_positions(built: Built, pos: Sequence[cp_model.IntVar],
     """first before second, unless above_first comes after second or first after
     below_second: one clause over half-reified comparisons."""
     model = built.model
-    for pair in pairs:
+    for pair in built.paced(pairs):
         c1, c2, a1, b2 = pair.first, pair.second, pair.above_first, pair.below_second
         if a1 is None and b2 is None:
             model.add(pos[c1] < pos[c2])
@@ -514,28 +557,47 @@ def _symmetry_on_positions(built: Built, pos: Sequence[cp_model.IntVar],
 # ---------------------------------------------------------------- the SAT encoding's clauses
 
 
-def build_clauses(layout: Layout, features: frozenset[str]) -> Built:
+def build_clauses(layout: Layout, features: frozenset[str],
+                  deadline: float | None = None) -> Built:
     """One Boolean variable per CNF variable (named by its key), one `add_bool_or` per
     clause; the families and variable kinds are the SAT encoding's."""
-    encoding = cnf.build_cnf(layout.problem, features, layout=layout)
-    model = cp_model.CpModel()
-    xs = [model.new_bool_var("_".join(map(str, key))) for key in encoding.keys]
-    for clause in encoding.clauses:
-        model.add_bool_or([xs[lit - 1] if lit > 0 else xs[-lit - 1].negated()
-                           for lit in clause])
+    with cnf.gc_paused():  # as for the CNF itself: many small objects, no cycles
+        try:
+            encoding, keys, model, xs = _clauses_model(layout, features, deadline)
+        except OutOfTime:
+            stopped = True  # what was made is freed here, before the collector resumes
+        else:
+            stopped = False
+    if stopped:
+        raise OutOfTime("the time limit came while the model was built")
 
     def read_order(solver: cp_model.CpSolver) -> tuple[int, ...]:
         return encoding.decode([v if solver.boolean_value(x) else -v
                                 for v, x in enumerate(xs, start=1)])
 
     families = {family: count for family, count in encoding.counts().items() if count}
-    built = Built(model, read_order, "cnf", features, families)
-    for key in encoding.keys:
-        built.made(key[0])
+    built = Built(model, read_order, "cnf", features, families, deadline=deadline)
+    kinds: dict[str, int] = {}
+    for key in keys:
+        kinds[key[0]] = kinds.get(key[0], 0) + 1
+    built.variables = kinds
     return built
 
 
-BUILDERS: dict[str, Callable[[Layout, frozenset[str]], Built]] = {
+def _clauses_model(layout: Layout, features: frozenset[str], deadline: float | None
+                   ) -> tuple[cnf.Encoding, list[tuple], cp_model.CpModel,
+                              list[cp_model.IntVar]]:
+    encoding = cnf.build_cnf(layout.problem, features, layout=layout, deadline=deadline)
+    keys = encoding.pool.keys
+    model = cp_model.CpModel()
+    xs = [model.new_bool_var("_".join(map(str, key))) for key in paced(keys, deadline)]
+    for clause in paced(encoding.clauses, deadline):
+        model.add_bool_or([xs[lit - 1] if lit > 0 else xs[-lit - 1].negated()
+                           for lit in clause])
+    return encoding, keys, model, xs
+
+
+BUILDERS: dict[str, Callable[[Layout, frozenset[str], float | None], Built]] = {
     "inverse": build_inverse,
     "boolean": build_boolean,
     "circuit": build_circuit,
