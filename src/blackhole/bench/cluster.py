@@ -4,7 +4,7 @@ The client sends the tasks in chunks of several deals, a bounded window of chunk
 time, and writes each result on its own side, so `--resume` works as it does locally.
 Each Dask worker keeps a sandbox pool (the same `SandboxPool` a local run uses, set up by
 a worker plugin) with one process per Dask thread; a chunk's deals go through that pool
-one by one, so each deal keeps its own hard limit, enforced on the worker. Chunks cut
+in batches, and each deal keeps its own hard limit, enforced on the worker. Chunks cut
 the scheduler's cost per deal, which on small deals would otherwise be felt.
 
 Only this module imports `distributed`, and only a run with a Dask address imports it.
@@ -34,7 +34,8 @@ _ADDRESS_HINT = "(a scheduler address: tcp://HOST:8786)"
 class SandboxPlugin(WorkerPlugin):
     """Gives each Dask worker a sandbox pool with one process per Dask thread."""
 
-    def __init__(self) -> None:
+    def __init__(self, batch: int = 1) -> None:
+        self.batch = batch
         self.pool: SandboxPool | None = None
 
     def setup(self, worker: Any) -> None:
@@ -42,7 +43,7 @@ class SandboxPlugin(WorkerPlugin):
         # daemonic process start children. The sandboxes end with the worker anyway:
         # each watches its parent and ends when it goes.
         multiprocessing.current_process().daemon = False
-        self.pool = SandboxPool(worker.state.nthreads)
+        self.pool = SandboxPool(worker.state.nthreads, self.batch)
 
     def teardown(self, worker: Any) -> None:
         if self.pool is not None:
@@ -100,11 +101,11 @@ def chunk_size(tasks: int, threads: int) -> int:
 
 
 def run_dask(client: Client, tasks: list[Task], limit: float, memory_mb: int | None,
-             chunk: int | None = None) -> Iterator[Record]:
+             chunk: int | None = None, batch: int = 1) -> Iterator[Record]:
     """Every task on the cluster; records as their chunks finish. The workers' sandbox
     pools are set up first, so a cluster that cannot run the tasks stops the run here."""
     try:
-        client.register_plugin(SandboxPlugin(), name=PLUGIN)
+        client.register_plugin(SandboxPlugin(batch), name=PLUGIN)
     except Exception as error:  # a worker without blackhole, or one that cannot fork
         raise InputError(f"the Dask workers cannot run bench tasks (is blackhole installed "
                          f"there?): {error.__class__.__name__}: {error}", "dask") from None

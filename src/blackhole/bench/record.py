@@ -13,11 +13,15 @@ anywhere: in another folder, on another machine, after the file was edited or re
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
+import os
+import zlib
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from blackhole.deal import Position
 from blackhole.errors import InputError
@@ -185,28 +189,74 @@ def position_of_record(record: Record) -> Position:
 def read_results(path: Path | str, repair_tail: bool = False) -> list[Record]:
     """Every record of a results file; InputError (file, line, token) for a bad line.
 
-    With `repair_tail`, a last line cut short (no newline, not JSON) is removed from the
-    file instead, as a run killed in mid-write could leave it; resume uses this.
+    With `repair_tail`, the end of a file that a run killed in mid-write could leave is
+    repaired first (`repair_results_tail`); resume uses this.
     """
+    return list(iter_results(path, repair_tail))
+
+
+def iter_results(path: Path | str, repair_tail: bool = False) -> Iterator[Record]:
+    """The records of a results file one by one, never all in memory at once; a file
+    whose name ends in `.gz` is read through gzip. InputError (file, line, token) for
+    a bad line: a line that is cut short or corrupted anywhere but at the very end is
+    refused, never skipped."""
     source = str(path)
+    if repair_tail:
+        repair_results_tail(path)
     try:
-        data = Path(path).read_bytes()
+        with _open_results(path) as handle:
+            for number, raw in enumerate(handle, start=1):
+                if raw.strip():
+                    yield _parse_line(raw, source, number)
     except FileNotFoundError:
         raise InputError("no such results file", source) from None
     except IsADirectoryError:
         raise InputError("is a directory, not a results file", source) from None
+    except (OSError, EOFError, zlib.error) as error:  # gzip's errors are OSError too
+        reason = getattr(error, "strerror", None) or str(error)
+        raise InputError(f"cannot read results file ({reason})", source) from None
+
+
+def _open_results(path: Path | str) -> IO[bytes]:
+    if str(path).endswith(".gz"):
+        return gzip.open(path, "rb")
+    return open(path, "rb")
+
+
+def repair_results_tail(path: Path | str) -> None:
+    """Make a plain results file end with a whole line, as a run appending to it needs.
+
+    A run killed in the middle of a write can leave a last line without its newline:
+    one that is cut short (no JSON) is removed, to be run again; one that is whole
+    gets its newline. Anything wrong before the last line is left for the reader to
+    refuse."""
+    source = str(path)
+    try:
+        with open(path, "r+b") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            if size == 0:
+                return
+            step = 1 << 16
+            start = size
+            tail = b""
+            while start > 0 and b"\n" not in tail:
+                start = max(0, start - step)
+                handle.seek(start)
+                tail = handle.read(size - start)
+            cut = tail.rfind(b"\n") + 1  # 0 when the file holds one line
+            last = tail[cut:]
+            if not last:
+                return
+            if last.strip() and _is_json(last):
+                handle.write(b"\n")
+            else:
+                handle.truncate(start + cut)
+    except FileNotFoundError:
+        return
+    except IsADirectoryError:
+        raise InputError("is a directory, not a results file", source) from None
     except OSError as error:
-        raise InputError(f"cannot read results file ({error.strerror})", source) from None
-    lines = data.split(b"\n")
-    tail = lines.pop()  # b"" when the file ends with a newline
-    if tail.strip():
-        if repair_tail and not _is_json(tail):
-            with open(path, "r+b") as handle:
-                handle.truncate(len(data) - len(tail))
-        else:
-            lines.append(tail)
-    return [_parse_line(raw, source, number) for number, raw in enumerate(lines, start=1)
-            if raw.strip()]
+        raise InputError(f"cannot repair results file ({error.strerror})", source) from None
 
 
 def _is_json(raw: bytes) -> bool:
@@ -235,7 +285,7 @@ def _parse_line(raw: bytes, source: str, number: int) -> Record:
     return Record.from_json(data, source, number)
 
 
-def latest(records: list[Record]) -> dict[tuple[str, str, str], Record]:
+def latest(records: Iterable[Record]) -> dict[tuple[str, str, str], Record]:
     """key → its last record, in first-seen order."""
     table: dict[tuple[str, str, str], Record] = {}
     for record in records:

@@ -2,7 +2,11 @@
 
 Each finished task is appended to the results file as one line in a single write, so
 an interrupted run loses nothing it has written; `resume=True` skips the tasks the file
-already holds (`retry_unknown=True` reruns those whose last line is `unknown`).
+already holds (`retry_unknown=True` reruns those whose last line is `unknown`). Resume
+first repairs the file's end (a last line cut short by a kill is dropped and its task
+run again), and refuses a file with a bad line anywhere else. It reads the file one line
+at a time, keeping only what each line settles, so a million lines resume in little
+memory.
 """
 
 from __future__ import annotations
@@ -18,10 +22,11 @@ from typing import Any
 
 from blackhole.backends import Options
 from blackhole.bench.plan import DEFAULT_TIMEOUT, GRACE, Task, plan_tasks
-from blackhole.bench.record import Record, latest, read_results
+from blackhole.bench.record import Record, iter_results
 from blackhole.errors import InputError
 
 DEFAULT_MEMORY_MB = 4096  # address-space cap per worker during a task (RLIMIT_AS)
+DEFAULT_BATCH = 8  # tasks a sandbox worker is handed at once
 
 
 @dataclass(frozen=True)
@@ -90,14 +95,16 @@ def run_bench(specs: str | Sequence[str], backends: Sequence[str] | None = None,
               hard_limit: float | None = None, memory_mb: int | None = DEFAULT_MEMORY_MB,
               dask: str | None = None, chunk: int | None = None,
               task: str = "solve", given: Sequence[str] = (),
+              batch: int = DEFAULT_BATCH,
               progress: ProgressCallback | None = None) -> BenchSummary:
     """Run every (deal, backend) task and append one line per result to `out_path`.
 
     `options.timeout` (default 60 s) is the backend's own limit; `hard_limit` (default
     timeout + 5 s) is when the worker is killed. Without `resume` an existing non-empty
     results file is an error, so no run is overwritten by accident. `chunk` sets the
-    deals per Dask task (default: chosen from the run's size). `given` names the Options
-    fields the user set (each must apply to some chosen backend).
+    deals per Dask task (default: chosen from the run's size), and `batch` the tasks a
+    sandbox worker is handed at once (each keeps its own hard limit). `given` names the
+    Options fields the user set (each must apply to some chosen backend).
     """
     began = time.perf_counter()
     options = options or Options(timeout=DEFAULT_TIMEOUT)
@@ -106,6 +113,9 @@ def run_bench(specs: str | Sequence[str], backends: Sequence[str] | None = None,
     limit = hard_limit if hard_limit is not None else options.timeout + GRACE
     tasks = plan_tasks(specs, backends, options, task, given)
     out = Path(out_path)
+    if out.name.endswith(".gz"):
+        raise InputError("results are written as plain lines (compress the file once the "
+                         "run is over)", str(out))
     todo = _unfinished(tasks, out, resume, retry_unknown)
     skipped = len(tasks) - len(todo)
     done, busy, solving = 0, 0.0, 0.0
@@ -115,10 +125,10 @@ def run_bench(specs: str | Sequence[str], backends: Sequence[str] | None = None,
 
             client = stack.enter_context(cluster.connect(dask))
             slots = cluster.slots(client)
-            results = cluster.run_dask(client, todo, limit, memory_mb, chunk)
+            results = cluster.run_dask(client, todo, limit, memory_mb, chunk, batch)
         else:
             slots = jobs or os.cpu_count() or 1
-            results = _run_local(todo, slots, limit, memory_mb)
+            results = _run_local(todo, slots, limit, memory_mb, batch)
         fd = _open_results(out)
         stack.callback(os.close, fd)
         stack.enter_context(closing(results))  # an interrupt here stops the workers at once
@@ -141,13 +151,15 @@ def _unfinished(tasks: list[Task], out: Path, resume: bool, retry_unknown: bool)
     if not resume:
         raise InputError("results file exists (use --resume to continue it, or remove it)",
                          str(out))
-    finished = latest(read_results(out, repair_tail=True))
+    settled: dict[tuple[str, str, str], tuple[str, Any]] = {}  # key → verdict, board
+    for record in iter_results(out, repair_tail=True):
+        settled[record.key] = (record.verdict, record.board)
     todo = []
     for task in tasks:
-        record = finished.get(task.key)
-        if record is None or (retry_unknown and record.verdict == "unknown"):
+        verdict, board = settled.get(task.key, (None, None))
+        if verdict is None or (retry_unknown and verdict == "unknown"):
             todo.append(task)
-        elif task.board is not None and record.board != task.board:
+        elif task.board is not None and board != task.board:
             raise InputError("the results file holds another deal under this name (the file "
                              "changed since; use a new --out)", task.deal)
     return todo
@@ -162,18 +174,19 @@ def _open_results(out: Path) -> int:
         raise InputError(f"cannot write the results file ({error.strerror})", str(out)) from None
 
 
-def _run_local(tasks: list[Task], jobs: int, limit: float,
-               memory_mb: int | None) -> Iterator[Record]:
-    """The tasks through a local sandbox pool, a few more in it than it has workers (so
-    a worker never waits for its next task); records as they finish."""
+def _run_local(tasks: list[Task], jobs: int, limit: float, memory_mb: int | None,
+               batch: int) -> Iterator[Record]:
+    """The tasks through a local sandbox pool, enough of them in it that every worker
+    holds a batch and the next (so a worker never waits for work); records as they
+    finish."""
     from blackhole.bench.pool import SandboxPool
 
     finished: queue.SimpleQueue = queue.SimpleQueue()
     waiting = iter(tasks)
     in_pool = 0
-    with SandboxPool(jobs) as pool:
+    with SandboxPool(jobs, batch) as pool:
         while True:
-            while in_pool < 2 * jobs + 2:
+            while in_pool < 2 * jobs * batch + jobs:
                 task = next(waiting, None)
                 if task is None:
                     break

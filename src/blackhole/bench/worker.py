@@ -1,7 +1,9 @@
 """What runs inside a sandbox worker process: its set-up, and one task → one Record.
 
-`start` is the pool's initializer, run once per worker process; `run_task` runs one task
-and never raises: whatever happens inside a backend becomes the record's verdict.
+`serve` is the worker's whole life: `start` sets the process up, then each batch of tasks
+read from the pool's pipe is acknowledged (`TOOK`) and its tasks are run in order, each
+record sent back as soon as it is made. `run_task` runs one task and never raises:
+whatever happens inside a backend becomes the record's verdict.
 """
 
 from __future__ import annotations
@@ -28,12 +30,28 @@ from blackhole.formats import parse_json_position
 from blackhole.pipeline import solve_deal
 from blackhole.positions import load_position
 
+TOOK = "took"  # a worker's acknowledgement of a batch, before its first task begins
+
+
+def serve(pipe: Connection, folder: str, lifeline: Connection) -> None:
+    """Run the batches the pool sends on `pipe` until the pool closes it."""
+    start(folder, lifeline)
+    lifeline.close()
+    while True:
+        try:
+            batch = pipe.recv()
+        except (EOFError, OSError):
+            return
+        pipe.send(TOOK)
+        for task, memory_mb in batch:
+            pipe.send(run_task(task, memory_mb))
+
 
 def start(folder: str, lifeline: Connection) -> None:
     """Set up a fresh worker process.
 
-    Ctrl-C is the pool owner's to handle. SIGTERM, which the pool sends at the hard
-    limit, ends the process at once, even in the middle of a solver's C code. Anything
+    Ctrl-C is the pool owner's to handle. SIGTERM ends the process at once, even in the
+    middle of a solver's C code (the pool itself kills with SIGKILL). Anything
     written to stdout (solver chatter) is dropped, and stderr goes to `folder/PID.err`,
     where the pool reads a dead worker's last words. `lifeline` is the read end of a pipe
     whose write end only the pool's owner holds: see `_end_with_owner`.
