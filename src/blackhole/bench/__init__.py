@@ -5,7 +5,7 @@ The parts, in the order a run uses them:
 - `plan`: the tasks, with every user error found before any task runs;
 - `record`: `Record`, one results line, written by bench and read by report;
 - `worker`: what runs inside a worker process: one task → one Record;
-- `pool`: `SandboxPool`, worker processes under a hard wall limit per task (pebble);
+- `pool`: `SandboxPool`, worker processes fed batches, a hard wall limit per task;
 - `cluster`: the same pool on every worker of a Dask cluster, fed in chunks;
 - `run`: `run_bench`, which skips finished tasks, runs the rest and writes each line.
 

@@ -68,6 +68,7 @@ COMMAND_MODULES = {
     "play": "play",
     "best": "positions", "hint": "positions", "analyze": "positions",
     "solve": "solving", "encode": "solving",
+    "atlas": "atlas", "atlas-build": "atlas",
 }
 
 

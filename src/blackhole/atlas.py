@@ -1,0 +1,320 @@
+"""The atlas: which PySolFC deals are won or lost, and each lost deal's best score.
+
+One gzip file per game answers, for every deal of a range, won or lost, and for a lost
+deal its best score where a `--task best` run proved it. It is built from bench results
+(`build_atlas`) and read back in milliseconds (`lookup`). The files shipped with the
+package are in `blackhole/atlas_data/` (`shipped_path`).
+
+The format (version 1), UTF-8 text inside gzip:
+
+- line 1: a JSON object, the header: `format` ("blackhole-atlas"), `version` (1),
+  `game` ("black-hole" or "all-in-a-row"), `first` and `last` (the deal numbers it
+  covers, every one of them), `of` (the cards a deal moves when won: 51 or 52), and the
+  counts of what follows: `lost`, `unsettled`, `best` (lost deals with a best score);
+- then one line per deal of the range that is not won, in ascending order:
+  `GAP BEST`, `GAP -` or `GAP ?`. GAP is the deal's number minus the previous such
+  deal's (minus `first - 1` for the first line); BEST is the lost deal's best score
+  (cards moved, out of `of`), `-` a lost deal whose best score the atlas holds none of,
+  `?` a deal no run settled (the atlas answers "unknown" for it).
+
+Every deal of the range that has no line is won. Gaps are small numbers, so a million
+deals with 13% lost fit in a few hundred kB.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import zlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from blackhole.errors import InputError, InternalError
+
+FORMAT = "blackhole-atlas"
+VERSION = 1
+GAMES = {"": "black-hole", "all-in-a-row": "all-in-a-row"}  # pysol variant → game
+DATA_PACKAGE = "blackhole"
+DATA_FOLDER = "atlas_data"
+LOST, UNSETTLED, UNKNOWN_BEST = "lost", "?", "-"
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What the atlas says of one deal: `won` is None where no run settled it; `best` is
+    the best score (cards moved out of `of`), None where the atlas holds none."""
+
+    deal: str
+    won: bool | None
+    best: int | None
+    of: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"deal": self.deal, "won": self.won, "best": self.best, "of": self.of}
+
+
+@dataclass(frozen=True)
+class Atlas:
+    """One game's atlas: the range it covers, and every deal of it that is not won."""
+
+    game: str
+    first: int
+    last: int
+    of: int
+    lost: dict[int, int | None] = field(default_factory=dict)  # number → best score
+    unsettled: frozenset[int] = frozenset()
+
+    def answer(self, number: int) -> Answer:
+        deal = spec_of(number, self.game)
+        if not self.first <= number <= self.last:
+            raise InputError(f"outside the atlas (it covers {spec_of(self.first, self.game)} "
+                             f"to {spec_of(self.last, self.game)})", deal)
+        if number in self.unsettled:
+            return Answer(deal, None, None, self.of)
+        if number in self.lost:
+            return Answer(deal, False, self.lost[number], self.of)
+        return Answer(deal, True, self.of, self.of)
+
+    def header(self) -> dict[str, Any]:
+        return {"format": FORMAT, "version": VERSION, "game": self.game,
+                "first": self.first, "last": self.last, "of": self.of,
+                "lost": len(self.lost), "unsettled": len(self.unsettled),
+                "best": sum(best is not None for best in self.lost.values())}
+
+    def lines(self) -> Iterator[str]:
+        """The file's text, line by line (newlines included)."""
+        yield json.dumps(self.header()) + "\n"
+        previous = self.first - 1
+        for number in sorted([*self.lost, *self.unsettled]):
+            if number in self.unsettled:
+                mark = UNSETTLED
+            else:
+                best = self.lost[number]
+                mark = UNKNOWN_BEST if best is None else str(best)
+            yield f"{number - previous} {mark}\n"
+            previous = number
+
+
+def spec_of(number: int, game: str) -> str:
+    """The spec of PySolFC deal `number` of `game`."""
+    return f"pysol:{number}" if game == "black-hole" else f"pysol:{number}:{game}"
+
+
+# ---------------------------------------------------------------- reading
+
+
+def parse_deal(spec: str) -> tuple[int, str]:
+    """(number, game) of a PySolFC deal spec; InputError for any other spec."""
+    from blackhole.deal import generated_spec
+
+    parts = generated_spec(spec.strip())
+    if parts is None or parts[0] != "pysol":
+        raise InputError("the atlas holds PySolFC deals only (pysol:N or "
+                         "pysol:N:all-in-a-row)", spec)
+    return parts[1], GAMES[parts[2]]
+
+
+def shipped_path(game: str) -> Path:
+    """The atlas file shipped with the package for `game`."""
+    from importlib.resources import files
+
+    return Path(str(files(DATA_PACKAGE).joinpath(DATA_FOLDER, f"{game}.atlas.gz")))
+
+
+def lookup(spec: str, path: Path | str | None = None) -> Answer:
+    """What the atlas says of the deal `spec`: from the shipped file of its game, or from
+    `path`. InputError (exit 2) for a deal outside the atlas or another game's file."""
+    number, game = parse_deal(spec)
+    source = Path(path) if path is not None else shipped_path(game)
+    with _open(source) as handle:
+        header = _header(handle, source)
+        if header["game"] != game:
+            raise InputError(f"an atlas of {header['game']}, not of {game}", str(source))
+        partial = Atlas(game, header["first"], header["last"], header["of"])
+        partial.answer(number)  # outside the range: the error
+        for position, mark in _entries(handle, source, header):
+            if position == number:
+                if mark == UNSETTLED:
+                    return Answer(spec_of(number, game), None, None, partial.of)
+                return Answer(spec_of(number, game), False, mark, partial.of)  # type: ignore
+            if position > number:
+                break
+    return partial.answer(number)
+
+
+def read_atlas(path: Path | str) -> Atlas:
+    """A whole atlas file, checked against its header's counts."""
+    source = Path(path)
+    with _open(source) as handle:
+        header = _header(handle, source)
+        lost: dict[int, int | None] = {}
+        unsettled = set()
+        for number, mark in _entries(handle, source, header):
+            if mark == UNSETTLED:
+                unsettled.add(number)
+            else:
+                lost[number] = mark
+    atlas = Atlas(header["game"], header["first"], header["last"], header["of"], lost,
+                  frozenset(unsettled))
+    counts = atlas.header()
+    for key in ("lost", "unsettled", "best"):
+        if counts[key] != header[key]:
+            raise InputError(f"the header counts {header[key]} {key} lines, the file holds "
+                             f"{counts[key]}", str(source), 1)
+    return atlas
+
+
+def _open(source: Path) -> IO[str]:
+    try:
+        return gzip.open(source, "rt", encoding="utf-8", newline="\n")
+    except FileNotFoundError:
+        raise InputError("no such atlas file", str(source)) from None
+    except OSError as error:
+        raise InputError(f"cannot read the atlas file ({error.strerror})", str(source)) \
+            from None
+
+
+def _header(handle: IO[str], source: Path) -> dict[str, Any]:
+    try:
+        first = handle.readline()
+    except FileNotFoundError:
+        raise InputError("no such atlas file", str(source)) from None
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError) as error:
+        raise InputError(f"not a gzip atlas file ({error})", str(source)) from None
+    try:
+        header = json.loads(first)
+    except ValueError:
+        header = None
+    if not (isinstance(header, dict) and header.get("format") == FORMAT):
+        raise InputError("not an atlas file (no atlas header)", str(source), 1)
+    if header.get("version") != VERSION:
+        raise InputError(f"atlas format version {header.get('version')!r}; this blackhole "
+                         f"reads version {VERSION}", str(source), 1)
+    for key in ("first", "last", "of", "lost", "unsettled", "best"):
+        if not (isinstance(header.get(key), int) and not isinstance(header[key], bool)
+                and header[key] >= 0):
+            raise InputError(f"header field {key!r} must be a whole number", str(source), 1)
+    if header.get("game") not in GAMES.values() or not 1 <= header["first"] <= header["last"]:
+        raise InputError("header names no game or no range", str(source), 1)
+    return header
+
+
+def _entries(handle: IO[str], source: Path,
+             header: dict[str, Any]) -> Iterator[tuple[int, int | None | str]]:
+    """(number, best or None or UNSETTLED) per line after the header, checked."""
+    number = header["first"] - 1
+    try:
+        for line_number, line in enumerate(handle, start=2):
+            gap, _, mark = line.rstrip("\n").partition(" ")
+            if not gap.isdigit() or int(gap) < 1:
+                raise InputError("a line must start with a gap >= 1", str(source),
+                                 line_number, gap)
+            number += int(gap)
+            if number > header["last"]:
+                raise InputError("a deal past the header's last", str(source), line_number,
+                                 str(number))
+            if mark in (UNSETTLED, UNKNOWN_BEST):
+                yield number, None if mark == UNKNOWN_BEST else UNSETTLED
+            elif mark.isdigit() and int(mark) < header["of"]:
+                yield number, int(mark)
+            else:
+                raise InputError(f"a best score must be 0 to {header['of'] - 1}, '-' or '?'",
+                                 str(source), line_number, mark)
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError) as error:
+        raise InputError(f"the atlas file is damaged ({error})", str(source)) from None
+
+
+def write_atlas(atlas: Atlas, path: Path | str) -> None:
+    """Write `atlas` to `path` as gzip (reproducible: no name or time in the gzip
+    header, so the same results give the same bytes)."""
+    target = Path(path)
+    data = "".join(atlas.lines()).encode()
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(gzip.compress(data, compresslevel=9, mtime=0))
+    except OSError as error:
+        raise InputError(f"cannot write the atlas file ({error.strerror})", str(target)) \
+            from None
+
+
+# ---------------------------------------------------------------- building
+
+
+_WON, _LOST = 1, 2  # votes, as bits
+
+
+@dataclass
+class _Tally:
+    """What the results say of each deal number, kept small for a million deals."""
+
+    game: str | None = None
+    votes: dict[int, int] = field(default_factory=dict)  # number → _WON | _LOST bits
+    best: dict[int, int] = field(default_factory=dict)  # number → proven best score
+    seen: set[int] = field(default_factory=set)
+
+    def add(self, deal: str, task: str, verdict: str, best: int | None,
+            proven: bool | None, source: str) -> None:
+        number, game = parse_deal(deal)
+        if self.game is None:
+            self.game = game
+        elif game != self.game:
+            raise InputError(f"results of two games ({self.game} and {game}); build one "
+                             "atlas per game", source, token=deal)
+        self.seen.add(number)
+        if verdict == "solved":
+            self.votes[number] = self.votes.get(number, 0) | _WON
+        elif verdict == "unsolvable":
+            self.votes[number] = self.votes.get(number, 0) | _LOST
+            if task == "best" and proven and best is not None:
+                if self.best.get(number, best) != best:
+                    raise InternalError(f"{deal}: two proven best scores, "
+                                        f"{self.best[number]} and {best}")
+                self.best[number] = best
+
+
+def build_atlas(results: Iterable[Path | str], first: int | None = None,
+                last: int | None = None) -> Atlas:
+    """The atlas of the deals in bench results files (`.jsonl` or `.jsonl.gz`, `solve`
+    and `best` tasks alike, any backends). A deal is won when some line wins it (bench
+    replays every win), lost when some line proves it unsolvable; both at once is an
+    InternalError naming the deal. The range is `first`..`last` (default: the smallest
+    and largest deal in the results); a deal of it that no line settles is unsettled."""
+    from blackhole.bench.record import iter_results
+
+    tally = _Tally()
+    for path in results:
+        for record in iter_results(path):
+            tally.add(record.deal, record.task, record.verdict, record.best, record.proven,
+                      str(path))
+    if tally.game is None:
+        raise InputError("no results to build an atlas from", "results")
+    low = min(tally.seen) if first is None else first
+    high = max(tally.seen) if last is None else last
+    if not 1 <= low <= high:
+        raise InputError("an empty range of deals", "deals", token=f"{low}-{high}")
+    outside = [n for n in tally.seen if not low <= n <= high]
+    if outside:
+        raise InputError("results of deals outside the range", "deals",
+                         token=spec_of(min(outside), tally.game))
+    lost: dict[int, int | None] = {}
+    unsettled = set()
+    for number in range(low, high + 1):
+        vote = tally.votes.get(number, 0)
+        if vote == _WON | _LOST:
+            raise InternalError(f"{spec_of(number, tally.game)}: one line wins it and another "
+                                "proves it unsolvable")
+        if vote == _LOST:
+            lost[number] = tally.best.get(number)
+        elif vote == 0:
+            unsettled.add(number)
+    return Atlas(tally.game, low, high, _cards_to_move(tally.game), lost,
+                 frozenset(unsettled))
+
+
+def _cards_to_move(game: str) -> int:
+    """The score of a won deal of `game`: the cards dealt into its fans."""
+    from blackhole.deal import load_position
+
+    return load_position(spec_of(1, game)).deal.cards_in_fans

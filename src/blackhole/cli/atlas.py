@@ -1,0 +1,79 @@
+"""atlas and atlas-build: the shipped verdicts of PySolFC's deals, and how they are made."""
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from blackhole.cli.common import (
+    EXIT_NO,
+    EXIT_OK,
+    EXIT_UNKNOWN,
+    JsonFlag,
+    app,
+    user_errors,
+)
+
+
+@app.command()
+def atlas(
+    spec: Annotated[str, typer.Argument(
+        help="A PySolFC deal: pysol:N (Black Hole) or pysol:N:all-in-a-row.",
+        show_default=False)],
+    file: Annotated[Path | None, typer.Option(
+        "--file", help="Read this atlas file instead of the one shipped for the game.")]
+    = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Won or lost, and the best score, from the atlas shipped with blackhole; no solving.
+    Exit 0 won, 1 lost, 3 when no run settled the deal, 2 outside the atlas."""
+    from blackhole.atlas import lookup
+
+    with user_errors():
+        answer = lookup(spec, file)
+    if as_json:
+        typer.echo(json.dumps(answer.to_json()))
+    elif answer.won is None:
+        typer.echo(f"{answer.deal}: unknown (no run settled it)")
+    elif answer.won:
+        typer.echo(f"{answer.deal}: won ({answer.of} of {answer.of})")
+    elif answer.best is None:
+        typer.echo(f"{answer.deal}: lost (the atlas holds no best score for it)")
+    else:
+        typer.echo(f"{answer.deal}: lost, best {answer.best} of {answer.of}")
+    raise typer.Exit(EXIT_UNKNOWN if answer.won is None else EXIT_OK if answer.won
+                     else EXIT_NO)
+
+
+@app.command("atlas-build")
+def atlas_build(
+    results: Annotated[list[Path], typer.Argument(
+        help="Bench results files (.jsonl or .jsonl.gz): solve and --task best runs of one "
+             "game.", show_default=False)],
+    out: Annotated[Path, typer.Option(help="The atlas file to write (gzip).",
+                                      show_default=False)],
+    first: Annotated[int | None, typer.Option(
+        min=1, help="The first deal number it covers (default: the smallest in the "
+                    "results).")] = None,
+    last: Annotated[int | None, typer.Option(
+        min=1, help="The last deal number it covers (default: the largest).")] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Build an atlas file from bench results: every deal of the range won, lost (with
+    its proven best score where a best run gave one) or unsettled. Exit 3 when some deal
+    of the range is unsettled, 4 when two lines contradict each other."""
+    from blackhole.atlas import build_atlas, write_atlas
+
+    with user_errors():
+        built = build_atlas(results, first, last)
+        write_atlas(built, out)
+    header = built.header()
+    if as_json:
+        typer.echo(json.dumps({**header, "file": str(out), "bytes": out.stat().st_size}))
+    else:
+        typer.echo(f"{out}: {header['game']} deals {header['first']}-{header['last']}: "
+                   f"{header['last'] - header['first'] + 1 - header['lost'] - header['unsettled']}"
+                   f" won, {header['lost']} lost ({header['best']} with a best score), "
+                   f"{header['unsettled']} unsettled; {out.stat().st_size} bytes")
+    raise typer.Exit(EXIT_UNKNOWN if header["unsettled"] else EXIT_OK)

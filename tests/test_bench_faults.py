@@ -1,0 +1,266 @@
+"""Bench under faults: batches keep each deal's hard limit, a dead worker costs only the
+deal it ran, a results file cut by a kill is repaired or refused, and a run killed at
+random moments, resumed each time, ends with exactly one line per deal (pool and Dask)."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from blackhole.backends import Options
+from blackhole.bench import read_results, run_bench
+from blackhole.bench.plan import Task
+from blackhole.bench.pool import SandboxPool
+
+from .bench_support import child_env
+from .conftest import reference
+
+QUICK = ["pysol:1", "pysol:5", "pysol:6", "pysol:25", "pysol:27", "pysol:29", "pysol:34"]
+HANGS = "pysol:837"  # the referee needs far more than a minute on it
+BLACKHOLE = Path(sys.executable).with_name("blackhole")
+needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            parent = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        if parent == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def _sandboxes(owner: int) -> list[int]:
+    """The sandbox workers of the pools `owner` runs: children of its forkserver."""
+    return [worker for server in _children(owner) for worker in _children(server)]
+
+
+def _expected(spec: str) -> str:
+    return reference()[int(spec.split(":")[1])]["verdict"]
+
+
+def _lines(path: Path) -> Counter[str]:
+    return Counter(json.loads(line)["deal"] for line in path.read_text().splitlines())
+
+
+# ---------------------------------------------------------------- batches
+
+
+def test_batches_give_the_verdicts_and_limits_of_single_tasks(tmp_path: Path) -> None:
+    """The deal that hangs sits in the middle of a batch: it is killed at its own limit,
+    and the deals batched with it, before and after, are answered."""
+    specs = [*QUICK[:3], HANGS, *QUICK[3:]]
+    runs = {}
+    for batch in (1, 8):
+        out = tmp_path / f"batch{batch}.jsonl"
+        run_bench(specs, ["search"], Options(timeout=20), out_path=out, jobs=1,
+                  hard_limit=1.0, batch=batch)
+        runs[batch] = {r.deal: r for r in read_results(out)}
+    for records in runs.values():
+        assert {d: records[d].verdict for d in QUICK} == {d: _expected(d) for d in QUICK}
+        hung = records[HANGS]
+        assert (hung.verdict, hung.reason) == ("unknown", "killed at hard limit 1 s")
+        assert hung.seconds == 1.0
+    assert {d: r.verdict for d, r in runs[1].items()} == {d: r.verdict
+                                                          for d, r in runs[8].items()}
+
+
+@needs_proc
+def test_a_worker_killed_mid_batch_costs_only_its_deal() -> None:
+    tasks = [Task(spec, "search", "search", Options(timeout=60)) for spec in [HANGS, *QUICK]]
+    with SandboxPool(1, batch=8) as pool:
+        futures = [pool.submit(task, 60.0, None) for task in tasks]
+        time.sleep(1.5)  # the worker took the batch and is deep in its first deal
+        workers = _sandboxes(os.getpid())
+        assert len(workers) == 1
+        os.kill(workers[0], signal.SIGKILL)
+        records = [future.result(timeout=60) for future in futures]
+    assert (records[0].verdict, records[0].reason) == ("unknown", "worker died (signal 9)")
+    assert [r.verdict for r in records[1:]] == [_expected(d) for d in QUICK]
+
+
+@needs_proc
+def test_workers_killed_before_they_take_a_task_lose_no_task() -> None:
+    """Each fresh worker is killed as soon as it shows, three times over: the tasks
+    queued behind it go to the next worker; only a task a worker had begun may be
+    charged with its death, and none comes back as a pool failure."""
+    tasks = [Task(spec, "search", "search", Options(timeout=20)) for spec in QUICK]
+    kills = 0
+    with SandboxPool(1, batch=2) as pool:
+        futures = [pool.submit(task, 25.0, None) for task in tasks]
+        seen: set[int] = set()
+        deadline = time.monotonic() + 30
+        while kills < 3 and time.monotonic() < deadline:
+            for pid in set(_sandboxes(os.getpid())) - seen:
+                seen.add(pid)
+                os.kill(pid, signal.SIGKILL)
+                kills += 1
+        records = [future.result(timeout=60) for future in futures]
+    assert kills == 3
+    died = [r for r in records if r.verdict == "unknown"]
+    assert all(r.reason.startswith("worker died") for r in died)  # none lost by the pool
+    assert len(died) <= kills
+    assert all(r.verdict == _expected(r.deal) for r in records if r not in died)
+
+
+# ---------------------------------------------------------------- results files
+
+
+def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([str(BLACKHOLE), *args], cwd=cwd, env=child_env(),
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("tail", ["cut", "whole"])
+def test_resume_repairs_a_last_line_a_kill_left(tmp_path: Path, tail: str) -> None:
+    """A line cut short is dropped and its deal run again; a whole line that lost only
+    its newline is kept, and the next line does not run into it."""
+    out = tmp_path / "r.jsonl"
+    run_bench("pysol:1,pysol:5", ["search"], out_path=out, jobs=1)
+    lines = out.read_bytes().splitlines(keepends=True)
+    out.write_bytes(lines[0] + (lines[1][:40] if tail == "cut" else lines[1].rstrip(b"\n")))
+    again = run_bench("pysol:1,pysol:5,pysol:6", ["search"], out_path=out, jobs=1,
+                      resume=True)
+    assert again.written == (2 if tail == "cut" else 1)
+    assert _lines(out) == {"pysol:1": 1, "pysol:5": 1, "pysol:6": 1}
+    assert {r.deal: r.verdict for r in read_results(out)} == {
+        d: _expected(d) for d in ("pysol:1", "pysol:5", "pysol:6")}
+
+
+def test_a_corrupted_line_is_refused_in_one_line(tmp_path: Path) -> None:
+    out = tmp_path / "r.jsonl"
+    run_bench("pysol:1,pysol:5", ["search"], out_path=out, jobs=1)
+    lines = out.read_bytes().splitlines(keepends=True)
+    out.write_bytes(lines[0][:30] + b"\n" + lines[1])  # cut in the middle of the file
+    before = out.read_bytes()
+    refused = subprocess.run([str(BLACKHOLE), "bench", "pysol:1,pysol:5,pysol:6",
+                              "--backends", "search", "--out", str(out), "--resume"],
+                             cwd=tmp_path, env=child_env(), capture_output=True, text=True,
+                             timeout=120)
+    assert refused.returncode == 2
+    assert refused.stderr.count("\n") == 1 and f"{out}:1: invalid JSON" in refused.stderr
+    assert out.read_bytes() == before  # nothing read past it, nothing written
+
+
+# ---------------------------------------------------------------- kills at random moments
+
+
+def _bench_killed(args: list[str], out: Path, rng: random.Random, kill_worker) -> None:
+    """Start the run (resuming), kill one worker at a random moment, then the client at
+    a random moment; or let it finish."""
+    client = subprocess.Popen([str(BLACKHOLE), *args, "--out", str(out), "--resume",
+                               "--json"], env=child_env(), stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        time.sleep(rng.uniform(1.0, 4.0))
+        if client.poll() is None:
+            kill_worker(client.pid)
+        time.sleep(rng.uniform(0.5, 3.0))
+        if client.poll() is None:
+            client.send_signal(signal.SIGKILL)
+    finally:
+        client.wait()
+        try:
+            os.killpg(client.pid, signal.SIGKILL)  # sandboxes end with it; make sure
+        except ProcessLookupError:
+            pass
+
+
+def _check_every_deal_once(out: Path, deals: int) -> None:
+    lines = _lines(out)
+    assert set(lines) == {f"pysol:{n}" for n in range(1, deals + 1)}
+    assert set(lines.values()) == {1}  # none lost, none repeated
+    for record in read_results(out):
+        if record.verdict != "unknown":  # a deal whose worker was killed may be unknown
+            assert record.verdict == _expected(record.deal), record.deal
+
+
+@pytest.mark.slow
+@needs_proc
+def test_pool_runs_killed_at_random_moments_lose_and_repeat_nothing(tmp_path: Path) -> None:
+    rng = random.Random(23)
+    out = tmp_path / "r.jsonl"
+    args = ["bench", "pysol:1-1000", "--backends", "sat", "--jobs", "2", "--timeout", "20"]
+
+    def kill_worker(client: int) -> None:
+        workers = _sandboxes(client)
+        if workers:
+            os.kill(rng.choice(workers), signal.SIGKILL)
+
+    for _ in range(4):
+        _bench_killed(args, out, rng, kill_worker)
+    finish = subprocess.run([str(BLACKHOLE), *args, "--out", str(out), "--resume",
+                             "--json"], env=child_env(), capture_output=True, text=True,
+                            timeout=600)
+    assert finish.returncode == 0, finish.stderr
+    _check_every_deal_once(out, 1000)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.mark.slow
+@needs_proc
+def test_dask_runs_killed_at_random_moments_lose_and_repeat_nothing(tmp_path: Path) -> None:
+    pytest.importorskip("distributed")
+    dask = shutil.which("dask", path=str(Path(sys.executable).parent))
+    if dask is None:
+        pytest.skip("no dask command next to this Python")
+    rng = random.Random(19)
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    common = {"env": child_env(), "cwd": tmp_path, "start_new_session": True,
+              "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    scheduler = subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port",
+                                  address.rsplit(":", 1)[1], "--no-dashboard"], **common)
+    # a nanny restarts its worker when the worker is killed
+    nanny = subprocess.Popen([dask, "worker", address, "--nthreads", "2", "--nworkers", "1",
+                              "--no-dashboard", "--local-directory", str(tmp_path)], **common)
+    out = tmp_path / "r.jsonl"
+    args = ["bench", "pysol:1-1000", "--backends", "sat", "--timeout", "20", "--dask",
+            address, "--chunk", "8"]
+
+    def kill_worker(client: int) -> None:
+        workers = [pid for pid in _children(nanny.pid)  # the Dask worker, not its helpers
+                   if not any(word in Path(f"/proc/{pid}/cmdline").read_bytes()
+                              for word in (b"resource_tracker", b"forkserver"))]
+        if workers:
+            os.kill(rng.choice(workers), signal.SIGKILL)
+
+    try:
+        deadline = time.monotonic() + 60
+        while not _children(nanny.pid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        for _ in range(4):
+            _bench_killed(args, out, rng, kill_worker)
+            time.sleep(3)  # the nanny starts a fresh worker
+        finish = subprocess.run([str(BLACKHOLE), *args, "--out", str(out), "--resume",
+                                 "--json"], env=child_env(), capture_output=True, text=True,
+                                timeout=900)
+        assert finish.returncode == 0, finish.stderr
+        _check_every_deal_once(out, 1000)
+    finally:
+        for process in (nanny, scheduler):
+            process.terminate()
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+
