@@ -1,0 +1,186 @@
+"""The atlas: the shipped files against the reference and fresh solves, the lookup as a
+user runs it, and the builder from real bench results."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from blackhole.atlas import build_atlas, lookup, read_atlas, shipped_path, write_atlas
+from blackhole.backends import Options, Verdict
+from blackhole.bench import run_bench
+from blackhole.best import best_position
+from blackhole.deal import load_deal, load_position
+from blackhole.errors import InputError, InternalError
+from blackhole.pipeline import solve_deal
+
+from .bench_support import child_env, results_line
+from .conftest import ROOT, reference
+
+BLACKHOLE = Path(sys.executable).with_name("blackhole")
+BEST_CSV = ROOT / "tests" / "data" / "pysol-1-1000-best.csv"
+SEED = int(os.environ.get("BLACKHOLE_ATLAS_SEED", "23"))  # the sample drawn
+
+
+def _reference_best() -> dict[int, int]:
+    with BEST_CSV.open(newline="") as handle:
+        return {int(row["deal"]): int(row["best"]) for row in csv.DictReader(handle)}
+
+
+def _atlas(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(BLACKHOLE), "atlas", *args], env=child_env(),
+                          capture_output=True, text=True, timeout=60)
+
+
+# ---------------------------------------------------------------- the shipped files
+
+
+def test_the_shipped_black_hole_atlas_holds_the_reference() -> None:
+    """Every deal of 1-1000: won or lost as the independent C solver says, and each lost
+    deal's best score as the independent exhaustive search says."""
+    atlas = read_atlas(shipped_path("black-hole"))
+    assert (atlas.game, atlas.first, atlas.of) == ("black-hole", 1, 51)
+    assert atlas.last >= 1000 and not atlas.unsettled
+    bests = _reference_best()
+    for number, row in reference().items():
+        answer = atlas.answer(number)
+        assert answer.won == (row["verdict"] == "solved"), number
+        assert answer.best == (51 if answer.won else bests[number]), number
+
+
+def test_a_random_sample_of_the_shipped_atlases_agrees_with_fresh_solves() -> None:
+    rng = random.Random(SEED)
+    holes = read_atlas(shipped_path("black-hole"))
+    rows = read_atlas(shipped_path("all-in-a-row"))
+    lost = sorted(n for n, best in holes.lost.items() if n > 1000 and best is not None)
+    won = [n for n in range(1001, holes.last + 1) if n not in holes.lost]
+    for number in rng.sample(lost, 2) + rng.sample(won, 2):
+        verdict = solve_deal(load_deal(f"pysol:{number}"), "sat", Options(timeout=60)).verdict
+        assert verdict is (Verdict.UNSOLVABLE if number in holes.lost else Verdict.SOLVED)
+        if number in holes.lost:
+            found = best_position(load_position(f"pysol:{number}"), "sat",
+                                  Options(timeout=60))
+            if found.proven:
+                assert found.best == holes.lost[number], number
+    air_lost = sorted(rows.lost)
+    air_won = [n for n in range(rows.first, rows.last + 1) if n not in rows.lost]
+    for number in rng.sample(air_lost, 2) + rng.sample(air_won, 2):
+        spec = f"pysol:{number}:all-in-a-row"
+        verdict = solve_deal(load_deal(spec), "sat", Options(timeout=60)).verdict
+        assert verdict is (Verdict.UNSOLVABLE if number in rows.lost else Verdict.SOLVED), spec
+
+
+def test_the_lookup_command_answers_from_the_shipped_files() -> None:
+    bests = _reference_best()
+    lost = min(bests)
+    won = next(n for n, row in reference().items() if row["verdict"] == "solved")
+    answer = _atlas(f"pysol:{lost}", "--json")
+    assert answer.returncode == 1
+    assert json.loads(answer.stdout) == {"deal": f"pysol:{lost}", "won": False,
+                                         "best": bests[lost], "of": 51}
+    answer = _atlas(f"pysol:{won}")
+    assert answer.returncode == 0 and answer.stdout == f"pysol:{won}: won (51 of 51)\n"
+    rows = read_atlas(shipped_path("all-in-a-row"))
+    lost_row = min(rows.lost)
+    answer = _atlas(f"pysol:{lost_row}:all-in-a-row", "--json")
+    assert answer.returncode == 1 and json.loads(answer.stdout) == {
+        "deal": f"pysol:{lost_row}:all-in-a-row", "won": False, "best": None, "of": 52}
+
+
+@pytest.mark.parametrize("spec, says", [
+    ("pysol:{past}", "outside the atlas (it covers pysol:1 to pysol:{last})"),
+    ("pysol:{past}:all-in-a-row", "outside the atlas"),
+    ("random:5", "PySolFC deals only"),
+    ("pysol:x", "expected a whole number"),
+])
+def test_a_deal_the_atlas_does_not_hold_is_one_line_and_exit_2(spec: str, says: str) -> None:
+    last = read_atlas(shipped_path("black-hole")).last
+    spec, says = (text.format(past=last + 1, last=last) for text in (spec, says))
+    if "all-in-a-row" in spec:
+        spec = spec.replace(str(last + 1), str(read_atlas(shipped_path("all-in-a-row")).last
+                                                + 1))
+    refused = _atlas(spec, "--json")
+    assert refused.returncode == 2 and not refused.stdout
+    assert refused.stderr.count("\n") == 1 and says in refused.stderr
+
+
+# ---------------------------------------------------------------- building
+
+
+def test_an_atlas_built_from_real_runs_holds_their_verdicts_and_bests(tmp_path: Path) -> None:
+    deals = [1, 5, 6, 25, 27, 29, 34]  # quick for the referee; deals 2-4 get no line
+    solve, plain = tmp_path / "solve.jsonl", tmp_path / "best.jsonl"
+    run_bench([f"pysol:{n}" for n in deals], ["search"], Options(timeout=30), out_path=solve,
+              jobs=2)
+    lost = [n for n in deals if reference()[n]["verdict"] == "unsolvable"]
+    run_bench([f"pysol:{n}" for n in lost[:3]], ["sat"], Options(timeout=60), out_path=plain,
+              jobs=2, task="best")
+    best = tmp_path / "best.jsonl.gz"
+    best.write_bytes(gzip.compress(plain.read_bytes()))  # a compressed results file
+    out = tmp_path / "bh.atlas.gz"
+    write_atlas(build_atlas([solve, best], last=40), out)
+    atlas = read_atlas(out)
+    assert (atlas.first, atlas.last, atlas.of) == (1, 40, 51)
+    bests = _reference_best()
+    assert atlas.lost == {n: bests[n] if n in lost[:3] else None for n in lost}
+    assert atlas.unsettled == set(range(1, 41)) - set(deals)
+    assert lookup("pysol:25", out).to_json() == {"deal": "pysol:25", "won": False,
+                                                  "best": bests[25], "of": 51}
+    assert lookup("pysol:6", out).won and lookup("pysol:40", out).won is None
+    with pytest.raises(InputError, match="outside the atlas"):
+        lookup("pysol:41", out)
+    with pytest.raises(InputError, match="an atlas of black-hole"):
+        lookup("pysol:25:all-in-a-row", out)
+
+
+def test_a_deal_no_run_settled_is_unknown(tmp_path: Path) -> None:
+    results = tmp_path / "r.jsonl"
+    results.write_text(results_line("pysol:2", "sat", "solved", 0.1)
+                       + results_line("pysol:3", "sat", "unknown", 0.1)
+                       + results_line("pysol:5", "sat", "solved", 0.1))
+    out = tmp_path / "a.atlas.gz"
+    built = subprocess.run([str(BLACKHOLE), "atlas-build", str(results), "--out", str(out)],
+                           env=child_env(), capture_output=True, text=True, timeout=60)
+    assert built.returncode == 3 and "2 won, 0 lost" in built.stdout
+    assert "2 unsettled" in built.stdout  # pysol:3 unknown, pysol:4 has no line at all
+    answer = _atlas("pysol:3", "--file", str(out), "--json")
+    assert answer.returncode == 3 and json.loads(answer.stdout)["won"] is None
+    assert _atlas("pysol:5", "--file", str(out)).returncode == 0
+
+
+def test_lines_that_contradict_each_other_stop_the_build(tmp_path: Path) -> None:
+    results = tmp_path / "r.jsonl"
+    results.write_text(results_line("pysol:2", "sat", "solved", 0.1)
+                       + results_line("pysol:2", "cpsat", "unsolvable", 0.1))
+    with pytest.raises(InternalError, match="pysol:2: one line wins it"):
+        build_atlas([results])
+    mixed = tmp_path / "m.jsonl"
+    mixed.write_text(results_line("pysol:2", "sat", "solved", 0.1)
+                     + results_line("pysol:2:all-in-a-row", "sat", "unknown", 0.1))
+    with pytest.raises(InputError, match="two games"):
+        build_atlas([mixed])
+
+
+def test_a_damaged_atlas_file_is_refused(tmp_path: Path) -> None:
+    good = gzip.decompress(shipped_path("black-hole").read_bytes()).decode()
+    header, _, body = good.partition("\n")
+    cases = {
+        "not gzip": b"plain text",
+        "no header": gzip.compress(body.encode()),
+        "bad line": gzip.compress(f"{header}\n0 12\n".encode()),
+        "bad count": gzip.compress(f"{header}\n".encode()),
+        "cut": shipped_path("black-hole").read_bytes()[:200],
+    }
+    for name, data in cases.items():
+        path = tmp_path / f"{name}.gz"
+        path.write_bytes(data)
+        with pytest.raises(InputError):
+            read_atlas(path)
