@@ -9,8 +9,10 @@ The format (version 1), UTF-8 text inside gzip:
 
 - line 1: a JSON object, the header: `format` ("blackhole-atlas"), `version` (1),
   `game` ("black-hole" or "all-in-a-row"), `first` and `last` (the deal numbers it
-  covers, every one of them), `of` (the cards a deal moves when won: 51 or 52), and the
-  counts of what follows: `lost`, `unsettled`, `best` (lost deals with a best score);
+  covers, every one of them), `of` (the cards a deal moves when won: 51 or 52), the
+  counts of what follows: `lost`, `unsettled`, `best` (lost deals with a best score),
+  and `index`: every 4096th line as [the deal number before it, its offset in the text
+  after the header], so a lookup parses a few thousand lines at most;
 - then one line per deal of the range that is not won, in ascending order:
   `GAP BEST`, `GAP -` or `GAP ?`. GAP is the deal's number minus the previous such
   deal's (minus `first - 1` for the first line); BEST is the lost deal's best score
@@ -26,10 +28,11 @@ from __future__ import annotations
 import gzip
 import json
 import zlib
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from blackhole.errors import InputError, InternalError
 
@@ -38,7 +41,8 @@ VERSION = 1
 GAMES = {"": "black-hole", "all-in-a-row": "all-in-a-row"}  # pysol variant → game
 DATA_PACKAGE = "blackhole"
 DATA_FOLDER = "atlas_data"
-LOST, UNSETTLED, UNKNOWN_BEST = "lost", "?", "-"
+UNSETTLED, UNKNOWN_BEST = "?", "-"
+INDEX_STEP = 4096  # lines between two entries of the header's index
 
 
 @dataclass(frozen=True)
@@ -83,18 +87,23 @@ class Atlas:
                 "lost": len(self.lost), "unsettled": len(self.unsettled),
                 "best": sum(best is not None for best in self.lost.values())}
 
-    def lines(self) -> Iterator[str]:
-        """The file's text, line by line (newlines included)."""
-        yield json.dumps(self.header()) + "\n"
-        previous = self.first - 1
-        for number in sorted([*self.lost, *self.unsettled]):
+    def text(self) -> str:
+        """The file's text: the header (with its index), then a line per deal not won."""
+        lines, index = [], []
+        previous, offset = self.first - 1, 0
+        for count, number in enumerate(sorted([*self.lost, *self.unsettled])):
+            if count % INDEX_STEP == 0:
+                index.append([previous, offset])
             if number in self.unsettled:
                 mark = UNSETTLED
             else:
                 best = self.lost[number]
                 mark = UNKNOWN_BEST if best is None else str(best)
-            yield f"{number - previous} {mark}\n"
+            line = f"{number - previous} {mark}\n"
+            lines.append(line)
+            offset += len(line)
             previous = number
+        return json.dumps({**self.header(), "index": index}) + "\n" + "".join(lines)
 
 
 def spec_of(number: int, game: str) -> str:
@@ -125,37 +134,40 @@ def shipped_path(game: str) -> Path:
 
 def lookup(spec: str, path: Path | str | None = None) -> Answer:
     """What the atlas says of the deal `spec`: from the shipped file of its game, or from
-    `path`. InputError (exit 2) for a deal outside the atlas or another game's file."""
+    `path`. InputError (exit 2) for a deal outside the atlas or another game's file.
+    Only the lines from the index entry before the deal on are read."""
     number, game = parse_deal(spec)
     source = Path(path) if path is not None else shipped_path(game)
-    with _open(source) as handle:
-        header = _header(handle, source)
-        if header["game"] != game:
-            raise InputError(f"an atlas of {header['game']}, not of {game}", str(source))
-        partial = Atlas(game, header["first"], header["last"], header["of"])
-        partial.answer(number)  # outside the range: the error
-        for position, mark in _entries(handle, source, header):
+    header, body = _load(source)
+    if header["game"] != game:
+        raise InputError(f"an atlas of {header['game']}, not of {game}", str(source))
+    empty = Atlas(game, header["first"], header["last"], header["of"])
+    empty.answer(number)  # outside the range: the error
+    index = header["index"]
+    at = bisect_left([previous for previous, _ in index], number) - 1
+    if at >= 0:
+        end = index[at + 1][1] if at + 1 < len(index) else len(body)
+        for position, mark in _entries(body, source, header, *index[at], end):
             if position == number:
-                if mark == UNSETTLED:
-                    return Answer(spec_of(number, game), None, None, partial.of)
-                return Answer(spec_of(number, game), False, mark, partial.of)  # type: ignore
+                won = None if mark == UNSETTLED else False
+                best = None if mark == UNSETTLED else mark
+                return Answer(spec_of(number, game), won, best, empty.of)  # type: ignore
             if position > number:
                 break
-    return partial.answer(number)
+    return empty.answer(number)
 
 
 def read_atlas(path: Path | str) -> Atlas:
-    """A whole atlas file, checked against its header's counts."""
+    """A whole atlas file, checked against its header's counts and index."""
     source = Path(path)
-    with _open(source) as handle:
-        header = _header(handle, source)
-        lost: dict[int, int | None] = {}
-        unsettled = set()
-        for number, mark in _entries(handle, source, header):
-            if mark == UNSETTLED:
-                unsettled.add(number)
-            else:
-                lost[number] = mark
+    header, body = _load(source)
+    lost: dict[int, int | None] = {}
+    unsettled = set()
+    for number, mark in _entries(body, source, header, header["first"] - 1, 0):
+        if mark == UNSETTLED:
+            unsettled.add(number)
+        else:
+            lost[number] = mark
     atlas = Atlas(header["game"], header["first"], header["last"], header["of"], lost,
                   frozenset(unsettled))
     counts = atlas.header()
@@ -163,26 +175,26 @@ def read_atlas(path: Path | str) -> Atlas:
         if counts[key] != header[key]:
             raise InputError(f"the header counts {header[key]} {key} lines, the file holds "
                              f"{counts[key]}", str(source), 1)
+    if json.loads(atlas.text().partition("\n")[0])["index"] != header["index"]:
+        raise InputError("the header's index does not match the lines", str(source), 1)
     return atlas
 
 
-def _open(source: Path) -> IO[str]:
+def _load(source: Path) -> tuple[dict[str, Any], str]:
+    """The checked header and the text after it."""
     try:
-        return gzip.open(source, "rt", encoding="utf-8", newline="\n")
+        text = gzip.decompress(source.read_bytes()).decode("utf-8")
     except FileNotFoundError:
         raise InputError("no such atlas file", str(source)) from None
-    except OSError as error:
-        raise InputError(f"cannot read the atlas file ({error.strerror})", str(source)) \
-            from None
-
-
-def _header(handle: IO[str], source: Path) -> dict[str, Any]:
-    try:
-        first = handle.readline()
-    except FileNotFoundError:
-        raise InputError("no such atlas file", str(source)) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not an atlas file", str(source)) from None
     except (OSError, EOFError, zlib.error, UnicodeDecodeError) as error:
-        raise InputError(f"not a gzip atlas file ({error})", str(source)) from None
+        raise InputError(f"not a whole gzip atlas file ({error})", str(source)) from None
+    first, _, body = text.partition("\n")
+    return _header(first, source), body
+
+
+def _header(first: str, source: Path) -> dict[str, Any]:
     try:
         header = json.loads(first)
     except ValueError:
@@ -193,44 +205,55 @@ def _header(handle: IO[str], source: Path) -> dict[str, Any]:
         raise InputError(f"atlas format version {header.get('version')!r}; this blackhole "
                          f"reads version {VERSION}", str(source), 1)
     for key in ("first", "last", "of", "lost", "unsettled", "best"):
-        if not (isinstance(header.get(key), int) and not isinstance(header[key], bool)
-                and header[key] >= 0):
+        if not _whole(header.get(key)):
             raise InputError(f"header field {key!r} must be a whole number", str(source), 1)
     if header.get("game") not in GAMES.values() or not 1 <= header["first"] <= header["last"]:
         raise InputError("header names no game or no range", str(source), 1)
+    index = header.get("index")
+    if not (isinstance(index, list) and all(
+            isinstance(entry, list) and len(entry) == 2 and all(map(_whole, entry))
+            for entry in index)):
+        raise InputError("header field 'index' must be a list of [number, offset] pairs",
+                         str(source), 1)
     return header
 
 
-def _entries(handle: IO[str], source: Path,
-             header: dict[str, Any]) -> Iterator[tuple[int, int | None | str]]:
-    """(number, best or None or UNSETTLED) per line after the header, checked."""
-    number = header["first"] - 1
-    try:
-        for line_number, line in enumerate(handle, start=2):
-            gap, _, mark = line.rstrip("\n").partition(" ")
-            if not gap.isdigit() or int(gap) < 1:
-                raise InputError("a line must start with a gap >= 1", str(source),
-                                 line_number, gap)
-            number += int(gap)
-            if number > header["last"]:
-                raise InputError("a deal past the header's last", str(source), line_number,
-                                 str(number))
-            if mark in (UNSETTLED, UNKNOWN_BEST):
-                yield number, None if mark == UNKNOWN_BEST else UNSETTLED
-            elif mark.isdigit() and int(mark) < header["of"]:
-                yield number, int(mark)
-            else:
-                raise InputError(f"a best score must be 0 to {header['of'] - 1}, '-' or '?'",
-                                 str(source), line_number, mark)
-    except (OSError, EOFError, zlib.error, UnicodeDecodeError) as error:
-        raise InputError(f"the atlas file is damaged ({error})", str(source)) from None
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _entries(body: str, source: Path, header: dict[str, Any], previous: int,
+             offset: int, end: int | None = None) -> Iterator[tuple[int, int | None | str]]:
+    """(number, best or None or UNSETTLED) per line of `body` from `offset` to `end`,
+    where the deal before is `previous`; checked."""
+    number = previous
+    for line in body[offset:end].splitlines():
+        gap, _, mark = line.partition(" ")
+        if not gap.isdigit() or int(gap) < 1:
+            raise _bad_line(body, line, source, "a line must start with a gap >= 1", gap)
+        number += int(gap)
+        if number > header["last"]:
+            raise _bad_line(body, line, source, "a deal past the header's last", str(number))
+        if mark in (UNSETTLED, UNKNOWN_BEST):
+            yield number, None if mark == UNKNOWN_BEST else UNSETTLED
+        elif mark.isdigit() and int(mark) < header["of"]:
+            yield number, int(mark)
+        else:
+            raise _bad_line(body, line, source, f"a best score must be 0 to "
+                            f"{header['of'] - 1}, '-' or '?'", mark)
+
+
+def _bad_line(body: str, line: str, source: Path, message: str, token: str) -> InputError:
+    where = body.find(line + "\n")
+    number = body.count("\n", 0, where) + 2 if where >= 0 else None
+    return InputError(message, str(source), number, token)
 
 
 def write_atlas(atlas: Atlas, path: Path | str) -> None:
     """Write `atlas` to `path` as gzip (reproducible: no name or time in the gzip
     header, so the same results give the same bytes)."""
     target = Path(path)
-    data = "".join(atlas.lines()).encode()
+    data = atlas.text().encode()
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(gzip.compress(data, compresslevel=9, mtime=0))
