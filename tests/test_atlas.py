@@ -146,10 +146,14 @@ def test_a_deal_no_run_settled_is_unknown(tmp_path: Path) -> None:
     results.write_text(results_line("pysol:2", "sat", "solved", 0.1)
                        + results_line("pysol:3", "sat", "unknown", 0.1)
                        + results_line("pysol:5", "sat", "solved", 0.1))
-    out = tmp_path / "a.atlas.gz"
-    built = subprocess.run([str(BLACKHOLE), "atlas-build", str(results), "--out", str(out)],
+    results.write_text(results.read_text()
+                       + results_line("pysol:1", "sat", "unsolvable", 0.1))
+    out, listed = tmp_path / "a.atlas.gz", tmp_path / "lost.txt"
+    built = subprocess.run([str(BLACKHOLE), "atlas-build", str(results), "--out", str(out),
+                            "--lost-list", str(listed)],
                            env=child_env(), capture_output=True, text=True, timeout=60)
-    assert built.returncode == 3 and "2 won, 0 lost" in built.stdout
+    assert built.returncode == 3 and "2 won, 1 lost" in built.stdout
+    assert listed.read_text() == "pysol:1\n"
     assert "2 unsettled" in built.stdout  # pysol:3 unknown, pysol:4 has no line at all
     answer = _atlas("pysol:3", "--file", str(out), "--json")
     assert answer.returncode == 3 and json.loads(answer.stdout)["won"] is None

@@ -262,6 +262,16 @@ def write_atlas(atlas: Atlas, path: Path | str) -> None:
             from None
 
 
+def write_lost_list(atlas: Atlas, path: Path | str) -> None:
+    """The specs of the atlas's lost deals, one a line (a spec list: `bench @FILE`)."""
+    target = Path(path)
+    text = "".join(f"{spec_of(number, atlas.game)}\n" for number in sorted(atlas.lost))
+    try:
+        target.write_text(text)
+    except OSError as error:
+        raise InputError(f"cannot write the list ({error.strerror})", str(target)) from None
+
+
 # ---------------------------------------------------------------- building
 
 

@@ -58,16 +58,21 @@ def atlas_build(
                     "results).")] = None,
     last: Annotated[int | None, typer.Option(
         min=1, help="The last deal number it covers (default: the largest).")] = None,
+    lost_list: Annotated[Path | None, typer.Option(
+        help="Also write the lost deals' specs here, one a line: the input of "
+             "`bench @FILE --task best`.")] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Build an atlas file from bench results: every deal of the range won, lost (with
     its proven best score where a best run gave one) or unsettled. Exit 3 when some deal
     of the range is unsettled, 4 when two lines contradict each other."""
-    from blackhole.atlas import build_atlas, write_atlas
+    from blackhole.atlas import build_atlas, write_atlas, write_lost_list
 
     with user_errors():
         built = build_atlas(results, first, last)
         write_atlas(built, out)
+        if lost_list is not None:
+            write_lost_list(built, lost_list)
     header = built.header()
     if as_json:
         typer.echo(json.dumps({**header, "file": str(out), "bytes": out.stat().st_size}))
