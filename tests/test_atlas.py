@@ -18,9 +18,10 @@ from blackhole.atlas import build_atlas, lookup, read_atlas, shipped_path, write
 from blackhole.backends import Options, Verdict
 from blackhole.bench import run_bench
 from blackhole.best import best_position
-from blackhole.deal import load_deal, load_position
 from blackhole.errors import InputError, InternalError
 from blackhole.pipeline import solve_deal
+from blackhole.positions import load_position
+from blackhole.sources import load_deal
 
 from .bench_support import child_env, results_line
 from .conftest import ROOT, reference

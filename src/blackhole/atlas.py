@@ -116,7 +116,7 @@ def spec_of(number: int, game: str) -> str:
 
 def parse_deal(spec: str) -> tuple[int, str]:
     """(number, game) of a PySolFC deal spec; InputError for any other spec."""
-    from blackhole.deal import generated_spec
+    from blackhole.sources import generated_spec
 
     parts = generated_spec(spec.strip())
     if parts is None or parts[0] != "pysol":
@@ -348,6 +348,6 @@ def build_atlas(results: Iterable[Path | str], first: int | None = None,
 
 def _cards_to_move(game: str) -> int:
     """The score of a won deal of `game`: the cards dealt into its fans."""
-    from blackhole.deal import load_position
+    from blackhole.positions import load_position
 
     return load_position(spec_of(1, game)).deal.cards_in_fans
