@@ -3,9 +3,10 @@
 The client sends the tasks in chunks of several deals, a bounded window of chunks at a
 time, and writes each result on its own side, so `--resume` works as it does locally.
 Each Dask worker keeps a sandbox pool (the same `SandboxPool` a local run uses, set up by
-a worker plugin) with one process per Dask thread; a chunk's deals go through that pool
-in batches, and each deal keeps its own hard limit, enforced on the worker. Chunks cut
-the scheduler's cost per deal, which on small deals would otherwise be felt.
+a worker plugin) with one process per Dask thread, at most one per core; a chunk's deals
+go through that pool in batches, and each deal keeps its own hard limit, enforced on the
+worker. Chunks cut the scheduler's cost per deal, which on small deals would otherwise
+be felt.
 
 Only this module imports `distributed`, and only a run with a Dask address imports it.
 """
@@ -13,6 +14,7 @@ Only this module imports `distributed`, and only a run with a Dask address impor
 from __future__ import annotations
 
 import multiprocessing
+import os
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -32,7 +34,7 @@ _ADDRESS_HINT = "(a scheduler address: tcp://HOST:8786)"
 
 
 class SandboxPlugin(WorkerPlugin):
-    """Gives each Dask worker a sandbox pool with one process per Dask thread."""
+    """Gives each Dask worker a sandbox pool: one process per thread, at most one per core."""
 
     def __init__(self, batch: int = 1) -> None:
         self.batch = batch
@@ -43,12 +45,19 @@ class SandboxPlugin(WorkerPlugin):
         # daemonic process start children. The sandboxes end with the worker anyway:
         # each watches its parent and ends when it goes.
         multiprocessing.current_process().daemon = False
-        self.pool = SandboxPool(worker.state.nthreads, self.batch)
+        self.pool = SandboxPool(sandboxes(worker.state.nthreads), self.batch)
 
     def teardown(self, worker: Any) -> None:
         if self.pool is not None:
             self.pool.close()
             self.pool = None
+
+
+def sandboxes(threads: int) -> int:
+    """Sandbox processes on a Dask worker: one per thread, at most one per core. A
+    worker with more threads than cores holds more chunks than it runs deals at once,
+    so its sandboxes do not wait while a chunk's last deal ends and the next arrives."""
+    return max(1, min(threads, os.cpu_count() or 1))
 
 
 def run_chunk(tasks: list[Task], limit: float, memory_mb: int | None) -> list[Record]:
@@ -90,8 +99,10 @@ def connect(address: str) -> Iterator[Client]:
 
 
 def slots(client: Client) -> int:
-    """Tasks the cluster runs at once: its threads."""
-    return sum(client.nthreads().values()) or 1
+    """Tasks the cluster runs at once: its sandboxes."""
+    cores = client.run(os.cpu_count)
+    return sum(min(threads, cores.get(address) or threads)
+               for address, threads in client.nthreads().items()) or 1
 
 
 def chunk_size(tasks: int, threads: int) -> int:
@@ -116,7 +127,8 @@ def run_dask(client: Client, tasks: list[Task], limit: float, memory_mb: int | N
 
 def _run_chunks(client: Client, chunks: list[list[Task]], limit: float,
                 memory_mb: int | None) -> Iterator[Record]:
-    """The chunks, a window of twice the cluster's threads at a time."""
+    """The chunks, a window of twice the cluster's threads at a time (so a thread that
+    ends a chunk finds the next one waiting)."""
     waiting = iter(chunks)
     owner: dict[Any, list[Task]] = {}
     running = as_completed()
@@ -127,7 +139,7 @@ def _run_chunks(client: Client, chunks: list[list[Task]], limit: float,
             owner[future] = part
             running.add(future)
 
-    submit(2 * slots(client))
+    submit(2 * (sum(client.nthreads().values()) or 1))
     for future in running:
         part = owner.pop(future)
         try:
