@@ -159,6 +159,8 @@ class SandboxPool:
                 self._dispatch()
                 self._wait()
         except BaseException as error:  # a bug here must not leave futures hanging
+            with self._lock:
+                self._closed = True  # nor let a later submit wait for a thread gone
             self._give_up(f"pool: {error.__class__.__name__}: {error}")
             raise
         self._give_up("pool: closed before the task ran")
@@ -166,7 +168,11 @@ class SandboxPool:
     def _dispatch(self) -> None:
         """Start missing workers, and give each worker with room a batch."""
         while len(self._workers) < self._size and self._queue:
-            self._workers.append(self._start_worker())
+            try:
+                self._workers.append(self._start_worker())
+            except OSError as error:  # no fork (out of memory, out of processes)
+                self._give_up(f"pool: cannot start a worker ({error})")
+                return
         for worker in self._workers:
             while len(worker.batches) < _QUEUED_BATCHES:
                 with self._lock:
@@ -176,6 +182,9 @@ class SandboxPool:
                     size = min(self._batch, max(1, -(-len(self._queue) // self._size)))
                     batch = [self._queue.popleft() for _ in range(min(size, len(self._queue)))]
                 worker.batches.append(batch)
+                # The second batch waits in the pipe while the first runs: a batch of
+                # tasks (a few hundred bytes each, a few kB with a board) fits in the
+                # pipe's buffer, so a worker deep in a solve never blocks this thread.
                 try:
                     worker.pipe.send([(job.task, job.memory_mb) for job in batch])
                 except OSError:  # it died: its death is read in _wait
