@@ -14,6 +14,8 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -220,46 +222,27 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-@pytest.mark.slow
-@needs_proc
-def test_dask_runs_killed_at_random_moments_lose_and_repeat_nothing(tmp_path: Path) -> None:
+@contextmanager
+def _local_dask(folder: Path, threads: int) -> Iterator[tuple[str, subprocess.Popen]]:
+    """A scheduler and one nanny-run worker: (address, nanny)."""
     pytest.importorskip("distributed")
     dask = shutil.which("dask", path=str(Path(sys.executable).parent))
     if dask is None:
         pytest.skip("no dask command next to this Python")
-    rng = random.Random(19)
     address = f"tcp://127.0.0.1:{_free_port()}"
-    common = {"env": child_env(), "cwd": tmp_path, "start_new_session": True,
+    common = {"env": child_env(), "cwd": folder, "start_new_session": True,
               "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     scheduler = subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port",
                                   address.rsplit(":", 1)[1], "--no-dashboard"], **common)
     # a nanny restarts its worker when the worker is killed
-    nanny = subprocess.Popen([dask, "worker", address, "--nthreads", "2", "--nworkers", "1",
-                              "--no-dashboard", "--local-directory", str(tmp_path)], **common)
-    out = tmp_path / "r.jsonl"
-    args = ["bench", "pysol:1-3000", "--backends", "sat", "--timeout", "20", "--dask",
-            address, "--chunk", "8"]
-
-    def kill_worker(client: int) -> None:
-        workers = [pid for pid in _children(nanny.pid)  # the Dask worker, not its helpers
-                   if not any(word in Path(f"/proc/{pid}/cmdline").read_bytes()
-                              for word in (b"resource_tracker", b"forkserver"))]
-        if workers:
-            os.kill(rng.choice(workers), signal.SIGKILL)
-
+    nanny = subprocess.Popen([dask, "worker", address, "--nthreads", str(threads),
+                              "--nworkers", "1", "--no-dashboard", "--local-directory",
+                              str(folder)], **common)
     try:
         deadline = time.monotonic() + 60
         while not _children(nanny.pid) and time.monotonic() < deadline:
             time.sleep(0.2)
-        for _ in range(4):
-            _bench_killed(args, out, rng, kill_worker)
-            time.sleep(3)  # the nanny starts a fresh worker
-        assert len(_lines(out)) < 3000  # the kills came while deals were left
-        finish = subprocess.run([str(BLACKHOLE), *args, "--out", str(out), "--resume",
-                                 "--json"], env=child_env(), capture_output=True, text=True,
-                                timeout=900)
-        assert finish.returncode == 0, finish.stderr
-        _check_every_deal_once(out, 3000)
+        yield address, nanny
     finally:
         for process in (nanny, scheduler):
             process.terminate()
@@ -269,3 +252,48 @@ def test_dask_runs_killed_at_random_moments_lose_and_repeat_nothing(tmp_path: Pa
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
 
+
+@pytest.mark.slow
+@needs_proc
+def test_dask_runs_killed_at_random_moments_lose_and_repeat_nothing(tmp_path: Path) -> None:
+    rng = random.Random(19)
+    out = tmp_path / "r.jsonl"
+    with _local_dask(tmp_path, 2) as (address, nanny):
+        args = ["bench", "pysol:1-3000", "--backends", "sat", "--timeout", "20", "--dask",
+                address, "--chunk", "8"]
+
+        def kill_worker(client: int) -> None:
+            workers = [pid for pid in _children(nanny.pid)  # the Dask worker, not helpers
+                       if not any(word in Path(f"/proc/{pid}/cmdline").read_bytes()
+                                  for word in (b"resource_tracker", b"forkserver"))]
+            if workers:
+                os.kill(rng.choice(workers), signal.SIGKILL)
+
+        for _ in range(4):
+            _bench_killed(args, out, rng, kill_worker)
+            time.sleep(3)  # the nanny starts a fresh worker
+        assert len(_lines(out)) < 3000  # the kills came while deals were left
+        finish = subprocess.run([str(BLACKHOLE), *args, "--out", str(out), "--resume",
+                                 "--json"], env=child_env(), capture_output=True, text=True,
+                                timeout=900)
+    assert finish.returncode == 0, finish.stderr
+    _check_every_deal_once(out, 3000)
+
+
+@pytest.mark.slow
+@needs_proc
+def test_two_runs_share_one_dask_cluster(tmp_path: Path) -> None:
+    """A second run on a cluster leaves the first run's sandboxes alone."""
+    with _local_dask(tmp_path, 2) as (address, _):
+        runs = [subprocess.Popen([str(BLACKHOLE), "bench", spec, "--backends", "sat",
+                                  "--dask", address, "--chunk", "8", "--out",
+                                  str(tmp_path / f"{name}.jsonl"), "--json"],
+                                 env=child_env(), stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.PIPE, text=True)
+                for name, spec in (("a", "pysol:1-1000"), ("b", "pysol:1001-2000"))]
+        for run in runs:
+            assert run.wait(timeout=900) == 0, run.stderr.read()
+    a, b = read_results(tmp_path / "a.jsonl"), read_results(tmp_path / "b.jsonl")
+    assert len(a) == len(b) == 1000
+    assert not [r for r in a + b if r.verdict not in ("solved", "unsolvable")]
+    assert {r.deal: r.verdict for r in a} == {r.deal: _expected(r.deal) for r in a}

@@ -34,7 +34,13 @@ _ADDRESS_HINT = "(a scheduler address: tcp://HOST:8786)"
 
 
 class SandboxPlugin(WorkerPlugin):
-    """Gives each Dask worker a sandbox pool: one process per thread, at most one per core."""
+    """Gives each Dask worker a sandbox pool: one process per thread, at most one per core.
+
+    Registered once per cluster: a second run on the same cluster (another game's, or
+    a resumed one) uses the pools in place, rather than closing them under the tasks of
+    a run still going."""
+
+    idempotent = True
 
     def __init__(self, batch: int = 1) -> None:
         self.batch = batch
