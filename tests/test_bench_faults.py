@@ -161,17 +161,29 @@ def test_a_corrupted_line_is_refused_in_one_line(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- kills at random moments
 
 
+def _count(path: Path) -> int:
+    return path.read_bytes().count(b"\n") if path.exists() else 0
+
+
+def _after_lines(out: Path, more: int, client: subprocess.Popen) -> None:
+    """Wait until `more` lines were added to `out` (or the run ended)."""
+    target = _count(out) + more
+    deadline = time.monotonic() + 120
+    while _count(out) < target and client.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
 def _bench_killed(args: list[str], out: Path, rng: random.Random, kill_worker) -> None:
-    """Start the run (resuming), kill one worker at a random moment, then the client at
-    a random moment; or let it finish."""
+    """Start the run (resuming); kill one worker after a random number of new lines, then
+    the client after a random number more (at most 600 lines a round in all)."""
     client = subprocess.Popen([str(BLACKHOLE), *args, "--out", str(out), "--resume",
                                "--json"], env=child_env(), stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL, start_new_session=True)
     try:
-        time.sleep(rng.uniform(1.0, 4.0))
+        _after_lines(out, rng.randint(20, 300), client)
         if client.poll() is None:
             kill_worker(client.pid)
-        time.sleep(rng.uniform(0.5, 3.0))
+        _after_lines(out, rng.randint(20, 300), client)
         if client.poll() is None:
             client.send_signal(signal.SIGKILL)
     finally:

@@ -240,7 +240,8 @@ class SandboxPool:
     def _kill(self, worker: _Worker) -> None:
         """The running task passed its hard limit: kill its worker."""
         job = worker.running
-        assert job is not None
+        if job is None:
+            return
         worker.process.kill()
         worker.process.join()
         self._drain(worker)
@@ -252,7 +253,10 @@ class SandboxPool:
 
     def _bury(self, worker: _Worker) -> None:
         """The worker died on its own: the task it ran goes with it, the rest go back."""
-        worker.process.join()
+        worker.process.join(timeout=5)
+        if worker.process.exitcode is None:  # its pipe broke, yet it lives: end it
+            worker.process.kill()
+            worker.process.join()
         self._drain(worker)
         job, reason = worker.running, self._death(worker)
         if job is not None:
@@ -276,11 +280,10 @@ class SandboxPool:
             jobs.pop(0).record.set_result(record)
         with self._lock:
             self._queue.extendleft(reversed(jobs))
-        for name in (f"{worker.process.pid}.err",):
-            try:
-                os.unlink(os.path.join(self._folder.name, name))
-            except OSError:
-                pass
+        try:  # its last words, read by now
+            os.unlink(os.path.join(self._folder.name, f"{worker.process.pid}.err"))
+        except OSError:
+            pass
 
     def _death(self, worker: _Worker) -> str:
         code = worker.process.exitcode
