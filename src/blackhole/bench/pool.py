@@ -49,6 +49,8 @@ from blackhole.bench.worker import TOOK, last_words, serve
 
 _PRELOAD = ["blackhole.bench.worker"]  # imported once in the forkserver
 _QUEUED_BATCHES = 2  # batches a worker holds: one running, one waiting in its pipe
+# (the second only while the queue is long: at a run's end no worker sits on tasks that
+# another, idle, could run)
 _STILLBORN = 5  # workers in a row that die before any task: the pool gives up
 # Allocator settings the sandboxes must not inherit (see above): the forkserver, started
 # from this process's environment, would pass them to every worker.
@@ -178,6 +180,8 @@ class SandboxPool:
                 with self._lock:
                     if not self._queue:
                         return
+                    if worker.batches and len(self._queue) < self._size * self._batch:
+                        break  # the run's tail: keep the rest for whichever worker is free
                     # a fair share, so that the run's last tasks spread over every worker
                     size = min(self._batch, max(1, -(-len(self._queue) // self._size)))
                     batch = [self._queue.popleft() for _ in range(min(size, len(self._queue)))]
