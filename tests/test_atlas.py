@@ -64,10 +64,10 @@ def test_a_random_sample_of_the_shipped_atlases_agrees_with_fresh_solves() -> No
     lost = sorted(n for n, best in holes.lost.items() if n > 1000 and best is not None)
     won = [n for n in range(1001, holes.last + 1) if n not in holes.lost]
     for number in rng.sample(lost, 3) + rng.sample(won, 3):
-        verdict = solve_deal(load_deal(f"pysol:{number}"), "sat", Options(timeout=60)).verdict
+        verdict = solve_deal(load_deal(f"pysol:{number}"), "auto", Options(timeout=60)).verdict
         assert verdict is (Verdict.UNSOLVABLE if number in holes.lost else Verdict.SOLVED)
         if number in holes.lost:
-            found = best_position(load_position(f"pysol:{number}"), "sat",
+            found = best_position(load_position(f"pysol:{number}"), "auto",
                                   Options(timeout=60))
             if found.proven:
                 assert found.best == holes.lost[number], number
@@ -75,7 +75,7 @@ def test_a_random_sample_of_the_shipped_atlases_agrees_with_fresh_solves() -> No
     air_won = [n for n in range(rows.first, rows.last + 1) if n not in rows.lost]
     for number in rng.sample(air_lost, 3) + rng.sample(air_won, 3):
         spec = f"pysol:{number}:all-in-a-row"
-        verdict = solve_deal(load_deal(spec), "sat", Options(timeout=60)).verdict
+        verdict = solve_deal(load_deal(spec), "auto", Options(timeout=60)).verdict
         assert verdict is (Verdict.UNSOLVABLE if number in rows.lost else Verdict.SOLVED), spec
 
 

@@ -211,7 +211,7 @@ def _check_every_deal_once(out: Path, deals: int) -> None:
 def test_pool_runs_killed_at_random_moments_lose_and_repeat_nothing(tmp_path: Path) -> None:
     rng = random.Random(23)
     out = tmp_path / "r.jsonl"
-    args = ["bench", "pysol:1-3000", "--backends", "sat", "--jobs", "2", "--timeout", "20"]
+    args = ["bench", "pysol:1-3000", "--backends", "auto", "--jobs", "2", "--timeout", "20"]
 
     def kill_worker(client: int) -> None:
         workers = _sandboxes(client)
@@ -271,7 +271,7 @@ def test_dask_runs_killed_at_random_moments_lose_and_repeat_nothing(tmp_path: Pa
     rng = random.Random(19)
     out = tmp_path / "r.jsonl"
     with _local_dask(tmp_path, 2) as (address, nanny):
-        args = ["bench", "pysol:1-3000", "--backends", "sat", "--timeout", "20", "--dask",
+        args = ["bench", "pysol:1-3000", "--backends", "auto", "--timeout", "20", "--dask",
                 address, "--chunk", "8"]
 
         def kill_worker(client: int) -> None:
@@ -297,7 +297,7 @@ def test_dask_runs_killed_at_random_moments_lose_and_repeat_nothing(tmp_path: Pa
 def test_two_runs_share_one_dask_cluster(tmp_path: Path) -> None:
     """A second run on a cluster leaves the first run's sandboxes alone."""
     with _local_dask(tmp_path, 2) as (address, _):
-        runs = [subprocess.Popen([str(BLACKHOLE), "bench", spec, "--backends", "sat",
+        runs = [subprocess.Popen([str(BLACKHOLE), "bench", spec, "--backends", "auto",
                                   "--dask", address, "--chunk", "8", "--out",
                                   str(tmp_path / f"{name}.jsonl"), "--json"],
                                  env=child_env(), stdout=subprocess.DEVNULL,
