@@ -234,7 +234,7 @@ def _run_solver(sat: Solver, solver: str, deadline: float | None,
     # rate: most deals end inside it, without the cost of starting a thread.
     budget = _FIRST_SLICE if total is None else \
         max(_MIN_SLICE, min(_FIRST_SLICE, int(total * _SLOW_RATE * _SLICE_SHARE)))
-    answer, rate = conflict_slice(sat, budget, assumptions, stoppable)
+    answer, rate = conflict_slice(sat, budget, assumptions)
     if answer is not None:
         return answer
     if not stoppable:
@@ -248,16 +248,16 @@ def _run_solver(sat: Solver, solver: str, deadline: float | None,
         sat.interrupt, deadline)
 
 
-def conflict_slice(sat: Solver, budget: int, assumptions: Sequence[int] = (),
-                   quiet: bool = False) -> tuple[bool | None, float]:
+def conflict_slice(sat: Solver, budget: int,
+                   assumptions: Sequence[int] = ()) -> tuple[bool | None, float]:
     """Search for at most `budget` more conflicts: the answer and conflicts per second.
-    `quiet`: without pysat's SIGINT handler (a Ctrl-C is seen when the slice ends);
-    else pysat's Ctrl-C error is a KeyboardInterrupt (`interruptible`)."""
+    Solvers with interrupt() run it without pysat's SIGINT handler (a Ctrl-C is seen
+    when the slice ends); the others' Ctrl-C error is a KeyboardInterrupt."""
     before = sat.accum_stats().get("conflicts", 0)
     started = time.perf_counter()
     sat.conf_budget(budget)
     with interruptible():
-        answer = sat.solve_limited(assumptions=assumptions, expect_interrupt=quiet)
+        answer = sat.solve_limited(assumptions=assumptions, expect_interrupt=True)
     spent = time.perf_counter() - started
     done = max(sat.accum_stats().get("conflicts", 0) - before, 1)
     return answer, done / max(spent, 1e-6)
