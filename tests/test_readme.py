@@ -87,8 +87,9 @@ def test_first_commands_are_the_ones_ci_runs() -> None:
 
 
 def test_every_command_has_an_example() -> None:
-    from blackhole.cli import app
     from typer.main import get_command
+
+    from blackhole.cli import app
 
     commands = set(get_command(app).commands)  # type: ignore[attr-defined]
     shown = {example.command.split()[1] for example in examples()}
