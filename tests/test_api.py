@@ -207,3 +207,10 @@ def test_every_answer_gives_its_moves_as_one_type() -> None:
     for move in blackhole.best_score(position, "search").moves:
         card, fan = move  # a Move reads as (card, fan)
         assert deal.where()[card][0] == fan == move.fan
+
+
+def test_analyze_reads_card_names_and_refuses_bad_ones() -> None:
+    analysis = blackhole.analyze("pysol:2", line=["2S"], timeout=30)
+    assert [str(step.card) for step in analysis.steps] == ["2S"]
+    with pytest.raises(blackhole.InputError, match="line"):
+        blackhole.analyze("pysol:2", line=["ZZ"])

@@ -30,7 +30,7 @@ from blackhole.backends import BestResult, Options, choose, make_backend
 from blackhole.cards import Card
 from blackhole.deal import Deal, Position
 from blackhole.errors import InputError, InternalError
-from blackhole.formats import moves_json
+from blackhole.formats import moves_json, read_card
 from blackhole.positions import as_position
 from blackhole.probe import probe, quick_budget
 from blackhole.problem import Problem, build_problem
@@ -512,7 +512,8 @@ class Analysis(Bounded):
                 "seconds": round(self.seconds, 6)}
 
 
-def analyze(position: Position | Deal | str, line: Sequence[Card | Move] | None = None, *,
+def analyze(position: Position | Deal | str,
+            line: Sequence[Card | Move | str] | None = None, *,
             timeout: float | None = None) -> Analysis:
     """Walk `line` (moves from `position`, replayed by the rules engine; an illegal move
     is an InputError), or the solver's best line when None, and weigh every legal move
@@ -524,6 +525,8 @@ def analyze(position: Position | Deal | str, line: Sequence[Card | Move] | None 
     deadline = None if timeout is None else began + timeout
     given = line is not None
     if given:
+        line = [read_card(move, "line", None) if isinstance(move, str) else move
+                for move in line]
         played = replay(position.deal, list(line))
         if played.outcome is Outcome.ILLEGAL:
             raise InputError(f"move {played.index + 1} is illegal: {played.reason}", "line",
