@@ -93,8 +93,9 @@ def test_in_a_race_sat_can_answer_first_and_the_look_is_stopped(
     assert result.verdict is Verdict.UNSOLVABLE
     assert result.stats["mode"] == "parallel"
     engines = [s["engine"] for s in result.stats["stages"]]
-    assert engines == ["look", DEFAULT_SOLVER]
-    look, sat = result.stats["stages"]
+    assert engines == ["look", "look", DEFAULT_SOLVER]  # the quick look, then the race
+    quick, look, sat = result.stats["stages"]
+    assert quick["answer"] == "none" and quick["nodes"] <= 20_000
     if result.solver == DEFAULT_SOLVER:
         assert look["answer"] == "none" and look["nodes"] < 3_000_000  # stopped
         assert sat["answer"] == "refuted" and sat["conflicts"] > 0

@@ -49,7 +49,10 @@ if TYPE_CHECKING:
 # Seconds the look runs alone in the parallel mode before the SAT solver starts beside it:
 # the look settles most deals within it, and a CNF built beside a look about to answer
 # would only delay that answer.
-HEAD_START = 0.005
+HEAD_START = 0.2
+# Moves of the look in line before a race: within them the look settles most deals of
+# pysol:1-1000, in about a millisecond, with no thread started.
+QUICK_LOOK = 20_000
 # The SAT solver's slices while the look runs beside it: each aims at this many seconds,
 # at the conflict rate of the slice before, within these bounds (conflicts).
 SLICE_SECONDS = 0.005
@@ -118,7 +121,7 @@ class AutoBackend(Backend):
         self.check(options)  # an unknown solver fails before any search
         began = time.perf_counter()
         if engine_in_use() == "c" and free_cores() >= 2:
-            result, stages = self._race(problem, options, began)
+            result, stages = self._quick_then_race(problem, options, began)
             mode = "parallel"
         else:
             result, stages = self._in_turn(problem, options, began)
@@ -144,6 +147,18 @@ class AutoBackend(Backend):
 
         result = SatBackend().solve(problem, replace(options, timeout=left, budget=None))
         return result, stages + [_sat_stage(result)]
+
+    def _quick_then_race(self, problem: Problem, options: Options,
+                         began: float) -> tuple[Result, list[dict[str, Any]]]:
+        """A short look in line first: it settles most deals at no cost of threads; only
+        the deals it leaves are raced (the racing look starts again from the deal)."""
+        budget = QUICK_LOOK if options.budget is None else min(QUICK_LOOK, options.budget)
+        look = probe(problem, budget, seconds=options.timeout)
+        seconds = time.perf_counter() - began
+        if _settles(look, options):
+            return look_result(look, self.name, seconds, {}), [_stage(look, seconds)]
+        result, stages = self._race(problem, options, began)
+        return result, [_stage(look, seconds), *stages]
 
     def _race(self, problem: Problem, options: Options,
               began: float) -> tuple[Result, list[dict[str, Any]]]:
