@@ -90,9 +90,9 @@ def test_the_deal_layers_import_only_the_layers_below(graph: dict[str, set[str]]
 
 
 def test_the_shared_modules_import_no_command(graph: dict[str, set[str]]) -> None:
-    """The SAT toolkit is below the backends that use it, and the CLI's shared modules
-    are below the commands: output and options import nothing of the CLI, the guard only
-    output (it loads the commands by name, when they run)."""
+    """The SAT toolkit is below the backends that use it; the CLI's shared modules are
+    below the commands: output and options import nothing of the CLI, the guard only
+    output (it loads the commands by name, when they run); the plots sit on the report."""
     assert "blackhole.backends.sat" not in graph["blackhole.backends.pysat_tools"]
     for user in ("blackhole.backends.maxsat", "blackhole.backends.external",
                  "blackhole.certificates.make", "blackhole.best"):
@@ -102,6 +102,8 @@ def test_the_shared_modules_import_no_command(graph: dict[str, set[str]]) -> Non
     assert graph["blackhole.cli.output"] & cli == set()
     assert graph["blackhole.cli.options"] & cli == set()
     assert graph["blackhole.cli.guard"] & cli == {"blackhole.cli.output"}
+    assert "blackhole.bench.plots" not in graph["blackhole.bench.report"]
+    assert "blackhole.bench.report" in graph["blackhole.bench.plots"]
 
 
 def test_a_circle_is_found() -> None:

@@ -54,7 +54,7 @@ def _bench_progress(show: bool) -> Iterator[Callable]:
         TimeRemainingColumn,
     )
 
-    from blackhole.report import run_name
+    from blackhole.bench.report import run_name
 
     colours = {"solved": "green", "unsolvable": "red", "unknown": "yellow", "error": "magenta"}
     verdicts: Counter[str] = Counter()
@@ -87,8 +87,9 @@ def _bench_progress(show: bool) -> Iterator[Callable]:
 
 def _report(results: Path, plots: Path | None, as_json: bool, run: dict | None = None) -> None:
     """Print the report of a results file; exit 4 on a disagreement or an error line."""
+    from blackhole.bench.plots import write_plots
     from blackhole.bench.record import read_results
-    from blackhole.report import report_json, summarize, tables, write_plots
+    from blackhole.bench.report import report_json, summarize, tables
 
     with _bench_errors():
         summary = summarize(read_results(results), str(results))
