@@ -17,7 +17,7 @@ import blackhole
 from blackhole import drat
 from blackhole.backends import Options, Verdict
 from blackhole.backends.auto import CORES_VARIABLE, free_cores
-from blackhole.backends.sat import DEFAULT_SOLVER
+from blackhole.backends.pysat_tools import DEFAULT_SOLVER
 from blackhole.best import best_score
 from blackhole.encode.cnf import DEFAULT_FEATURES, build_cnf
 from blackhole.errors import InputError

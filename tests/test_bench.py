@@ -20,8 +20,8 @@ import pytest
 
 from blackhole.backends import Options, make_backend
 from blackhole.bench import read_results, run_bench
+from blackhole.bench.report import summarize
 from blackhole.errors import InputError
-from blackhole.report import summarize
 
 from .bench_support import child_env, results_line, run_cli, run_command
 from .conftest import EXAMPLES, ROOT, reference

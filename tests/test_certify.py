@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from blackhole import drat
 from blackhole.backends import Options, Verdict
-from blackhole.backends.sat import PROOF_SOLVERS
+from blackhole.backends.pysat_tools import PROOF_SOLVERS
 from blackhole.certificates import batch, certify, certify_best, make, verify
 from blackhole.certificates.batch import certify_all, plan
 from blackhole.certificates.files import (

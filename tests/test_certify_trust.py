@@ -108,7 +108,7 @@ def test_ctrl_c_inside_the_sat_solver_is_an_interrupt(run_folder, tmp_path,
     """pysat catches SIGINT during a solve and raises its own error ("Caught keyboard
     interrupt"): certify turns it back into KeyboardInterrupt (exit 130, not 4), and the
     certificate stays."""
-    from blackhole.backends import sat
+    from blackhole.backends import pysat_tools
 
     folder = _copy_tree(run_folder / "pysol-25", tmp_path / "c")
     before = snapshot(folder)
@@ -116,7 +116,7 @@ def test_ctrl_c_inside_the_sat_solver_is_an_interrupt(run_folder, tmp_path,
     def interrupted(solver, name, deadline, assumptions=()):
         raise RuntimeError("Caught keyboard interrupt")
 
-    monkeypatch.setattr(sat, "run_solver", interrupted)
+    monkeypatch.setattr(pysat_tools, "run_solver", interrupted)
     with pytest.raises(KeyboardInterrupt):
         certify("pysol:25", folder)
     assert snapshot(folder) == before and hidden(tmp_path) == []

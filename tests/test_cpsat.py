@@ -18,7 +18,7 @@ from ortools.sat.python import cp_model
 
 from blackhole.backends import Options, Verdict
 from blackhole.backends.cpsat import verdict_of
-from blackhole.backends.sat import DEFAULT_SOLVER
+from blackhole.backends.pysat_tools import DEFAULT_SOLVER
 from blackhole.cards import deck
 from blackhole.deal import Deal
 from blackhole.encode.cnf import DEFAULT_FEATURES as CNF_DEFAULT

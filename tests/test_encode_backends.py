@@ -12,7 +12,7 @@ from functools import cache
 import pytest
 
 from blackhole.backends import Options, Verdict, available_backends, make_backend
-from blackhole.backends.sat import DEFAULT_SOLVER
+from blackhole.backends.pysat_tools import DEFAULT_SOLVER
 from blackhole.deal import Deal
 from blackhole.encode.cnf import CERTIFY_FEATURES, DEFAULT_FEATURES, FEATURES, NEEDS
 from blackhole.encode.cpsat import DEFAULT_FEATURES as MODEL_DEFAULTS

@@ -78,7 +78,7 @@ def _circle(graph: dict[str, set[str]]) -> list[str] | None:
 
 def test_no_module_of_the_package_imports_itself_through_others(
         graph: dict[str, set[str]]) -> None:
-    assert {"blackhole.deal", "blackhole.rules", "blackhole.cli.common"} <= set(graph)
+    assert {"blackhole.deal", "blackhole.rules", "blackhole.cli.guard"} <= set(graph)
     assert _circle(graph) is None
 
 
@@ -87,6 +87,23 @@ def test_the_deal_layers_import_only_the_layers_below(graph: dict[str, set[str]]
         above = set(DEAL_LAYERS[height:])
         assert graph[name] & above == set(), f"{name} imports a layer at or above its own"
     assert "blackhole.rules" in graph["blackhole.positions"]  # the reader sees imports
+
+
+def test_the_shared_modules_import_no_command(graph: dict[str, set[str]]) -> None:
+    """The SAT toolkit is below the backends that use it; the CLI's shared modules are
+    below the commands: output and options import nothing of the CLI, the guard only
+    output (it loads the commands by name, when they run); the plots sit on the report."""
+    assert "blackhole.backends.sat" not in graph["blackhole.backends.pysat_tools"]
+    for user in ("blackhole.backends.maxsat", "blackhole.backends.external",
+                 "blackhole.certificates.make", "blackhole.best"):
+        assert "blackhole.backends.pysat_tools" in graph[user]
+        assert "blackhole.backends.sat" not in graph[user], user
+    cli = {name for name in graph if name.startswith("blackhole.cli.")}
+    assert graph["blackhole.cli.output"] & cli == set()
+    assert graph["blackhole.cli.options"] & cli == set()
+    assert graph["blackhole.cli.guard"] & cli == {"blackhole.cli.output"}
+    assert "blackhole.bench.plots" not in graph["blackhole.bench.report"]
+    assert "blackhole.bench.report" in graph["blackhole.bench.plots"]
 
 
 def test_a_circle_is_found() -> None:

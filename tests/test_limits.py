@@ -26,7 +26,7 @@ from pysat.solvers import Solver
 from blackhole import deadline as clock
 from blackhole.backends import Options, Verdict
 from blackhole.backends.external import ExternalBackend, parse_answer
-from blackhole.backends.sat import LineSolver, loaded_solver, run_solver
+from blackhole.backends.pysat_tools import LineSolver, loaded_solver, run_solver
 from blackhole.encode.cnf import DEFAULT_FEATURES, build_cnf
 from blackhole.encode.cpsat import build_model, build_optional
 from blackhole.pipeline import solve, solve_deal

@@ -13,9 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from blackhole.bench import read_results
+from blackhole.bench.plots import write_plots
+from blackhole.bench.report import quantile, summarize, wilson_interval
 from blackhole.errors import InputError
 from blackhole.formats import deal_json
-from blackhole.report import quantile, summarize, wilson_interval, write_plots
 from blackhole.sources import load_deal
 
 from .bench_support import results_line, run_cli, winning_moves

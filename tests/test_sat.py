@@ -16,13 +16,13 @@ from pysat.solvers import Solver
 
 from blackhole import drat
 from blackhole.backends import Options, Verdict
-from blackhole.backends.sat import (
+from blackhole.backends.pysat_tools import (
     DEFAULT_SOLVER,
     PROOF_SOLVERS,
     SOLVERS,
-    SatBackend,
     solver_name,
 )
+from blackhole.backends.sat import SatBackend
 from blackhole.cards import Card, deck
 from blackhole.deal import Deal
 from blackhole.encode.cnf import (

@@ -12,7 +12,7 @@ moves of a line.
   moves keep the best score at each move, the critical moves (the only good choice among
   several) and the first move that loses.
 
-Hints and analyses ask one incremental SAT solver (`backends.sat.LineSolver`) over the
+Hints and analyses ask one incremental SAT solver (`backends.pysat_tools.LineSolver`) over the
 optional-position CNF of the starting position: a move is the assumption "this card is
 at that position", so every candidate move, at every step of a line, reuses one
 encoding and everything the solver has learned.
@@ -262,7 +262,7 @@ class _Engine:
     (each a prefix of cards played from the start)."""
 
     def __init__(self, position: Position, deadline: float | None) -> None:
-        from blackhole.backends.sat import LineSolver
+        from blackhole.backends.pysat_tools import LineSolver
 
         self.position = position
         self.problem = build_problem(position.deal)

@@ -43,8 +43,8 @@ from blackhole.problem import Problem
 if TYPE_CHECKING:
     from pysat.solvers import Solver
 
-# The SAT side (blackhole.backends.sat, python-sat and the CNF encoder) is imported only
-# when the look leaves it a deal: a deal the look settles loads none of it.
+# The SAT side (blackhole.backends.sat and pysat_tools, python-sat and the CNF encoder)
+# is imported only when the look leaves it a deal: a deal the look settles loads none of it.
 
 # Seconds the look runs alone in the parallel mode before the SAT solver starts beside it:
 # the look settles most deals within it, and a CNF built beside a look about to answer
@@ -113,7 +113,7 @@ class AutoBackend(Backend):
     def check(self, options: Options) -> None:
         super().check(options)
         if options.solver is not None or options.proof:  # else nothing to load to check
-            from blackhole.backends.sat import check_proof_solver, solver_name
+            from blackhole.backends.pysat_tools import check_proof_solver, solver_name
 
             check_proof_solver(solver_name(options.solver), options.proof)
 
@@ -218,7 +218,8 @@ class AutoBackend(Backend):
                     answered: Callable[[], bool]) -> Result:
         """The SAT backend's solve, its solver run in slices of conflicts so that it
         stops soon after the look answers (`answered`, once `done` is set)."""
-        from blackhole.backends.sat import SatBackend, conflict_slice, run_solver
+        from blackhole.backends.pysat_tools import conflict_slice, run_solver
+        from blackhole.backends.sat import SatBackend
 
         def run(sat: Solver, solver: str, deadline: float | None) -> bool | None:
             budget = FIRST_SLICE

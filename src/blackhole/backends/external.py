@@ -30,7 +30,7 @@ from pathlib import Path
 from blackhole import deadline as clock
 from blackhole import drat
 from blackhole.backends import Backend, Options, Result, Verdict
-from blackhole.backends.sat import features_of, read_answer
+from blackhole.backends.pysat_tools import features_of, read_answer
 from blackhole.encode.cnf import build_cnf
 from blackhole.errors import InputError, InternalError
 from blackhole.problem import Problem

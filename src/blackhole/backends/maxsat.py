@@ -27,7 +27,7 @@ from pysat.formula import WCNF
 
 from blackhole import deadline as clock
 from blackhole.backends import Backend, BestResult, Options, Result, Verdict
-from blackhole.backends.sat import INTERRUPTIBLE, best_features, solver_name
+from blackhole.backends.pysat_tools import INTERRUPTIBLE, best_features, solver_name
 from blackhole.backends.seeding import starting_line
 from blackhole.encode.cnf import Encoding, build_cnf, gc_paused
 from blackhole.errors import InputError, InternalError

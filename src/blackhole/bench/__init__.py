@@ -7,7 +7,8 @@ The parts, in the order a run uses them:
 - `worker`: what runs inside a worker process: one task → one Record;
 - `pool`: `SandboxPool`, worker processes fed batches, a hard wall limit per task;
 - `cluster`: the same pool on every worker of a Dask cluster, fed in chunks;
-- `run`: `run_bench`, which skips finished tasks, runs the rest and writes each line.
+- `run`: `run_bench`, which skips finished tasks, runs the rest and writes each line;
+- `report` and `plots`: the report of a results file, and its plots.
 
 A backend entry may name a variant (`sat:glucose4`, `cpsat:boolean`); the registry
 parses it (`blackhole.backends.split_label`), and the entry as written is the record's

@@ -61,7 +61,7 @@ DEFAULT_SOLVER = "glucose4"  # any of the sat backend's PROOF_SOLVERS, by any al
 def check_choices(solver: str | None, checker: str) -> str:
     """The canonical proof solver for `solver` (any name or alias `solve` takes), after
     checking it and the checker once, before any work."""
-    from blackhole.backends.sat import check_proof_solver, solver_name
+    from blackhole.backends.pysat_tools import check_proof_solver, solver_name
 
     if solver is not None and not isinstance(solver, str):
         raise InputError(f"must be a solver's name, not {type(solver).__name__}", "solver")
@@ -226,7 +226,7 @@ def _refute(encoding: cnf.Encoding, solver: str, deadline: float | None) -> tupl
     (None, None, None, stats) when the deadline came first."""
     from pysat.solvers import Solver
 
-    from blackhole.backends.sat import check_proof_solver, read_answer, run_solver
+    from blackhole.backends.pysat_tools import check_proof_solver, read_answer, run_solver
 
     check_proof_solver(solver, proof=True)
     stats: dict[str, Any] = {"vars": encoding.num_vars, "clauses": len(encoding.clauses),

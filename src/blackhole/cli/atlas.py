@@ -6,17 +6,10 @@ from typing import Annotated
 
 import typer
 
-from blackhole.cli.common import (
-    EXIT_NO,
-    EXIT_OK,
-    EXIT_UNKNOWN,
-    JsonFlag,
-    app,
-    user_errors,
-)
+from blackhole.cli.guard import EXIT_NO, EXIT_OK, EXIT_UNKNOWN, user_errors
+from blackhole.cli.options import JsonFlag
 
 
-@app.command()
 def atlas(
     spec: Annotated[str, typer.Argument(
         help="A PySolFC deal: pysol:N (Black Hole) or pysol:N:all-in-a-row.",
@@ -46,7 +39,6 @@ def atlas(
                      else EXIT_NO)
 
 
-@app.command("atlas-build")
 def atlas_build(
     results: Annotated[list[Path], typer.Argument(
         help="Bench results files (.jsonl or .jsonl.gz): solve and --task best runs of one "

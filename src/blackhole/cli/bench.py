@@ -11,18 +11,16 @@ import typer
 from blackhole.backends import Options
 from blackhole.bench.plan import DEFAULT_TIMEOUT, GRACE
 from blackhole.bench.run import DEFAULT_MEMORY_MB
-from blackhole.cli.common import (
+from blackhole.cli.guard import (
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
     FLAG_OF,
-    BudgetOption,
-    JsonFlag,
-    app,
-    console,
     user_errors,
 )
+from blackhole.cli.options import BudgetOption, JsonFlag
+from blackhole.cli.output import console
 from blackhole.errors import InputError
 
 # run_bench's parameters, as the bench command's options and arguments name them
@@ -56,7 +54,7 @@ def _bench_progress(show: bool) -> Iterator[Callable]:
         TimeRemainingColumn,
     )
 
-    from blackhole.report import run_name
+    from blackhole.bench.report import run_name
 
     colours = {"solved": "green", "unsolvable": "red", "unknown": "yellow", "error": "magenta"}
     verdicts: Counter[str] = Counter()
@@ -89,8 +87,9 @@ def _bench_progress(show: bool) -> Iterator[Callable]:
 
 def _report(results: Path, plots: Path | None, as_json: bool, run: dict | None = None) -> None:
     """Print the report of a results file; exit 4 on a disagreement or an error line."""
+    from blackhole.bench.plots import write_plots
     from blackhole.bench.record import read_results
-    from blackhole.report import report_json, summarize, tables, write_plots
+    from blackhole.bench.report import report_json, summarize, tables
 
     with _bench_errors():
         summary = summarize(read_results(results), str(results))
@@ -109,7 +108,6 @@ PlotsOption = Annotated[Path | None, typer.Option(
     help="Write the plots here (cactus, SAT vs CP-SAT seconds, best scores), PNG and SVG.")]
 
 
-@app.command()
 def bench(
     specs: Annotated[str, typer.Argument(
         help="Deals: pysol:1-1000, random:1-500, a folder of deal files, comma lists.",
@@ -194,7 +192,6 @@ def bench(
     _report(out, plots, as_json, run=summary.to_json())
 
 
-@app.command("report")
 def report_command(
     results: Annotated[Path, typer.Argument(
         help="A results file written by `blackhole bench`.", show_default=False)],

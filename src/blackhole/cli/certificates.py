@@ -8,26 +8,23 @@ import typer
 from rich.text import Text
 
 from blackhole.backends import Verdict
-from blackhole.cli.common import (
+from blackhole.cli.guard import (
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
     EXIT_NO,
     EXIT_OK,
     EXIT_UNKNOWN,
     VERDICT_EXIT,
-    AfterOption,
-    JsonFlag,
-    app,
-    console,
     user_errors,
 )
+from blackhole.cli.options import AfterOption, JsonFlag
+from blackhole.cli.output import console
 from blackhole.sources import expand_specs
 
 if TYPE_CHECKING:
     from blackhole.certificates import Certificate, Verification
 
 
-@app.command("certify")
 def certify_command(
     specs: Annotated[list[str], typer.Argument(
         help="Deal specs, one or several: pysol:N, files, ranges such as pysol:1-1000, comma "
@@ -162,7 +159,6 @@ def _print_interrupted(rows: "list[tuple[str, Certificate]]", planned: int,
                + (f" ({finished})" if rows else "") + "; run again with --resume", err=True)
 
 
-@app.command()
 def verify(
     folder: Annotated[Path, typer.Argument(
         help="A certificate folder (or a file in it, such as its manifest.json), or the "

@@ -9,22 +9,13 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from blackhole.cli.common import (
-    EXIT_NO,
-    EXIT_OK,
-    AfterOption,
-    DealSpec,
-    JsonFlag,
-    app,
-    card_text,
-    console,
-    user_errors,
-)
+from blackhole.cli.guard import EXIT_NO, EXIT_OK, user_errors
+from blackhole.cli.options import AfterOption, DealSpec, JsonFlag
+from blackhole.cli.output import card_text, console
 from blackhole.formats import board_text, moves_json, position_json
 from blackhole.positions import check_answer, load_position
 
 
-@app.command()
 def show(spec: DealSpec,
          after: AfterOption = None,
          ascii_only: Annotated[bool, typer.Option("--ascii", help="Plain ASCII, no colour.")]
@@ -62,7 +53,6 @@ class DealFormat(StrEnum):
     json = "json"
 
 
-@app.command("deal")
 def deal_command(spec: DealSpec,
                  format: Annotated[DealFormat, typer.Option(help="Output format.")]
                  = DealFormat.board,
@@ -77,7 +67,6 @@ def deal_command(spec: DealSpec,
     typer.echo(text, nl=False)
 
 
-@app.command()
 def check(spec: DealSpec,
           solution: Annotated[Path, typer.Argument(
               help="Our JSON, a list of cards, or black-hole-solve's output ('-': stdin).")],

@@ -5,10 +5,10 @@ from typing import Annotated
 
 import typer
 
-from blackhole.cli.common import AfterOption, app, user_errors
+from blackhole.cli.guard import user_errors
+from blackhole.cli.options import AfterOption
 
 
-@app.command()
 def play(spec: Annotated[str | None, typer.Argument(
              help="A board or JSON file, pysol:N[:all-in-a-row] or random:SEED[:any]; "
                   "a fresh random deal when left out.", show_default=False)] = None,

@@ -12,24 +12,17 @@ from rich.text import Text
 
 from blackhole.backends import DEFAULT_BACKEND, Options
 from blackhole.cards import Card
-from blackhole.cli.common import (
-    EXIT_OK,
-    EXIT_UNKNOWN,
+from blackhole.cli.guard import EXIT_OK, EXIT_UNKNOWN, command_timeout, user_errors
+from blackhole.cli.options import (
     AfterOption,
     AsciiFlag,
     DealSpec,
     JsonFlag,
     SeedOption,
     WorkersOption,
-    app,
-    card_text,
-    command_timeout,
-    console,
     parse_features,
-    plain_console,
-    user_errors,
-    working,
 )
+from blackhole.cli.output import card_text, console, plain_console, working
 from blackhole.positions import load_position, read_moves
 from blackhole.rules import advance
 from blackhole.sources import stdin_once
@@ -45,7 +38,6 @@ TimeoutOption = Annotated[float | None, typer.Option(
          "(exit 3).", show_default=False)]
 
 
-@app.command()
 def best(
     spec: DealSpec,
     backend: Annotated[str, typer.Option(
@@ -125,7 +117,6 @@ def _print_line(out: "Console", moves: Sequence[tuple[Card, int]], moved: int,
         out.print(line)
 
 
-@app.command()
 def hint(
     spec: DealSpec,
     timeout: TimeoutOption = None,
@@ -176,7 +167,6 @@ def _hint_line(h: "Hint", ascii_only: bool) -> Text:
     return line
 
 
-@app.command()
 def analyze(
     spec: DealSpec,
     line: Annotated[str | None, typer.Option(

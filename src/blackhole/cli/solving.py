@@ -9,25 +9,18 @@ from typing import Annotated
 import typer
 
 from blackhole.backends import DEFAULT_BACKEND, REGISTRY, Verdict, choose
-from blackhole.cli.common import (
-    VERDICT_EXIT,
+from blackhole.cli.guard import VERDICT_EXIT, command_timeout, user_errors
+from blackhole.cli.options import (
     AfterOption,
     AsciiFlag,
     BudgetOption,
     DealSpec,
     JsonFlag,
     SeedOption,
-    Styled,
     WorkersOption,
-    app,
-    card_piece,
-    command_timeout,
-    console,
     parse_features,
-    plain_console,
-    user_errors,
-    working,
 )
+from blackhole.cli.output import Styled, card_piece, console, plain_console, working
 from blackhole.deal import Position
 from blackhole.errors import InputError
 from blackhole.pipeline import Solution, solve_deal
@@ -41,7 +34,6 @@ class OutputFormat(StrEnum):
     pysol = "pysol"
 
 
-@app.command()
 def solve(
     spec: DealSpec,
     backend: Annotated[str, typer.Option(
@@ -136,7 +128,6 @@ class EncodeFormat(StrEnum):
     cpsat = "cpsat"
 
 
-@app.command()
 def encode(
     spec: DealSpec,
     format: Annotated[EncodeFormat, typer.Option(help="What to write.")]

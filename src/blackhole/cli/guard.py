@@ -1,0 +1,233 @@
+"""The exit-code guard every command runs under, the app, and the command table.
+
+Exit 1 means "unsolvable" or "check failed" and nothing else: `GuardedGroup` maps every
+other ending to its code. A command's module is imported only when that command runs
+(`COMMANDS`, the one list of the commands: name, module and function), so a one-deal
+command loads none of bench's, certify's or play's imports (issue #12: start-up).
+"""
+
+# No `from __future__ import annotations` in the command modules: Typer reads each command's
+# annotations, and strings would be evaluated again (twice) on every start.
+
+import importlib
+import os
+import sys
+import time
+import traceback
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import fields
+from typing import Annotated, Any
+
+import typer
+import typer.core
+import typer.main
+import typer.models
+from typer.core import TyperGroup
+
+from blackhole.backends import Options, Verdict
+from blackhole.cli.output import PipeSafe, say, silence_stdout
+from blackhole.deadline import solver_left_running
+from blackhole.errors import InputError, InternalError, shorten
+from blackhole.version import installed_version
+
+EXIT_OK, EXIT_NO, EXIT_USAGE, EXIT_UNKNOWN, EXIT_INTERNAL = 0, 1, 2, 3, 4
+EXIT_INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
+DEBUG_ENV = "BLACKHOLE_DEBUG"
+# When the running command began (`command_timeout`), set by the guard for each command.
+_COMMAND_BEGAN: ContextVar[float | None] = ContextVar("command_began", default=None)
+_LEAST_TIMEOUT = 0.001  # what is left of a limit the start-up has used up: stop at once
+
+# The click that Typer runs on: recent Typer vendors its own copy, older Typer uses click.
+_click = getattr(typer.core, "_click", None) or __import__("click")
+
+_ABORTS = tuple({getattr(_click.exceptions, "Abort", typer.Abort), typer.Abort,
+                 KeyboardInterrupt})
+
+# Library errors name the Options field at fault; the CLI shows the flag that sets it.
+# Settings read from the environment: the compiled cores' engine switches (probe.py,
+# drat.py; tests/test_hostile.py holds these names and values to theirs). Named here so
+# that a bad value is one line and exit 2 before any work, without importing the checker.
+ENGINE_VARIABLES = ("BLACKHOLE_PROBE_ENGINE", "BLACKHOLE_DRAT_ENGINE")
+ENGINE_CHOICES = ("auto", "python")
+
+FLAG_OF = {f.name: "--" + f.name.replace("_", "-") for f in fields(Options)}
+FLAG_OF.update(backend="--backend", options="option", after="--after")
+
+# Every command: its name, in the order `blackhole --help` lists them, and the module of
+# blackhole.cli and the function that run it. The one list of the commands: the modules
+# register none themselves, so nothing can disagree with it.
+COMMANDS = {
+    "bench": "bench:bench", "report": "bench:report_command",
+    "certify": "certificates:certify_command", "verify": "certificates:verify",
+    "show": "deals:show", "deal": "deals:deal_command", "check": "deals:check",
+    "play": "play:play",
+    "best": "positions:best", "hint": "positions:hint", "analyze": "positions:analyze",
+    "solve": "solving:solve", "encode": "solving:encode",
+    "atlas": "atlas:atlas", "atlas-build": "atlas:atlas_build",
+}
+
+
+def _check_environment() -> None:
+    for name in ENGINE_VARIABLES:
+        value = os.environ.get(name)
+        if value is not None and value not in ENGINE_CHOICES:
+            raise InputError(f"unknown engine (choose from {', '.join(ENGINE_CHOICES)})",
+                             name, token=value)
+
+
+class GuardedGroup(TyperGroup):
+    """The exit-code contract, kept in one place for every command; and commands that are
+    loaded when they are looked up, not all at start-up.
+
+    Exit 1 must only ever mean "unsolvable" or "check failed", so nothing else may reach
+    it: usage errors become one line and exit 2, an unexpected exception one line and exit
+    4 (its traceback only with --debug or BLACKHOLE_DEBUG=1), Ctrl-C exit 130, and a
+    closed output pipe (`blackhole solve pysol:2 | head -1`) ends quietly with exit 0.
+
+    A solver left running at the time limit (`blackhole.deadline.stoppable`: CP-SAT still
+    loading a large model) is not waited for: the process ends at once with its code, as
+    a normal exit would wait for that thread, or abort under it.
+    """
+
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
+             complete_var: str | None = None, standalone_mode: bool = True,
+             **extra: Any) -> Any:
+        argv = list(sys.argv[1:] if args is None else args)
+        debug = "--debug" in argv[:argv.index("--")] if "--" in argv else "--debug" in argv
+        stdout, sys.stdout = sys.stdout, PipeSafe(sys.stdout)
+        began = _COMMAND_BEGAN.set(time.perf_counter())
+        try:
+            _check_environment()
+            code = super().main(args=argv, prog_name=prog_name, complete_var=complete_var,
+                                standalone_mode=False, **extra)
+            code = code if isinstance(code, int) else EXIT_OK
+        except InputError as error:  # raised outside a command's own handling
+            say(f"error: {error.describe(FLAG_OF)}")
+            code = EXIT_USAGE
+        except InternalError as error:
+            say(f"internal error: {error}")
+            code = EXIT_INTERNAL
+        except _click.exceptions.NoArgsIsHelpError as error:  # a bare `blackhole`
+            print(error.ctx.get_help() if error.ctx else "see blackhole --help")
+            code = EXIT_USAGE
+        except _click.exceptions.UsageError as error:
+            where = error.ctx.command_path if error.ctx else "blackhole"
+            say(f"error: {_one_line(error.format_message())} (see {where} --help)")
+            code = EXIT_USAGE
+        except _click.exceptions.ClickException as error:  # a bad file argument and the like
+            say(f"error: {_one_line(error.format_message())}")
+            code = EXIT_USAGE
+        except _ABORTS:
+            say("interrupted")
+            code = EXIT_INTERRUPTED
+        except Exception as error:  # noqa: BLE001 — the contract: any bug is one line, exit 4
+            code = _bug(error, debug)
+        finally:
+            broken, sys.stdout = sys.stdout.broken, stdout
+            _COMMAND_BEGAN.reset(began)
+        if broken:
+            silence_stdout()
+        if standalone_mode:
+            if solver_left_running():
+                _exit_now(code)
+            sys.exit(code)
+        return code
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if cmd_name not in self.commands:  # an unknown name loads all: "did you mean ...?"
+            for name in (cmd_name,) if cmd_name in COMMANDS else COMMANDS:
+                self._load(name)
+        return self.commands.get(cmd_name)
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        for name in COMMANDS:
+            self._load(name)
+        return list(COMMANDS)
+
+    def _load(self, name: str) -> None:
+        """Import the module of command `name` and add the command as Typer would have
+        built it from `@app.command(name)`."""
+        if name in self.commands:
+            return
+        module, _, function = COMMANDS[name].partition(":")
+        callback = getattr(importlib.import_module(f"blackhole.cli.{module}"), function)
+        self.commands[name] = typer.main.get_command_from_info(
+            typer.models.CommandInfo(name=name, callback=callback),
+            pretty_exceptions_short=app.pretty_exceptions_short,
+            rich_markup_mode=app.rich_markup_mode)
+
+
+def _bug(error: BaseException, debug: bool) -> int:
+    if debug or os.environ.get(DEBUG_ENV):
+        traceback.print_exception(error, file=sys.stderr)
+    say(f"internal error (a bug in blackhole): {type(error).__name__}: "
+        f"{shorten(str(error), 120)} (rerun with --debug for the traceback)")
+    return EXIT_INTERNAL
+
+
+def _exit_now(code: int) -> None:
+    """End the process with `code` without waiting for other threads (the output is
+    flushed first)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+app = typer.Typer(cls=GuardedGroup,
+                  help="Solve, compare and certify deals of the patience game Black Hole.",
+                  no_args_is_help=True, add_completion=False,
+                  pretty_exceptions_enable=False, rich_markup_mode=None)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"blackhole {installed_version()}")
+        raise typer.Exit(EXIT_OK)
+
+
+@app.callback()
+def _global_options(
+    version: Annotated[bool, typer.Option(
+        "--version", callback=_print_version, is_eager=True,
+        help="Print the version and exit.")] = False,
+    debug: Annotated[bool, typer.Option(
+        "--debug", help="Show the traceback of an internal error (or set BLACKHOLE_DEBUG=1).")]
+    = False,
+) -> None:
+    """Solve, compare and certify deals of the patience game Black Hole."""
+
+
+VERDICT_EXIT = {Verdict.SOLVED: EXIT_OK, Verdict.UNSOLVABLE: EXIT_NO,
+                Verdict.UNKNOWN: EXIT_UNKNOWN}
+
+def command_timeout(timeout: float | None) -> float | None:
+    """The --timeout of a one-deal command as what is left of it now: the limit bounds the
+    whole command, so the time since it began (loading a solver's package takes most of
+    a second) is taken off. A value that is no limit is returned as given, for Options to
+    refuse it by name."""
+    began = _COMMAND_BEGAN.get()
+    if began is None or not isinstance(timeout, int | float) or not timeout > 0:
+        return timeout
+    return max(timeout - (time.perf_counter() - began), _LEAST_TIMEOUT)
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Bad input → one line on stderr and exit 2; failed cross-check → exit 4."""
+    try:
+        yield
+    except InputError as error:
+        typer.echo(f"error: {error.describe(FLAG_OF)}", err=True)
+        raise typer.Exit(EXIT_USAGE) from None
+    except InternalError as error:
+        typer.echo(f"internal error: {error}", err=True)
+        raise typer.Exit(EXIT_INTERNAL) from None

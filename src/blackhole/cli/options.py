@@ -1,0 +1,44 @@
+"""The options and arguments that several commands share, and the reading of --features.
+"""
+
+from typing import Annotated
+
+import typer
+
+from blackhole.errors import InputError
+
+DealSpec = Annotated[str, typer.Argument(
+    help="A board or JSON file, '-' for stdin, pysol:N[:all-in-a-row] or random:SEED[:any].",
+    show_default=False)]
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+WorkersOption = Annotated[int | None, typer.Option(
+    min=1, help="CP-SAT search workers (default 1).", show_default=False)]
+SeedOption = Annotated[int | None, typer.Option(
+    help="CP-SAT random seed (default 0).", show_default=False)]
+BudgetOption = Annotated[int | None, typer.Option(
+    min=1, metavar="NODES",
+    help="The look's moves (look and auto backends): at this many the look gives up "
+         "(look: unknown; auto: SAT goes on). Default: none for look; auto's own.",
+    show_default=False)]
+AsciiFlag = Annotated[bool, typer.Option(
+    "--ascii", help="Plain ASCII cards (KH, not K♥) and no colour.")]
+
+
+AfterOption = Annotated[str | None, typer.Option(
+    "--after", metavar="MOVES",
+    help="Start from the position after these moves: cards separated by spaces or commas, "
+         "or @FILE in any solution format check reads.", show_default=False)]
+
+
+def parse_features(text: str | None) -> frozenset[str] | None:
+    """`--features a,b` → {a, b}; `none` → the plain encoding; an empty list is an error
+    (`,,,` would otherwise run the plain encoding without saying so)."""
+    if text is None:
+        return None
+    if text.strip().lower() == "none":
+        return frozenset()
+    names = frozenset(name.strip() for name in text.split(",") if name.strip())
+    if not names:
+        raise InputError("names no feature (use 'none' for the plain encoding)", "features",
+                         token=text)
+    return names
