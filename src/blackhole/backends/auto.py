@@ -4,10 +4,11 @@ name such as "glucose4"), with each stage's time and work in `stats["stages"]`.
 
 Two ways to run, chosen per solve by the cores free at that moment (`free_cores`):
 
-- **parallel** (two or more free cores, and the look's compiled core built): the look
-  starts on a second thread with no budget (or `Options.budget`), and this thread waits
-  for it, without the GIL, for HEAD_START seconds: most deals end there, at the cost of
-  a thread start. If the look is still searching, this thread builds the CNF and runs
+- **parallel** (two or more free cores, and the look's compiled core built): a short
+  look of QUICK_LOOK moves in line, which settles most deals with no thread started;
+  then, for the deals it leaves, the look starts again on a second thread with no budget
+  (or `Options.budget`), and this thread waits for it, without the GIL, for HEAD_START
+  seconds. If the look is still searching, this thread builds the CNF and runs
   the SAT solver in short slices of conflicts. The look's core lets the GIL go, so the
   two run at once; the SAT solver holds the GIL inside each slice, and between slices it
   checks whether the look has answered. Whichever answers first is taken and the other
