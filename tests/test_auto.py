@@ -138,6 +138,8 @@ def test_the_cores_variable_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
     assert free_cores() == 3
     monkeypatch.delenv(CORES_VARIABLE)
     assert free_cores() >= 1
+    monkeypatch.setenv(CORES_VARIABLE, "")  # set but empty: as if unset
+    assert solve_deal(load_deal("pysol:2"), "auto", Options()).verdict is Verdict.SOLVED
     for bad in ("0", "two", "-1"):
         monkeypatch.setenv(CORES_VARIABLE, bad)
         with pytest.raises(InputError, match=CORES_VARIABLE):

@@ -69,8 +69,8 @@ def free_cores() -> int:
     """The cores free for this solve: $BLACKHOLE_AUTO_CORES when set, else an estimate:
     the cores this process may run on, less the load average of the last minute
     (rounded), counting this process's own core as free; at least 1."""
-    given = os.environ.get(CORES_VARIABLE)
-    if given is not None:
+    given = os.environ.get(CORES_VARIABLE, "")
+    if given:  # set and not empty
         if not given.strip().isdigit() or int(given) < 1:
             raise InputError("must be a whole number of cores, 1 or more", CORES_VARIABLE,
                              token=given)
