@@ -65,12 +65,7 @@ wrong), a proof without a conflict, extension variables, input or sizes it does
 not take, all go to the Python checker, which gives the verdict; it stops at the
 deadline and polls signal handlers (Ctrl-C) every 50 ms.  ``CheckResult.engine``
 says who judged; ``engine="python"`` or ``BLACKHOLE_DRAT_ENGINE=python`` skips
-the core.  It assigns a RUP literal in about 40 ns.  Measured in one process (2
-cores shared, load 1.2), Glucose 4's proofs: pysol:265 checked in 0.14 s (Python
-3.1 s), pysol:915 in 0.18 s (4.0 s).  ``blackhole certify
-@examples/pysol-unsolvable-1-1000.txt`` (load 1.2): the checks of the 123 deals take
-1.5 s of 5.9 s summed over the deals (7.0 s for the whole process), the slowest deal
-0.58 s (915); with the Python engine 22.5 s of 27.5 s (29.3 s), the slowest 5.7 s.
+the core.  Its speed is measured in docs/performance.md.
 """
 
 from __future__ import annotations

@@ -48,11 +48,7 @@ budget; the tests hold them to that. ``engine="python"`` or
 ``BLACKHOLE_PROBE_ENGINE=python`` skips it. A node costs about 0.1 us there against
 about 6 us here, so its default budget is far larger (COMPILED_BUDGET).
 
-At 3,000,000 nodes the core settles every deal of pysol:1-1000 (877 wins, 123
-refutations; 1.1 s for all of them, at most 0.13 s a deal, pysol:915) and 19,996 of
-pysol:1-20000 (the 4 left, 10929, 11034, 13295 and 17600, spend about 0.4 s each in the
-look before glucose4 settles them in 0.03 s). Before the two new cuts and the last
-depth-first pass it settled 936 of pysol:1-1000 at 200,000 nodes, and 959 at 500,000.
+What the default budget settles, and at what cost, is in docs/performance.md.
 The core lets the GIL go while it searches, so other threads run beside a long look,
 and another thread can end it early (`stop`: the `auto` portfolio does when SAT answers
 first).

@@ -43,7 +43,8 @@ from blackhole.problem import Problem
 # glucose4 needed the fewest conflicts on the deals the look leaves to a solver
 # (pysol:1-1000: 232,700 against glucose3's 281,895; encodings/sat.md).
 DEFAULT_SOLVER = "glucose4"
-# The best score's incremental climbs were measured with glucose3 (README, best scores).
+# The best score's incremental climbs run on glucose3, the fastest measured for them
+# (docs/performance.md, best scores).
 BEST_SOLVER = "glucose3"
 # pysat solvers that can be stopped at a deadline, and how: by interrupt() or by budgets.
 # Left out: lingeling (no limits at all), kissat404 (aborts the process on a second,

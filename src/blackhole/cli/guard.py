@@ -3,7 +3,7 @@
 Exit 1 means "unsolvable" or "check failed" and nothing else: `GuardedGroup` maps every
 other ending to its code. A command's module is imported only when that command runs
 (`COMMANDS`, the one list of the commands: name, module and function), so a one-deal
-command loads none of bench's, certify's or play's imports (issue #12: start-up).
+command loads none of bench's, certify's or play's imports, to keep start-up quick.
 """
 
 # No `from __future__ import annotations` in the command modules: Typer reads each command's

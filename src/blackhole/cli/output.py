@@ -1,7 +1,7 @@
 """What the commands print and how: stdout that survives a closed pipe, styled text and
 a console that loads Rich only where output may reach a terminal or needs Rich's layout
 (piped plain text is written as Rich would write it, so a piped `blackhole solve` loads
-no Rich: issue #12, a one-deal command's start-up), cards drawn as text, and the
+no Rich, to keep a one-deal command quick to start), cards drawn as text, and the
 spinner of a long job.
 """
 
@@ -133,7 +133,7 @@ def plain_as_rich(renderable: Any) -> str | None:
 class _LazyConsole:
     """A Rich Console, made when it is first needed. Piped output that Rich would print as
     its plain text (`plain_as_rich`) is written directly: a one-deal command's output to
-    a file or a pipe does not pay for loading Rich's console (issue #12: start-up)."""
+    a file or a pipe does not pay for loading Rich's console, to keep start-up quick)."""
 
     def __init__(self, **settings: Any) -> None:
         self._settings = settings
