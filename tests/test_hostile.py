@@ -191,11 +191,3 @@ def test_a_bad_engine_variable_is_bad_input(variable: str, args: list[str],
     assert not (tmp_path / "c").exists()
 
 
-def test_the_cli_knows_the_engine_switches_of_both_cores() -> None:
-    """The CLI checks the variables without importing the checker (start-up): its names
-    and choices must be the ones the two modules read."""
-    from blackhole import drat, probe
-    from blackhole.cli.guard import ENGINE_CHOICES, ENGINE_VARIABLES
-
-    assert ENGINE_VARIABLES == (probe.ENGINE_VARIABLE, drat.ENGINE_VARIABLE)
-    assert set(ENGINE_CHOICES) == set(probe.ENGINES) == set(drat.ENGINES)

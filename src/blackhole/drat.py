@@ -78,6 +78,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
 
+from blackhole.engines import DRAT_VARIABLE, ENGINES
 from blackhole.errors import BlackholeError
 
 __all__ = [
@@ -112,8 +113,7 @@ except ImportError:  # pragma: no cover - an install without a compiler
 
 # "python" makes check_proof judge every proof with the pure-Python checker alone;
 # "auto" (the default) lets the compiled core accept what it can.
-ENGINE_VARIABLE = "BLACKHOLE_DRAT_ENGINE"
-ENGINES = ("auto", "python")
+ENGINE_VARIABLE = DRAT_VARIABLE
 _C_ACCEPT, _C_HANDOVER, _C_TIMEOUT = 0, 1, 2
 
 

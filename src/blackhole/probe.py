@@ -62,6 +62,7 @@ import time
 from dataclasses import dataclass
 
 from blackhole.cards import rank_adjacent
+from blackhole.engines import ENGINES, PROBE_VARIABLE
 from blackhole.errors import InputError
 from blackhole.problem import Problem
 
@@ -89,8 +90,7 @@ except ImportError:  # pragma: no cover - an install without a compiler
 
 # "python" makes probe search with the Python code alone; "auto" (the default) uses the
 # compiled core when it is built.
-ENGINE_VARIABLE = "BLACKHOLE_PROBE_ENGINE"
-ENGINES = ("auto", "python")
+ENGINE_VARIABLE = PROBE_VARIABLE
 _NOT_TAKEN = -2  # the compiled core's answer to a problem it leaves to the Python search
 
 

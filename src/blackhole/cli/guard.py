@@ -26,6 +26,7 @@ import typer.main
 import typer.models
 from typer.core import TyperGroup
 
+from blackhole import engines
 from blackhole.backends import Options, Verdict
 from blackhole.cli.output import PipeSafe, say, silence_stdout
 from blackhole.deadline import solver_left_running
@@ -46,11 +47,10 @@ _ABORTS = tuple({getattr(_click.exceptions, "Abort", typer.Abort), typer.Abort,
                  KeyboardInterrupt})
 
 # Library errors name the Options field at fault; the CLI shows the flag that sets it.
-# Settings read from the environment: the compiled cores' engine switches (probe.py,
-# drat.py; tests/test_hostile.py holds these names and values to theirs). Named here so
-# that a bad value is one line and exit 2 before any work, without importing the checker.
-ENGINE_VARIABLES = ("BLACKHOLE_PROBE_ENGINE", "BLACKHOLE_DRAT_ENGINE")
-ENGINE_CHOICES = ("auto", "python")
+# Settings read from the environment: the compiled cores' engine switches (engines.py),
+# checked here so that a bad value is one line and exit 2 before any work.
+ENGINE_VARIABLES = engines.VARIABLES
+ENGINE_CHOICES = engines.ENGINES
 
 FLAG_OF = {f.name: "--" + f.name.replace("_", "-") for f in fields(Options)}
 FLAG_OF.update(backend="--backend", options="option", after="--after")
