@@ -13,7 +13,7 @@ from blackhole.deal import Position
 from blackhole.errors import InputError
 from blackhole.play.board import check_fits
 from blackhole.positions import load_position, read_moves
-from blackhole.rules import Game, advance, replay
+from blackhole.rules import Game, advance
 
 SEEDS = 1_000_000  # fresh random deals are random:0 .. random:999999
 CARDS_PER_LINE = 17
@@ -38,9 +38,9 @@ def start_game(spec: str, after: str | None = None) -> Game:
     if after is None:
         return game
     moves, source = read_moves(after, "after")
-    advance(origin, moves, source)  # the errors
-    for card in replay(origin.deal, moves).order:
-        game = game.play_card(card)
+    advance(origin, moves, source)  # an illegal move is an InputError naming `source`
+    for move in moves:  # legal, as advance found: the game records them for undo and save
+        game = game.play_card(move.card)
     return game
 
 
