@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -114,9 +114,8 @@ def run_job(job: Job) -> Certificate:
                             job.checker, job.moves, job.after)
 
 
-def certify_all(jobs: Sequence[Job], workers: int = 1, resume: bool = False,
-                on_done: Callable[[Job, Certificate], None] | None = None) -> Iterator[
-                    tuple[Job, Certificate]]:
+def certify_all(jobs: Sequence[Job], workers: int = 1,
+                resume: bool = False) -> Iterator[tuple[Job, Certificate]]:
     """Certify the jobs, `workers` deals at a time in separate processes, yielding each as
     it finishes (in the order they finish when parallel). With `resume`, a folder that
     already holds a complete certificate of its deal is kept and yielded as `resumed`.
