@@ -17,6 +17,7 @@ above, each importing only the ones below it:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from blackhole.cards import STANDARD_RANKS, SUITS, Card, deck, rank_adjacent
 from blackhole.errors import InputError
@@ -24,6 +25,15 @@ from blackhole.errors import InputError
 FOUNDATION_SPADE_ACE = Card(1, "S")
 BLACK_HOLE_LAYOUT = (17, 3)  # fans, cards per fan, with the A♠ in the hole
 ALL_IN_A_ROW_LAYOUT = (13, 4)  # with an empty foundation
+
+
+class Move(NamedTuple):
+    """A move: the card and its fan (0-based). Every answer (`Solution.moves`,
+    `Best.moves`, `Position.after`, the legal moves of a game) gives both; a solution
+    file may give one. A tuple, so `card, fan = move` reads it."""
+
+    card: Card | None = None
+    fan: int | None = None
 
 
 @dataclass(frozen=True)
@@ -104,7 +114,7 @@ class Position:
     moved: int
     of: int
     history: tuple[Card, ...] = ()
-    after: tuple[tuple[Card, int], ...] = field(default=(), compare=False)
+    after: tuple[Move, ...] = field(default=(), compare=False)
 
     @property
     def progress(self) -> str:

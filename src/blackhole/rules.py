@@ -20,10 +20,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property
-from typing import NamedTuple
 
 from blackhole.cards import SUITS, Card, rank_adjacent
-from blackhole.deal import Deal, Position, position_of
+from blackhole.deal import Deal, Move, Position, position_of
 from blackhole.errors import InputError
 
 
@@ -80,15 +79,6 @@ class Outcome(StrEnum):
     BLOCKED = "blocked"  # cards remain and no top card fits
     UNFINISHED = "unfinished"  # the moves ran out while a legal move remained
     ILLEGAL = "illegal"
-
-
-class Move(NamedTuple):
-    """A move: the card and its fan (0-based). Every answer (`Solution.moves`,
-    `Best.moves`, `Position.after`, the legal moves of a game) gives both; a solution
-    file may give one. A tuple, so `card, fan = move` reads it."""
-
-    card: Card | None = None
-    fan: int | None = None
 
 
 @dataclass(frozen=True)
