@@ -15,6 +15,14 @@
  *               -2 not taken (ranks outside 1..modulus, sizes beyond its limits): the
  *               caller runs the Python search
  *
+ * longest(fans, fan_ranks, modulus, start_rank, budget, passes, seconds, stop, floor, bound)
+ *     -> (status, line, nodes)
+ *   one round of blackhole.probe.longest, the best score: the same search, recording the
+ *   longest line it meets, with the cuts of probe._python_search's `worth` in place of the
+ *   win-only ones (a state is cut when no line through it can play more than both the
+ *   longest found and floor - 1); status 1 a line of `bound` cards, 0 the tree exhausted,
+ *   -1 out of budget, -2 not taken; line the longest line found (a tuple, maybe empty)
+ *
  * Equal to the Python search in: the order of moves (rank with most cards left first, then
  * the tallest fan, then the lowest fan index), the passes (allowed = 0, 1, 2, ...), the
  * node count, the dead-state memo (a state is remembered only when its subtree was
@@ -89,6 +97,14 @@ typedef struct {
      * looked up always has a card left, so one of its fields is not zero) */
     uint64_t *table;
     size_t capacity, count;
+    /* the best score (longest, probe.longest's rounds): lines shorter than `floor` are not
+     * sought, the search ends at a line of `bound` cards; the longest line found */
+    int longest, floor, bound, best_len;
+    long *best_line;
+    int *avail;      /* scratch for reach: m + 1 */
+    char *inside;    /* scratch for reach: m + 1 */
+    int *tried;      /* scratch for chains_leaving: m + 1 stamps */
+    int stamp;
 } Search;
 
 static double now(void) {
@@ -288,6 +304,72 @@ static int chain_ok(Search *s, int hole, int cards) {
     return ok;
 }
 
+/* probe.reach_bound: the most cards a line from here can still play; the ranks the hole
+ * can show (its own and the unbroken run with cards around it) in `inside`, the cards
+ * above each fan's first card of another rank counted, until the run stops shrinking */
+static int reach(Search *s, int hole, int cards) {
+    if (!hole) return cards;
+    int m = s->modulus, size = -1, reached = cards;
+    const int *have = s->left;
+    for (;;) {
+        memset(s->inside, 0, (size_t)m + 1);
+        s->inside[hole] = 1;
+        int now = 1, up = hole, down = hole;
+        while (now < m && have[up == m ? 1 : up + 1]) { up = up == m ? 1 : up + 1; s->inside[up] = 1; now++; }
+        while (now < m && have[down == 1 ? m : down - 1]) {
+            down = down == 1 ? m : down - 1; s->inside[down] = 1; now++;
+        }
+        if (now == 1) return 0;
+        if (now == size) return reached;
+        size = now;
+        memset(s->avail, 0, sizeof(int) * ((size_t)m + 1));
+        reached = 0;
+        for (int f = 0; f < s->nfans; f++) {
+            const int *ranks = s->rank + s->fan_off[f];
+            for (int h = s->height[f] - 1; h >= 0 && s->inside[ranks[h]]; h--) {
+                s->avail[ranks[h]]++;
+                reached++;
+            }
+        }
+        have = s->avail;
+    }
+}
+
+/* probe.chains_leaving: the rank-count cut for a line that may leave `slack` (0 or 1)
+ * cards, the one left being a fan's bottom card */
+static int chains_leaving(Search *s, int hole, int cards, int slack) {
+    if (chain_ok(s, hole, cards)) return 1;
+    if (!slack) return 0;
+    if (++s->stamp == INT_MAX) { memset(s->tried, 0, sizeof(int) * ((size_t)s->modulus + 1)); s->stamp = 1; }
+    for (int f = 0; f < s->nfans; f++) {
+        if (!s->height[f]) continue;
+        int r = s->rank[s->fan_off[f]];
+        if (s->tried[r] == s->stamp) continue;
+        s->tried[r] = s->stamp;
+        s->left[r]--;
+        if (s->chain_cache) s->left_code -= 1ULL << (3 * r);
+        int ok = chain_ok(s, hole, cards - 1);
+        s->left[r]++;
+        if (s->chain_cache) s->left_code += 1ULL << (3 * r);
+        if (ok) return 1;
+    }
+    return 0;
+}
+
+#define SLACK_TESTED 1 /* probe.SLACK_TESTED */
+
+/* probe._python_search's worth: can a line through this state beat the longest found and
+ * floor - 1? */
+static int worth(Search *s, int hole, int cards, int depth) {
+    int top = s->best_len > s->floor - 1 ? s->best_len : s->floor - 1;
+    int need = top + 1 - depth;
+    if (need > cards) return 0;
+    if ((s->gaps > 1 || s->modulus < 3) && reach(s, hole, cards) < need) return 0;
+    int slack = cards - need;
+    if (slack > SLACK_TESTED) return 1;
+    return chains_leaving(s, hole, cards, slack);
+}
+
 static int bit_length(long v) {
     int bits = 0;
     while (v > 0) { bits++; v >>= 1; }
@@ -300,6 +382,7 @@ static void release(Search *s) {
     free(s->height); free(s->left); free(s->steps); free(s->chain_cache);
     free(s->field_word); free(s->field_shift); free(s->field_mask);
     free(s->key); free(s->probe_key); free(s->table);
+    free(s->best_line); free(s->avail); free(s->inside); free(s->tried);
 }
 
 /* read the fans into s; 0 ok, -1 with a Python error set, NOT_TAKEN for a problem this
@@ -369,15 +452,18 @@ done:
     return ok;
 }
 
-static PyObject *look(PyObject *self, PyObject *args) {
+/* look and longest: the search, for a full line (longest 0) or for the longest line that
+ * reaches `floor` (longest 1) */
+static PyObject *run(PyObject *args, int longest) {
     PyObject *fans, *fan_ranks;
-    int m, start;
+    int m, start, floor = 0, bound = 0;
     long long budget, passes;
     double seconds;
     PyObject *stop_flag = NULL;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "OOiiLLd|O", &fans, &fan_ranks, &m, &start, &budget, &passes,
-                          &seconds, &stop_flag))
+    if (longest ? !PyArg_ParseTuple(args, "OOiiLLdOii", &fans, &fan_ranks, &m, &start, &budget,
+                                    &passes, &seconds, &stop_flag, &floor, &bound)
+                : !PyArg_ParseTuple(args, "OOiiLLd|O", &fans, &fan_ranks, &m, &start, &budget,
+                                    &passes, &seconds, &stop_flag))
         return NULL;
     double deadline = seconds > 0 ? now() + seconds : 0;
     volatile const char *stop = NULL; /* the stop flag's first byte, read without the GIL */
@@ -392,6 +478,9 @@ static PyObject *look(PyObject *self, PyObject *args) {
         return Py_BuildValue("(iOi)", NOT_TAKEN, Py_None, 0);
     Search s;
     memset(&s, 0, sizeof s);
+    s.longest = longest;
+    s.floor = floor;
+    s.bound = bound;
     Frame *frames = NULL;
     uint64_t *moves = NULL;
     long *line = NULL;
@@ -415,8 +504,12 @@ static PyObject *look(PyObject *self, PyObject *args) {
     s.field_word = calloc((size_t)nf + 1, sizeof(int));
     s.field_shift = calloc((size_t)nf + 1, sizeof(int));
     s.field_mask = calloc((size_t)nf + 1, sizeof(uint64_t));
+    s.avail = calloc((size_t)m + 1, sizeof(int));
+    s.inside = calloc((size_t)m + 1, 1);
+    s.tried = calloc((size_t)m + 1, sizeof(int));
+    s.best_line = calloc((size_t)total + 1, sizeof(long));
     if (!s.onto || !s.onto_off || !s.showing || !s.height || !s.left || !s.steps || !s.field_word || !s.field_shift
-        || !s.field_mask) {
+        || !s.field_mask || !s.avail || !s.inside || !s.tried || !s.best_line) {
         PyErr_NoMemory(); goto done;
     }
     {   /* rank r goes onto hole h when they differ by one, the top rank wrapping */
@@ -488,6 +581,11 @@ static PyObject *look(PyObject *self, PyObject *args) {
         for (;;) {
             if (step == ENTER) {
                 fr = &frames[depth];
+                if (s.longest && depth > s.best_len) { /* the longest line so far */
+                    memcpy(s.best_line, line, sizeof(long) * (size_t)depth);
+                    s.best_len = depth;
+                    if (depth >= s.bound) { got = R_TRUE; step = RETURN; continue; }
+                }
                 if (fr->cards == 0) { got = R_TRUE; step = RETURN; continue; }
                 make_key(&s, fr->hole);
                 /* the memo's slot is most likely out of the cache: fetch it while the cuts
@@ -495,9 +593,10 @@ static PyObject *look(PyObject *self, PyObject *args) {
                  * less than a memo entry) */
                 __builtin_prefetch(s.table + ((size_t)hash_key(s.probe_key, s.words)
                                               & (s.capacity - 1)) * (size_t)s.words);
-                if ((fr->hole && s.gaps > 1
-                     && !walk_covers(s.left, fr->hole, fr->cards, m, s.steps))
-                    || !chain_ok(&s, fr->hole, fr->cards)) {
+                if (s.longest ? !worth(&s, fr->hole, fr->cards, depth)
+                    : ((fr->hole && s.gaps > 1
+                        && !walk_covers(s.left, fr->hole, fr->cards, m, s.steps))
+                       || !chain_ok(&s, fr->hole, fr->cards))) {
                     got = R_FALSE; step = RETURN; continue;
                 }
                 if (memo_has(&s)) { got = R_FALSE; step = RETURN; continue; }
@@ -608,7 +707,15 @@ finish:
     released = NULL;
     {
         PyObject *found;
-        if (status == 1) {
+        if (s.longest) {
+            found = PyTuple_New(s.best_len);
+            if (!found) goto done;
+            for (int d = 0; d < s.best_len; d++) {
+                PyObject *v = PyLong_FromLong(s.best_line[d]);
+                if (!v) { Py_DECREF(found); goto done; }
+                PyTuple_SET_ITEM(found, d, v);
+            }
+        } else if (status == 1) {
             found = PyTuple_New(total);
             if (!found) goto done;
             for (int d = 0; d < total; d++) {
@@ -628,6 +735,16 @@ done:
     free(line);
     release(&s);
     return result;
+}
+
+static PyObject *look(PyObject *self, PyObject *args) {
+    (void)self;
+    return run(args, 0);
+}
+
+static PyObject *longest(PyObject *self, PyObject *args) {
+    (void)self;
+    return run(args, 1);
 }
 
 /* ranks_can_chain(left, hole, cards, modulus) -> bool: the cut alone, for the tests that
@@ -666,6 +783,10 @@ static PyMethodDef methods[] = {
      "look(fans, fan_ranks, modulus, start_rank, budget, passes, seconds[, stop]) -> (status, line, "
      "nodes): the first look of blackhole.probe; status 1 a full line, 0 refuted, -1 out of "
      "budget or time."},
+    {"longest", longest, METH_VARARGS,
+     "longest(fans, fan_ranks, modulus, start_rank, budget, passes, seconds, stop, floor, bound) "
+     "-> (status, line, nodes): one round of blackhole.probe.longest; status 1 a line of "
+     "bound cards, 0 the tree exhausted, -1 out of budget or time; line the longest found."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -59,6 +59,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from blackhole.cards import rank_adjacent
@@ -240,11 +241,108 @@ def probe(problem: Problem, budget: int | None = None, *, engine: str | None = N
             0.0 if seconds is None else max(seconds, 1e-9), stop)
         if status != _NOT_TAKEN:
             return Look(line, status == 0, nodes)
-    return _python_probe(problem, budget, seconds, stop)
+    status, line, nodes = _python_search(problem, budget, seconds, stop, LDS_PASSES, None)
+    return Look(line if status == 1 else None, status == 0, nodes)
 
 
-def _python_probe(problem: Problem, budget: int, seconds: float | None = None,
-                  stop: bytearray | None = None) -> Look:
+
+
+# ---------------------------------------------------------------- the best score
+
+
+@dataclass(frozen=True)
+class Longest:
+    """The longest line the look found (nodes in play order, start excluded), the most
+    cards any line may play as far as its search has shown (`upper_bound`), and the moves
+    it tried. `proven`: the two meet, by exhaustion (no certificate)."""
+
+    line: tuple[int, ...]
+    upper_bound: int
+    nodes: int
+
+    @property
+    def proven(self) -> bool:
+        return len(self.line) == self.upper_bound
+
+
+# The rank-count test with slack (`chains_leaving`) runs while a line may leave at most
+# this many cards unplayed; with more the count of choices grows and the test buys little.
+SLACK_TESTED = 1
+
+
+def _arc(have: list[int], hole: int, m: int) -> list[bool]:
+    """The ranks the hole can show: its own, and the unbroken run of ranks with cards
+    (have[r] > 0) on each side of it around the cycle."""
+    inside = [False] * (m + 1)
+    inside[hole] = True
+    seen, up, down = 1, hole, hole
+    while seen < m and have[up % m + 1]:
+        up = up % m + 1
+        inside[up] = True
+        seen += 1
+    while seen < m and have[(down - 2) % m + 1]:
+        down = (down - 2) % m + 1
+        inside[down] = True
+        seen += 1
+    return inside
+
+
+def reach_bound(fan_ranks: list[list[int]], heights: list[int], left: list[int],
+                hole: int, cards: int, m: int) -> int:
+    """The most cards any line from this state can still play: the cards that lie, in
+    each fan, above its first card of a rank the hole cannot show, where the ranks it can
+    show are its own and the unbroken run of ranks around it that still hold such cards
+    (worked out again until nothing changes). A hole whose run is its rank alone plays
+    nothing. `left[r]`: the cards of rank r on the fans; `hole` 0 (the first card is
+    free): every card."""
+    if not hole:
+        return cards
+    have, reached, size = left, cards, -1
+    while True:
+        inside = _arc(have, hole, m)
+        now = sum(inside)
+        if now == 1:
+            return 0
+        if now == size:
+            return reached
+        size = now
+        have, reached = [0] * (m + 1), 0
+        for f, ranks in enumerate(fan_ranks):
+            for h in range(heights[f] - 1, -1, -1):
+                if not inside[ranks[h]]:
+                    break
+                have[ranks[h]] += 1
+                reached += 1
+
+
+def chains_leaving(left: list[int], hole: int, cards: int, m: int, slack: int,
+                   bottoms: set[int], chains: Callable[[list[int], int, int], bool]) -> bool:
+    """The rank-count cut for a line that may leave up to `slack` (0 or 1) cards
+    unplayed: the cards it plays must chain (`ranks_can_chain`). The cards a line leaves
+    lie at the bottom of their fans, so one card left is the bottom card of a fan, of a
+    rank in `bottoms`. `chains(left, hole, cards)` is ranks_can_chain (perhaps cached)."""
+    if chains(left, hole, cards):
+        return True
+    if not slack:
+        return False
+    for r in sorted(bottoms):
+        left[r] -= 1
+        ok = chains(left, hole, cards - 1)
+        left[r] += 1
+        if ok:
+            return True
+    return False
+
+
+def _python_search(problem: Problem, budget: int, seconds: float | None,
+                   stop: bytearray | None, passes: int,
+                   target: tuple[int, int] | None) -> tuple[int, tuple[int, ...] | None, int]:
+    """The look's search. `target` None: a full line (the win-only cuts), else
+    (floor, bound): the longest line, cut where a state cannot beat both the longest line
+    found and floor - 1, and ended once a line of `bound` cards is found. Returns (1, the
+    line: full, or of at least `bound` cards; 0, None or the longest line: the tree was
+    exhausted; -1, None or the longest line: out of budget or time), and the moves tried,
+    as the compiled core does."""
     fans, rank, m = problem.fans, problem.rank, problem.modulus
     heights = [len(fan) for fan in fans]
     left = [0] * (m + 1)  # cards of each rank still on the fans
@@ -263,6 +361,7 @@ def _python_probe(problem: Problem, budget: int, seconds: float | None = None,
     for f in range(1, len(fans)):
         weight[f] = weight[f - 1] * (len(fans[f - 1]) + 1)
     line: list[int] = []
+    longest: list[int] = []  # the longest line found (target mode)
     dead: set[int] = set()
     chain_answers: dict[tuple[int, ...], bool] = {}
     spent = 0
@@ -271,25 +370,53 @@ def _python_probe(problem: Problem, budget: int, seconds: float | None = None,
     fan_ranks = [[rank[node] for node in fan] for fan in fans]
     stride = m + 1
     deadline = None if seconds is None else time.perf_counter() + seconds
+    total = sum(heights)
+    floor, bound = (0, total) if target is None else target
+
+    def chains(counts: list[int], hole: int, cards: int) -> bool:
+        key = (*counts, hole)  # few count vectors recur under many states
+        ok = chain_answers.get(key)
+        if ok is None:
+            ok = chain_answers[key] = ranks_can_chain(counts, hole, cards, m)
+        return ok
+
+    def worth(hole: int, cards: int, depth: int) -> bool:
+        """Can a line through this state beat the longest found and floor - 1?"""
+        need = max(len(longest), floor - 1) + 1 - depth  # cards it must still play
+        if need > cards:
+            return False
+        if (gaps[0] > 1 or m < 3) and \
+                reach_bound(fan_ranks, heights, left, hole, cards, m) < need:
+            return False
+        slack = cards - need
+        if slack > SLACK_TESTED:
+            return True
+        bottoms = {fan_ranks[f][0] for f in range(len(fans)) if heights[f]}
+        return chains_leaving(left, hole, cards, m, slack, bottoms, chains)
 
     def search(hole: int, code: int, cards: int, allowed: int) -> bool | None:
-        """True: a full line is in `line`; False: no line from here (remembered); None: a
-        line may leave the heuristic more than `allowed` times more."""
+        """True: a full line (target: a line of `bound` cards) is in `line`; False: no
+        line from here (remembered); None: a line may leave the heuristic more than
+        `allowed` times more."""
         nonlocal spent
+        if target is not None and len(line) > len(longest):
+            longest[:] = line
+            if len(line) >= bound:
+                return True
         if cards == 0:
             return True
         key = code * stride + hole
         if key in dead:
             return False
-        # While at most one rank is empty the walk from any rank reaches every other.
-        if hole and gaps[0] > 1 and not walk_covers(left, hole, cards, m):
-            return False  # not remembered: the cuts cost less than a memo entry
-        counts = (*left, hole)  # few count vectors recur under many states
-        chains = chain_answers.get(counts)
-        if chains is None:
-            chains = chain_answers[counts] = ranks_can_chain(left, hole, cards, m)
-        if not chains:
-            return False
+        if target is not None:
+            if not worth(hole, cards, len(line)):
+                return False  # not remembered: the cuts cost less than a memo entry
+        else:
+            # While at most one rank is empty the walk from any rank reaches every other.
+            if hole and gaps[0] > 1 and not walk_covers(left, hole, cards, m):
+                return False
+            if not chains(left, hole, cards):
+                return False
         moves = []
         for r in onto[hole]:
             fans_of = showing[r]
@@ -341,17 +468,101 @@ def _python_probe(problem: Problem, budget: int, seconds: float | None = None,
 
     start = 0 if problem.start is None else rank[problem.start]
     code = sum(h * w for h, w in zip(heights, weight, strict=True))
-    cards = sum(heights)
     limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, cards + 100))
+    sys.setrecursionlimit(max(limit, total + 100))
     try:
         found = None
         allowed = 0
         while found is None:
-            found = search(start, code, cards, allowed)
-            allowed = allowed + 1 if allowed + 1 < LDS_PASSES else _UNLIMITED
+            found = search(start, code, total, allowed)
+            allowed = allowed + 1 if allowed + 1 < passes else _UNLIMITED
+        status = 1 if found else 0
     except _OutOfBudget:
-        return Look(None, False, spent)
+        status = -1
     finally:
         sys.setrecursionlimit(limit)
-    return Look(tuple(line) if found else None, not found, spent)
+    if target is not None:
+        return status, tuple(longest), spent
+    return status, tuple(line) if status == 1 else None, spent
+
+
+def _state(problem: Problem) -> tuple[list[list[int]], list[int], list[int], int, int]:
+    """The fans' ranks, their heights, the cards of each rank and the hole's rank."""
+    fan_ranks = [[problem.rank[node] for node in fan] for fan in problem.fans]
+    left = [0] * (problem.modulus + 1)
+    for ranks in fan_ranks:
+        for r in ranks:
+            left[r] += 1
+    start = 0 if problem.start is None else problem.rank[problem.start]
+    return fan_ranks, [len(fan) for fan in fan_ranks], left, start, sum(left)
+
+
+def root_bound(problem: Problem) -> int:
+    """The most cards a line of `problem` may play, by the cuts of the best-score search
+    at its start: `reach_bound`, then the rank counts with no card and with one card
+    left (`chains_leaving`)."""
+    fan_ranks, heights, left, hole, cards = _state(problem)
+    m = problem.modulus
+    bound = reach_bound(fan_ranks, heights, left, hole, cards, m)
+    bottoms = {ranks[0] for ranks in fan_ranks if ranks}
+
+    def chains(counts: list[int], rank: int, n: int) -> bool:
+        return ranks_can_chain(counts, rank, n, m)
+
+    while bound and cards - bound <= SLACK_TESTED and not chains_leaving(
+            left, hole, cards, m, cards - bound, bottoms, chains):
+        bound -= 1
+    return bound
+
+
+def longest(problem: Problem, budget: int | None = None, *, engine: str | None = None,
+            seconds: float | None = None, stop: bytearray | None = None) -> Longest:
+    """The longest legal line of `problem`, by exhaustion: the look's depth-first search
+    with its memo and the same-rank cut, where a state is cut only when no line through
+    it can beat the longest found (`reach_bound`, `chains_leaving`). It runs in rounds
+    from the bound at the start (`root_bound`) down: round k seeks only lines of at least
+    bound - (2^k - 1) cards, which keeps the cuts strong; a round that exhausts its tree
+    without one lowers the bound below that floor. It ends at once when the line found
+    meets the bound (a win, or the bound proven). `budget` (moves over all rounds; None:
+    none), `seconds` and `stop` as for `probe`: at the limit, the longest line found and
+    the bound shown so far, unproven. Both engines give the same Longest."""
+    if stop is not None and len(stop) < 1:
+        raise ValueError("stop must hold at least one byte")
+    use = _engine(engine)
+    began = time.perf_counter()
+    bound = root_bound(problem)
+    best: tuple[int, ...] = ()
+    spent, slack = 0, 0
+    while len(best) < bound:
+        floor = max(bound - slack, len(best) + 1)
+        moves = _UNLIMITED if budget is None else budget - spent
+        left = None if seconds is None else seconds - (time.perf_counter() - began)
+        if moves <= 0 or (left is not None and left <= 0):
+            break
+        status, line, nodes = _search_longest(problem, use, moves, left, stop, floor, bound)
+        spent += nodes
+        if len(line) > len(best):
+            best = line
+        if status != 0:  # the bound met, or the limit
+            break
+        bound = max(len(best), floor - 1)  # no line beats both
+        slack = 2 * slack + 1
+    return Longest(best, bound, spent)
+
+
+def _search_longest(problem: Problem, use: str, budget: int, seconds: float | None,
+                    stop: bytearray | None, floor: int,
+                    bound: int) -> tuple[int, tuple[int, ...], int]:
+    if use == "c":
+        assert _probe_core is not None
+        rank = problem.rank
+        start = 0 if problem.start is None else rank[problem.start]
+        status, line, nodes = _probe_core.longest(
+            problem.fans, [[rank[node] for node in fan] for fan in problem.fans],
+            problem.modulus, start, min(budget, 2**62), LDS_PASSES,
+            0.0 if seconds is None else max(seconds, 1e-9), stop, floor, bound)
+        if status != _NOT_TAKEN:
+            return status, line, nodes
+    status, found, nodes = _python_search(problem, budget, seconds, stop, LDS_PASSES,
+                                          (floor, bound))
+    return status, found or (), nodes
