@@ -36,9 +36,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from blackhole.backends import Backend, BestResult, Options, Result, Verdict
-from blackhole.backends.look import UNLIMITED, look_result
+from blackhole.backends.look import UNLIMITED, best_result, look_result
 from blackhole.errors import InputError
-from blackhole.probe import Look, default_budget, engine_in_use, probe
+from blackhole.probe import Look, best_budget, default_budget, engine_in_use, longest, probe
 from blackhole.problem import Problem
 
 if TYPE_CHECKING:
@@ -245,25 +245,34 @@ class AutoBackend(Backend):
         SatBackend().check_best(replace(options, budget=None))
 
     def best(self, problem: Problem, options: Options) -> BestResult:
-        """A win by the look (with its budget), else the SAT backend's proven best."""
+        """The look's best score (`probe.longest`) within its budget (`Options.budget`,
+        else the engine's `best_budget`), else the SAT backend's proven best; the answer
+        names the engine that gave it, and `stats["stages"]` what each stage did."""
         self.check_best(options)
         began = time.perf_counter()
-        budget = default_budget() if options.budget is None else options.budget
-        look = probe(problem, budget, seconds=options.timeout)
+        budget = best_budget() if options.budget is None else options.budget
+        found = longest(problem, budget, seconds=options.timeout)
         seconds = time.perf_counter() - began
-        stages = [_stage(look, seconds)]
-        if look.line is not None:
-            n = len(look.line)
-            return BestResult(look.line, True, n, self.name, "look", seconds,
-                              {"stages": stages})
+        stages = [{"engine": "look", "seconds": round(seconds, 6), "nodes": found.nodes,
+                   "found": len(found.line), "upper_bound": found.upper_bound,
+                   "answer": "best" if found.proven else "none"}]
+        if found.proven:
+            answer = best_result(found, budget, self.name, seconds)
+            return replace(answer, stats={**answer.stats, "stages": stages})
         left = None if options.timeout is None else options.timeout - seconds
         if left is not None and left <= 0:
-            return BestResult((), False, len(problem.moves), self.name, "look", seconds,
-                              {"stages": stages})
+            answer = best_result(found, budget, self.name, seconds)
+            return replace(answer, stats={**answer.stats, "stages": stages})
         from blackhole.backends.sat import SatBackend
 
-        found = SatBackend().best(problem, replace(options, timeout=left, budget=None))
-        stages.append({"engine": found.solver, "seconds": round(found.seconds, 6),
-                       "conflicts": found.stats.get("conflicts"), "answer": "best"})
-        return replace(found, backend=self.name, seconds=time.perf_counter() - began,
-                       stats={**found.stats, "stages": stages})
+        sat = SatBackend().best(problem, replace(options, timeout=left, budget=None))
+        stages.append({"engine": sat.solver, "seconds": round(sat.seconds, 6),
+                       "conflicts": sat.stats.get("conflicts"), "found": len(sat.order),
+                       "upper_bound": sat.upper_bound,
+                       "answer": "best" if sat.proven else "none"})
+        # Both bounds hold: the look's line may be the longer, and its bound the lower.
+        line = max(found.line, sat.order, key=len)
+        bound = min(found.upper_bound, sat.upper_bound)
+        solver = sat.solver if len(sat.order) >= len(found.line) else "look"
+        return BestResult(line, len(line) == bound, bound, self.name, solver,
+                          time.perf_counter() - began, {**sat.stats, "stages": stages})

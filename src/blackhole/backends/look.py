@@ -8,6 +8,11 @@ carry no proof: they rest on the soundness of its cuts (encodings/look.md), not 
 certificate anyone can check. For a checked refutation use `certify`, or `sat` with a
 proof asked for.
 
+It finds best scores too (`best`, by `probe.longest`): the longest line, and that no
+line is longer, by exhausting the search; the optimum rests on that exhaustion and the
+soundness of its cuts, not on a certificate. `best --certify` (`blackhole.best.
+certify_best`) has a SAT solver prove it, with a DRUP proof that is checked.
+
 The short searches that seed the best-score backends' climbs sit beside this module, in
 `blackhole.backends.seeding`.
 """
@@ -17,8 +22,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from blackhole.backends import Backend, Options, Result, Verdict
-from blackhole.probe import Look, engine_in_use, probe
+from blackhole.backends import Backend, BestResult, Options, Result, Verdict
+from blackhole.probe import Longest, Look, engine_in_use, longest, probe
 from blackhole.problem import Problem
 
 UNLIMITED = 1 << 62  # moves: more than any search here could try
@@ -52,3 +57,24 @@ class LookBackend(Backend):
             stats["reason"] = ("move budget reached" if look.nodes >= budget
                                else "time limit reached")
         return result
+
+    def best(self, problem: Problem, options: Options) -> BestResult:
+        """The longest line by the look's exhaustive search (`probe.longest`), under
+        `Options.budget` moves (None: no limit) and the timeout; at the limit the longest
+        line found and the bound shown so far, unproven."""
+        self.check_best(options)
+        began = time.perf_counter()
+        budget = UNLIMITED if options.budget is None else options.budget
+        found = longest(problem, budget, seconds=options.timeout)
+        return best_result(found, budget, self.name, time.perf_counter() - began)
+
+
+def best_result(found: Longest, budget: int, name: str, seconds: float) -> BestResult:
+    """The look's longest line as the BestResult of backend `name` (the engine that
+    answered is "look"), with its moves and, unproven, why it stopped."""
+    stats: dict[str, Any] = {"nodes": found.nodes, "engine": engine_in_use()}
+    if not found.proven:
+        stats["reason"] = ("move budget reached" if found.nodes >= budget
+                           else "time limit reached")
+    return BestResult(found.line, found.proven, found.upper_bound, name, "look", seconds,
+                      stats)

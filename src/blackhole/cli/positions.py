@@ -41,8 +41,10 @@ TimeoutOption = Annotated[float | None, typer.Option(
 def best(
     spec: DealSpec,
     backend: Annotated[str, typer.Option(
-        help="auto (default: a win by the look, else sat's climb), sat, cpsat, maxsat or "
-             "search; sat:SOLVER and maxsat:SOLVER pick the SAT solver.")] = DEFAULT_BACKEND,
+        help="auto (default: the look's best score within its budget, else sat's climb), "
+             "look (proven by exhausting its search, no certificate), sat, cpsat, maxsat or "
+             "search; sat:SOLVER and maxsat:SOLVER pick the SAT solver. --certify proves "
+             "the optimum with SAT whichever answered.")] = DEFAULT_BACKEND,
     solver: Annotated[str | None, typer.Option(
         help="SAT solver name (sat backend; maxsat: RC2's oracle).")] = None,
     workers: WorkersOption = None,
