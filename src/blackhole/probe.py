@@ -34,6 +34,12 @@ to its verdicts.
 
 The reasons each cut is sound are in encodings/look.md.
 
+The best score (`longest`): the same search, asked for the longest line. Every line to a
+state has the same length, so the memo stays exact; the win-only cuts give way to cuts
+that keep a longest line (`reach_bound`, `chains_leaving`, and the same-rank cut, which
+keeps one too), and it runs in rounds from the bound at the start down. Its optimum, like
+its refutations, rests on exhausting the search, not on a certificate.
+
 The look answers in three ways: a full line (a win, which the caller replays), "refuted"
 (a pass explored the whole tree within the budget: no line plays every card, as complete
 a method as the `search` backend, but with no proof to check), or nothing (out of budget
