@@ -8,8 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from blackhole.bench.record import SETTLED, Record
-from blackhole.bench.report import BestScores, Report, deal_verdict, run_name
+from blackhole.bench.report import BestScores, Report
 from blackhole.errors import InputError
 
 _VERDICT_COLOURS = {"solved": "tab:green", "unsolvable": "tab:red", "unknown": "tab:gray",
@@ -28,30 +27,28 @@ def write_plots(report: Report, folder: Path | str) -> list[Path]:
     except OSError as error:
         raise InputError(f"cannot create the plot folder ({error.strerror})",
                          str(target)) from None
-    by_run: dict[str, dict[str, Record]] = {}
-    for record in report.lines:
-        by_run.setdefault(run_name(record), {})[record.deal] = record
+    names = report.runs
     written: list[Path] = []
 
     figure = Figure(figsize=(7, 4.5))
     axes = figure.subplots()
-    for name, runs in by_run.items():
-        times = sorted(max(r.seconds, _FLOOR) for r in runs.values() if r.verdict in SETTLED)
+    for name in names:
+        times = sorted(max(s, _FLOOR) for s in report.seconds(name))
         if times:
             axes.step([_FLOOR, *times], range(len(times) + 1), where="post",
-                      label=f"{name} ({len(times)}/{len(runs)})")
+                      label=f"{name} ({len(times)}/{len(report.seconds(name, False))})")
     axes.set_xscale("log")
     axes.set_xlabel("seconds per deal")
     axes.set_ylabel("deals settled (solved or unsolvable)")
     axes.set_title("Deals settled within a time")
     axes.grid(True, which="both", alpha=0.3)
-    if by_run:
+    if names:
         axes.legend(loc="lower right")
     written += _save(figure, target / "cactus")
 
-    pair = _sat_cpsat([name for name in by_run if not name.endswith(" (best)")])
+    pair = _sat_cpsat([name for name in names if not name.endswith(" (best)")])
     if pair:
-        written += _save(_scatter(report.lines, by_run, *pair), target / "sat-vs-cpsat")
+        written += _save(_scatter(report, *pair), target / "sat-vs-cpsat")
     if report.best is not None:
         written += _save(_histogram(report.best), target / "best-scores")
     return written
@@ -68,21 +65,16 @@ def _sat_cpsat(labels: list[str]) -> tuple[str, str] | None:
     return (sat, cpsat) if sat and cpsat else None
 
 
-def _scatter(lines: list[Record], by_run: dict[str, dict[str, Record]], sat: str,
-             cpsat: str) -> Any:
+def _scatter(report: Report, sat: str, cpsat: str) -> Any:
     from matplotlib.figure import Figure
 
     figure = Figure(figsize=(5.5, 5.5))
     axes = figure.subplots()
-    runs_by_deal: dict[str, list[Record]] = {}
-    for record in lines:
-        runs_by_deal.setdefault(record.deal, []).append(record)
     points: dict[str, tuple[list[float], list[float]]] = {}
-    for deal in by_run[sat].keys() & by_run[cpsat].keys():
-        verdict = deal_verdict(runs_by_deal[deal])
+    for verdict, sat_seconds, cpsat_seconds in report.paired(sat, cpsat):
         xs, ys = points.setdefault(verdict, ([], []))
-        xs.append(max(by_run[sat][deal].seconds, _FLOOR))
-        ys.append(max(by_run[cpsat][deal].seconds, _FLOOR))
+        xs.append(max(sat_seconds, _FLOOR))
+        ys.append(max(cpsat_seconds, _FLOOR))
     values = [v for xs, ys in points.values() for v in xs + ys] or [_FLOOR, 1.0]
     low, high = min(values) / 1.5, max(values) * 1.5
     axes.plot([low, high], [low, high], color="black", linewidth=0.8, linestyle="--",

@@ -11,6 +11,10 @@ best scores that cannot all be right) and the solvable fraction with a 95% Wilso
 interval, beside the published figure for the first million PySolFC deals. When a
 (task, deal, backend) appears more than once, the last line wins.
 
+The file is read once, one line at a time: each line is checked, and only a few numbers
+of it are kept (`Columns`: its verdict, seconds, engine and best score, never its
+moves), so a million lines of 5 kB each are reported in some tens of MB.
+
 Nothing in a results file is taken on trust, whoever wrote it: each line's claims are
 checked against its deal (dealt again, or read from the line's own board) before they
 count. A line whose claims fail is counted as an error, saying why.
@@ -18,15 +22,18 @@ count. A line whose claims fail is counted as an error, saying why.
 
 from __future__ import annotations
 
+import heapq
 import json
 import math
+from array import array
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from functools import cache
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from blackhole.bench.record import SETTLED, VERDICTS, Record, latest, position_of_record
+from blackhole.bench.record import SETTLED, VERDICTS, Record, position_of_record
 from blackhole.cards import parse_card
 from blackhole.deal import Position
 from blackhole.errors import InputError
@@ -99,7 +106,7 @@ def _position(record: Record) -> Position:
     return _derived(record.deal, board)
 
 
-@cache
+@lru_cache(maxsize=1024)  # a deal's lines come close together; a million would not fit
 def _derived(deal: str, board: str | None) -> Position:
     return position_of_record(Record(deal, "", "unknown", 0.0,
                                      board=None if board is None else json.loads(board)))
@@ -111,9 +118,12 @@ def _derived(deal: str, board: str | None) -> Position:
 def quantile(values: Sequence[float], q: float) -> float | None:
     """The q-quantile by linear interpolation between order statistics (numpy's default,
     `statistics.quantiles(method="inclusive")`); None for no values."""
-    if not values:
+    return _quantile_sorted(sorted(values), q)
+
+
+def _quantile_sorted(ordered: Sequence[float], q: float) -> float | None:
+    if not ordered:
         return None
-    ordered = sorted(values)
     position = q * (len(ordered) - 1)
     low = math.floor(position)
     high = min(low + 1, len(ordered) - 1)
@@ -153,6 +163,15 @@ def run_name(record: Record) -> str:
 
 
 @dataclass(frozen=True)
+class SlowDeal:
+    """One of a run's slowest deals."""
+
+    deal: str
+    seconds: float
+    verdict: str
+
+
+@dataclass(frozen=True)
 class BackendSummary:
     backend: str
     task: str  # solve or best
@@ -168,6 +187,7 @@ class BackendSummary:
     total: float
     fastest: int  # deals settled in the least time, against runs of other engines
     engines: dict[str, int] = field(default_factory=dict)  # engine that answered → deals
+    slowest: list[SlowDeal] = field(default_factory=list)  # the most seconds first
 
 
 @dataclass(frozen=True)
@@ -218,88 +238,277 @@ class Report:
     errors: list[dict[str, str]]  # {"deal", "backend", "task", "reason"}
     solvability: list[Solvability]
     best: BestScores | None = None
-    lines: list[Record] = field(default_factory=list, repr=False)  # checked, current
+    columns: Columns | None = field(default=None, repr=False, compare=False)
 
     @property
     def consistent(self) -> bool:
         """No disagreement and no error: the CLI exits 0, else 4."""
         return not self.disagreements and not self.errors
 
+    @property
+    def runs(self) -> list[str]:
+        """The runs' names (`run_name`), in the order the file first names them."""
+        return [] if self.columns is None else [r.name for r in self.columns.runs.values()]
+
+    def seconds(self, run: str, settled: bool = True) -> list[float]:
+        """The seconds of a run's deals (the settled ones only, by default)."""
+        return [] if self.columns is None else self.columns.seconds(run, settled)
+
+    def paired(self, first: str, second: str) -> list[tuple[str, float, float]]:
+        """(the deal's verdict, `first`'s seconds, `second`'s) for each deal both ran."""
+        return [] if self.columns is None else self.columns.paired(first, second)
+
     def to_json(self) -> dict[str, Any]:
-        data = asdict(replace(self, lines=[]))
-        del data["lines"]
+        data = asdict(replace(self, columns=None))
+        del data["columns"]
         return data
 
 
-def summarize(records: Sequence[Record], results: str = "") -> Report:
-    """The report of a results file's records (each line checked first)."""
-    lines = [checked(record) for record in latest(records).values()]
-    by_deal: dict[str, list[Record]] = {}
-    by_run: dict[tuple[str, str], list[Record]] = {}
-    for record in lines:
-        by_deal.setdefault(record.deal, []).append(record)
-        by_run.setdefault((record.task, record.backend), []).append(record)
-    fastest = dict.fromkeys(by_run, 0)
-    order = list(by_run)
+# ---------------------------------------------------------------- one pass over the lines
+
+_ABSENT = 255  # a verdict code: the run has no line for the deal
+_CODE = {verdict: code for code, verdict in enumerate(VERDICTS)}
+_SOLVED, _UNSOLVABLE, _ERROR = _CODE["solved"], _CODE["unsolvable"], _CODE["error"]
+_SETTLED_CODES = (_SOLVED, _UNSOLVABLE)
+_NO_SCORE = -1  # a best or upper bound the line does not give
+_PROVEN = {False: 0, True: 1, None: 2}
+SLOWEST = 5  # deals listed per run
+
+
+class _Run:
+    """The last line of one run (task, backend) about each deal, in columns indexed by
+    the deal's number in the file: a few bytes a deal, whatever the line held."""
+
+    __slots__ = ("number", "task", "backend", "name", "verdict", "seconds", "engine",
+                 "first", "best", "upper", "proven")
+
+    def __init__(self, number: int, task: str, backend: str) -> None:
+        self.number, self.task, self.backend = number, task, backend
+        self.name = backend if task == "solve" else f"{backend} (best)"
+        self.verdict = bytearray()  # a code of VERDICTS, or _ABSENT
+        self.seconds = array("d")
+        self.engine = array("I")  # an engine's number
+        self.first = array("I")  # when the file first named (task, deal, backend)
+        best = task == "best"
+        self.best = array("i") if best else None  # the best score, or _NO_SCORE
+        self.upper = array("i") if best else None
+        self.proven = bytearray() if best else None  # _PROVEN's codes
+
+    def reach(self, deal: int) -> None:
+        """Make room for `deal`."""
+        missing = deal + 1 - len(self.verdict)
+        if missing <= 0:
+            return
+        self.verdict.extend(bytes([_ABSENT]) * missing)
+        for column in (self.seconds, self.engine, self.first, self.best, self.upper):
+            if column is not None:
+                column.frombytes(bytes(column.itemsize * missing))
+        if self.proven is not None:
+            self.proven.extend(bytes(missing))
+
+    def has(self, deal: int) -> bool:
+        return deal < len(self.verdict) and self.verdict[deal] != _ABSENT
+
+    def present(self) -> list[int]:
+        return [deal for deal, code in enumerate(self.verdict) if code != _ABSENT]
+
+    def scored(self, deal: int) -> bool:
+        """Whether its line about `deal` is a best-score line that found a score."""
+        return (self.best is not None and self.verdict[deal] != _ERROR
+                and self.best[deal] != _NO_SCORE)
+
+
+class Columns:
+    """What the report keeps of a results file read one line at a time: for each (task,
+    deal, backend), its last line's verdict, seconds, engine and best score (not its
+    moves), and the reasons of error lines. A million lines take some tens of MB."""
+
+    def __init__(self) -> None:
+        self._index: dict[str, int] = {}
+        self.deals: list[str] = []  # the deals in the order the file first names them
+        self._source = array("H")  # each deal's source, a number of self.sources
+        self._source_numbers: dict[str, int] = {}
+        self.sources: list[str] = []
+        self.runs: dict[tuple[str, str], _Run] = {}
+        self._engine_numbers: dict[str, int] = {}
+        self.engines: list[str] = []
+        self.of: dict[int, int] = {}  # deal → the score of a win, where a best line ran
+        self.errors: dict[tuple[int, int], str] = {}  # (run, deal) → why it is an error
+        self.records = 0
+        self.keys = 0
+
+    def add(self, record: Record, of: int | None = None) -> None:
+        """A checked line; `of`, a scored best line's score of a win."""
+        self.records += 1
+        deal = self._index.get(record.deal)
+        if deal is None:
+            deal = self._index[record.deal] = len(self.deals)
+            self.deals.append(record.deal)
+            self._source.append(_number(self._source_numbers, self.sources,
+                                        deal_source(record.deal)))
+        run = self.runs.get((record.task, record.backend))
+        if run is None:
+            run = self.runs[record.task, record.backend] = _Run(len(self.runs), record.task,
+                                                                record.backend)
+        run.reach(deal)
+        if run.verdict[deal] == _ABSENT:
+            run.first[deal] = self.keys
+            self.keys += 1
+        run.verdict[deal] = _CODE[record.verdict]
+        run.seconds[deal] = float(record.seconds)
+        run.engine[deal] = _number(self._engine_numbers, self.engines, engine_of(record))
+        if run.best is not None and run.upper is not None and run.proven is not None:
+            run.best[deal] = _NO_SCORE if record.best is None else record.best
+            run.upper[deal] = _NO_SCORE if record.upper_bound is None else record.upper_bound
+            run.proven[deal] = _PROVEN[record.proven]
+        if of is not None:
+            self.of[deal] = of
+        if record.verdict == "error":
+            self.errors[run.number, deal] = str(record.reason)
+        else:
+            self.errors.pop((run.number, deal), None)
+
+    def source(self, deal: int) -> str:
+        return self.sources[self._source[deal]]
+
+    def _run(self, name: str) -> _Run:
+        return next(run for run in self.runs.values() if run.name == name)
+
+    def seconds(self, name: str, settled: bool = True) -> list[float]:
+        run = self._run(name)
+        return [run.seconds[deal] for deal, code in enumerate(run.verdict)
+                if code != _ABSENT and (not settled or code in _SETTLED_CODES)]
+
+    def paired(self, first: str, second: str) -> list[tuple[str, float, float]]:
+        a, b = self._run(first), self._run(second)
+        return [(deal_verdict_of(self, deal), a.seconds[deal], b.seconds[deal])
+                for deal in range(len(self.deals)) if a.has(deal) and b.has(deal)]
+
+    def lines_of(self, deal: int) -> list[_Run]:
+        """The runs with a line about `deal`, in the order the file first named them."""
+        return sorted((run for run in self.runs.values() if run.has(deal)),
+                      key=lambda run: run.first[deal])
+
+
+def _number(numbers: dict[str, int], names: list[str], name: str) -> int:
+    """The number of `name` in `names`, added when new."""
+    number = numbers.get(name)
+    if number is None:
+        number = numbers[name] = len(names)
+        names.append(name)
+    return number
+
+
+def deal_verdict_of(columns: Columns, deal: int) -> str:
+    """One verdict per deal: solved or unsolvable when some run settled it, "disputed"
+    when runs disagree, else unknown."""
+    codes = {run.verdict[deal] for run in columns.runs.values() if run.has(deal)}
+    if _SOLVED in codes and _UNSOLVABLE in codes:
+        return "disputed"
+    return "solved" if _SOLVED in codes else "unsolvable" if _UNSOLVABLE in codes \
+        else "unknown"
+
+
+def summarize(records: Iterable[Record], results: str = "") -> Report:
+    """The report of a results file's records, read once, one at a time (each line
+    checked first); only a few numbers per line are kept (`Columns`)."""
+    columns = Columns()
+    for record in records:
+        line = checked(record)
+        of = None
+        if line.task == "best" and line.verdict != "error" and line.best is not None:
+            of = _position(line).of
+        columns.add(line, of)
+    return report_of(columns, results)
+
+
+def report_of(columns: Columns, results: str = "") -> Report:
+    """The report of what `Columns` kept of a results file."""
+    runs = list(columns.runs.values())
+    fastest = [0] * len(runs)
     disagreements = []
-    for deal, runs in by_deal.items():
-        for task in {r.task for r in runs}:
-            ran = [r for r in runs if r.task == task]
-            settled = [(r.seconds, order.index((task, r.backend))) for r in ran
-                       if r.verdict in SETTLED]
-            if settled and len({engine_of(r) for r in ran}) > 1:  # a race of engines
-                fastest[order[min(settled)[1]]] += 1
-        disagreement = _disagreement(deal, runs)
-        if disagreement is not None:
-            disagreements.append(disagreement)
-    backends = [_backend_summary(task, name, by_run[task, name], fastest[task, name])
-                for task, name in order]
-    errors = [{"deal": r.deal, "backend": r.backend, "task": r.task, "reason": str(r.reason)}
-              for r in lines if r.verdict == "error"]
-    best = _best_scores(by_deal) if any(r.task == "best" for r in lines) else None
-    return Report(results, len(records), len(records) - len(lines), len(by_deal), backends,
-                  disagreements, errors, _solvability(by_deal), best, lines)
+    verdicts: dict[str, Counter[str]] = {}  # source → deals per verdict
+    histogram: dict[int, int] = {}
+    lower: dict[int, int] = {}
+    wins: set[int] = set()
+    best_deals = 0
+    for deal in range(len(columns.deals)):
+        ran = [run for run in runs if run.has(deal)]
+        for task in {run.task for run in ran}:
+            race = [run for run in ran if run.task == task]
+            if len({run.engine[deal] for run in race}) > 1:  # a race of engines
+                settled = [(run.seconds[deal], run.number) for run in race
+                           if run.verdict[deal] in _SETTLED_CODES]
+                if settled:
+                    fastest[min(settled)[1]] += 1
+        codes = {run.verdict[deal] for run in ran}
+        scored = [run for run in ran if run.scored(deal)]
+        disputed = _disputed(scored, deal)
+        if (_SOLVED in codes and _UNSOLVABLE in codes) or disputed:
+            disagreements.append(_disagreement(columns, deal, disputed))
+        verdicts.setdefault(columns.source(deal), Counter())[deal_verdict_of(columns, deal)] += 1
+        if scored and not disputed:
+            best_deals += 1
+            score = max(run.best[deal] for run in scored)  # type: ignore[index]
+            table = histogram if any(run.proven[deal] == 1  # type: ignore[index]
+                                     for run in scored) else lower
+            table[score] = table.get(score, 0) + 1
+            wins.add(columns.of[deal])
+    best = None
+    if any(run.task == "best" for run in runs):
+        best = BestScores(best_deals, sum(histogram.values()), dict(sorted(histogram.items())),
+                          dict(sorted(lower.items())), wins.pop() if len(wins) == 1 else None)
+    errors = [{"deal": columns.deals[deal], "backend": runs[run].backend,
+               "task": runs[run].task, "reason": reason}
+              for (run, deal), reason in sorted(columns.errors.items(),
+                                                key=lambda item: runs[item[0][0]].first[
+                                                    item[0][1]])]
+    backends = [_backend_summary(columns, run, fastest[run.number]) for run in runs]
+    return Report(results, columns.records, columns.records - columns.keys,
+                  len(columns.deals), backends, disagreements, errors,
+                  _solvability(verdicts), best, columns)
 
 
-def _disagreement(deal: str, runs: list[Record]) -> Disagreement | None:
-    solved = [run_name(r) for r in runs if r.verdict == "solved"]
-    unsolvable = [run_name(r) for r in runs if r.verdict == "unsolvable"]
-    scored = _scored(runs)
-    disputed = _best_disputed(scored)
-    if not (solved and unsolvable) and not disputed:
-        return None
-    best = {run_name(r): r.best for r in scored} if disputed else {}
-    return Disagreement(deal, solved, unsolvable, best)
-
-
-def _scored(runs: Iterable[Record]) -> list[Record]:
-    """The best-score lines that found a score (each already checked)."""
-    return [r for r in runs if r.task == "best" and r.verdict != "error" and r.best is not None]
-
-
-def _best_disputed(scored: list[Record]) -> bool:
+def _disputed(scored: list[_Run], deal: int) -> bool:
     """Whether these best-score lines cannot all hold: a proven best that another line's
     replayed score differs from, or an upper bound below a replayed score."""
-    reached = max((r.best for r in scored), default=0)
-    return any(r.proven and r.best != reached for r in scored) or any(
-        r.upper_bound is not None and r.upper_bound < reached for r in scored)
+    if not scored:
+        return False
+    reached = max(run.best[deal] for run in scored)  # type: ignore[index]
+    return any(run.proven[deal] == 1 and run.best[deal] != reached  # type: ignore[index]
+               for run in scored) or any(
+        run.upper[deal] != _NO_SCORE and run.upper[deal] < reached  # type: ignore[index]
+        for run in scored)
 
 
-def _backend_summary(task: str, name: str, records: list[Record],
-                     fastest: int) -> BackendSummary:
+def _disagreement(columns: Columns, deal: int, disputed: bool) -> Disagreement:
+    ran = columns.lines_of(deal)
+    solved = [run.name for run in ran if run.verdict[deal] == _SOLVED]
+    unsolvable = [run.name for run in ran if run.verdict[deal] == _UNSOLVABLE]
+    best = {run.name: run.best[deal] for run in ran  # type: ignore[index]
+            if run.scored(deal)} if disputed else {}
+    return Disagreement(columns.deals[deal], solved, unsolvable, best)
+
+
+def _backend_summary(columns: Columns, run: _Run, fastest: int) -> BackendSummary:
     counts = dict.fromkeys(VERDICTS, 0)
-    for record in records:
-        counts[record.verdict] += 1
-    times = [float(record.seconds) for record in records]
-    engines: dict[str, int] = {}
-    for record in records:
-        if record.verdict in SETTLED:
-            engines[engine_of(record)] = engines.get(engine_of(record), 0) + 1
-    engines = dict(sorted(engines.items(), key=lambda item: (-item[1], item[0])))
-    return BackendSummary(name, task, len(records), counts["solved"], counts["unsolvable"],
-                          counts["unknown"], counts["error"], quantile(times, 0.5),
-                          quantile(times, 0.9), quantile(times, 0.99), max(times, default=None),
-                          sum(times), fastest, engines)
+    engines: dict[int, int] = {}
+    deals = run.present()
+    for deal in deals:
+        code = run.verdict[deal]
+        counts[VERDICTS[code]] += 1
+        if code in _SETTLED_CODES:
+            engines[run.engine[deal]] = engines.get(run.engine[deal], 0) + 1
+    named = sorted(((columns.engines[engine], count) for engine, count in engines.items()),
+                   key=lambda item: (-item[1], item[0]))
+    times = sorted(run.seconds[deal] for deal in deals)
+    slowest = [SlowDeal(columns.deals[deal], run.seconds[deal], VERDICTS[run.verdict[deal]])
+               for deal in heapq.nlargest(SLOWEST, deals, key=run.seconds.__getitem__)]
+    return BackendSummary(run.backend, run.task, len(deals), counts["solved"],
+                          counts["unsolvable"], counts["unknown"], counts["error"],
+                          _quantile_sorted(times, 0.5), _quantile_sorted(times, 0.9),
+                          _quantile_sorted(times, 0.99), times[-1] if times else None,
+                          math.fsum(times), fastest, dict(named), slowest)
 
 
 def engine_of(record: Record) -> str:
@@ -308,63 +517,21 @@ def engine_of(record: Record) -> str:
     return record.solver or record.backend
 
 
-def deal_verdict(runs: Iterable[Record]) -> str:
-    """One verdict per deal: solved or unsolvable when some run settled it, "disputed"
-    when runs disagree, else unknown."""
-    verdicts = {r.verdict for r in runs}
-    if "solved" in verdicts and "unsolvable" in verdicts:
-        return "disputed"
-    for verdict in SETTLED:
-        if verdict in verdicts:
-            return verdict
-    return "unknown"
-
-
-def _solvability(by_deal: dict[str, list[Record]]) -> list[Solvability]:
-    groups: dict[str, list[str]] = {}
-    for deal, runs in by_deal.items():
-        groups.setdefault(deal_source(deal), []).append(deal_verdict(runs))
+def _solvability(groups: dict[str, Counter[str]]) -> list[Solvability]:
     out = []
     for source in sorted(groups):
         verdicts = groups[source]
-        solvable, unsolvable = verdicts.count("solved"), verdicts.count("unsolvable")
+        solvable, unsolvable = verdicts["solved"], verdicts["unsolvable"]
         settled = solvable + unsolvable
         low, high = wilson_interval(solvable, settled)
         standard = source in _STANDARD_SOURCES
         published = PUBLISHED_SOLVABLE / PUBLISHED_DEALS if standard else None
         inside = None if published is None or not settled else low <= published <= high
-        out.append(Solvability(source, len(verdicts), solvable, unsolvable,
-                               len(verdicts) - settled,
+        deals = verdicts.total()
+        out.append(Solvability(source, deals, solvable, unsolvable, deals - settled,
                                solvable / settled if settled else None, low, high,
                                published, inside))
     return out
-
-
-def deal_best(runs: Iterable[Record]) -> tuple[int, bool] | None:
-    """The deal's best score from its best-score lines, and whether it is proven; None
-    when no line found one (or the lines are in dispute)."""
-    scored = _scored(runs)
-    if not scored or _best_disputed(scored):
-        return None
-    return max(r.best for r in scored), any(r.proven for r in scored)
-
-
-def _best_scores(by_deal: dict[str, list[Record]]) -> BestScores:
-    histogram: dict[int, int] = {}
-    lower: dict[int, int] = {}
-    wins = set()
-    deals = 0
-    for runs in by_deal.values():
-        found = deal_best(runs)
-        if found is None:
-            continue
-        deals += 1
-        score, proven = found
-        table = histogram if proven else lower
-        table[score] = table.get(score, 0) + 1
-        wins.add(_position(next(r for r in runs if r.task == "best")).of)
-    return BestScores(deals, sum(histogram.values()), dict(sorted(histogram.items())),
-                      dict(sorted(lower.items())), wins.pop() if len(wins) == 1 else None)
 
 
 # ---------------------------------------------------------------- tables (built, not printed)
@@ -399,6 +566,16 @@ def tables(report: Report) -> list[Any]:
                      secs(b.p90), secs(b.p99), secs(b.max), f"{b.total:.2f}", str(b.fastest),
                      _engines_text(b.engines))
     out.append(main)
+    slowest = Table(title="slowest deals (seconds; U unsolvable, ? unknown, E error)",
+                    **compact)
+    slowest.add_column("backend", min_width=len("backend"), no_wrap=True)
+    slowest.add_column("deals, the slowest first")
+    marks = {"solved": "", "unsolvable": " U", "unknown": " ?", "error": " E"}
+    for b in report.backends:
+        slowest.add_row(b.backend if b.task == "solve" else f"{b.backend} (best)",
+                        ", ".join(f"{d.deal} {d.seconds:.3f}{marks[d.verdict]}"
+                                  for d in b.slowest))
+    out.append(slowest)
     solv = Table(title="solvable fraction (95% Wilson interval)", **compact)
     for column in ("source", "settled", "solvable", "fraction", "95% interval", "published"):
         solv.add_column(column, justify="left" if column == "source" else "right",

@@ -88,11 +88,11 @@ def _bench_progress(show: bool) -> Iterator[Callable]:
 def _report(results: Path, plots: Path | None, as_json: bool, run: dict | None = None) -> None:
     """Print the report of a results file; exit 4 on a disagreement or an error line."""
     from blackhole.bench.plots import write_plots
-    from blackhole.bench.record import read_results
+    from blackhole.bench.record import iter_results
     from blackhole.bench.report import report_json, summarize, tables
 
-    with _bench_errors():
-        summary = summarize(read_results(results), str(results))
+    with _bench_errors():  # one line at a time: a million lines fit in little memory
+        summary = summarize(iter_results(results), str(results))
         written = write_plots(summary, plots) if plots is not None else []
     if as_json:
         typer.echo(json.dumps(report_json(summary, written, run)))
