@@ -566,15 +566,14 @@ def tables(report: Report) -> list[Any]:
                      secs(b.p90), secs(b.p99), secs(b.max), f"{b.total:.2f}", str(b.fastest),
                      _engines_text(b.engines))
     out.append(main)
-    slowest = Table(title="slowest deals (seconds; U unsolvable, ? unknown, E error)",
-                    **compact)
-    slowest.add_column("backend", min_width=len("backend"), no_wrap=True)
-    slowest.add_column("deals, the slowest first")
-    marks = {"solved": "", "unsolvable": " U", "unknown": " ?", "error": " E"}
+    slowest = Table(title=f"slowest deals (at most {SLOWEST} per run)", **compact)
+    for column in ("deal", "run", "seconds", "verdict"):
+        slowest.add_column(column, justify="right" if column == "seconds" else "left",
+                           min_width=len(column), no_wrap=True)
     for b in report.backends:
-        slowest.add_row(b.backend if b.task == "solve" else f"{b.backend} (best)",
-                        ", ".join(f"{d.deal} {d.seconds:.3f}{marks[d.verdict]}"
-                                  for d in b.slowest))
+        for d in b.slowest:
+            slowest.add_row(d.deal, b.backend if b.task == "solve" else f"{b.backend} (best)",
+                            f"{d.seconds:.3f}", d.verdict)
     out.append(slowest)
     solv = Table(title="solvable fraction (95% Wilson interval)", **compact)
     for column in ("source", "settled", "solvable", "fraction", "95% interval", "published"):
