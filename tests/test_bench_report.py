@@ -121,3 +121,28 @@ def test_the_memory_kept_does_not_grow_with_the_moves_read(tmp_path: Path) -> No
         assert report.duplicates == 0 and report.consistent
     grown = (peaks[1] - peaks[0]) / (len(lines) * 4)  # bytes per line read
     assert grown < 1000, peaks
+
+
+def test_bench_reports_the_file_it_resumed_as_report_does(tmp_path: Path) -> None:
+    """bench counts its own lines as it writes them (each win was replayed in its worker)
+    and checks the lines the file held before: the same report as `report` of the file,
+    with a line superseded by the run (--retry-unknown) and new deals after the old."""
+    out = tmp_path / "r.jsonl"
+    lines = [json.loads(text) for text in
+             gzip.decompress((DATA / "bench-real.jsonl.gz").read_bytes()).splitlines()]
+    for line in lines:
+        if (line["deal"], line["backend"]) == ("pysol:2", "look"):
+            line.update(verdict="unknown", moves=[], reason="backend limit reached")
+    out.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    ran = run_cli("bench", "pysol:1-4,pysol:61,pysol:62", "--backends", "look", "--jobs", "1",
+                  "--out", str(out), "--resume", "--retry-unknown", "--json")
+    assert ran.exit_code == 0, ran.output
+    after_run = json.loads(ran.stdout)
+    assert after_run["run"]["written"] == 3  # pysol:2 again, 61 and 62
+    reported = run_cli("report", str(out), "--json")
+    assert reported.exit_code == 0, reported.output
+    again = json.loads(reported.stdout)
+    assert {k: v for k, v in after_run.items() if k != "run"} == again
+    look = next(b for b in again["backends"] if b["backend"] == "look")
+    assert (look["tasks"], look["solved"], look["unknown"]) == (6, 5, 0)
+    assert again["duplicates"] == 1

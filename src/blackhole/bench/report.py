@@ -31,7 +31,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from blackhole.bench.record import SETTLED, VERDICTS, Record, position_of_record
 from blackhole.cards import parse_card
@@ -318,6 +318,22 @@ class _Run:
                 and self.best[deal] != _NO_SCORE)
 
 
+class _Kept(NamedTuple):
+    """What a line leaves in `Columns`."""
+
+    task: str
+    deal: str
+    backend: str
+    code: int  # of VERDICTS
+    seconds: float
+    engine: str
+    best: int  # or _NO_SCORE
+    upper: int
+    proven: int  # of _PROVEN
+    of: int | None
+    reason: str | None  # of an error line
+
+
 class Columns:
     """What the report keeps of a results file read one line at a time: for each (task,
     deal, backend), its last line's verdict, seconds, engine and best score (not its
@@ -337,34 +353,66 @@ class Columns:
         self.records = 0
         self.keys = 0
 
+    def take(self, record: Record, check: bool = True) -> None:
+        """One line of the file, checked first (`checked`) unless `check` is False."""
+        line = checked(record) if check else record
+        of = None
+        if line.task == "best" and line.verdict != "error" and line.best is not None:
+            of = _position(line).of
+        self.add(line, of)
+
     def add(self, record: Record, of: int | None = None) -> None:
         """A checked line; `of`, a scored best line's score of a win."""
         self.records += 1
-        deal = self._index.get(record.deal)
+        self._put(_Kept(record.task, record.deal, record.backend, _CODE[record.verdict],
+                        round(float(record.seconds), 6), engine_of(record),  # as written
+                        _NO_SCORE if record.best is None else record.best,
+                        _NO_SCORE if record.upper_bound is None else record.upper_bound,
+                        _PROVEN[record.proven], of,
+                        str(record.reason) if record.verdict == "error" else None))
+
+    def extend(self, later: Columns) -> None:
+        """Add the lines `later` kept, as if read after this file's (the last line of a
+        (task, deal, backend) wins, and a new one comes after those known)."""
+        self.records += later.records
+        keys = sorted((each.first[number], each.number, number)
+                      for each in later.runs.values() for number in each.present())
+        runs = list(later.runs.values())
+        for _, which, deal in keys:
+            run = runs[which]
+            best = run.best is not None and run.upper is not None and run.proven is not None
+            self._put(_Kept(run.task, later.deals[deal], run.backend, run.verdict[deal],
+                            run.seconds[deal], later.engines[run.engine[deal]],
+                            run.best[deal] if best else _NO_SCORE,  # type: ignore[index]
+                            run.upper[deal] if best else _NO_SCORE,  # type: ignore[index]
+                            run.proven[deal] if best else _PROVEN[None],  # type: ignore[index]
+                            later.of.get(deal), later.errors.get((run.number, deal))))
+
+    def _put(self, kept: _Kept) -> None:
+        deal = self._index.get(kept.deal)
         if deal is None:
-            deal = self._index[record.deal] = len(self.deals)
-            self.deals.append(record.deal)
+            deal = self._index[kept.deal] = len(self.deals)
+            self.deals.append(kept.deal)
             self._source.append(_number(self._source_numbers, self.sources,
-                                        deal_source(record.deal)))
-        run = self.runs.get((record.task, record.backend))
+                                        deal_source(kept.deal)))
+        run = self.runs.get((kept.task, kept.backend))
         if run is None:
-            run = self.runs[record.task, record.backend] = _Run(len(self.runs), record.task,
-                                                                record.backend)
+            run = self.runs[kept.task, kept.backend] = _Run(len(self.runs), kept.task,
+                                                            kept.backend)
         run.reach(deal)
         if run.verdict[deal] == _ABSENT:
             run.first[deal] = self.keys
             self.keys += 1
-        run.verdict[deal] = _CODE[record.verdict]
-        run.seconds[deal] = float(record.seconds)
-        run.engine[deal] = _number(self._engine_numbers, self.engines, engine_of(record))
+        run.verdict[deal] = kept.code
+        run.seconds[deal] = kept.seconds
+        run.engine[deal] = _number(self._engine_numbers, self.engines, kept.engine)
         if run.best is not None and run.upper is not None and run.proven is not None:
-            run.best[deal] = _NO_SCORE if record.best is None else record.best
-            run.upper[deal] = _NO_SCORE if record.upper_bound is None else record.upper_bound
-            run.proven[deal] = _PROVEN[record.proven]
-        if of is not None:
-            self.of[deal] = of
-        if record.verdict == "error":
-            self.errors[run.number, deal] = str(record.reason)
+            run.best[deal], run.upper[deal], run.proven[deal] = kept.best, kept.upper, \
+                kept.proven
+        if kept.of is not None:
+            self.of[deal] = kept.of
+        if kept.reason is not None:
+            self.errors[run.number, deal] = kept.reason
         else:
             self.errors.pop((run.number, deal), None)
 
@@ -414,12 +462,21 @@ def summarize(records: Iterable[Record], results: str = "") -> Report:
     checked first); only a few numbers per line are kept (`Columns`)."""
     columns = Columns()
     for record in records:
-        line = checked(record)
-        of = None
-        if line.task == "best" and line.verdict != "error" and line.best is not None:
-            of = _position(line).of
-        columns.add(line, of)
+        columns.take(record)
     return report_of(columns, results)
+
+
+def summarize_run(path: Path | str, before: int, lines: Columns) -> Report:
+    """The report of a results file a bench run has just appended to: the lines the file
+    held before (its first `before` bytes), read and checked as `summarize` does, then
+    the run's own, as the run kept them (`BenchSummary.lines`)."""
+    from blackhole.bench.record import iter_results
+
+    columns = Columns()
+    for record in iter_results(path, end=before):
+        columns.take(record)
+    columns.extend(lines)
+    return report_of(columns, str(path))
 
 
 def report_of(columns: Columns, results: str = "") -> Report:

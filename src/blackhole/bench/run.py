@@ -16,13 +16,14 @@ import queue
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, closing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from blackhole.backends import Options
 from blackhole.bench.plan import DEFAULT_TIMEOUT, GRACE, Task, plan_tasks
 from blackhole.bench.record import Record, iter_results
+from blackhole.bench.report import Columns
 from blackhole.errors import InputError
 
 DEFAULT_MEMORY_MB = 4096  # address-space cap per worker during a task (RLIMIT_AS)
@@ -47,6 +48,9 @@ class BenchSummary:
     slots: int  # tasks in flight at once (jobs, or Dask threads)
     busy: float  # Σ seconds the workers spent on tasks (each record's `wall`)
     solving: float  # Σ the backends' own seconds
+    before: int = 0  # bytes of the results file before this run's first line
+    # what the report needs of this run's lines (blackhole.bench.report.report_of_run)
+    lines: Columns | None = field(default=None, repr=False, compare=False)
 
     @property
     def overhead_ms(self) -> float | None:
@@ -118,7 +122,9 @@ def run_bench(specs: str | Sequence[str], backends: Sequence[str] | None = None,
                          "run is over)", str(out))
     todo = _unfinished(tasks, out, resume, retry_unknown)
     skipped = len(tasks) - len(todo)
+    before = out.stat().st_size if out.exists() else 0  # whole lines only, once repaired
     done, busy, solving = 0, 0.0, 0.0
+    lines = Columns()
     with ExitStack() as stack:
         if dask:
             from blackhole.bench import cluster
@@ -136,12 +142,17 @@ def run_bench(specs: str | Sequence[str], backends: Sequence[str] | None = None,
             progress(BenchEvent(len(todo), 0, skipped, None))
         for record in results:
             os.write(fd, record.line())  # one write per line
+            # A win was replayed through the rules engine in its worker before it came
+            # here (pipeline.decode): the report need not deal it again. A best line is
+            # checked here, as the report checks one (its score against its moves).
+            lines.take(record, check=record.task != "solve")
             done += 1
             busy += record.wall or record.seconds
             solving += record.seconds
             if progress:
                 progress(BenchEvent(len(todo), done, skipped, record))
-    return BenchSummary(done, skipped, time.perf_counter() - began, slots, busy, solving)
+    return BenchSummary(done, skipped, time.perf_counter() - began, slots, busy, solving,
+                        before, lines)
 
 
 def _unfinished(tasks: list[Task], out: Path, resume: bool, retry_unknown: bool) -> list[Task]:

@@ -10,7 +10,7 @@ import typer
 
 from blackhole.backends import Options
 from blackhole.bench.plan import DEFAULT_TIMEOUT, GRACE
-from blackhole.bench.run import DEFAULT_MEMORY_MB
+from blackhole.bench.run import DEFAULT_MEMORY_MB, BenchSummary
 from blackhole.cli.guard import (
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
@@ -85,17 +85,23 @@ def _bench_progress(show: bool) -> Iterator[Callable]:
             progress.stop()
 
 
-def _report(results: Path, plots: Path | None, as_json: bool, run: dict | None = None) -> None:
-    """Print the report of a results file; exit 4 on a disagreement or an error line."""
+def _report(results: Path, plots: Path | None, as_json: bool,
+            run: BenchSummary | None = None) -> None:
+    """Print the report of a results file (after a bench `run`, of the lines it held
+    and the run's); exit 4 on a disagreement or an error line."""
     from blackhole.bench.plots import write_plots
     from blackhole.bench.record import iter_results
-    from blackhole.bench.report import report_json, summarize, tables
+    from blackhole.bench.report import report_json, summarize, summarize_run, tables
 
     with _bench_errors():  # one line at a time: a million lines fit in little memory
-        summary = summarize(iter_results(results), str(results))
+        if run is not None and run.lines is not None:
+            summary = summarize_run(results, run.before, run.lines)
+        else:
+            summary = summarize(iter_results(results), str(results))
         written = write_plots(summary, plots) if plots is not None else []
     if as_json:
-        typer.echo(json.dumps(report_json(summary, written, run)))
+        typer.echo(json.dumps(report_json(summary, written,
+                                          None if run is None else run.to_json())))
     else:
         for item in tables(summary):
             console.print(item)
@@ -189,7 +195,7 @@ def bench(
             "the solves")
         console.print(f"{summary.written} results written to {out} ({summary.skipped} tasks "
                       f"skipped, already there) in {summary.seconds:.1f} s{figures}")
-    _report(out, plots, as_json, run=summary.to_json())
+    _report(out, plots, as_json, run=summary)
 
 
 def report_command(
