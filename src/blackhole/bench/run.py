@@ -49,7 +49,7 @@ class BenchSummary:
     busy: float  # Σ seconds the workers spent on tasks (each record's `wall`)
     solving: float  # Σ the backends' own seconds
     before: int = 0  # bytes of the results file before this run's first line
-    # what the report needs of this run's lines (blackhole.bench.report.report_of_run)
+    # what the report needs of this run's lines (blackhole.bench.report.summarize_run)
     lines: Columns | None = field(default=None, repr=False, compare=False)
 
     @property
