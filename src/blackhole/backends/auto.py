@@ -27,7 +27,6 @@ its DRUP proof in `Result.proof`.
 
 from __future__ import annotations
 
-import math
 import os
 import threading
 import time
@@ -36,7 +35,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from blackhole.backends import Backend, BestResult, Options, Result, Verdict
-from blackhole.backends.look import UNLIMITED, best_result, look_result
+from blackhole.backends.look import best_result, look_result
 from blackhole.errors import InputError
 from blackhole.probe import Look, best_budget, default_budget, engine_in_use, longest, probe
 from blackhole.problem import Problem
@@ -58,17 +57,27 @@ QUICK_LOOK = 20_000
 # at the conflict rate of the slice before, within these bounds (conflicts).
 SLICE_SECONDS = 0.005
 FIRST_SLICE, MIN_SLICE, MAX_SLICE = 100, 10, 20_000
+# Moves of the racing look (without `Options.budget`): the look settles every deal of
+# pysol:1-1000 within them; past them its core goes to a second SAT solver, on the
+# default CNF, whose luck differs from the first's (the symmetry cut changes the search).
+RACE_BUDGET = 1_000_000
 
 
 # Set to a whole number, the cores `auto` takes as free, instead of its estimate (for a
 # container whose load average is the host's, or to time one mode against the other).
 CORES_VARIABLE = "BLACKHOLE_AUTO_CORES"
+# The SAT side's CNF, when no proof is asked for: the default features and these. The
+# same-rank symmetry cut keeps a win whenever there is one (encodings/sat.md) and, on the
+# deals of the hard band that the look leaves, cut glucose4's conflicts (docs/hard.md).
+# A proof is of the default CNF (the one certificates check), so it takes none of them.
+SAT_EXTRA_FEATURES = frozenset({"symmetry"})
 
 
 def free_cores() -> int:
-    """The cores free for this solve: $BLACKHOLE_AUTO_CORES when set, else an estimate:
-    the cores this process may run on, less the load average of the last minute
-    (rounded), counting this process's own core as free; at least 1."""
+    """The cores auto may use for this solve: $BLACKHOLE_AUTO_CORES when set, else the
+    cores this process may run on. The load average is not read: on a busy machine the
+    race measured faster than the look then SAT in turn (docs/performance.md), as its two
+    threads still split the work between the two engines."""
     given = os.environ.get(CORES_VARIABLE, "")
     if given:  # set and not empty
         if not given.strip().isdigit() or int(given) < 1:
@@ -76,14 +85,9 @@ def free_cores() -> int:
                              token=given)
         return int(given)
     try:
-        cpus = len(os.sched_getaffinity(0))
+        return len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
-        cpus = os.cpu_count() or 1
-    try:
-        load = os.getloadavg()[0]
-    except OSError:  # no load average here
-        load = 0.0
-    return max(1, min(cpus, cpus - math.floor(load + 0.5) + 1))
+        return os.cpu_count() or 1
 
 
 def _stage(look: Look, seconds: float) -> dict[str, Any]:
@@ -99,6 +103,39 @@ def _sat_stage(result: Result) -> dict[str, Any]:
             if key in result.stats}
     return {"engine": result.solver, "seconds": round(result.seconds, 6), **work,
             "answer": answer}
+
+
+def _sat_options(options: Options, left: float | None) -> Options:
+    """The options of the SAT side: what is left of the time, no look budget, and the
+    CNF's features (SAT_EXTRA_FEATURES on top of the default, unless a proof is asked
+    for)."""
+    features = None
+    if not options.proof:
+        from blackhole.encode.cnf import DEFAULT_FEATURES
+
+        features = DEFAULT_FEATURES | SAT_EXTRA_FEATURES
+    return replace(options, timeout=left, budget=None, features=features)
+
+
+def _sat_beside(problem: Problem, options: Options, over: Callable[[], bool]) -> Result:
+    """The SAT backend's solve, its solver run in short slices of conflicts, so that it
+    stops soon after another engine of the race answers (`over()`)."""
+    from blackhole.backends.pysat_tools import conflict_slice
+    from blackhole.backends.sat import SatBackend
+
+    def run(sat: Solver, solver: str, deadline: float | None) -> bool | None:
+        budget = FIRST_SLICE
+        while not over():
+            if deadline is not None and time.perf_counter() >= deadline:
+                return None
+            answer, rate = conflict_slice(sat, budget)
+            if answer is not None:
+                return answer
+            budget = max(MIN_SLICE, min(MAX_SLICE, int(rate * SLICE_SECONDS)))
+            time.sleep(0)  # an engine that has ended takes the GIL to hand in its answer
+        return None
+
+    return SatBackend().solve_with(problem, options, run)
 
 
 def _settles(look: Look, options: Options) -> bool:
@@ -146,7 +183,7 @@ class AutoBackend(Backend):
                           {"reason": "time limit reached"}), stages
         from blackhole.backends.sat import SatBackend
 
-        result = SatBackend().solve(problem, replace(options, timeout=left, budget=None))
+        result = SatBackend().solve(problem, _sat_options(options, left))
         return result, stages + [_sat_stage(result)]
 
     def _quick_then_race(self, problem: Problem, options: Options,
@@ -164,78 +201,79 @@ class AutoBackend(Backend):
     def _race(self, problem: Problem, options: Options,
               began: float) -> tuple[Result, list[dict[str, Any]]]:
         """The look on a second thread from the start; after its head start, the SAT
-        solver on this thread against it."""
+        solver on this thread against it. A look that gives up (RACE_BUDGET moves, or
+        `Options.budget`) hands its core to a second SAT solver on the default CNF
+        (unless a proof is asked for). The first sound answer is taken, the others
+        stopped."""
         stop = bytearray(1)
-        done = threading.Event()
+        over = threading.Event()  # an answer is in: every entrant stops
+        look_over = threading.Event()
+        answers: list[tuple[str, Look | Result]] = []  # in the order they came
         found: dict[str, Any] = {}
-        budget = UNLIMITED if options.budget is None else options.budget
+        lock = threading.Lock()
+        budget = RACE_BUDGET if options.budget is None else options.budget
 
-        def look() -> None:
+        def hand_in(who: str, answer: Look | Result) -> None:
+            with lock:
+                answers.append((who, answer))
+            over.set()
+
+        def left() -> float | None:
+            return None if options.timeout is None else \
+                options.timeout - (time.perf_counter() - began)
+
+        def second() -> None:
+            """The look, then (when it gives up) the second SAT solver on its core."""
             try:
-                found["look"] = probe(problem, budget, seconds=options.timeout, stop=stop)
+                look = probe(problem, budget, seconds=options.timeout, stop=stop)
+                found["look"], found["look_seconds"] = look, time.perf_counter() - began
+                look_over.set()
+                if _settles(look, options):
+                    hand_in("look", look)
+                    return
+                time_left = left()
+                if options.proof or over.is_set() or (time_left is not None
+                                                      and time_left <= 0):
+                    return
+                sat = _sat_beside(problem, replace(options, timeout=time_left, budget=None,
+                                                   features=None), over.is_set)
+                found["second"] = sat
+                if sat.verdict is not Verdict.UNKNOWN:
+                    hand_in("second", sat)
             except BaseException as error:  # noqa: BLE001 - handed to the solving thread
                 found["error"] = error
+                over.set()
             finally:
-                found["seconds"] = time.perf_counter() - began
-                done.set()
+                look_over.set()
 
-        def answered() -> bool:
-            return "look" in found and _settles(found["look"], options)
-
-        def outcome(sat: Result | None) -> tuple[Result, list[dict[str, Any]]]:
-            if "error" in found:
-                raise found["error"]
-            stages = [_stage(found["look"], found["seconds"])]
-            stages += [] if sat is None else [_sat_stage(sat)]
-            if (sat is None or sat.verdict is Verdict.UNKNOWN) and answered():
-                return look_result(found["look"], self.name, found["seconds"], {}), stages
-            if sat is None:  # out of time before SAT could start
-                return Result(Verdict.UNKNOWN, None, self.name, "look", found["seconds"],
-                              {"reason": "time limit reached"}), stages
-            return sat, stages
-
-        thread = threading.Thread(target=look, name="blackhole-look", daemon=True)
+        thread = threading.Thread(target=second, name="blackhole-look", daemon=True)
         thread.start()
+        first: Result | None = None
         try:
             # Most deals end within the head start: waiting (without the GIL) costs them
             # nothing, where building a CNF beside the look would delay its answer.
-            head = HEAD_START if options.timeout is None else min(HEAD_START, options.timeout)
-            done.wait(head)
-            left = None if options.timeout is None else \
-                options.timeout - (time.perf_counter() - began)
-            if answered() or (left is not None and left <= 0):
-                stop[0] = 1
-                thread.join()
-                return outcome(None)
-            sat = self._sat_beside(problem, replace(options, timeout=left, budget=None),
-                                   done, answered)
+            time_left = left()
+            look_over.wait(HEAD_START if time_left is None else min(HEAD_START, time_left))
+            time_left = left()
+            if not over.is_set() and (time_left is None or time_left > 0):
+                first = _sat_beside(problem, _sat_options(options, time_left), over.is_set)
+                if first.verdict is not Verdict.UNKNOWN:
+                    hand_in("first", first)
         finally:
             stop[0] = 1
+            over.set()
             thread.join()
-        return outcome(sat)
-
-    @staticmethod
-    def _sat_beside(problem: Problem, options: Options, done: threading.Event,
-                    answered: Callable[[], bool]) -> Result:
-        """The SAT backend's solve, its solver run in slices of conflicts so that it
-        stops soon after the look answers (`answered`, once `done` is set)."""
-        from blackhole.backends.pysat_tools import conflict_slice, run_solver
-        from blackhole.backends.sat import SatBackend
-
-        def run(sat: Solver, solver: str, deadline: float | None) -> bool | None:
-            budget = FIRST_SLICE
-            while True:
-                if done.is_set():  # the look is over: its answer, or SAT alone from here
-                    return None if answered() else run_solver(sat, solver, deadline)
-                if deadline is not None and time.perf_counter() >= deadline:
-                    return None
-                answer, rate = conflict_slice(sat, budget)
-                if answer is not None:
-                    return answer
-                budget = max(MIN_SLICE, min(MAX_SLICE, int(rate * SLICE_SECONDS)))
-                time.sleep(0)  # a look that has ended takes the GIL to hand in its answer
-
-        return SatBackend().solve_with(problem, options, run)
+        if "error" in found:
+            raise found["error"]
+        stages = [_stage(found["look"], found["look_seconds"])]
+        stages += [_sat_stage(sat) for sat in (first, found.get("second")) if sat is not None]
+        if not answers:
+            return Result(Verdict.UNKNOWN, None, self.name, "look", found["look_seconds"],
+                          {"reason": "time limit reached"}), stages
+        answer = answers[0][1]
+        if isinstance(answer, Look):
+            return look_result(answer, self.name, found["look_seconds"], {}), stages
+        return answer, stages
 
     # ------------------------------------------------------------ the best score
 
