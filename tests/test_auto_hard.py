@@ -12,7 +12,12 @@ from functools import cache
 import pytest
 
 from blackhole.backends import Options, Verdict, make_backend
-from blackhole.backends.auto import CORES_VARIABLE, SAT_EXTRA_FEATURES
+from blackhole.backends.auto import (
+    CORES_VARIABLE,
+    LARGE_FROM_RANKS,
+    RACE_BUDGET_LARGE,
+    SAT_EXTRA_FEATURES,
+)
 from blackhole.backends.pysat_tools import DEFAULT_SOLVER
 from blackhole.cards import Card, deck
 from blackhole.deal import Deal
@@ -142,12 +147,10 @@ def test_a_proof_keeps_the_default_cnf() -> None:
     assert set(result.stats["features"]) == DEFAULT_FEATURES and result.proof
 
 
-@pytest.mark.parametrize("cores", [pytest.param("1", marks=pytest.mark.slow), "2"])
-def test_a_hard_band_deal_the_look_leaves_is_won_by_the_sat_side(
-        cores: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    if cores == "2" and not c_engine_built():
-        pytest.skip("the compiled core is not built")
-    monkeypatch.setenv(CORES_VARIABLE, cores)
+@pytest.mark.slow
+def test_a_hard_band_deal_the_look_leaves_is_won_by_the_sat_side_in_turn(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(CORES_VARIABLE, "1")
     deal = load_deal(HARD_DEAL)
     look = probe(build_problem(deal), SMALL_BUDGET)
     assert look.line is None and not look.refuted  # the look leaves it at this budget
@@ -155,4 +158,24 @@ def test_a_hard_band_deal_the_look_leaves_is_won_by_the_sat_side(
     assert solution.verdict is Verdict.SOLVED
     assert solution.result.solver == DEFAULT_SOLVER
     assert solution.replay is not None and solution.replay.won
-    assert [s["engine"] for s in solution.result.stats["stages"]][-1] == DEFAULT_SOLVER
+    assert [s["engine"] for s in solution.result.stats["stages"]] == ["look", DEFAULT_SOLVER]
+
+
+@pytest.mark.skipif(not c_engine_built(), reason="the compiled core is not built")
+def test_on_a_large_deck_the_racing_look_gives_way_to_sat(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a deck of the hard band the racing look stops at RACE_BUDGET_LARGE moves (this
+    deal's win takes it about 2.3 million) and a SAT solver wins; the win is replayed."""
+    monkeypatch.setenv(CORES_VARIABLE, "2")
+    deal = load_deal(HARD_DEAL)
+    problem = build_problem(deal)
+    assert problem.modulus >= LARGE_FROM_RANKS
+    look = probe(problem, RACE_BUDGET_LARGE)
+    assert look.line is None and not look.refuted
+    solution = solve_deal(deal, "auto", Options(timeout=60))
+    assert solution.verdict is Verdict.SOLVED and solution.result.solver == DEFAULT_SOLVER
+    assert solution.replay is not None and solution.replay.won
+    stages = solution.result.stats["stages"]
+    assert [s["engine"] for s in stages[:3]] == ["look", "look", DEFAULT_SOLVER]
+    assert stages[1]["answer"] == "none" and stages[1]["nodes"] <= RACE_BUDGET_LARGE
+    assert any(s["answer"] == "won" for s in stages[2:])

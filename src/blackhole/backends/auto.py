@@ -2,27 +2,34 @@
 answer, and saying which engine gave it (`Result.solver`: "look", or the SAT solver's
 name such as "glucose4"), with each stage's time and work in `stats["stages"]`.
 
-Two ways to run, chosen per solve by the cores free at that moment (`free_cores`):
+Two ways to run, chosen per solve by the cores it may use (`free_cores`):
 
-- **parallel** (two or more free cores, and the look's compiled core built): a short
-  look of QUICK_LOOK moves in line, which settles most deals with no thread started;
-  then, for the deals it leaves, the look starts again on a second thread with no budget
-  (or `Options.budget`), and this thread waits for it, without the GIL, for HEAD_START
-  seconds. If the look is still searching, this thread builds the CNF and runs
-  the SAT solver in short slices of conflicts. The look's core lets the GIL go, so the
-  two run at once; the SAT solver holds the GIL inside each slice, and between slices it
-  checks whether the look has answered. Whichever answers first is taken and the other
-  stopped (the look through its stop flag, within a few milliseconds).
-- **sequential** (one free core, or the look in pure Python, which holds the GIL): the
-  look with a budget (`Options.budget`, else the engine's default), then the SAT solver
-  until its answer or the time limit.
+- **parallel** (two or more cores, and the look's compiled core built): a short look of
+  QUICK_LOOK moves in line, which settles most deals with no thread started; then, for
+  the deals it leaves, a race. The look starts again on a second thread (RACE_BUDGET
+  moves, or `Options.budget`), and this thread waits for it, without the GIL, for
+  HEAD_START seconds. If the look is still searching, this thread builds the CNF (with
+  the symmetry cut, SAT_EXTRA_FEATURES) and runs the SAT solver in short slices of
+  conflicts, checking between slices whether another engine has answered. A look that
+  gives up hands its thread to a second SAT solver on the default CNF: the two searches
+  differ, and on the hard band (docs/hard.md) each was the faster on some deals. The
+  look's core and the solvers let the GIL go, so all run at once. The first sound
+  answer is taken and the others stopped (the look through its stop flag, a solver at
+  the end of its slice, within a few milliseconds).
+- **sequential** (one core, `BLACKHOLE_AUTO_CORES=1`, or the look in pure Python, which
+  holds the GIL): the look with a budget (`Options.budget`, else the engine's default),
+  then the SAT solver (on the CNF with the symmetry cut) until its answer or the limit.
+
+The load average is not read: on a busy machine the race still measured faster than
+the look then SAT in turn on the hard band (docs/performance.md).
 
 The look runs on a thread rather than in a second process, which measured slower to
 start and answer (docs/performance.md).
 
 When a proof is asked for (`Options.proof`), the look may still answer with a win (a
 line is its own proof), but an unsolvable verdict comes only from the SAT solver, with
-its DRUP proof in `Result.proof`.
+its DRUP proof in `Result.proof`; the CNF is then the default one (the one certificates
+check), and no second solver runs.
 """
 
 from __future__ import annotations
@@ -57,10 +64,12 @@ QUICK_LOOK = 20_000
 # at the conflict rate of the slice before, within these bounds (conflicts).
 SLICE_SECONDS = 0.005
 FIRST_SLICE, MIN_SLICE, MAX_SLICE = 100, 10, 20_000
-# Moves of the racing look (without `Options.budget`): the look settles every deal of
-# pysol:1-1000 within them; past them its core goes to a second SAT solver, on the
-# default CNF, whose luck differs from the first's (the symmetry cut changes the search).
-RACE_BUDGET = 1_000_000
+# Moves of the racing look (without `Options.budget`), by the deck: past them its core
+# goes to a second SAT solver, on the default CNF, whose luck differs from the first's
+# (the symmetry cut changes the search). On decks of up to 13 ranks the look settles
+# every deal of pysol:1-1000 within RACE_BUDGET; on larger decks (the hard band) a look
+# that needs more than RACE_BUDGET_LARGE moves was nearly always beaten by SAT.
+RACE_BUDGET, RACE_BUDGET_LARGE, LARGE_FROM_RANKS = 1_000_000, 200_000, 14
 
 
 # Set to a whole number, the cores `auto` takes as free, instead of its estimate (for a
@@ -75,9 +84,7 @@ SAT_EXTRA_FEATURES = frozenset({"symmetry"})
 
 def free_cores() -> int:
     """The cores auto may use for this solve: $BLACKHOLE_AUTO_CORES when set, else the
-    cores this process may run on. The load average is not read: on a busy machine the
-    race measured faster than the look then SAT in turn (docs/performance.md), as its two
-    threads still split the work between the two engines."""
+    cores this process may run on (the load average is not read: see the module doc)."""
     given = os.environ.get(CORES_VARIABLE, "")
     if given:  # set and not empty
         if not given.strip().isdigit() or int(given) < 1:
@@ -211,7 +218,9 @@ class AutoBackend(Backend):
         answers: list[tuple[str, Look | Result]] = []  # in the order they came
         found: dict[str, Any] = {}
         lock = threading.Lock()
-        budget = RACE_BUDGET if options.budget is None else options.budget
+        budget = options.budget
+        if budget is None:
+            budget = RACE_BUDGET_LARGE if problem.modulus >= LARGE_FROM_RANKS else RACE_BUDGET
 
         def hand_in(who: str, answer: Look | Result) -> None:
             with lock:
