@@ -278,9 +278,9 @@ class AutoBackend(Backend):
             raise found["error"]
         stages = [_stage(found["look"], found["look_seconds"])]
         stages += [_sat_stage(sat) for sat in (first, found.get("second")) if sat is not None]
-        if not answers:
-            return Result(Verdict.UNKNOWN, None, self.name, "look", found["look_seconds"],
-                          {"reason": "time limit reached"}), stages
+        if not answers:  # out of time: the first SAT solver's unknown, if it started
+            return first or Result(Verdict.UNKNOWN, None, self.name, "look",
+                                   found["look_seconds"], {"reason": "time limit reached"}), stages
         answer = answers[0][1]
         if isinstance(answer, Look):
             return look_result(answer, self.name, found["look_seconds"], {}), stages
