@@ -6,6 +6,7 @@ hard-band deal the look cannot settle within a small budget is answered by that 
 
 from __future__ import annotations
 
+import os
 import random
 from functools import cache
 
@@ -17,6 +18,8 @@ from blackhole.backends.auto import (
     LARGE_FROM_RANKS,
     RACE_BUDGET_LARGE,
     SAT_EXTRA_FEATURES,
+    free_cores,
+    races,
 )
 from blackhole.backends.pysat_tools import DEFAULT_SOLVER
 from blackhole.cards import Card, deck
@@ -179,3 +182,19 @@ def test_on_a_large_deck_the_racing_look_gives_way_to_sat(
     assert [s["engine"] for s in stages[:3]] == ["look", "look", DEFAULT_SOLVER]
     assert stages[1]["answer"] == "none" and stages[1]["nodes"] <= RACE_BUDGET_LARGE
     assert any(s["answer"] == "won" for s in stages[2:])
+
+
+@pytest.mark.skipif(not c_engine_built(), reason="the compiled core is not built")
+def test_on_a_busy_machine_only_large_decks_race(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no core free by the load average, a standard deal runs in turn (the look
+    settles it alone) and a deck of the hard band races; the variable, when set, decides
+    alone."""
+    monkeypatch.delenv(CORES_VARIABLE, raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (64.0, 64.0, 64.0))
+    assert free_cores() == 1
+    standard, large = build_problem(load_deal("pysol:2")), build_problem(load_deal(HARD_DEAL))
+    assert not races(standard) and races(large)
+    monkeypatch.setenv(CORES_VARIABLE, "1")
+    assert not races(large)
+    monkeypatch.setenv(CORES_VARIABLE, "2")
+    assert races(standard) and races(large)

@@ -2,28 +2,32 @@
 answer, and saying which engine gave it (`Result.solver`: "look", or the SAT solver's
 name such as "glucose4"), with each stage's time and work in `stats["stages"]`.
 
-Two ways to run, chosen per solve by the cores it may use (`free_cores`):
+Two ways to run, chosen per solve (`races`) by the cores free at that moment
+(`free_cores`) and the deck:
 
-- **parallel** (two or more cores, and the look's compiled core built): a short look of
-  QUICK_LOOK moves in line, which settles most deals with no thread started; then, for
-  the deals it leaves, a race. The look starts again on a second thread (RACE_BUDGET
-  moves, RACE_BUDGET_LARGE on decks above 13 ranks, or `Options.budget`), and this
-  thread waits for it, without the GIL, for HEAD_START seconds. If the look is still
-  searching, this thread builds the CNF (with the symmetry cut, SAT_EXTRA_FEATURES) and
-  runs the SAT solver in short slices of conflicts, checking between slices whether
-  another engine has answered. A look that gives up hands its thread to a second SAT
-  solver on the default CNF: the two searches differ, and on the hard band each was the
-  faster on some deals (encodings/sat.md). The look's core and the solvers let the GIL
-  go, so all run at once. The first sound answer is taken and the others stopped (the
-  look through its stop flag, a solver at the end of its slice, within a few
-  milliseconds).
-- **sequential** (one core, `BLACKHOLE_AUTO_CORES=1`, or the look in pure Python, which
-  holds the GIL): the look with a budget (`Options.budget`, else the engine's default),
-  then the SAT solver (on the CNF with the symmetry cut) until its answer or the limit.
+- **parallel** (the look's compiled core built, and two or more free cores, or a deck
+  above 13 ranks whatever the load): a short look of QUICK_LOOK moves in line, which
+  settles most deals with no thread started; then, for the deals it leaves, a race. The
+  look starts again on a second thread (RACE_BUDGET moves, RACE_BUDGET_LARGE on decks
+  above 13 ranks, or `Options.budget`), and this thread waits for it, without the GIL,
+  for HEAD_START seconds. If the look is still searching, this thread builds the CNF
+  (with the symmetry cut, SAT_EXTRA_FEATURES) and runs the SAT solver in short slices of
+  conflicts, checking between slices whether another engine has answered. A look that
+  gives up hands its thread to a second SAT solver on the default CNF: the two searches
+  differ, and on the hard band each was the faster on some deals (encodings/sat.md). The
+  look's core and the solvers let the GIL go, so all run at once. The first sound answer
+  is taken and the others stopped (the look through its stop flag, a solver at the end
+  of its slice, within a few milliseconds).
+- **sequential** (one free core on a deck of up to 13 ranks, `BLACKHOLE_AUTO_CORES=1`,
+  or the look in pure Python, which holds the GIL): the look with a budget
+  (`Options.budget`, else the engine's default), then the SAT solver (on the CNF with
+  the symmetry cut) until its answer or the limit.
 
-The load average is not read: on a busy machine (load 17-23 on the 2 cores) the race
-still measured faster than the look then SAT in turn on the hard band (total 818 s
-against 1,264 s over 90 deals of 22-34 ranks, 6 unknown against 11).
+Why the deck counts: on a busy machine (load 17-23 on the 2 cores) the race measured
+faster than the look then SAT in turn on the hard band (total 818 s against 1,264 s over
+90 deals of 22-34 ranks, 6 unknown against 11), where the look's default budget costs
+seconds before SAT starts; on pysol:1-1000, which the look settles alone, racing there
+cost 43.5 s against 28.1 s in turn (load 17-20).
 
 The look runs on a thread rather than in a second process, which measured slower to
 start and answer (docs/performance.md).
@@ -36,6 +40,7 @@ check), and no second solver runs.
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 import time
@@ -85,8 +90,9 @@ SAT_EXTRA_FEATURES = frozenset({"symmetry"})
 
 
 def free_cores() -> int:
-    """The cores auto may use for this solve: $BLACKHOLE_AUTO_CORES when set, else the
-    cores this process may run on (the load average is not read: see the module doc)."""
+    """The cores free for this solve: $BLACKHOLE_AUTO_CORES when set, else an estimate:
+    the cores this process may run on, less the load average of the last minute
+    (rounded), counting this process's own core as free; at least 1."""
     given = os.environ.get(CORES_VARIABLE, "")
     if given:  # set and not empty
         if not given.strip().isdigit() or int(given) < 1:
@@ -94,9 +100,26 @@ def free_cores() -> int:
                              token=given)
         return int(given)
     try:
-        return len(os.sched_getaffinity(0))
+        cpus = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
-        return os.cpu_count() or 1
+        cpus = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except OSError:  # no load average here
+        load = 0.0
+    return max(1, min(cpus, cpus - math.floor(load + 0.5) + 1))
+
+
+def races(problem: Problem) -> bool:
+    """Does auto race on this problem? Only with the look's compiled core; then with two
+    or more free cores, or, on a busy machine, on a deck above 13 ranks (where the look
+    alone leaves the hard deals for long). $BLACKHOLE_AUTO_CORES, when set, decides
+    alone."""
+    if engine_in_use() != "c":
+        return False
+    if free_cores() >= 2:
+        return True
+    return problem.modulus >= LARGE_FROM_RANKS and not os.environ.get(CORES_VARIABLE, "")
 
 
 def _stage(look: Look, seconds: float) -> dict[str, Any]:
@@ -167,7 +190,7 @@ class AutoBackend(Backend):
     def solve(self, problem: Problem, options: Options) -> Result:
         self.check(options)  # an unknown solver fails before any search
         began = time.perf_counter()
-        if engine_in_use() == "c" and free_cores() >= 2:
+        if races(problem):
             result, stages = self._quick_then_race(problem, options, began)
             mode = "parallel"
         else:
