@@ -97,8 +97,8 @@ def transition(rows: list[Record], out: Path) -> None:
         if settled:
             xs.append(size)
             ps.append(fraction)
-            lows.append(fraction - low)
-            highs.append(high - fraction)
+            lows.append(max(0.0, fraction - low))
+            highs.append(max(0.0, high - fraction))
     figure, axes = plt.subplots(figsize=(7, 4))
     axes.errorbar(xs, ps, yerr=[lows, highs], fmt="o-", color="black", capsize=3)
     axes.axhline(0.5, color="grey", linestyle=":", linewidth=1)
