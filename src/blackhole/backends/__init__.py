@@ -32,9 +32,13 @@ class Verdict(StrEnum):
     UNKNOWN = "unknown"
 
 
-# (card, position) pairs a model may hold: every encoding here is quadratic in the cards,
-# and a deck past this (about 2,000 cards) would need gigabytes before the solver starts.
-MAX_MODEL_CELLS = 4_000_000
+# (card, position) pairs a model may hold, so that a solve stays within 1 GiB: every model
+# here grows linearly in the cells (cards squared). Measured peak RSS of whole processes
+# (docs/performance.md, "Memory"): CP-SAT's inverse model, the largest, about 2.2 KB a
+# cell (273 MB at 42,849 cells, random:1:ranks=52; 837 MB at 358,801, ranks=150); the CNF
+# and its SAT solver 1.8 KB. 300,000 cells (547 cards) leaves a third of the GiB for what
+# the solver learns; every random:SEED:ranks=R deck (R <= 100, 399 cards) is below it.
+MAX_MODEL_CELLS = 300_000
 MAX_WORKERS = 64  # CP-SAT threads: more is a typo on any machine this runs on
 MAX_SEED = 2**31 - 1  # CP-SAT's random_seed is a 32-bit signed integer
 

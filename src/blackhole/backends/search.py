@@ -55,6 +55,7 @@ def reachable_ranks_hold_all(count: list[int], hole: int, left: int, modulus: in
 
 class SearchBackend(Backend):
     name = "search"
+    max_cells = None  # no model: the search holds the fans and the states it left
 
     def solve(self, problem: Problem, options: Options) -> Result:
         began = time.perf_counter()

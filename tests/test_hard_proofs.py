@@ -1,0 +1,76 @@
+"""Certificates on generalised decks: what `certify` proves agrees with the `search`
+referee, and `verify` accepts it from the files alone.
+
+The fast tests take decks whose refutation needs a real proof (a thousand lines and more)
+yet which the referee settles at once; the hard band of issue 22 (R = 22..34) is under
+`slow`, and its timings are in docs/performance.md, not here.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from blackhole.backends import Options, Verdict, make_backend
+from blackhole.certificates import certify, verify
+from blackhole.problem import build_problem
+from blackhole.sources import load_deal
+
+from .helpers import ranked_deal
+
+BLACKHOLE = str(Path(sys.executable).with_name("blackhole"))
+
+# A lost 12-rank deck whose glucose4 proof runs to 1,400 lines.
+HARD_ISH = ["random:13:ranks=12"]
+
+
+def referee(deal) -> Verdict:
+    verdict = make_backend("search").solve(build_problem(deal), Options(timeout=60)).verdict
+    assert verdict is not Verdict.UNKNOWN
+    return verdict
+
+
+@pytest.mark.parametrize("spec", HARD_ISH)
+def test_a_hard_ish_generalised_deck_is_certified_as_the_referee_says(spec, tmp_path) -> None:
+    deal = load_deal(spec)
+    cert = certify(spec, tmp_path / "cert")
+    assert cert.verdict is referee(deal) is Verdict.UNSOLVABLE
+    assert cert.check.ok and cert.proof.lines > 1000  # a real refutation
+    found = verify(tmp_path / "cert")
+    assert found.ok and found.claim == "unsolvable" and found.spec == spec and found.dealt
+
+
+@pytest.mark.parametrize(("ranks", "size", "seed"),
+                         [(4, 3, 8), (8, 1, 1), (6, 2, 4)])
+def test_small_generalised_decks_are_certified_as_the_referee_says(ranks, size, seed,
+                                                                   tmp_path) -> None:
+    deal = ranked_deal(ranks, size, seed)  # fans of 1 to 3 cards
+    cert = certify(deal, tmp_path / "cert")
+    assert cert.verdict is referee(deal)
+    found = verify(tmp_path / "cert")
+    assert found.ok and found.claim == cert.verdict.value
+
+
+@pytest.mark.slow
+def test_the_hard_band_is_certified_in_two_jobs_and_verified(tmp_path) -> None:
+    """`certify SPECS --jobs 2 --out DIR` then `verify DIR`, as real processes, on a slice
+    of the hard band: every verdict is the look's, and every certificate verifies."""
+    specs = [f"random:{seed}:ranks={ranks}" for ranks in (22, 28) for seed in range(1, 9)]
+    out = tmp_path / "certs"
+    made = subprocess.run([BLACKHOLE, "certify", ",".join(specs), "--jobs", "2", "--out",
+                           str(out), "--json"], capture_output=True, text=True, timeout=1800)
+    assert made.returncode in (0, 1), made.stderr
+    rows = {row["deal"]: row for row in json.loads(made.stdout)}
+    look = make_backend("look")
+    for spec in specs:
+        expected = look.solve(build_problem(load_deal(spec)), Options(timeout=600)).verdict
+        assert rows[spec]["verdict"] == expected.value and rows[spec]["certified"], spec
+    assert made.returncode == (1 if any(row["verdict"] == "unsolvable"
+                                        for row in rows.values()) else 0)
+    checked = subprocess.run([BLACKHOLE, "verify", str(out), "--json"],
+                             capture_output=True, text=True, timeout=1800)
+    assert checked.returncode == 0, checked.stdout + checked.stderr

@@ -1,0 +1,89 @@
+"""Memory: a deck whose model would not fit in 1 GiB is refused before anything is built,
+and every engine stays within 1 GiB at 52 ranks (real processes, peak RSS from wait4)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+import pytest
+
+from blackhole.backends import REGISTRY, make_backend
+from blackhole.errors import InputError
+from blackhole.formats import deal_json
+from blackhole.sources import random_deal
+
+BLACKHOLE = str(Path(sys.executable).with_name("blackhole"))
+GIB = 2**30
+
+
+def run_measured(args: list[str], timeout: float) -> tuple[int, str, int]:
+    """Run a real process: its exit code, its stderr and its own peak RSS in bytes (wait4
+    reports the one child, whatever else this process ran)."""
+    with tempfile.TemporaryFile("w+") as err:
+        process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=err)
+        timer = threading.Timer(timeout, process.kill)
+        timer.start()
+        try:
+            _, status, usage = os.wait4(process.pid, 0)
+        finally:
+            timer.cancel()
+        process.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        return process.returncode, err.read(), usage.ru_maxrss * 1024
+
+
+@pytest.fixture(scope="module")
+def huge_deck(tmp_path_factory) -> Path:
+    """A 200-rank deck (799 cards to play) as JSON: 638,401 card-position cells."""
+    path = tmp_path_factory.mktemp("huge") / "r200.json"
+    path.write_text(json.dumps(deal_json(random_deal(1, ranks=200))))
+    return path
+
+
+def test_every_random_deck_fits_and_a_huge_deck_is_refused_by_every_model() -> None:
+    largest_random = random_deal(1, ranks=100).cards_in_fans  # the spec's largest deck
+    for name in REGISTRY:
+        backend = make_backend(name)
+        backend.check_size(largest_random)
+        if backend.max_cells is None:  # the look and the referee build no model
+            backend.check_size(799)
+            continue
+        with pytest.raises(InputError, match="799 cards"):
+            backend.check_size(799)
+
+
+@pytest.mark.parametrize("backend", ["sat", "auto"])
+def test_a_huge_deck_is_refused_up_front_by_a_real_process(backend, huge_deck) -> None:
+    code, err, peak = run_measured([BLACKHOLE, "solve", str(huge_deck), "--backend",
+                                    backend], timeout=120)
+    assert code == 2 and err.count("\n") == 1, err
+    assert "too large" in err and "799 cards" in err and "r200.json" in err
+    assert peak < 300 * 2**20  # refused before the model: building it takes over 1 GiB
+
+
+ENGINES = ["look", "sat:glucose4", "sat:cadical195", "cpsat:inverse", "cpsat:boolean",
+           "maxsat", "search", "auto"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("engine", ENGINES)
+def test_every_engine_stays_within_a_gib_at_52_ranks(engine, seed) -> None:
+    code, err, peak = run_measured([BLACKHOLE, "solve", f"random:{seed}:ranks=52",
+                                    "--backend", engine, "--timeout", "30"], timeout=300)
+    assert code in (0, 1, 3), err
+    assert peak <= GIB, f"{engine}: {peak / 2**20:.0f} MB"
+
+
+@pytest.mark.slow
+def test_certify_stays_within_a_gib_at_52_ranks(tmp_path) -> None:
+    code, err, peak = run_measured([BLACKHOLE, "certify", "random:2:ranks=52", "--out",
+                                    str(tmp_path / "cert"), "--timeout", "60"], timeout=300)
+    assert code in (0, 1, 3), err
+    assert peak <= GIB, f"certify: {peak / 2**20:.0f} MB"
