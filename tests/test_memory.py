@@ -87,3 +87,14 @@ def test_certify_stays_within_a_gib_at_52_ranks(tmp_path) -> None:
                                     str(tmp_path / "cert"), "--timeout", "60"], timeout=300)
     assert code in (0, 1, 3), err
     assert peak <= GIB, f"certify: {peak / 2**20:.0f} MB"
+
+
+@pytest.mark.slow
+def test_the_looks_memo_stops_growing_at_its_cap() -> None:
+    """16 million moves of the look on a 52-rank deck it cannot settle: the memo's table
+    stops at its cap (256 MiB), where it once grew past 1 GiB; the answer stays unknown,
+    never a guess."""
+    code, err, peak = run_measured([BLACKHOLE, "solve", "random:2:ranks=52", "--backend",
+                                    "look", "--budget", "16000000"], timeout=600)
+    assert code == 3, err
+    assert peak <= 600 * 2**20, f"look: {peak / 2**20:.0f} MB"

@@ -186,9 +186,19 @@ static int memo_grow(Search *s) {
     return 0;
 }
 
+/* The memo's table stops growing at this size: a table this full takes no new states,
+ * and the search goes on without remembering them (it only repeats work it could have
+ * skipped, so it stays complete). Without the cap the memo grew by about 72 bytes a move
+ * on a 52-rank deck, past 1 GiB after some 14 million moves. */
+#define MEMO_MAX_BYTES ((size_t)256 << 20)
+
 /* remember the key in probe_key as dead; -1 when out of memory */
 static int memo_add(Search *s) {
-    if (2 * (s->count + 1) > s->capacity && memo_grow(s) < 0) return -1;
+    if (2 * (s->count + 1) > s->capacity) {
+        if (2 * s->capacity * (size_t)s->words * sizeof(uint64_t) > MEMO_MAX_BYTES)
+            return 0; /* full: this state is not remembered */
+        if (memo_grow(s) < 0) return -1;
+    }
     uint64_t *slot = find_slot(s->table, s->capacity, s->probe_key, s->words);
     if (is_free(slot, s->words)) {
         memcpy(slot, s->probe_key, sizeof(uint64_t) * (size_t)s->words);
