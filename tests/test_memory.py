@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 import pytest
@@ -22,20 +22,33 @@ BLACKHOLE = str(Path(sys.executable).with_name("blackhole"))
 GIB = 2**30
 
 
+# Runs the command and prints its exit code and peak RSS (KiB). A process forked from
+# pytest starts with pytest's pages mapped, and its ru_maxrss counts them (600 MB late in
+# the suite); forked from this small process, the command's own peak is what is read.
+_MEASURE = """
+import os, subprocess, sys
+child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)
+_, status, usage = os.wait4(child.pid, 0)
+print(os.waitstatus_to_exitcode(status), usage.ru_maxrss)
+"""
+
+
 def run_measured(args: list[str], timeout: float) -> tuple[int, str, int]:
-    """Run a real process: its exit code, its stderr and its own peak RSS in bytes (wait4
-    reports the one child, whatever else this process ran)."""
+    """Run a real process: its exit code, its stderr and its own peak RSS in bytes (read
+    by a small parent process, `_MEASURE`)."""
     with tempfile.TemporaryFile("w+") as err:
-        process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=err)
-        timer = threading.Timer(timeout, process.kill)
-        timer.start()
+        process = subprocess.Popen([sys.executable, "-c", _MEASURE, *args],
+                                   stdout=subprocess.PIPE, stderr=err, text=True,
+                                   start_new_session=True)
         try:
-            _, status, usage = os.wait4(process.pid, 0)
-        finally:
-            timer.cancel()
-        process.returncode = os.waitstatus_to_exitcode(status)
+            out, _ = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+            raise
         err.seek(0)
-        return process.returncode, err.read(), usage.ru_maxrss * 1024
+        code, peak_kib = (int(word) for word in out.split())
+        return code, err.read(), peak_kib * 1024
 
 
 @pytest.fixture(scope="module")
