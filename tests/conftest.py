@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import signal
 from functools import cache
 from pathlib import Path
 
@@ -28,3 +29,10 @@ def easy_for_search(limit: int = 20000) -> list[int]:
 @pytest.fixture(scope="session")
 def ref() -> dict[int, dict[str, str]]:
     return reference()
+
+
+def default_sigint() -> None:
+    """For a child process (`preexec_fn`): Ctrl-C as a terminal delivers it, even when the
+    tests run in the background, where the shell has them, and so their children, ignore
+    SIGINT (and a Python started so keeps ignoring it)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

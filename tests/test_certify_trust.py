@@ -26,6 +26,8 @@ from blackhole.formats import board_text
 from blackhole.positions import load_position
 from blackhole.sources import load_deal
 
+from .conftest import default_sigint
+
 ROOT = Path(__file__).parents[1]
 
 
@@ -37,7 +39,7 @@ def blackhole(*args: str, cwd: Path | None = None, env: dict | None = None,
 
 def start(*args: str, output: int = subprocess.PIPE) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "blackhole", *args], text=True,
-                            stdout=output, stderr=output)
+                            stdout=output, stderr=output, preexec_fn=default_sigint)
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:

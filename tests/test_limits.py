@@ -34,7 +34,7 @@ from blackhole.positions import load_position
 from blackhole.problem import build_problem
 from blackhole.sources import load_deal
 
-from .conftest import ROOT
+from .conftest import ROOT, default_sigint
 
 SRC = ROOT / "src"
 BIG = "random:1:ranks=100"  # 399 cards to play: every model takes seconds to build
@@ -53,18 +53,12 @@ def _blackhole(*args: str) -> list[str]:
     return [sys.executable, "-m", "blackhole", *args]
 
 
-def _default_sigint() -> None:
-    """In the child: Ctrl-C as a terminal delivers it, even when these tests run in the
-    background (where a shell has the tests, and so their children, ignore SIGINT)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def _interrupted(*args: str) -> tuple[int, str, float]:
     """Run `blackhole ARGS`, send SIGINT once it has worked for a second (its spinner
     shows), and return its exit code, its stderr and the seconds it took to end."""
     process = subprocess.Popen(_blackhole(*args), stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, env=_env(FORCE_COLOR="1"),
-                               preexec_fn=_default_sigint)
+                               preexec_fn=default_sigint)
     try:
         ready, _, _ = select.select([process.stderr], [], [], 60)
         assert ready and process.poll() is None, "the command ended before it was at work"
