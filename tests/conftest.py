@@ -36,3 +36,16 @@ def default_sigint() -> None:
     tests run in the background, where the shell has them, and so their children, ignore
     SIGINT (and a Python started so keeps ignoring it)."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (Linux: read from /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            parent = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        if parent == pid:
+            found.append(int(stat.parent.name))
+    return found

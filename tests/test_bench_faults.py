@@ -26,7 +26,7 @@ from blackhole.bench.plan import Task
 from blackhole.bench.pool import SandboxPool
 
 from .bench_support import child_env
-from .conftest import reference
+from .conftest import children, reference
 
 QUICK = ["pysol:1", "pysol:5", "pysol:6", "pysol:25", "pysol:27", "pysol:29", "pysol:34"]
 HANGS = "pysol:837"  # the referee needs far more than a minute on it
@@ -34,21 +34,9 @@ BLACKHOLE = Path(sys.executable).with_name("blackhole")
 needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 
 
-def _children(pid: int) -> list[int]:
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            parent = int(stat.read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-        if parent == pid:
-            found.append(int(stat.parent.name))
-    return found
-
-
 def _sandboxes(owner: int) -> list[int]:
     """The sandbox workers of the pools `owner` runs: children of its forkserver."""
-    return [worker for server in _children(owner) for worker in _children(server)]
+    return [worker for server in children(owner) for worker in children(server)]
 
 
 def _expected(spec: str) -> str:
@@ -252,7 +240,7 @@ def _local_dask(folder: Path, threads: int) -> Iterator[tuple[str, subprocess.Po
                               str(folder)], **common)
     try:
         deadline = time.monotonic() + 60
-        while not _children(nanny.pid) and time.monotonic() < deadline:
+        while not children(nanny.pid) and time.monotonic() < deadline:
             time.sleep(0.2)
         yield address, nanny
     finally:
@@ -275,7 +263,7 @@ def test_dask_runs_killed_at_random_moments_lose_and_repeat_nothing(tmp_path: Pa
                 address, "--chunk", "8"]
 
         def kill_worker(client: int) -> None:
-            workers = [pid for pid in _children(nanny.pid)  # the Dask worker, not helpers
+            workers = [pid for pid in children(nanny.pid)  # the Dask worker, not helpers
                        if not any(word in Path(f"/proc/{pid}/cmdline").read_bytes()
                                   for word in (b"resource_tracker", b"forkserver"))]
             if workers:

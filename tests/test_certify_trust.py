@@ -26,7 +26,7 @@ from blackhole.formats import board_text
 from blackhole.positions import load_position
 from blackhole.sources import load_deal
 
-from .conftest import default_sigint
+from .conftest import children, default_sigint
 
 ROOT = Path(__file__).parents[1]
 
@@ -159,19 +159,6 @@ def test_a_folder_holding_other_files_is_refused_before_any_work(tmp_path) -> No
         plan(["pysol:1"], out)
 
 
-def _children(pid: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid:
-                found.append(int(entry.name))
-    return found
-
-
 def _running(pid: int) -> bool:
     """The process exists and is not a zombie."""
     try:
@@ -204,7 +191,7 @@ def test_killing_the_parent_ends_its_workers(tmp_path, how) -> None:
 
     while len(workers) < 2 or at_work() < 2:
         assert parent.poll() is None and time.monotonic() - began < 30
-        workers = _children(parent.pid)
+        workers = children(parent.pid)
         time.sleep(0.02)
     try:
         parent.send_signal(how)
