@@ -1,0 +1,133 @@
+"""Certify a random sample of an atlas's lost deals: the loss and the best score.
+
+    python docs/atlas_sample.py ATLAS OUT [--count 1000] [--seed 2026] [--jobs 2]
+                                          [--timeout 600]
+    python docs/atlas_sample.py --table OUT
+
+Draws `--count` lost deals at random (seeded) from ATLAS (a `.atlas.gz` file, such as
+src/blackhole/atlas_data/black-hole.atlas.gz) among those with a best score, and for
+each deal N writes two certificate folders under OUT, each checked when it is made and
+verified again from its files:
+
+- OUT/N/lost: `certify`'s proof that the deal has no winning line;
+- OUT/N/best: `certify_best`'s proof that no line moves more cards than the atlas's
+  best score, beside a line that reaches that score, replayed by the rules engine.
+
+One JSON line per deal goes to OUT/sample.jsonl (times, proof sizes, both verdicts of
+`verify`); a second run with the same arguments skips the deals that file holds, so
+the run resumes after a kill. `--table OUT` prints the summary of a run. Exit 0 when
+every sampled deal's two certificates were made and verified, 1 when one was refuted
+or failed its check, 3 when one is unknown (the limit came first).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from blackhole.atlas import read_atlas, spec_of
+from blackhole.backends import Verdict
+from blackhole.best import best_score, certify_best
+from blackhole.certificates import certify, verify
+from blackhole.deal import position_of
+from blackhole.sources import load_deal
+
+
+def sample(atlas_path: str, count: int, seed: int) -> list[str]:
+    atlas = read_atlas(atlas_path)
+    scored = sorted(n for n, best in atlas.lost.items() if best is not None)
+    picked = random.Random(seed).sample(scored, min(count, len(scored)))
+    return [spec_of(n, atlas.game) for n in sorted(picked)]
+
+
+def one(job: tuple[str, int, str, float]) -> dict:
+    spec, best, out, timeout = job
+    folder = Path(out) / spec.split(":")[1]
+    row: dict = {"deal": spec, "atlas_best": best}
+    began = time.perf_counter()
+    lost = certify(spec, folder / "lost", timeout=timeout)
+    row["lost"] = {"verdict": lost.verdict.value, "seconds": time.perf_counter() - began,
+                   "proof_bytes": lost.proof.bytes if lost.proof else 0}
+    if lost.verdict is not Verdict.UNSOLVABLE:
+        return row
+    start = position_of(load_deal(spec))
+    began = time.perf_counter()
+    found = best_score(start, timeout=timeout)  # its line is replayed by the rules engine
+    if found.best != best or not found.proven:
+        row["best"] = {"verdict": "differs", "found": found.best, "proven": found.proven}
+        return row
+    cert = certify_best(found, start, folder / "best", spec=spec)
+    row["best"] = {"verdict": "certified", "seconds": time.perf_counter() - began,
+                   "proof_bytes": cert.proof.bytes if cert and cert.proof else 0}
+    for kind in ("lost", "best"):
+        checked = verify(folder / kind)
+        row[kind]["verified"] = checked.ok
+        row[kind]["verify_seconds"] = checked.seconds
+    return row
+
+
+def done(path: Path) -> set[str]:
+    if not path.exists():
+        return set()
+    with path.open() as handle:
+        return {json.loads(line)["deal"] for line in handle if line.endswith("\n")}
+
+
+def good(row: dict) -> bool:
+    return all(row.get(kind, {}).get("verified") is True for kind in ("lost", "best"))
+
+
+def table(out: Path) -> int:
+    rows = [json.loads(line) for line in (out / "sample.jsonl").open()]
+    print(f"{len(rows)} deals; {sum(map(good, rows))} with both certificates verified")
+    for kind in ("lost", "best"):
+        for key in ("seconds", "verify_seconds", "proof_bytes"):
+            values = sorted(r[kind][key] for r in rows if key in r.get(kind, {}))
+            if values:
+                p90 = values[min(len(values) - 1, int(0.9 * len(values)))]
+                print(f"{kind:4} {key:14} median {statistics.median(values):10.3f} "
+                      f"p90 {p90:10.3f} max {values[-1]:10.3f} total {sum(values):12.1f}")
+    bad = [r["deal"] for r in rows if not good(r)]
+    print("not certified:", " ".join(bad) if bad else "none")
+    return 0 if not bad else 1
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("atlas", nargs="?")
+    parser.add_argument("out")
+    parser.add_argument("--count", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--timeout", type=float, default=600.0)
+    parser.add_argument("--table", action="store_true")
+    args = parser.parse_args(argv)
+    out = Path(args.out)
+    if args.table:
+        return table(out)
+    out.mkdir(parents=True, exist_ok=True)
+    atlas = read_atlas(args.atlas)
+    results = out / "sample.jsonl"
+    skip = done(results)
+    jobs = [(spec, atlas.lost[int(spec.split(":")[1])], str(out), args.timeout)
+            for spec in sample(args.atlas, args.count, args.seed) if spec not in skip]
+    failed = False
+    with ProcessPoolExecutor(args.jobs) as pool, results.open("a") as handle:
+        for row in pool.map(one, jobs):
+            handle.write(json.dumps(row) + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+            failed = failed or not good(row)
+    table(out)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
