@@ -182,6 +182,21 @@ def _bench_killed(args: list[str], out: Path, rng: random.Random, kill_worker) -
             pass
 
 
+def _killed_four_times_then_finished(args: list[str], out: Path, rng: random.Random,
+                                     kill_worker, pause: float = 0) -> None:
+    """Four rounds of kills, each resumed; then the run is let finish, and every deal of
+    pysol:1-3000 must have exactly one line."""
+    for _ in range(4):
+        _bench_killed(args, out, rng, kill_worker)
+        time.sleep(pause)
+    assert len(_lines(out)) < 3000  # the kills came while deals were left
+    finish = subprocess.run([str(BLACKHOLE), *args, "--out", str(out), "--resume",
+                             "--json"], env=child_env(), capture_output=True, text=True,
+                            timeout=900)
+    assert finish.returncode == 0, finish.stderr
+    _check_every_deal_once(out, 3000)
+
+
 def _check_every_deal_once(out: Path, deals: int) -> None:
     lines = _lines(out)
     assert set(lines) == {f"pysol:{n}" for n in range(1, deals + 1)}
@@ -206,14 +221,7 @@ def test_pool_runs_killed_at_random_moments_lose_and_repeat_nothing(tmp_path: Pa
         if workers:
             os.kill(rng.choice(workers), signal.SIGKILL)
 
-    for _ in range(4):
-        _bench_killed(args, out, rng, kill_worker)
-    assert len(_lines(out)) < 3000  # the kills came while deals were left
-    finish = subprocess.run([str(BLACKHOLE), *args, "--out", str(out), "--resume",
-                             "--json"], env=child_env(), capture_output=True, text=True,
-                            timeout=600)
-    assert finish.returncode == 0, finish.stderr
-    _check_every_deal_once(out, 3000)
+    _killed_four_times_then_finished(args, out, rng, kill_worker)
 
 
 def _free_port() -> int:
@@ -269,15 +277,8 @@ def test_dask_runs_killed_at_random_moments_lose_and_repeat_nothing(tmp_path: Pa
             if workers:
                 os.kill(rng.choice(workers), signal.SIGKILL)
 
-        for _ in range(4):
-            _bench_killed(args, out, rng, kill_worker)
-            time.sleep(3)  # the nanny starts a fresh worker
-        assert len(_lines(out)) < 3000  # the kills came while deals were left
-        finish = subprocess.run([str(BLACKHOLE), *args, "--out", str(out), "--resume",
-                                 "--json"], env=child_env(), capture_output=True, text=True,
-                                timeout=900)
-    assert finish.returncode == 0, finish.stderr
-    _check_every_deal_once(out, 3000)
+        # the pause lets the nanny start a fresh worker
+        _killed_four_times_then_finished(args, out, rng, kill_worker, pause=3)
 
 
 @pytest.mark.slow
