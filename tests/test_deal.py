@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 from hypothesis import given, settings
@@ -50,6 +51,20 @@ def test_pysol_deals_match_pysolfc() -> None:
     assert [list(map(str, f)) for f in one.fans[:2]] == [["JD", "KS", "TH"], ["2D", "9D", "8H"]]
     assert [list(map(str, f)) for f in two.fans[:2]] == [["QD", "JC", "TC"], ["QC", "8C", "2S"]]
     assert one.foundation == Card(1, "S") and len(one.fans) == 17
+
+
+@pytest.mark.parametrize("variant, game", [("", "black_hole"), ("all-in-a-row", "all_in_a_row")])
+def test_pysol_deals_equal_pysol_cards_own_layout_text(variant: str, game: str) -> None:
+    """The fans are read from pysol_cards' layout; its printed board must say the same."""
+    from pysol_cards.cards import CardRenderer
+    from pysol_cards.deal_game import Game
+    from pysol_cards.random_base import RandomBase
+
+    suffix = f":{variant}" if variant else ""
+    for number in (1, 2, 24, 1_000_000, 2**64 - 1, *random.Random(7).sample(range(10**6), 40)):
+        text = Game(game, number, RandomBase.DEALS_PYSOL).calc_layout_string(
+            CardRenderer(print_ts=True))
+        assert load_deal(f"pysol:{number}{suffix}") == parse_board(text), number
 
 
 @given(st.integers(min_value=0, max_value=10**9))

@@ -28,10 +28,10 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from blackhole.cards import STANDARD_RANKS, deck
+from blackhole.cards import STANDARD_RANKS, Card, deck
 from blackhole.deal import BLACK_HOLE_LAYOUT, FOUNDATION_SPADE_ACE, Deal, Position, position_of
 from blackhole.errors import InputError, shorten
-from blackhole.formats import DECK_RANKS, deck_ranks, parse_board, parse_position_text
+from blackhole.formats import DECK_RANKS, deck_ranks, parse_position_text
 
 PYSOL_LAST_GAME = 2**64 - 1  # PySolFC's largest game number (its 64-bit seed)
 RANDOM_LAST_SEED = 10**20  # random:SEED takes 0 to 10^20, as the README says
@@ -63,16 +63,24 @@ def read_position(spec: str) -> Position:
 PYSOL_GAMES = {"": "black_hole", "all-in-a-row": "all_in_a_row"}
 
 
+PYSOL_SUITS = "CSHD"  # pysol_cards' suit numbers 0-3
+
+
 def pysol_deal(number: int, variant: str = "") -> Deal:
-    """PySolFC's Black Hole game `number` (or All in a Row's), dealt as PySolFC deals it."""
-    from pysol_cards.cards import CardRenderer
+    """PySolFC's Black Hole game `number` (or All in a Row's), dealt as PySolFC deals it:
+    pysol_cards shuffles and lays the fans out, and the cards are taken from its layout
+    (Black Hole's A♠ goes to the hole; All in a Row starts with an empty hole)."""
     from pysol_cards.deal_game import Game
     from pysol_cards.random_base import RandomBase
 
     game = Game(PYSOL_GAMES[variant], number, RandomBase.DEALS_PYSOL)
-    text = game.calc_layout_string(CardRenderer(print_ts=True))
+    game.deal()
+    getattr(game, game.game_class)()
+    fans = tuple(tuple(Card(card.rank, PYSOL_SUITS[card.suit]) for card in column)
+                 for column in game.board.columns.cols)
     suffix = f":{variant}" if variant else ""
-    return parse_board(text, source=f"pysol:{number}{suffix}")
+    return Deal(fans, None if variant else FOUNDATION_SPADE_ACE, STANDARD_RANKS,
+                name=f"pysol:{number}{suffix}")
 
 
 def random_deal(seed: int, any_card_hole: bool = False, ranks: int = STANDARD_RANKS) -> Deal:
