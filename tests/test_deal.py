@@ -55,16 +55,38 @@ def test_pysol_deals_match_pysolfc() -> None:
 
 @pytest.mark.parametrize("variant, game", [("", "black_hole"), ("all-in-a-row", "all_in_a_row")])
 def test_pysol_deals_equal_pysol_cards_own_layout_text(variant: str, game: str) -> None:
-    """The fans are read from pysol_cards' layout; its printed board must say the same."""
+    """PySolFC's deals (pysol_cards' DEALS_PYSOLFC: Microsoft's generator below 32000,
+    the Mersenne Twister above), as its printed board says them."""
     from pysol_cards.cards import CardRenderer
     from pysol_cards.deal_game import Game
     from pysol_cards.random_base import RandomBase
 
     suffix = f":{variant}" if variant else ""
-    for number in (1, 2, 24, 1_000_000, 2**64 - 1, *random.Random(7).sample(range(10**6), 40)):
-        text = Game(game, number, RandomBase.DEALS_PYSOL).calc_layout_string(
+    for number in (1, 2, 24, 31_999, 32_001, 1_000_000, 10**20,
+                   *random.Random(7).sample(range(10**6), 40)):
+        text = Game(game, number, RandomBase.DEALS_PYSOLFC).calc_layout_string(
             CardRenderer(print_ts=True))
         assert load_deal(f"pysol:{number}{suffix}") == parse_board(text), number
+
+
+def test_pysol_deal_32000_takes_the_mersenne_twister_as_pysolfc_does() -> None:
+    """PySolFC shuffles game numbers below 32000 with Microsoft's generator and 32000 up
+    with the Mersenne Twister (pysol_cards alone would give 32000 Microsoft's). The
+    shuffle PySolFC runs: from the last card down, swap card n with card
+    int(random() * (n + 1)); the deck is clubs, spades, hearts, diamonds, ace to king,
+    and the fans are dealt from the end of the shuffled deck."""
+    rng = random.Random(32000)
+    cards = [Card(rank, suit) for suit in "CSHD" for rank in range(1, 14)]
+    for n in range(51, 0, -1):
+        j = int(rng.random() * (n + 1))
+        cards[n], cards[j] = cards[j], cards[n]
+    cards.reverse()
+    ace = cards.index(Card(1, "S"))
+    rest = cards[:ace] + cards[ace + 1:]
+    fans = [[] for _ in range(17)]
+    for i, card in enumerate(rest):
+        fans[i % 17].append(card)
+    assert [list(fan) for fan in load_deal("pysol:32000").fans] == fans
 
 
 @given(st.integers(min_value=0, max_value=10**9))
@@ -202,9 +224,9 @@ def test_all_in_a_row_from_pysol() -> None:
 
 
 def test_spec_limits_are_one_line_errors(tmp_path) -> None:
-    assert load_deal(f"pysol:{2**64 - 1}").fans  # PySolFC's largest game number
-    with pytest.raises(InputError, match="<= 18446744073709551615"):
-        load_deal(f"pysol:{2**64}")
+    assert load_deal(f"pysol:{10**20}").fans  # PySolFC's largest game number
+    with pytest.raises(InputError, match="<= 100000000000000000000"):
+        load_deal(f"pysol:{10**20 + 1}")
     with pytest.raises(InputError, match="at most 10,000,000 deals"):
         expand_specs("pysol:1-100000000000")
     loop = tmp_path / "loop.txt"
@@ -282,7 +304,7 @@ def test_a_comment_after_the_cards_is_a_comment() -> None:
     ("pysol:²", "whole number"),
     ("pysol:١٢", "whole number"),
     ("random:٣", "whole number"),
-    ("pysol:" + "9" * 5000, "<= 18446744073709551615"),
+    ("pysol:" + "9" * 5000, "<= 100000000000000000000"),
     ("random:" + "9" * 5000, "<= 100000000000000000000"),
     ("random:100000000000000000001", "<= 100000000000000000000"),
     ("random:-1", "not a negative one"),
@@ -304,7 +326,7 @@ def test_bad_generated_specs_are_one_line_errors(spec: str, words: str) -> None:
 
 
 @pytest.mark.parametrize("spec,words", [
-    ("pysol:1-" + "9" * 5000, "<= 18446744073709551615"),
+    ("pysol:1-" + "9" * 5000, "<= 100000000000000000000"),
     ("random:0-99999999999", "at most 10,000,000 deals"),
     ("pysol:5-3", "empty range"),
     ("pysol:0-3", ">= 1"),

@@ -33,7 +33,7 @@ from blackhole.deal import BLACK_HOLE_LAYOUT, FOUNDATION_SPADE_ACE, Deal, Positi
 from blackhole.errors import InputError, shorten
 from blackhole.formats import DECK_RANKS, deck_ranks, parse_position_text
 
-PYSOL_LAST_GAME = 2**64 - 1  # PySolFC's largest game number (its 64-bit seed)
+PYSOL_LAST_GAME = 10**20  # PySolFC's largest game number (its generators' MAX_SEED)
 RANDOM_LAST_SEED = 10**20  # random:SEED takes 0 to 10^20, as the README says
 MAX_RANGE = 10_000_000  # deals in one range spec: more is a typo, not a benchmark
 MAX_FILE_BYTES = 1_000_000  # deal, solution and spec-list files: a 1000-rank deck needs 40 kB
@@ -61,20 +61,31 @@ def read_position(spec: str) -> Position:
 
 
 PYSOL_GAMES = {"": "black_hole", "all-in-a-row": "all_in_a_row"}
-
-
 PYSOL_SUITS = "CSHD"  # pysol_cards' suit numbers 0-3
+# PySolFC shuffles a game number below this with Microsoft's generator (LCRandom31, on
+# the deck in Windows FreeCell's order) and any other with the Mersenne Twister.
+PYSOL_MS_BELOW = 32_000
 
 
 def pysol_deal(number: int, variant: str = "") -> Deal:
     """PySolFC's Black Hole game `number` (or All in a Row's), dealt as PySolFC deals it:
-    pysol_cards shuffles and lays the fans out, and the cards are taken from its layout
-    (Black Hole's A♠ goes to the hole; All in a Row starts with an empty hole)."""
+    shuffled by the generator PySolFC picks for the number (PYSOL_MS_BELOW), then laid
+    out by pysol_cards; Black Hole's A♠ goes to the hole, All in a Row starts with an
+    empty hole."""
+    from pysol_cards.cards import createCards
     from pysol_cards.deal_game import Game
+    from pysol_cards.random import LCRandom31, MTRandom, ms_rearrange
     from pysol_cards.random_base import RandomBase
 
-    game = Game(PYSOL_GAMES[variant], number, RandomBase.DEALS_PYSOL)
-    game.deal()
+    if number < PYSOL_MS_BELOW:
+        generator = LCRandom31()
+        generator.setSeed(number)
+        cards = generator.shuffle(ms_rearrange(createCards(1)))
+    else:
+        cards = MTRandom(number).shuffle(createCards(1))
+    cards.reverse()  # pysol_cards deals from the end of the shuffled deck
+    game = Game(PYSOL_GAMES[variant], number, RandomBase.DEALS_PYSOLFC)
+    game.new_cards(cards)
     getattr(game, game.game_class)()
     fans = tuple(tuple(Card(card.rank, PYSOL_SUITS[card.suit]) for card in column)
                  for column in game.board.columns.cols)
