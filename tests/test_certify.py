@@ -22,6 +22,7 @@ from blackhole.certificates.batch import certify_all, plan
 from blackhole.certificates.files import (
     BEST_CLAIM,
     CERTIFICATE_FORMAT,
+    DEAL_FILE,
     MANIFEST_FILE,
     PROOF_FILE,
     SOLUTION_FILE,
@@ -240,6 +241,17 @@ def test_a_proof_over_the_cap_is_refused_unread(certificate_837, tmp_path,
     monkeypatch.setattr(drat, "MAX_PROOF_BYTES", size - 1)
     found = verify(certificate_837)
     assert not found.ok and "larger than the cap" in found.reason
+
+
+def test_certify_writes_no_proof_that_verify_would_refuse(certificate_837, tmp_path,
+                                                         monkeypatch) -> None:
+    """A proof over verify's cap makes the deal unknown: no proof is written (the folder
+    holds only the deal tried, as for any unknown)."""
+    size = (certificate_837 / PROOF_FILE).stat().st_size
+    monkeypatch.setattr(drat, "MAX_PROOF_BYTES", size - 1)
+    cert = certify("pysol:837", tmp_path / "big")
+    assert cert.verdict is Verdict.UNKNOWN and "larger than verify reads" in cert.reason
+    assert sorted(p.name for p in (tmp_path / "big").iterdir()) == [DEAL_FILE]
 
 
 def test_proof_for_another_deal_is_rejected(certificate_837, tmp_path) -> None:

@@ -102,7 +102,9 @@ __all__ = [
 # Largest files the checker reads.  The biggest proof of a Black Hole deal seen so far
 # is under 2 MB; a parsed literal costs about 40 bytes of memory, so a proof at the cap
 # needs a few GB at most.
-MAX_PROOF_BYTES = 64 * 2**20
+# `certify` writes no proof larger than this, so `verify` reads every proof it writes
+# (glucose4's proof of random:24:ranks=31 takes 153 MB).
+MAX_PROOF_BYTES = 2**30
 MAX_CNF_BYTES = 64 * 2**20
 _MAX_VARINT_SHIFT = 35  # binary literals beyond 2**35 cannot be variables of any input
 

@@ -200,6 +200,11 @@ def _certify_in(staged: Path, deal: Deal, spec: str, folder: Path, board: str,
                                "checking the proof", seconds=replace(
                                    seconds, check=check.stats["seconds"]), **base)
     checked = time.perf_counter()
+    too_large = _too_large(proof_lines)
+    if too_large:
+        return Certificate(verdict=Verdict.UNKNOWN, reason=too_large, seconds=replace(
+            seconds, check=check.stats.get("seconds", 0.0) if checker == "blackhole"
+            else 0.0), **base)
     cnf_bytes, proof_bytes = _write_statement(staged, encoding, proof_lines)
     written = time.perf_counter()
     if checker != "blackhole":  # drat-trim reads the files
@@ -260,6 +265,15 @@ def _interrupts() -> Iterator[None]:
         raise
 
 
+def _too_large(proof_lines: Sequence[str]) -> str:
+    """Why a proof is not written (it is larger than `verify` reads), or ""."""
+    size = sum(len(line) + 1 for line in proof_lines)
+    if size <= drat.MAX_PROOF_BYTES:
+        return ""
+    return (f"the proof ({size:,} bytes) is larger than verify reads "
+            f"({drat.MAX_PROOF_BYTES:,} bytes): no certificate written")
+
+
 def _write_statement(folder: Path, encoding: cnf.Encoding,
                      proof_lines: Sequence[str]) -> tuple[bytes, bytes]:
     """Write formula.cnf and proof.drup; their bytes, for the manifest's hashes and sizes."""
@@ -318,6 +332,9 @@ def _certify_best_in(staged: Path, position: Position, best: int, folder: Path, 
         check = drat.check_proof(encoding.num_vars, encoding.clauses,
                                  drat.parse_proof_lines(proof_lines))
     checked = time.perf_counter()
+    too_large = _too_large(proof_lines)
+    if too_large:
+        raise InputError(too_large, "certify", token=str(folder))
     cnf_bytes, proof_bytes = _write_statement(staged, encoding, proof_lines)
     written = time.perf_counter()
     if checker != "blackhole":
