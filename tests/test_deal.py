@@ -267,6 +267,19 @@ def test_a_file_over_the_cap_is_refused_before_it_is_read_whole(tmp_path) -> Non
     assert load_deal(str(just)) == load_deal("pysol:2")  # under the cap: read as usual
 
 
+def test_a_spec_list_of_a_millions_lost_deals_is_read(tmp_path) -> None:
+    """`atlas-build --lost-list` writes PySolFC's first million's 130,587 lost deals in
+    1.4 MB, over the 1 MB cap of deal files; `bench @list` must read it."""
+    from blackhole.sources import MAX_FILE_BYTES
+
+    numbers = range(1, 1_000_001, 7)
+    listed = tmp_path / "lost.txt"
+    listed.write_text("".join(f"pysol:{n}\n" for n in numbers))
+    assert listed.stat().st_size > MAX_FILE_BYTES
+    specs = expand_specs([f"@{listed}"])
+    assert specs == [f"pysol:{n}" for n in numbers]
+
+
 def test_named_pipes_are_read_and_folders_named(tmp_path) -> None:
     import os
     import threading

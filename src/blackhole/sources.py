@@ -14,7 +14,7 @@ A deal spec is the one string every command takes:
 
 Ranges such as `pysol:1-1000` and `random:1-20:ranks=16`, folders of deal files and
 `@FILE` lists of specs are expanded by `expand_specs`. Files are read through
-`read_input`: at most MAX_FILE_BYTES, named pipes included.
+`read_input`: at most MAX_FILE_BYTES (spec lists MAX_LIST_BYTES), named pipes included.
 
 Sources stand on the formats (`blackhole.formats`) and the model (`blackhole.deal`). A
 file may hold a position as well as a fresh deal (`read_position`); playing moves on top
@@ -36,7 +36,10 @@ from blackhole.formats import DECK_RANKS, deck_ranks, parse_position_text
 PYSOL_LAST_GAME = 10**20  # PySolFC's largest game number (its generators' MAX_SEED)
 RANDOM_LAST_SEED = 10**20  # random:SEED takes 0 to 10^20, as the README says
 MAX_RANGE = 10_000_000  # deals in one range spec: more is a typo, not a benchmark
-MAX_FILE_BYTES = 1_000_000  # deal, solution and spec-list files: a 1000-rank deck needs 40 kB
+MAX_FILE_BYTES = 1_000_000  # deal and solution files: a 1000-rank deck needs 40 kB
+# Spec lists (`@list.txt`): MAX_RANGE specs of some 25 bytes each, such as the lost deals
+# of a million that `atlas-build --lost-list` writes (1.4 MB for PySolFC's first million).
+MAX_LIST_BYTES = 256_000_000
 _PATH_SHOWN = 200  # characters of a path quoted in a message (one line, never 4 KB)
 
 
@@ -235,7 +238,7 @@ def _folder(path: str) -> list[str]:
 
 def _spec_list(path: str) -> list[str]:
     """The specs listed in a file: whitespace or commas between them, `#` comments."""
-    text = read_input(path, "spec list")
+    text = read_input(path, "spec list", MAX_LIST_BYTES)
     specs = []
     for line in text.splitlines():
         specs.extend(line.split("#", 1)[0].replace(",", " ").split())
@@ -256,19 +259,19 @@ def source_name(path: str) -> str:
     return "<stdin>" if path == "-" else shorten(path, _PATH_SHOWN)
 
 
-def read_input(path: str, what: str) -> str:
+def read_input(path: str, what: str, cap: int = MAX_FILE_BYTES) -> str:
     """The text of a file, a named pipe or process substitution (`<(...)`), or stdin for
-    `-`, as UTF-8. At most MAX_FILE_BYTES are read: a larger input is refused before it is
+    `-`, as UTF-8. At most `cap` bytes are read: a larger input is refused before it is
     parsed. Every failure is a one-line InputError naming the path."""
     source = source_name(path)
     try:
         if path == "-":
             stream = getattr(sys.stdin, "buffer", None)
-            data = stream.read(MAX_FILE_BYTES + 1) if stream is not None \
-                else sys.stdin.read(MAX_FILE_BYTES + 1).encode("utf-8", "surrogateescape")
+            data = stream.read(cap + 1) if stream is not None \
+                else sys.stdin.read(cap + 1).encode("utf-8", "surrogateescape")
         else:
             with open(path, "rb") as handle:
-                data = handle.read(MAX_FILE_BYTES + 1)
+                data = handle.read(cap + 1)
     except FileNotFoundError:
         hint = " (or spec: pysol:N, random:SEED, -)" if what == "deal" else ""
         raise InputError(f"no such {what} file{hint}", source) from None
@@ -279,9 +282,8 @@ def read_input(path: str, what: str) -> str:
     except (OSError, ValueError) as error:  # ValueError: a NUL byte in the path
         reason = getattr(error, "strerror", None) or error.__class__.__name__
         raise InputError(f"cannot read {what} file ({reason})", source) from None
-    if len(data) > MAX_FILE_BYTES:
-        raise InputError(f"{what} file larger than the {MAX_FILE_BYTES // 1_000_000} MB cap",
-                         source)
+    if len(data) > cap:
+        raise InputError(f"{what} file larger than the {cap // 1_000_000} MB cap", source)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
