@@ -192,6 +192,9 @@ def _certify_in(staged: Path, deal: Deal, spec: str, folder: Path, board: str,
         return Certificate(verdict=Verdict.SOLVED, seconds=seconds, solution=solution, **base)
     if proof_lines is None:
         raise InternalError(f"sat/{solver} said unsatisfiable but returned no proof")
+    too_large = _too_large(proof_lines)
+    if too_large:
+        return Certificate(verdict=Verdict.UNKNOWN, reason=too_large, seconds=seconds, **base)
     if checker == "blackhole":
         check = drat.check_proof(encoding.num_vars, encoding.clauses,
                                  drat.parse_proof_lines(proof_lines), deadline=deadline)
@@ -200,11 +203,6 @@ def _certify_in(staged: Path, deal: Deal, spec: str, folder: Path, board: str,
                                "checking the proof", seconds=replace(
                                    seconds, check=check.stats["seconds"]), **base)
     checked = time.perf_counter()
-    too_large = _too_large(proof_lines)
-    if too_large:
-        return Certificate(verdict=Verdict.UNKNOWN, reason=too_large, seconds=replace(
-            seconds, check=check.stats.get("seconds", 0.0) if checker == "blackhole"
-            else 0.0), **base)
     cnf_bytes, proof_bytes = _write_statement(staged, encoding, proof_lines)
     written = time.perf_counter()
     if checker != "blackhole":  # drat-trim reads the files
@@ -327,14 +325,14 @@ def _certify_best_in(staged: Path, position: Position, best: int, folder: Path, 
                              f"{position.moved + played}", "best", token=str(best))
         proof_lines = list(sat.get_proof())
         stats = dict(sat.accum_stats() or {})
+    too_large = _too_large(proof_lines)
+    if too_large:
+        raise InputError(too_large, "certify", token=str(folder))
     solved = time.perf_counter()
     if checker == "blackhole":
         check = drat.check_proof(encoding.num_vars, encoding.clauses,
                                  drat.parse_proof_lines(proof_lines))
     checked = time.perf_counter()
-    too_large = _too_large(proof_lines)
-    if too_large:
-        raise InputError(too_large, "certify", token=str(folder))
     cnf_bytes, proof_bytes = _write_statement(staged, encoding, proof_lines)
     written = time.perf_counter()
     if checker != "blackhole":
