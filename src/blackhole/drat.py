@@ -345,11 +345,18 @@ def parse_any_proof(data: bytes) -> Proof:
 def read_capped(path: str | Path, cap: int) -> bytes:
     """The bytes of a file of at most ``cap`` bytes; a larger one raises DratError
     after reading no more than ``cap + 1`` bytes (pipes have no size to ask)."""
+    chunks, size = [], 0
     with open(path, "rb") as handle:
-        data = handle.read(cap + 1)
-    if len(data) > cap:
+        # a chunk at a time: read(cap + 1) would set aside cap + 1 bytes before reading
+        while size <= cap and (chunk := handle.read(min(_READ_CHUNK, cap + 1 - size))):
+            chunks.append(chunk)
+            size += len(chunk)
+    if size > cap:
         raise DratError(f"{Path(path).name} is larger than the cap of {cap} bytes")
-    return data
+    return b"".join(chunks)
+
+
+_READ_CHUNK = 1 << 22
 
 
 # --------------------------------------------------------------------------
