@@ -269,7 +269,7 @@ def test_a_file_over_the_cap_is_refused_before_it_is_read_whole(tmp_path) -> Non
 
 def test_a_spec_list_of_a_millions_lost_deals_is_read(tmp_path) -> None:
     """`atlas-build --lost-list` writes PySolFC's first million's 130,587 lost deals in
-    1.4 MB, over the 1 MB cap of deal files; `bench @list` must read it."""
+    1.7 MB, over the 1 MB cap of deal files; `bench @list` must read it."""
     from blackhole.sources import MAX_FILE_BYTES
 
     numbers = range(1, 1_000_001, 7)

@@ -38,7 +38,7 @@ RANDOM_LAST_SEED = 10**20  # random:SEED takes 0 to 10^20, as the README says
 MAX_RANGE = 10_000_000  # deals in one range spec: more is a typo, not a benchmark
 MAX_FILE_BYTES = 1_000_000  # deal and solution files: a 1000-rank deck needs 40 kB
 # Spec lists (`@list.txt`): MAX_RANGE specs of some 25 bytes each, such as the lost deals
-# of a million that `atlas-build --lost-list` writes (1.4 MB for PySolFC's first million).
+# of a million that `atlas-build --lost-list` writes (1.7 MB for PySolFC's first million).
 MAX_LIST_BYTES = 256_000_000
 _PATH_SHOWN = 200  # characters of a path quoted in a message (one line, never 4 KB)
 
