@@ -37,11 +37,25 @@ def free_port() -> int:
         return handle.getsockname()[1]
 
 
-def lines(path: Path) -> int:
-    if not path.exists():
-        return 0
-    with path.open("rb") as handle:
-        return sum(1 for _ in handle)
+class Lines:
+    """The lines of a growing results file, counted from where the last count stopped
+    (counting a million-line file afresh every two seconds would cost the run a core).
+    A file that shrank (resume drops a cut last line) is counted again from the start."""
+
+    def __init__(self, path: Path) -> None:
+        self.path, self.offset, self.count = path, 0, 0
+
+    def __call__(self) -> int:
+        if not self.path.exists():
+            return 0
+        with self.path.open("rb") as handle:
+            if handle.seek(0, os.SEEK_END) < self.offset:
+                self.offset = self.count = 0
+            handle.seek(self.offset)
+            while chunk := handle.read(1 << 22):
+                self.count += chunk.count(b"\n")
+                self.offset += len(chunk)
+        return self.count
 
 
 def children(pid: int) -> list[int]:
@@ -73,6 +87,7 @@ def main(argv: list[str]) -> int:
     kills, rng = int(args["--kills"]), random.Random(int(args["--seed"]))
     deals = list(expand_specs(spec))
     log = out.with_name(out.name + ".faults.log")
+    lines = Lines(out)
     dask = shutil.which("dask") or str(Path(sys.executable).with_name("dask"))
     blackhole = shutil.which("blackhole") or str(Path(sys.executable).with_name("blackhole"))
     nice = ["nice", "-n", args["--nice"]]
@@ -80,7 +95,7 @@ def main(argv: list[str]) -> int:
     def note(event: str) -> None:
         stamp = time.strftime("%H:%M:%S")
         with log.open("a") as handle:
-            handle.write(f"{stamp} lines={lines(out)} {event}\n")
+            handle.write(f"{stamp} lines={lines()} {event}\n")
 
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
@@ -103,8 +118,8 @@ def main(argv: list[str]) -> int:
                                       start_new_session=True)
             note(f"client started (pid {client.pid})")
             while client.poll() is None and faults:
-                target = lines(out) + rng.randint(2_000, 60_000)
-                while client.poll() is None and lines(out) < target:
+                target = lines() + rng.randint(2_000, 60_000)
+                while client.poll() is None and lines() < target:
                     time.sleep(2)
                 if client.poll() is not None:
                     break
