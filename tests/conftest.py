@@ -8,6 +8,12 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Property tests check outcomes, never time: no per-example deadline, which a busy
+# machine would turn into a failure.
+settings.register_profile("outcomes", deadline=None)
+settings.load_profile("outcomes")
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

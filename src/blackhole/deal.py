@@ -55,9 +55,9 @@ class Deal:
         if len(self.fans) > self.deck_size:  # every fan starts with a card
             raise InputError(f"more fans than the {self.deck_size} cards of the deck",
                              self.name or "deal", token=f"{len(self.fans)} fans")
-        entries = [(card, None, str(card)) for fan in self.fans for card in fan]
+        entries: list[Entry] = [(card, None, None) for fan in self.fans for card in fan]
         if self.foundation is not None:
-            entries.insert(0, (self.foundation, None, str(self.foundation)))
+            entries.insert(0, (self.foundation, None, None))
         check_deck(entries, self.ranks, self.name or "deal", self.foundation)
 
     @property
@@ -73,7 +73,8 @@ class Deal:
         return {card: (f, h) for f, fan in enumerate(self.fans) for h, card in enumerate(fan)}
 
 
-Entry = tuple[Card, int | None, str]  # card, line number, the token as written
+# card, line number, the token as written (None: the card as `str` writes it)
+Entry = tuple[Card, int | None, str | None]
 
 
 def check_deck(entries: list[Entry], ranks: int, source: str, hole: Card | None) -> None:
@@ -85,11 +86,12 @@ def check_deck(entries: list[Entry], ranks: int, source: str, hole: Card | None)
     seen: set[Card] = set()
     for card, line, token in entries:
         if not 1 <= card.rank <= ranks or card.suit not in SUITS:
-            raise InputError(f"card not in a {ranks}-rank deck", source, line, token)
+            raise InputError(f"card not in a {ranks}-rank deck", source, line,
+                             token or str(card))
         if card in seen:
             reason = "the hole's card cannot also lie on a fan" if card == hole \
                 else "duplicate card"
-            raise InputError(reason, source, line, token)
+            raise InputError(reason, source, line, token or str(card))
         seen.add(card)
     if hole is None and len(seen) < len(SUITS) * ranks:
         missing = sorted(set(deck(ranks)) - seen, key=lambda c: (c.suit, c.rank))

@@ -112,22 +112,24 @@ class Replay:
 def replay(deal: Deal, moves: Sequence[Card | Move]) -> Replay:
     """Play `moves` from the start of `deal` and judge the result."""
     where = deal.where()
-    state = initial_state(deal)
+    heights = [len(fan) for fan in deal.fans]  # the state as it changes: fan heights
+    hole = deal.foundation  # and the hole's top card
     total = deal.cards_in_fans
     played: list[Card] = []
     seen: set[Card] = set()  # the cards of `played`, to look up in constant time
 
     def illegal(i: int, reason: str) -> Replay:
-        return Replay(Outcome.ILLEGAL, len(played), total, i, reason, tuple(played), state)
+        return Replay(Outcome.ILLEGAL, len(played), total, i, reason, tuple(played),
+                      State(tuple(heights), hole))
 
     for i, move in enumerate(moves):
         card, fan = (move, None) if isinstance(move, Card) else (move.card, move.fan)
         if card is None:
             if fan is None or not 0 <= fan < len(deal.fans):
                 return illegal(i, f"no such fan ({fan_name(fan, len(deal.fans))})")
-            card = top_card(deal, state, fan)
-            if card is None:
+            if not heights[fan]:
                 return illegal(i, f"fan {fan + 1} is empty")
+            card = deal.fans[fan][heights[fan] - 1]
         if card == deal.foundation:
             return illegal(i, f"{card} is the hole's top card, not on a fan")
         if card in seen:
@@ -140,13 +142,15 @@ def replay(deal: Deal, moves: Sequence[Card | Move]) -> Replay:
         if fan is not None and fan != home:
             return illegal(i, f"{card} is in fan {home + 1}, "
                               f"not fan {fan_name(fan, len(deal.fans))}")
-        if state.heights[home] != height + 1:
+        if heights[home] != height + 1:
             return illegal(i, f"{card} is not a top card")
-        if not fits(deal, card, state.hole):
-            return illegal(i, f"{card} is not rank-adjacent to {state.hole}")
-        state = play(deal, state, home)
+        if not fits(deal, card, hole):
+            return illegal(i, f"{card} is not rank-adjacent to {hole}")
+        heights[home] -= 1  # the move, as `play` makes it
+        hole = card
         played.append(card)
         seen.add(card)
+    state = State(tuple(heights), hole)
     return Replay(outcome(deal, state), len(played), total, None, "", tuple(played), state)
 
 
