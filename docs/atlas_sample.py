@@ -64,6 +64,9 @@ def one(job: tuple[str, int, str, float]) -> dict:
         row["best"] = {"verdict": "differs", "found": found.best, "proven": found.proven}
         return row
     cert = certify_best(found, start, folder / "best", spec=spec)
+    if cert is None or not cert.certified:
+        row["best"] = {"verdict": "not certified", "reason": cert.reason if cert else ""}
+        return row
     row["best"] = {"verdict": "certified", "seconds": time.perf_counter() - began,
                    "proof_bytes": cert.proof.bytes if cert and cert.proof else 0}
     for kind in ("lost", "best"):

@@ -519,3 +519,21 @@ def test_best_certify_writes_a_certificate_that_verifies(tmp_path) -> None:
     limit = run("best", "pysol:837", "--timeout", "0.01", "--certify", str(tmp_path / "x"))
     assert limit.exit_code == 3 and "not proven" in limit.output
     assert not (tmp_path / "x").exists()
+
+
+def test_best_certify_with_a_proof_too_large_is_unknown(tmp_path, monkeypatch) -> None:
+    """A proven best whose certificate cannot be written (its proof is larger than
+    `verify` reads) exits 3, names why, and leaves no certificate: not exit 2, as the
+    input was sound."""
+    from blackhole import drat
+
+    monkeypatch.setattr(drat, "MAX_PROOF_BYTES", 0)
+    folder = tmp_path / "big"
+    result = run("best", "pysol:93", "--certify", str(folder), "--json")
+    assert result.exit_code == 3, result.output
+    data = json.loads(result.output)
+    assert data["best"] == 9 and data["certificate"] is None
+    assert "larger than verify reads" in data["certificate_reason"]
+    text = run("best", "pysol:93", "--certify", str(folder))
+    assert text.exit_code == 3 and "no certificate written" in text.output
+    assert not (folder / "manifest.json").exists()

@@ -295,7 +295,8 @@ def certify_best(position: Position, best: int, folder: str | os.PathLike[str], 
     `certify`, it is renamed into place only when complete and checked.
 
     A line that scores more than `best` is an InputError naming it: the bound is not
-    the best."""
+    the best. A proof larger than `verify` reads gives a Certificate whose verdict is
+    unknown, with the reason, and leaves the folder as it was."""
     target = as_folder(folder)
     solver = check_choices(solver, checker)
     board = board_text(standard(position.deal, spec or "position"))
@@ -325,10 +326,16 @@ def _certify_best_in(staged: Path, position: Position, best: int, folder: Path, 
                              f"{position.moved + played}", "best", token=str(best))
         proof_lines = list(sat.get_proof())
         stats = dict(sat.accum_stats() or {})
+    solved = time.perf_counter()
     too_large = _too_large(proof_lines)
     if too_large:
-        raise InputError(too_large, "certify", token=str(folder))
-    solved = time.perf_counter()
+        return Certificate(spec=spec, verdict=Verdict.UNKNOWN, folder=folder, board=board,
+                           solver=solver, seconds=Seconds(encoded - began, solved - encoded),
+                           features=encoding.features, variables=encoding.num_vars,
+                           clauses=len(encoding.clauses), checker=checker,
+                           solver_stats=stats, reason=too_large, best=best,
+                           moved=position.moved,
+                           history=tuple(str(card) for card in position.history))
     if checker == "blackhole":
         check = drat.check_proof(encoding.num_vars, encoding.clauses,
                                  drat.parse_proof_lines(proof_lines))

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.text import Text
 
-from blackhole.backends import DEFAULT_BACKEND, Options
+from blackhole.backends import DEFAULT_BACKEND, Options, Verdict
 from blackhole.cards import Card
 from blackhole.cli.guard import EXIT_OK, EXIT_UNKNOWN, command_timeout, user_errors
 from blackhole.cli.options import (
@@ -60,7 +60,8 @@ def best(
 ) -> None:
     """The best score of a deal or position: the most cards any legal line moves, counted
     from the start of the deal (51 is a win), with one line that reaches it, replayed by
-    the rules engine. Exit 0 when proven optimal, 3 when the limit came first."""
+    the rules engine. Exit 0 when proven optimal, 3 when the limit came first (or the
+    certificate asked for could not be written: its proof would be too large)."""
     from blackhole.best import best_position, certify_best, choose_best
 
     with user_errors():
@@ -77,7 +78,10 @@ def best(
     if as_json:
         data = found.to_json(spec, position.after)
         if certify is not None:
-            data["certificate"] = None if cert is None else str(cert.folder)
+            written = cert is not None and cert.verdict is not Verdict.UNKNOWN
+            data["certificate"] = str(cert.folder) if written else None
+            if cert is not None and not written:
+                data["certificate_reason"] = cert.reason
         typer.echo(json.dumps(data))
     else:
         out = plain_console if ascii_only else console
@@ -96,10 +100,13 @@ def best(
                   "engine")
         if certify is not None:
             out.print(_certificate_note(found, cert, certify))
-    raise typer.Exit(EXIT_OK if found.proven else EXIT_UNKNOWN)
+    certified = certify is None or (cert is not None and cert.verdict is not Verdict.UNKNOWN)
+    raise typer.Exit(EXIT_OK if found.proven and certified else EXIT_UNKNOWN)
 
 
 def _certificate_note(found: "Best", cert: "Certificate | None", folder: Path) -> str:
+    if cert is not None and cert.verdict is Verdict.UNKNOWN:
+        return f"no certificate written to {folder}: {cert.reason}"
     if cert is not None and found.won:
         return (f"certificate: {cert.folder / 'solution.json'} (the winning line, replayed; "
                 f"blackhole verify {cert.folder} checks it again)")
