@@ -1,0 +1,91 @@
+"""The same bench run through the local pool and through a local Dask cluster, timed.
+
+    python docs/pool_vs_dask.py SPEC OUTDIR [--rounds N] [--backends B]
+
+For each round it runs, in turn,
+  blackhole bench SPEC --backends B --jobs 2 --out OUTDIR/pool-K.jsonl
+  blackhole bench SPEC --backends B --dask ADDRESS --out OUTDIR/dask-K.jsonl
+the second on a scheduler and one worker process with two threads that it starts on
+this machine (and stops at the end), and times each as a whole process. It prints one
+Markdown row per run (wall seconds, deals per second) and the ratio of Dask's wall time
+to the pool's, and checks that every run gives every deal the same verdict: exit 1 when
+two runs disagree or a run failed, else 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from blackhole.sources import expand_specs
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from atlas_faults import free_port  # noqa: E402
+
+
+def verdicts(path: Path) -> dict[str, str]:
+    with path.open(encoding="utf-8") as handle:
+        return {row["deal"]: row["verdict"] for row in map(json.loads, handle)}
+
+
+def timed(command: list[str]) -> tuple[float, int]:
+    began = time.perf_counter()
+    done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if done.returncode not in (0, 1, 3):
+        sys.stderr.write(done.stderr.decode(errors="replace")[-500:])
+    return time.perf_counter() - began, done.returncode
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("spec")
+    parser.add_argument("outdir", type=Path)
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--backends", default="auto")
+    args = parser.parse_args(argv)
+    deals = len(expand_specs(args.spec))
+    args.outdir.mkdir(parents=True, exist_ok=True)
+    dask = shutil.which("dask") or str(Path(sys.executable).with_name("dask"))
+    blackhole = shutil.which("blackhole") or str(Path(sys.executable).with_name("blackhole"))
+    address = f"tcp://127.0.0.1:{free_port()}"
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL,
+             "start_new_session": True}
+    cluster = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port",
+                                 address.rsplit(":", 1)[1], "--no-dashboard"], **quiet),
+               subprocess.Popen([dask, "worker", address, "--nworkers", "1", "--nthreads",
+                                 "2", "--no-dashboard"], **quiet)]
+    rows, runs, failed = [], [], False
+    try:
+        for round_ in range(1, args.rounds + 1):
+            for how, extra in (("pool", ["--jobs", "2"]), ("dask", ["--dask", address])):
+                out = args.outdir / f"{how}-{round_}.jsonl"
+                out.unlink(missing_ok=True)
+                seconds, code = timed([blackhole, "bench", args.spec, "--backends",
+                                       args.backends, *extra, "--out", str(out)])
+                failed |= code not in (0, 1, 3)
+                rows.append((how, round_, seconds))
+                runs.append(out)
+                print(f"| {how} | {round_} | {seconds:.1f} | {deals / seconds:.1f} |",
+                      flush=True)
+    finally:
+        for process in reversed(cluster):
+            process.send_signal(signal.SIGTERM)
+            process.wait()
+    pool = [s for how, _, s in rows if how == "pool"]
+    dask_ = [s for how, _, s in rows if how == "dask"]
+    print(f"\nDask / pool, wall time: {sum(dask_) / sum(pool):.3f} "
+          f"({len(pool)} run(s) each of {deals:,} deals)")
+    first = verdicts(runs[0])
+    differ = [run.name for run in runs[1:] if verdicts(run) != first]
+    print("verdicts: " + (f"differ in {', '.join(differ)}" if differ else "the same in every run"))
+    return 1 if differ or failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
