@@ -28,6 +28,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from blackhole.errors import InputError
 from blackhole.sources import expand_specs
 
 
@@ -58,6 +59,37 @@ class Lines:
         return self.count
 
 
+def tool(name: str) -> str:
+    """The path of a command this environment installs (`dask`, `blackhole`)."""
+    return shutil.which(name) or str(Path(sys.executable).with_name(name))
+
+
+def start_cluster(nice: list[str] | None = None) -> tuple[str, list[subprocess.Popen]]:
+    """A local Dask scheduler and one nanny-run worker with two threads, each in a
+    session of its own (prefixed by `nice`, e.g. ["nice", "-n", "10"]): its address, and
+    the processes, scheduler first, for `stop_cluster`."""
+    prefix = nice or []
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    quiet: dict = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL,
+                   "start_new_session": True}
+    scheduler = subprocess.Popen(prefix + [tool("dask"), "scheduler", "--host", "127.0.0.1",
+                                           "--port", str(port), "--no-dashboard"], **quiet)
+    nanny = subprocess.Popen(prefix + [tool("dask"), "worker", address, "--nworkers", "1",
+                                       "--nthreads", "2", "--no-dashboard"], **quiet)
+    return address, [scheduler, nanny]
+
+
+def stop_cluster(processes: list[subprocess.Popen]) -> None:
+    """End the cluster's process groups, the worker first, and wait for them."""
+    for process in reversed(processes):
+        try:
+            os.killpg(process.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        process.wait()
+
+
 def children(pid: int) -> list[int]:
     found = []
     for entry in Path("/proc").iterdir():
@@ -85,11 +117,14 @@ def main(argv: list[str]) -> int:
         return 2
     spec, out = rest[0], Path(rest[1])
     kills, rng = int(args["--kills"]), random.Random(int(args["--seed"]))
-    deals = list(expand_specs(spec))
+    try:
+        deals = list(expand_specs(spec))
+    except InputError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     log = out.with_name(out.name + ".faults.log")
     lines = Lines(out)
-    dask = shutil.which("dask") or str(Path(sys.executable).with_name("dask"))
-    blackhole = shutil.which("blackhole") or str(Path(sys.executable).with_name("blackhole"))
+    blackhole = tool("blackhole")
     nice = ["nice", "-n", args["--nice"]]
 
     def note(event: str) -> None:
@@ -97,16 +132,8 @@ def main(argv: list[str]) -> int:
         with log.open("a") as handle:
             handle.write(f"{stamp} lines={lines()} {event}\n")
 
-    port = free_port()
-    address = f"tcp://127.0.0.1:{port}"
-    scheduler = subprocess.Popen(nice + [dask, "scheduler", "--host", "127.0.0.1", "--port",
-                                         str(port), "--no-dashboard"],
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                 start_new_session=True)
-    nanny = subprocess.Popen(nice + [dask, "worker", address, "--nworkers", "1", "--nthreads",
-                                     "2", "--no-dashboard"],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                             start_new_session=True)
+    address, cluster = start_cluster(nice)
+    nanny = cluster[1]
     faults = ["worker", "client"] * kills
     note(f"start {spec} ({len(deals)} deals) on {address}; faults planned: {faults}")
     try:
@@ -148,11 +175,7 @@ def main(argv: list[str]) -> int:
                 break
             return 1
     finally:
-        for process in (nanny, scheduler):
-            try:
-                os.killpg(process.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
+        stop_cluster(cluster)
     seen: Counter[str] = Counter()
     with out.open(encoding="utf-8") as handle:
         for line in handle:

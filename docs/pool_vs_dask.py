@@ -16,17 +16,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
-import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from blackhole.errors import InputError
 from blackhole.sources import expand_specs
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from atlas_faults import free_port  # noqa: E402
+from atlas_faults import start_cluster, stop_cluster, tool  # noqa: E402
 
 
 def verdicts(path: Path) -> dict[str, str]:
@@ -49,17 +48,14 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--backends", default="auto")
     args = parser.parse_args(argv)
-    deals = len(expand_specs(args.spec))
+    try:
+        deals = len(expand_specs(args.spec))
+    except InputError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     args.outdir.mkdir(parents=True, exist_ok=True)
-    dask = shutil.which("dask") or str(Path(sys.executable).with_name("dask"))
-    blackhole = shutil.which("blackhole") or str(Path(sys.executable).with_name("blackhole"))
-    address = f"tcp://127.0.0.1:{free_port()}"
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL,
-             "start_new_session": True}
-    cluster = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port",
-                                 address.rsplit(":", 1)[1], "--no-dashboard"], **quiet),
-               subprocess.Popen([dask, "worker", address, "--nworkers", "1", "--nthreads",
-                                 "2", "--no-dashboard"], **quiet)]
+    blackhole = tool("blackhole")
+    address, cluster = start_cluster()
     rows, runs, failed = [], [], False
     try:
         for round_ in range(1, args.rounds + 1):
@@ -74,9 +70,7 @@ def main(argv: list[str]) -> int:
                 print(f"| {how} | {round_} | {seconds:.1f} | {deals / seconds:.1f} |",
                       flush=True)
     finally:
-        for process in reversed(cluster):
-            process.send_signal(signal.SIGTERM)
-            process.wait()
+        stop_cluster(cluster)
     pool = [s for how, _, s in rows if how == "pool"]
     dask_ = [s for how, _, s in rows if how == "dask"]
     print(f"\nDask / pool, wall time: {sum(dask_) / sum(pool):.3f} "

@@ -327,15 +327,15 @@ def _certify_best_in(staged: Path, position: Position, best: int, folder: Path, 
         proof_lines = list(sat.get_proof())
         stats = dict(sat.accum_stats() or {})
     solved = time.perf_counter()
+    base = dict(spec=spec, folder=folder, board=board, solver=solver,
+                features=encoding.features, variables=encoding.num_vars,
+                clauses=len(encoding.clauses), checker=checker, solver_stats=stats,
+                best=best, moved=position.moved,
+                history=tuple(str(card) for card in position.history))
     too_large = _too_large(proof_lines)
     if too_large:
-        return Certificate(spec=spec, verdict=Verdict.UNKNOWN, folder=folder, board=board,
-                           solver=solver, seconds=Seconds(encoded - began, solved - encoded),
-                           features=encoding.features, variables=encoding.num_vars,
-                           clauses=len(encoding.clauses), checker=checker,
-                           solver_stats=stats, reason=too_large, best=best,
-                           moved=position.moved,
-                           history=tuple(str(card) for card in position.history))
+        return Certificate(verdict=Verdict.UNKNOWN, reason=too_large,
+                           seconds=Seconds(encoded - began, solved - encoded), **base)
     if checker == "blackhole":
         check = drat.check_proof(encoding.num_vars, encoding.clauses,
                                  drat.parse_proof_lines(proof_lines))
@@ -345,15 +345,12 @@ def _certify_best_in(staged: Path, position: Position, best: int, folder: Path, 
     if checker != "blackhole":
         check = drat_trim.run(staged / CNF_FILE, staged / PROOF_FILE, None)
     cert = Certificate(
-        spec=spec, verdict=Verdict.UNSOLVABLE, folder=folder, board=board, solver=solver,
+        verdict=Verdict.UNSOLVABLE,
         seconds=Seconds(encoded - began, solved - encoded, check.stats.get("seconds", 0.0),
                         write=written - checked),
-        features=encoding.features, variables=encoding.num_vars,
-        clauses=len(encoding.clauses), checker=checker, solver_stats=stats,
         cnf=FileFacts(CNF_FILE, sha256(cnf_bytes), len(cnf_bytes)),
         proof=FileFacts(PROOF_FILE, sha256(proof_bytes), len(proof_bytes), len(proof_lines)),
-        check=check, best=best, moved=position.moved,
-        history=tuple(str(card) for card in position.history))
+        check=check, **base)
     write(staged / MANIFEST_FILE, json.dumps(manifest(cert), indent=2) + "\n")
     return cert
 
