@@ -93,6 +93,7 @@ typedef struct {
     uint64_t *field_mask;
     uint64_t *key;  /* the heights' fields (hole's field kept 0) */
     uint64_t *probe_key;
+    uint64_t *child_key; /* scratch for prefetch_child */
     /* the memo: open addressing, linear probing, an all-zero key marks a free slot (a key
      * looked up always has a card left, so one of its fields is not zero) */
     uint64_t *table;
@@ -148,6 +149,19 @@ static inline uint64_t *find_slot(uint64_t *table, size_t capacity, const uint64
         if (w == words) return slot;
         at = (at + 1) & mask;
     }
+}
+
+/* start fetching the memo slot of the state one move below: fan f down one card, its
+ * card (rank r) on the hole; the children's slots are fetched together, so their cache
+ * misses overlap instead of coming one at a time */
+static inline void prefetch_child(Search *s, int f, int r) {
+    uint64_t *k = s->child_key;
+    for (int w = 0; w < s->words; w++) k[w] = s->key[w];
+    int w = s->field_word[f];
+    k[w] = (k[w] & ~s->field_mask[f]) | ((uint64_t)(s->height[f] - 1) << s->field_shift[f]);
+    k[0] |= (uint64_t)r;
+    __builtin_prefetch(s->table + ((size_t)hash_key(k, s->words) & (s->capacity - 1))
+                                  * (size_t)s->words);
 }
 
 static int memo_has(Search *s) {
@@ -391,7 +405,7 @@ static void release(Search *s) {
     free(s->onto); free(s->onto_off); free(s->showing);
     free(s->height); free(s->left); free(s->steps); free(s->chain_cache);
     free(s->field_word); free(s->field_shift); free(s->field_mask);
-    free(s->key); free(s->probe_key); free(s->table);
+    free(s->key); free(s->probe_key); free(s->child_key); free(s->table);
     free(s->best_line); free(s->avail); free(s->inside); free(s->tried);
 }
 
@@ -547,9 +561,10 @@ static PyObject *run(PyObject *args, int longest) {
     s.words = word + 1;
     s.key = calloc((size_t)s.words, sizeof(uint64_t));
     s.probe_key = calloc((size_t)s.words, sizeof(uint64_t));
+    s.child_key = calloc((size_t)s.words, sizeof(uint64_t));
     s.capacity = 1024;
     s.table = table_alloc(s.capacity * (size_t)s.words);
-    if (!s.key || !s.probe_key || !s.table) { PyErr_NoMemory(); goto done; }
+    if (!s.key || !s.probe_key || !s.child_key || !s.table) { PyErr_NoMemory(); goto done; }
     int maxh = 0;
     for (int f = 0; f < nf; f++) {
         set_height(&s, f, s.fan_len[f]);
@@ -651,6 +666,11 @@ static PyObject *run(PyObject *args, int longest) {
                 }
                 fr->nmoves = n;
                 fr->i = 0;
+                if (n > 1)
+                    for (int a = 0; a < n; a++) {
+                        int f = (int)(mv[a] & FAN_MASK);
+                        prefetch_child(&s, f, s.rank[s.fan_off[f] + s.height[f] - 1]);
+                    }
                 step = NEXT;
             } else if (step == NEXT) {
                 fr = &frames[depth];
