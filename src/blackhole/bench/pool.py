@@ -123,7 +123,13 @@ class SandboxPool:
             if self._closed:
                 raise RuntimeError("the sandbox pool is closed")
             self._queue.append(_Job(task, limit, memory_mb, record, time.perf_counter()))
-        self._wake()
+            queued = len(self._queue)
+        # The manager needs waking only when the new task lets it hand out a batch it
+        # could not before: the queue was empty, or it has just grown past the run's
+        # tail (see _dispatch). Otherwise the next record wakes it anyway, and a wake a
+        # task (a write, then a pass of the manager) cost more than the task's record.
+        if queued == 1 or queued == self._size * self._batch:
+            self._wake()
         return record
 
     def close(self) -> None:

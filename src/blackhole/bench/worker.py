@@ -101,6 +101,7 @@ def last_words(folder: str, pid: int | None) -> str:
 def run_task(task: Task, memory_mb: int | None) -> Record:
     """Load, solve and replay one deal in this process, under the address-space cap."""
     _reset_peak()
+    reached = _address_space_peak()
     began = time.perf_counter()
     try:
         with _memory_cap(memory_mb):
@@ -110,7 +111,11 @@ def run_task(task: Task, memory_mb: int | None) -> Record:
     except (InternalError, InputError) as error:
         outcome = {"verdict": "error", "reason": str(error)}
     except (Exception, SystemExit) as error:  # a crash inside a backend is a result too
-        outcome = {"verdict": "error", "reason": f"{error.__class__.__name__}: {error}"}
+        if _ran_into_cap(memory_mb, reached):
+            outcome = {"verdict": "unknown", "reason": "memory limit"}
+        else:
+            outcome = {"verdict": "error",
+                       "reason": f"{error.__class__.__name__}: {error}"}
     wall = time.perf_counter() - began
     outcome.setdefault("seconds", wall)
     return Record(task.deal, task.label, task=task.kind, wall=wall, model=task.options.model,
@@ -163,6 +168,37 @@ def _memory_cap(memory_mb: int | None) -> Iterator[None]:
         yield
     finally:
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+def _ran_into_cap(memory_mb: int | None, before: int | None) -> bool:
+    """Whether this task's address space reached its cap: a failed allocation does not
+    always surface as a MemoryError (CPython 3.11 raises `SystemError: error return
+    without exception set` when it cannot grow its frame stack), so an error raised while
+    the address space stood at the cap is the memory limit too. Only a task that took
+    the process's peak there counts (VmPeak is never reset: after one task at the cap,
+    the worker's later errors stay errors)."""
+    after = _address_space_peak()
+    if not memory_mb or before is None or after is None:
+        return False
+    cap_kb = memory_mb * 1024
+    return before < CAP_REACHED * cap_kb <= after
+
+
+# The share of the cap at which the address space counts as having reached it: the
+# allocation that failed was refused because it would have crossed the cap.
+CAP_REACHED = 0.9
+
+
+def _address_space_peak() -> int | None:
+    """The process's peak address space in kB (VmPeak, Linux), else None."""
+    try:
+        with open("/proc/self/status", "rb") as handle:
+            for line in handle:
+                if line.startswith(b"VmPeak:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
 
 
 def _reset_peak() -> None:
