@@ -7,15 +7,20 @@ For each round it runs, in turn,
   blackhole bench SPEC --backends B --dask ADDRESS --out OUTDIR/dask-K.jsonl
 the second on a scheduler and one worker process with two threads that it starts on
 this machine (and stops at the end), and times each as a whole process. It prints one
-Markdown row per run (wall seconds, deals per second) and the ratio of Dask's wall time
-to the pool's, and checks that every run gives every deal the same verdict: exit 1 when
-two runs disagree or a run failed, else 0.
+Markdown row per run (wall seconds, deals per second, and the CPU seconds of every
+process but the sandboxes: the bench command's own, and for Dask the scheduler's and
+the Dask worker's) and the ratio of Dask's wall time to the pool's, and checks that
+every run gives every deal the same verdict: exit 1 when two runs disagree or a run
+failed, else 0. `--profiler-off` starts the Dask worker with its statistical profiler
+off (DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False), as docs/bench.md advises.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import subprocess
 import sys
 import time
@@ -25,7 +30,7 @@ from blackhole.errors import InputError
 from blackhole.sources import expand_specs
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from atlas_faults import start_cluster, stop_cluster, tool  # noqa: E402
+from atlas_faults import children, start_cluster, stop_cluster, tool  # noqa: E402
 
 
 def verdicts(path: Path) -> dict[str, str]:
@@ -33,12 +38,34 @@ def verdicts(path: Path) -> dict[str, str]:
         return {row["deal"]: row["verdict"] for row in map(json.loads, handle)}
 
 
-def timed(command: list[str]) -> tuple[float, int]:
-    began = time.perf_counter()
+def timed(command: list[str]) -> tuple[float, float, int]:
+    """Wall seconds, the command's CPU seconds, its exit code."""
+    began, used = time.perf_counter(), children_cpu()
     done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     if done.returncode not in (0, 1, 3):
         sys.stderr.write(done.stderr.decode(errors="replace")[-500:])
-    return time.perf_counter() - began, done.returncode
+    return time.perf_counter() - began, children_cpu() - used, done.returncode
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def cpu(pid: int) -> float:
+    """CPU seconds a live process has used (0 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def cluster_cpu(cluster: list[subprocess.Popen]) -> tuple[float, float]:
+    """CPU seconds so far of the scheduler and of the Dask worker (the nanny's child
+    that has used the most: the nanny also forks a short-lived helper)."""
+    scheduler, nanny = cluster
+    return cpu(scheduler.pid), max((cpu(pid) for pid in children(nanny.pid)), default=0.0)
 
 
 def main(argv: list[str]) -> int:
@@ -47,6 +74,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("outdir", type=Path)
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--backends", default="auto")
+    parser.add_argument("--profiler-off", action="store_true")
     args = parser.parse_args(argv)
     try:
         deals = len(expand_specs(args.spec))
@@ -55,20 +83,27 @@ def main(argv: list[str]) -> int:
         return 2
     args.outdir.mkdir(parents=True, exist_ok=True)
     blackhole = tool("blackhole")
-    address, cluster = start_cluster()
+    quiet = {"DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False"}
+    address, cluster = start_cluster(worker_env=quiet if args.profiler_off else None)
     rows, runs, failed = [], [], False
+    print("| run | round | wall s | deals/s | CPU s: bench command | scheduler | Dask worker |")
+    print("|---|---|---|---|---|---|---|")
     try:
         for round_ in range(1, args.rounds + 1):
             for how, extra in (("pool", ["--jobs", "2"]), ("dask", ["--dask", address])):
                 out = args.outdir / f"{how}-{round_}.jsonl"
                 out.unlink(missing_ok=True)
-                seconds, code = timed([blackhole, "bench", args.spec, "--backends",
-                                       args.backends, *extra, "--out", str(out)])
+                before = cluster_cpu(cluster)
+                seconds, used, code = timed([blackhole, "bench", args.spec, "--backends",
+                                             args.backends, *extra, "--out", str(out)])
+                after = cluster_cpu(cluster)
                 failed |= code not in (0, 1, 3)
                 rows.append((how, round_, seconds))
                 runs.append(out)
-                print(f"| {how} | {round_} | {seconds:.1f} | {deals / seconds:.1f} |",
-                      flush=True)
+                others = (f"{after[0] - before[0]:.1f} | {after[1] - before[1]:.1f}"
+                          if how == "dask" else "— | —")
+                print(f"| {how} | {round_} | {seconds:.1f} | {deals / seconds:.1f} | "
+                      f"{used:.1f} | {others} |", flush=True)
     finally:
         stop_cluster(cluster)
     pool = [s for how, _, s in rows if how == "pool"]
