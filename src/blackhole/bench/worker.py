@@ -190,11 +190,16 @@ CAP_REACHED = 0.9
 
 
 def _address_space_peak() -> int | None:
-    """The process's peak address space in kB (VmPeak, Linux), else None."""
+    """The process's peak address space in kB (VmPeak), else None."""
+    return _status_kb(b"VmPeak:")
+
+
+def _status_kb(field: bytes) -> int | None:
+    """A kB figure of this process's /proc status (Linux), else None."""
     try:
         with open("/proc/self/status", "rb") as handle:
             for line in handle:
-                if line.startswith(b"VmPeak:"):
+                if line.startswith(field):
                     return int(line.split()[1])
     except OSError:
         pass
@@ -212,11 +217,7 @@ def _reset_peak() -> None:
 
 def _peak_mb() -> float:
     """Peak resident MB since the last reset (VmHWM), else the process's lifetime peak."""
-    try:
-        with open("/proc/self/status") as handle:
-            for line in handle:
-                if line.startswith("VmHWM:"):
-                    return round(int(line.split()[1]) / 1024, 1)
-    except OSError:
-        pass
-    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    resident = _status_kb(b"VmHWM:")
+    if resident is None:
+        resident = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return round(resident / 1024, 1)
