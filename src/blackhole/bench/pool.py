@@ -126,8 +126,9 @@ class SandboxPool:
             queued = len(self._queue)
         # The manager needs waking only when the new task lets it hand out a batch it
         # could not before: the queue was empty, or it has just grown past the run's
-        # tail (see _dispatch). Otherwise the next record wakes it anyway, and a wake a
-        # task (a write, then a pass of the manager) cost more than the task's record.
+        # tail (see _dispatch). Otherwise the next record wakes it anyway; a wake for
+        # every task (a write, then a pass of the manager) cost more than reading its
+        # record.
         if queued == 1 or queued == self._size * self._batch:
             self._wake()
         return record
