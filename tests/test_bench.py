@@ -56,6 +56,29 @@ def test_results_match_the_reference(tmp_path: Path) -> None:
         assert (len(record.moves) == 51) == (record.verdict == "solved")
 
 
+@pytest.mark.skipif(not Path("/proc/self/clear_refs").exists(), reason="Linux /proc only")
+def test_each_task_gets_its_own_peak_memory() -> None:
+    """A worker reads /proc once a task: a task after a large one that freed its memory
+    gets its own, small peak, and one that keeps memory held sees it."""
+    from blackhole.bench.worker import _Memory
+
+    memory, size = _Memory(), 200 * 2**20
+    memory.before()
+    held = b"x" * size  # written, so resident
+    large = memory.after()
+    del held  # given back to the system between the tasks
+    memory.before()
+    small = memory.after()
+    assert large - small >= 150, (large, small)
+    memory.before()
+    held = b"y" * size
+    memory.after()
+    memory.before()
+    still = memory.after()  # nothing freed: the held memory is this task's too
+    assert still - small >= 150, (still, small)
+    del held
+
+
 def test_existing_results_need_resume(tmp_path: Path) -> None:
     out = tmp_path / "r.jsonl"
     run_bench("pysol:1", ["search"], out_path=out, jobs=1)

@@ -26,8 +26,8 @@
  * Equal to the Python search in: the order of moves (rank with most cards left first, then
  * the tallest fan, then the lowest fan index), the passes (allowed = 0, 1, 2, ...), the
  * node count, the dead-state memo (a state is remembered only when its subtree was
- * explored without a cut; a state the cuts end is not), the same-rank cut, the walk cut
- * (applied only when at least two ranks are empty) and the rank-count cut.
+ * explored without a cut; a state the cuts end is not), the same-rank cut and the
+ * rank-count cut.
  *
  * The search runs on an explicit stack (its depth is the number of cards), the memo is a
  * hash set of exact keys (every fan's height and the hole's rank packed into bit fields of
@@ -245,16 +245,6 @@ static int arc_covers(const long *e, const int *left, int hole, int cards, int m
         down = down == 1 ? m : down - 1; covered += left[down]; seen++;
     }
     return covered >= cards;
-}
-
-/* the rank-walk cut, as blackhole.probe.walk_covers: the steps the walk may take join
- * two ranks that have cards (or are the hole's); e: scratch of m + 1 longs */
-static int walk_covers(const int *left, int hole, int cards, int m, long *e) {
-    for (int i = 1; i <= m; i++) {
-        int next = i == m ? 1 : i + 1;
-        e[i] = (left[i] || i == hole) && (left[next] || next == hole);
-    }
-    return arc_covers(e, left, hole, cards, m);
 }
 
 /* the rank-count cut, as blackhole.probe.ranks_can_chain, which says why it holds. With
@@ -619,9 +609,7 @@ static PyObject *run(PyObject *args, int longest) {
                 __builtin_prefetch(s.table + ((size_t)hash_key(s.probe_key, s.words)
                                               & (s.capacity - 1)) * (size_t)s.words);
                 if (s.longest ? !worth(&s, fr->hole, fr->cards, depth)
-                    : ((fr->hole && s.gaps > 1
-                        && !walk_covers(s.left, fr->hole, fr->cards, m, s.steps))
-                       || !chain_ok(&s, fr->hole, fr->cards))) {
+                    : !chain_ok(&s, fr->hole, fr->cards)) {
                     got = R_FALSE; step = RETURN; continue;
                 }
                 if (memo_has(&s)) { got = R_FALSE; step = RETURN; continue; }

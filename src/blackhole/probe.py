@@ -14,15 +14,13 @@ would never get back to; at 3000 nodes this settles 672 deals of pysol:1-1000 ag
 583 for plain depth-first search. After LDS_PASSES such passes the last pass is a plain
 depth-first search, which exhausts the tree of an unwinnable deal at the least cost.
 
-Four sound cuts keep the budget for live branches:
+Three sound cuts keep the budget for live branches:
 - the memo: a state (the fans' heights and the hole's rank) explored to the end is not
   explored again (as in the `search` backend);
-- the walk cut: a state whose hole cannot walk, one rank step at a time, over every rank
-  that still has cards is dead (as in `search`);
 - the rank-count cut (`ranks_can_chain`): every full line is a walk on the rank cycle
   that shows each rank as often as it has cards left, so a state whose counts no such
-  walk fits is dead; it holds exactly when a walk fits, and is a far stronger form of
-  the walk cut;
+  walk fits is dead; it holds exactly when a walk fits, so it contains the rank-walk cut
+  of the `search` backend (a hole that cannot walk over every rank with cards left);
 - the same-rank cut (`_canonical`, the conditional symmetry of Gent et al., 2007): of
   the top cards of one rank, a fan's last card is not played while another has cards
   under it, and of several last cards only the lowest fan's is.
@@ -115,17 +113,6 @@ class Look:
 
 class _OutOfBudget(Exception):
     pass
-
-
-def walk_covers(left: list[int], hole: int, cards: int, modulus: int) -> bool:
-    """The rank-walk cut: can the hole (rank `hole`) still reach all `cards` cards left,
-    where left[r] counts the cards of rank r on the fans? The hole moves one rank at a
-    time, so it only ever shows ranks on the unbroken run of ranks with cards around it;
-    a card outside that run can never be played."""
-    m = modulus
-    shown = [bool(left[r]) or r == hole for r in range(m + 1)]
-    return _arc_covers([False] + [shown[i] and shown[i % m + 1] for i in range(1, m + 1)],
-                       left, hole, cards, m)
 
 
 def _canonical(fans_of: set[int], heights: list[int]) -> list[int]:
@@ -428,12 +415,8 @@ def _python_search(problem: Problem, budget: int, seconds: float | None,
         if target is not None:
             if not worth(hole, cards, len(line)):
                 return False  # not remembered: the cuts cost less than a memo entry
-        else:
-            # While at most one rank is empty the walk from any rank reaches every other.
-            if hole and gaps[0] > 1 and not walk_covers(left, hole, cards, m):
-                return False
-            if not chains(left, hole, cards):
-                return False
+        elif not chains(left, hole, cards):
+            return False
         moves = []
         for r in onto[hole]:
             fans_of = showing[r]

@@ -28,7 +28,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from blackhole.cards import STANDARD_RANKS, Card, deck
+from blackhole.cards import STANDARD_RANKS, deck
 from blackhole.deal import BLACK_HOLE_LAYOUT, FOUNDATION_SPADE_ACE, Deal, Position, position_of
 from blackhole.errors import InputError, shorten
 from blackhole.formats import DECK_RANKS, deck_ranks, parse_position_text
@@ -65,6 +65,8 @@ def read_position(spec: str) -> Position:
 
 PYSOL_GAMES = {"": "black_hole", "all-in-a-row": "all_in_a_row"}
 PYSOL_SUITS = "CSHD"  # pysol_cards' suit numbers 0-3
+# pysol_cards' (rank, suit number) → the Card, made once rather than 51 times a deal
+_PYSOL_CARDS = {(card.rank, PYSOL_SUITS.index(card.suit)): card for card in deck()}
 # PySolFC shuffles a game number below this with Microsoft's generator (LCRandom31, on
 # the deck in Windows FreeCell's order) and any other with the Mersenne Twister.
 PYSOL_MS_BELOW = 32_000
@@ -90,7 +92,7 @@ def pysol_deal(number: int, variant: str = "") -> Deal:
     game = Game(PYSOL_GAMES[variant], number, RandomBase.DEALS_PYSOLFC)
     game.new_cards(cards)
     getattr(game, game.game_class)()
-    fans = tuple(tuple(Card(card.rank, PYSOL_SUITS[card.suit]) for card in column)
+    fans = tuple(tuple(_PYSOL_CARDS[card.rank, card.suit] for card in column)
                  for column in game.board.columns.cols)
     suffix = f":{variant}" if variant else ""
     return Deal(fans, None if variant else FOUNDATION_SPADE_ACE, STANDARD_RANKS,

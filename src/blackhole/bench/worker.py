@@ -100,8 +100,7 @@ def last_words(folder: str, pid: int | None) -> str:
 
 def run_task(task: Task, memory_mb: int | None) -> Record:
     """Load, solve and replay one deal in this process, under the address-space cap."""
-    _reset_peak()
-    reached = _address_space_peak()
+    reached = _MEMORY.before()
     began = time.perf_counter()
     try:
         with _memory_cap(memory_mb):
@@ -119,7 +118,7 @@ def run_task(task: Task, memory_mb: int | None) -> Record:
     wall = time.perf_counter() - began
     outcome.setdefault("seconds", wall)
     return Record(task.deal, task.label, task=task.kind, wall=wall, model=task.options.model,
-                  timeout=task.options.timeout, peak_mb=_peak_mb(), host=socket.gethostname(),
+                  timeout=task.options.timeout, peak_mb=_MEMORY.after(), host=_HOST,
                   board=task.board, **outcome)
 
 
@@ -191,19 +190,21 @@ CAP_REACHED = 0.9
 
 def _address_space_peak() -> int | None:
     """The process's peak address space in kB (VmPeak), else None."""
-    return _status_kb(b"VmPeak:")
+    return _status_kb(b"VmPeak:").get(b"VmPeak:")
 
 
-def _status_kb(field: bytes) -> int | None:
-    """A kB figure of this process's /proc status (Linux), else None."""
+def _status_kb(*fields: bytes) -> dict[bytes, int]:
+    """kB figures of this process's /proc status (Linux), by field (`b"VmHWM:"`); none
+    where there is no such file."""
+    found: dict[bytes, int] = {}
     try:
         with open("/proc/self/status", "rb") as handle:
             for line in handle:
-                if line.startswith(field):
-                    return int(line.split()[1])
+                if line.startswith(fields):
+                    found[line.split(b":")[0] + b":"] = int(line.split()[1])
     except OSError:
         pass
-    return None
+    return found
 
 
 def _reset_peak() -> None:
@@ -215,9 +216,31 @@ def _reset_peak() -> None:
         pass
 
 
-def _peak_mb() -> float:
-    """Peak resident MB since the last reset (VmHWM), else the process's lifetime peak."""
-    resident = _status_kb(b"VmHWM:")
-    if resident is None:
-        resident = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return round(resident / 1024, 1)
+class _Memory:
+    """A worker's memory figures, task by task, with one read of /proc a task: the peak
+    address space before the task (for `_ran_into_cap`: the one read after the task
+    before, as VmPeak never falls) and the task's own peak resident size."""
+
+    def __init__(self) -> None:
+        self.address_space: int | None = None
+
+    def before(self) -> int | None:
+        """A fresh resident peak for the task about to begin, and the peak address space
+        (kB) so far."""
+        _reset_peak()
+        if self.address_space is None:
+            self.address_space = _address_space_peak()
+        return self.address_space
+
+    def after(self) -> float:
+        """The task's peak resident MB (VmHWM), else the process's lifetime peak."""
+        status = _status_kb(b"VmHWM:", b"VmPeak:")
+        self.address_space = status.get(b"VmPeak:")
+        resident = status.get(b"VmHWM:")
+        if resident is None:
+            resident = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return round(resident / 1024, 1)
+
+
+_MEMORY = _Memory()
+_HOST = socket.gethostname()
