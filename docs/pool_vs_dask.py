@@ -7,9 +7,12 @@ For each round it runs, in turn,
   blackhole bench SPEC --backends B --dask ADDRESS --out OUTDIR/dask-K.jsonl
 the second on a scheduler and one worker process with two threads that it starts on
 this machine (and stops at the end), and times each as a whole process. It prints one
-Markdown row per run (wall seconds, deals per second, and the CPU seconds of every
-process but the sandboxes: the bench command's own, and for Dask the scheduler's and
-the Dask worker's) and the ratio of Dask's wall time to the pool's, and checks that
+Markdown row per run (wall seconds, deals per second, the sandboxes' summed task time,
+and the CPU seconds of every process but the sandboxes: the bench command's own, and
+for Dask the scheduler's and the Dask worker's) and the ratio of Dask's wall time to the
+pool's, both as measured and at equal machine speed (from the CPU each run spends
+beside its sandboxes per second of sandbox time: this machine's speed changes by more
+than the difference between the two), and checks that
 every run gives every deal the same verdict: exit 1 when two runs disagree or a run
 failed, else 0. `--profiler-off` starts the Dask worker with its statistical profiler
 off (DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False), as docs/bench.md advises.
@@ -36,6 +39,12 @@ from atlas_faults import children, start_cluster, stop_cluster, tool  # noqa: E4
 def verdicts(path: Path) -> dict[str, str]:
     with path.open(encoding="utf-8") as handle:
         return {row["deal"]: row["verdict"] for row in map(json.loads, handle)}
+
+
+def sandbox_seconds(path: Path) -> float:
+    """The sandboxes' time on the run's tasks: the sum of the lines' `wall`."""
+    with path.open(encoding="utf-8") as handle:
+        return sum(row.get("wall") or row["seconds"] for row in map(json.loads, handle))
 
 
 def timed(command: list[str]) -> tuple[float, float, int]:
@@ -86,8 +95,9 @@ def main(argv: list[str]) -> int:
     quiet = {"DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False"}
     address, cluster = start_cluster(worker_env=quiet if args.profiler_off else None)
     rows, runs, failed = [], [], False
-    print("| run | round | wall s | deals/s | CPU s: bench command | scheduler | Dask worker |")
-    print("|---|---|---|---|---|---|---|")
+    print("| run | round | wall s | deals/s | sandbox task s | CPU s: bench command | "
+          "scheduler | Dask worker | CPU beside the sandboxes per sandbox second |")
+    print("|---|---|---|---|---|---|---|---|---|")
     try:
         for round_ in range(1, args.rounds + 1):
             for how, extra in (("pool", ["--jobs", "2"]), ("dask", ["--dask", address])):
@@ -98,18 +108,28 @@ def main(argv: list[str]) -> int:
                                              args.backends, *extra, "--out", str(out)])
                 after = cluster_cpu(cluster)
                 failed |= code not in (0, 1, 3)
-                rows.append((how, round_, seconds))
+                sandbox = sandbox_seconds(out)
+                beside = used + (sum(after) - sum(before) if how == "dask" else 0.0)
+                rows.append((how, round_, seconds, beside / sandbox))
                 runs.append(out)
                 others = (f"{after[0] - before[0]:.1f} | {after[1] - before[1]:.1f}"
                           if how == "dask" else "— | —")
                 print(f"| {how} | {round_} | {seconds:.1f} | {deals / seconds:.1f} | "
-                      f"{used:.1f} | {others} |", flush=True)
+                      f"{sandbox:.1f} | {used:.1f} | {others} | {beside / sandbox:.3f} |",
+                      flush=True)
     finally:
         stop_cluster(cluster)
-    pool = [s for how, _, s in rows if how == "pool"]
-    dask_ = [s for how, _, s in rows if how == "dask"]
+    pool = [s for how, _, s, _ in rows if how == "pool"]
+    dask_ = [s for how, _, s, _ in rows if how == "dask"]
     print(f"\nDask / pool, wall time: {sum(dask_) / sum(pool):.3f} "
           f"({len(pool)} run(s) each of {deals:,} deals)")
+    # With every core busy, a run's wall time goes as its sandbox time plus the CPU
+    # spent beside it, and the machine's speed scales both: at equal speed, Dask takes
+    # (1 + its share) / (1 + the pool's) of the pool's time.
+    share = {how: sum(r[3] for r in rows if r[0] == how) / len(pool) for how in ("pool", "dask")}
+    print(f"Dask / pool at equal machine speed: {(1 + share['dask']) / (1 + share['pool']):.3f} "
+          f"(CPU beside the sandboxes per sandbox second: pool {share['pool']:.3f}, "
+          f"Dask {share['dask']:.3f})")
     first = verdicts(runs[0])
     differ = [run.name for run in runs[1:] if verdicts(run) != first]
     print("verdicts: " + (f"differ in {', '.join(differ)}" if differ else "the same in every run"))

@@ -17,6 +17,7 @@ import multiprocessing
 import os
 import socket
 from collections.abc import Iterator
+from concurrent.futures import wait
 from contextlib import contextmanager
 from typing import Any
 
@@ -70,6 +71,7 @@ def run_chunk(tasks: list[Task], limit: float, memory_mb: int | None) -> list[Re
     """On a Dask worker: every task of the chunk through the worker's sandbox pool."""
     pool = get_worker().plugins[PLUGIN].pool
     futures = [pool.submit(task, limit, memory_mb) for task in tasks]
+    wait(futures)  # one wake-up for the chunk, not one per record
     return [future.result() for future in futures]
 
 
