@@ -64,19 +64,21 @@ def tool(name: str) -> str:
     return shutil.which(name) or str(Path(sys.executable).with_name(name))
 
 
-def start_cluster(nice: list[str] | None = None,
-                  worker_env: dict[str, str] | None = None) -> tuple[str, list[subprocess.Popen]]:
+def start_cluster(nice: list[str] | None = None, worker_env: dict[str, str] | None = None,
+                  scheduler_env: dict[str, str] | None = None
+                  ) -> tuple[str, list[subprocess.Popen]]:
     """A local Dask scheduler and one nanny-run worker with two threads, each in a
     session of its own (prefixed by `nice`, e.g. ["nice", "-n", "10"]; the worker with
-    `worker_env` added to its environment): its address, and the processes, scheduler
-    first, for `stop_cluster`."""
+    `worker_env` added to its environment, the scheduler with `scheduler_env`): its
+    address, and the processes, scheduler first, for `stop_cluster`."""
     prefix = nice or []
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
     quiet: dict = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL,
                    "start_new_session": True}
     scheduler = subprocess.Popen(prefix + [tool("dask"), "scheduler", "--host", "127.0.0.1",
-                                           "--port", str(port), "--no-dashboard"], **quiet)
+                                           "--port", str(port), "--no-dashboard"],
+                                 env={**os.environ, **(scheduler_env or {})}, **quiet)
     nanny = subprocess.Popen(prefix + [tool("dask"), "worker", address, "--nworkers", "1",
                                        "--nthreads", "2", "--no-dashboard"],
                              env={**os.environ, **(worker_env or {})}, **quiet)

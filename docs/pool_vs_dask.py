@@ -15,7 +15,9 @@ beside its sandboxes per second of sandbox time: this machine's speed changes by
 than the difference between the two), and checks that
 every run gives every deal the same verdict: exit 1 when two runs disagree or a run
 failed, else 0. `--profiler-off` starts the Dask worker with its statistical profiler
-off (DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False), as docs/bench.md advises.
+off (DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False); `--quiet` does that too and
+starts the scheduler and the worker with their event-loop check once a second
+(DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL=1s): the settings docs/bench.md advises.
 """
 
 from __future__ import annotations
@@ -84,6 +86,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--backends", default="auto")
     parser.add_argument("--profiler-off", action="store_true")
+    parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)
     try:
         deals = len(expand_specs(args.spec))
@@ -92,8 +95,12 @@ def main(argv: list[str]) -> int:
         return 2
     args.outdir.mkdir(parents=True, exist_ok=True)
     blackhole = tool("blackhole")
-    quiet = {"DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False"}
-    address, cluster = start_cluster(worker_env=quiet if args.profiler_off else None)
+    profiler_off = {"DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False"}
+    tick = {"DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL": "1s"}
+    worker_env = ({**profiler_off, **tick} if args.quiet
+                  else profiler_off if args.profiler_off else None)
+    address, cluster = start_cluster(worker_env=worker_env,
+                                     scheduler_env=tick if args.quiet else None)
     rows, runs, failed = [], [], False
     print("| run | round | wall s | deals/s | sandbox task s | CPU s: bench command | "
           "scheduler | Dask worker | CPU beside the sandboxes per sandbox second |")
