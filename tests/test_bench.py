@@ -178,6 +178,28 @@ def test_a_memory_blow_up_is_an_unknown_not_a_crash(tmp_path: Path) -> None:
     assert records["pysol:1"].verdict == "unsolvable"
 
 
+_UNDER_A_HARD_LIMIT = """
+import mmap, resource
+from blackhole.bench import worker
+before = worker._address_space_peak()
+limit = (before + 300 * 1024) * 1024  # bytes: 300 MB above the peak so far
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+assert worker._cap_bytes(4096) == limit, worker._cap_bytes(4096)
+held = mmap.mmap(-1, 290 * 2**20)  # address space only: nothing is written
+print(worker._ran_into_cap(4096, before))
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="Linux /proc only")
+def test_the_memory_limit_is_the_hard_limit_where_that_is_lower() -> None:
+    """A worker started under a hard address-space limit below --memory-mb runs its
+    tasks under that limit, and an error raised at it is the memory limit too."""
+    done = subprocess.run([sys.executable, "-c", _UNDER_A_HARD_LIMIT], capture_output=True,
+                          text=True, env=child_env(), timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "True"
+
+
 def _process_parents() -> dict[int, tuple[int, bytes]]:
     """pid → (parent pid, command line) of every process."""
     table = {}

@@ -155,18 +155,26 @@ _RUNNERS = {"solve": _solve, "best": _best}
 def _memory_cap(memory_mb: int | None) -> Iterator[None]:
     """Lower the soft address-space limit for the task only, so that running out of
     memory is a MemoryError inside the task, never inside the pool's own messaging."""
-    if not memory_mb:
+    cap = _cap_bytes(memory_mb)
+    if cap is None:
         yield
         return
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    cap = memory_mb * 1024 * 1024
-    if hard != resource.RLIM_INFINITY:
-        cap = min(cap, hard)
     resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
     try:
         yield
     finally:
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
+def _cap_bytes(memory_mb: int | None) -> int | None:
+    """The address-space cap a task runs under: `memory_mb`, or the process's hard limit
+    where that is lower; None without a cap."""
+    if not memory_mb:
+        return None
+    hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+    cap = memory_mb * 1024 * 1024
+    return cap if hard == resource.RLIM_INFINITY else min(cap, hard)
 
 
 def _ran_into_cap(memory_mb: int | None, before: int | None) -> bool:
@@ -176,11 +184,10 @@ def _ran_into_cap(memory_mb: int | None, before: int | None) -> bool:
     the address space stood at the cap is the memory limit too. Only a task that took
     the process's peak there counts (VmPeak is never reset: after one task at the cap,
     the worker's later errors stay errors)."""
-    after = _address_space_peak()
-    if not memory_mb or before is None or after is None:
+    after, cap = _address_space_peak(), _cap_bytes(memory_mb)
+    if cap is None or before is None or after is None:
         return False
-    cap_kb = memory_mb * 1024
-    return before < CAP_REACHED * cap_kb <= after
+    return before < CAP_REACHED * cap / 1024 <= after
 
 
 # The share of the cap at which the address space counts as having reached it: the
