@@ -2,7 +2,8 @@
 
 Each worker has a pipe of its own to the pool, and one manager thread owns every pipe:
 it hands an idle worker a batch of tasks, reads back one record per task as each one
-ends, and so always knows which task a worker is running and since when. That thread is
+ends (within a few milliseconds: it gathers the records that come close together), and
+so always knows which task a worker is running and since when. That thread is
 the one deadline-and-kill loop of bench, for local runs and on every Dask worker alike:
 
 - a task past its hard limit has its worker killed (SIGKILL), and becomes an `unknown`
