@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import socket
 import tempfile
 import threading
 import time
@@ -46,7 +45,7 @@ from typing import Any
 
 from blackhole.bench.plan import Task
 from blackhole.bench.record import Record
-from blackhole.bench.worker import TOOK, last_words, serve
+from blackhole.bench.worker import HOST, TOOK, last_words, serve
 
 _PRELOAD = ["blackhole.bench.worker"]  # imported once in the forkserver
 _QUEUED_BATCHES = 2  # batches a worker holds: one running, one waiting in its pipe
@@ -338,4 +337,4 @@ def failed(task: Task, seconds: float, reason: str, verdict: str = "unknown") ->
     """The record of a task that gave no answer of its own: killed, dead or lost."""
     return Record(task.deal, task.label, verdict, seconds, task=task.kind, wall=seconds,
                   model=task.options.model, timeout=task.options.timeout, reason=reason,
-                  host=socket.gethostname(), board=task.board)
+                  host=HOST, board=task.board)

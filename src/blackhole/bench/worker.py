@@ -118,7 +118,7 @@ def run_task(task: Task, memory_mb: int | None) -> Record:
     wall = time.perf_counter() - began
     outcome.setdefault("seconds", wall)
     return Record(task.deal, task.label, task=task.kind, wall=wall, model=task.options.model,
-                  timeout=task.options.timeout, peak_mb=_MEMORY.after(), host=_HOST,
+                  timeout=task.options.timeout, peak_mb=_MEMORY.after(), host=HOST,
                   board=task.board, **outcome)
 
 
@@ -250,4 +250,4 @@ class _Memory:
 
 
 _MEMORY = _Memory()
-_HOST = socket.gethostname()
+HOST = socket.gethostname()  # the host every record of this process names
