@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from blackhole.cards import Card, deck, parse_card, rank_adjacent
+from blackhole.cards import Card, adjacent_ranks, deck, parse_card, rank_adjacent
 from blackhole.deal import Deal
 from blackhole.errors import InputError
 from blackhole.formats import board_text, deal_json, parse_board, parse_json
@@ -44,6 +44,13 @@ def test_card_text_round_trips(card: Card) -> None:
 def test_rank_adjacency_wraps_and_refuses_equal() -> None:
     assert rank_adjacent(13, 1) and rank_adjacent(1, 13) and rank_adjacent(1, 2)
     assert not rank_adjacent(5, 5) and not rank_adjacent(1, 3) and not rank_adjacent(12, 1)
+
+
+@pytest.mark.parametrize("ranks", [1, 2, 3, 4, 13, 31])
+def test_adjacent_ranks_are_the_ranks_rank_adjacent_accepts(ranks: int) -> None:
+    for rank in range(1, ranks + 1):
+        assert adjacent_ranks(rank, ranks) == tuple(
+            other for other in range(1, ranks + 1) if rank_adjacent(rank, other, ranks))
 
 
 def test_pysol_deals_match_pysolfc() -> None:

@@ -74,3 +74,10 @@ def deck(ranks: int = STANDARD_RANKS) -> list[Card]:
 def rank_adjacent(a: int, b: int, ranks: int = STANDARD_RANKS) -> bool:
     """True when ranks a and b differ by one, with the top rank wrapping to the ace."""
     return (a - b) % ranks in (1, ranks - 1) and a != b
+
+
+def adjacent_ranks(rank: int, ranks: int = STANDARD_RANKS) -> tuple[int, ...]:
+    """The ranks adjacent to `rank` (those `rank_adjacent` accepts), ascending: the rank
+    one below and the rank one above, wrapping."""
+    return tuple(sorted({other for other in ((rank - 2) % ranks + 1, rank % ranks + 1)
+                         if rank_adjacent(rank, other, ranks)}))

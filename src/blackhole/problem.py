@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from blackhole.cards import Card, rank_adjacent
+from blackhole.cards import Card, adjacent_ranks, rank_adjacent
 from blackhole.deal import Deal
 
 
@@ -95,8 +95,8 @@ def build_problem(deal: Deal) -> Problem:
     for node, r in enumerate(rank):
         if node != start:
             nodes_of.setdefault(r, []).append(node)
-    by_rank = {r: tuple(sorted(node for other, nodes in nodes_of.items()
-                               if rank_adjacent(r, other, deal.ranks) for node in nodes))
+    by_rank = {r: tuple(sorted(node for other in adjacent_ranks(r, deal.ranks)
+                               for node in nodes_of.get(other, ())))
                for r in set(rank)}
     neighbours = tuple(by_rank[r] for r in rank)
     precedence = tuple((fan[h + 1], fan[h]) for fan in fans for h in range(len(fan) - 1))

@@ -116,7 +116,6 @@ def replay(deal: Deal, moves: Sequence[Card | Move]) -> Replay:
     hole = deal.foundation  # and the hole's top card
     total = deal.cards_in_fans
     played: list[Card] = []
-    seen: set[Card] = set()  # the cards of `played`, to look up in constant time
 
     def illegal(i: int, reason: str) -> Replay:
         return Replay(Outcome.ILLEGAL, len(played), total, i, reason, tuple(played),
@@ -130,15 +129,16 @@ def replay(deal: Deal, moves: Sequence[Card | Move]) -> Replay:
             if not heights[fan]:
                 return illegal(i, f"fan {fan + 1} is empty")
             card = deal.fans[fan][heights[fan] - 1]
-        if card == deal.foundation:
-            return illegal(i, f"{card} is the hole's top card, not on a fan")
-        if card in seen:
-            return illegal(i, f"{card} already played")
-        if card not in where:
+        at = where.get(card)
+        if at is None:
+            if card == deal.foundation:
+                return illegal(i, f"{card} is the hole's top card, not on a fan")
             in_deck = 1 <= card.rank <= deal.ranks and card.suit in SUITS
             return illegal(i, f"{card} is already in the hole" if in_deck
                            else f"unknown card {card}")
-        home, height = where[card]
+        home, height = at
+        if heights[home] <= height:  # a fan's cards from its height up have been played
+            return illegal(i, f"{card} already played")
         if fan is not None and fan != home:
             return illegal(i, f"{card} is in fan {home + 1}, "
                               f"not fan {fan_name(fan, len(deal.fans))}")
@@ -149,7 +149,6 @@ def replay(deal: Deal, moves: Sequence[Card | Move]) -> Replay:
         heights[home] -= 1  # the move, as `play` makes it
         hole = card
         played.append(card)
-        seen.add(card)
     state = State(tuple(heights), hole)
     return Replay(outcome(deal, state), len(played), total, None, "", tuple(played), state)
 
