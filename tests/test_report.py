@@ -72,6 +72,28 @@ def test_wilson_interval_holds_the_observed_fraction(successes: int, extra: int)
         assert low - 1e-12 <= successes / trials <= high + 1e-12
 
 
+_TEXT = st.text(max_size=6)  # quotes, backslashes, control and non-ASCII characters too
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_TEXT, st.none() | st.integers(-5, 10**6) | st.booleans()),
+                max_size=60),
+       st.none() | _TEXT, st.floats(0, 1e4, allow_nan=False),
+       st.dictionaries(_TEXT, st.none() | st.integers() | _TEXT, max_size=3))
+def test_a_line_is_the_json_of_its_record(moves: list, reason: str | None, seconds: float,
+                                          stats: dict) -> None:
+    """`Record.line` writes its moves as text: the line is still exactly the JSON of
+    `to_json`, and it reads back as the same record."""
+    from blackhole.bench.record import Record
+
+    record = Record("pysol:5", "auto", "unknown", seconds, wall=seconds, stats=stats,
+                    moves=tuple(moves), reason=reason)
+    line = record.line()
+    assert line == (json.dumps(record.to_json(), default=str) + "\n").encode()
+    if all(type(fan) is not bool for _, fan in moves):
+        assert Record.from_json(json.loads(line)).line() == line
+
+
 def test_report_figures(known: Path) -> None:
     report = summarize(read_results(known), str(known))
     assert report.records == 21 and report.duplicates == 1 and report.deals == 10

@@ -20,6 +20,7 @@ import os
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, fields, replace
+from json.encoder import encode_basestring_ascii as _quoted
 from pathlib import Path
 from typing import IO, Any
 
@@ -82,16 +83,26 @@ class Record:
         """The line's object, keys in field order. Built field by field: `asdict` copies
         every move and value deeply, which cost the run's owner 0.4 ms a line, as much
         as a quick deal's solve."""
-        data = {name: getattr(self, name) for name in _FIELD_NAMES}
+        data = self._values()
         data["moves"] = [{"card": card, "fan": fan} for card, fan in self.moves]
+        return data
+
+    def line(self) -> bytes:
+        """The line as written to a results file, newline included: the JSON of `to_json`,
+        with the moves (most of a line) written as text rather than through a dict each,
+        which took the run's owner half its time a line."""
+        data = self._values()
+        head = json.dumps({name: data[name] for name in _BEFORE_MOVES}, default=str)
+        tail = json.dumps({name: data[name] for name in _AFTER_MOVES}, default=str)
+        return f'{head[:-1]}, "moves": {_moves_text(self.moves)}, {tail[1:]}\n'.encode()
+
+    def _values(self) -> dict[str, Any]:
+        """Every field by name, in field order, the times rounded as written."""
+        data = {name: getattr(self, name) for name in _FIELD_NAMES}
         data["seconds"] = round(self.seconds, 6)
         if self.wall is not None:
             data["wall"] = round(self.wall, 6)
         return data
-
-    def line(self) -> bytes:
-        """The line as written to a results file, newline included."""
-        return (json.dumps(self.to_json(), default=str) + "\n").encode()
 
     @classmethod
     def from_json(cls, data: object, source: str = "", line: int | None = None) -> Record:
@@ -130,6 +141,19 @@ class Record:
 
 
 _FIELD_NAMES = tuple(f.name for f in fields(Record))
+_BEFORE_MOVES = _FIELD_NAMES[:_FIELD_NAMES.index("moves")]
+_AFTER_MOVES = _FIELD_NAMES[_FIELD_NAMES.index("moves") + 1:]
+
+
+def _moves_text(moves: tuple[tuple[str, int | None], ...]) -> str:
+    """The JSON that `json.dumps` writes for the moves as `to_json` holds them."""
+    parts = []
+    for card, fan in moves:
+        if type(card) is not str or not (fan is None or type(fan) is int):
+            return json.dumps([{"card": card, "fan": fan} for card, fan in moves],
+                              default=str)
+        parts.append(f'{{"card": {_quoted(card)}, "fan": {"null" if fan is None else fan}}}')
+    return f"[{', '.join(parts)}]"
 
 
 def _moves(raw: object, bad: Any) -> tuple[tuple[str, int | None], ...]:

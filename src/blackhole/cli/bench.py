@@ -1,6 +1,7 @@
 """bench and report: many deals through several backends, and their summary."""
 
 import json
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,6 +27,7 @@ from blackhole.errors import InputError
 # run_bench's parameters, as the bench command's options and arguments name them
 _BENCH_FLAGS = {**FLAG_OF, "specs": "SPECS", "backends": "--backends", "task": "--task",
                 "dask": "--dask", "chunk": "--chunk", "jobs": "--jobs"}
+SHOW_EVERY = 0.05  # seconds between updates of the progress bar (the first and last always)
 
 
 @contextmanager
@@ -65,12 +67,19 @@ def _bench_progress(show: bool) -> Iterator[Callable]:
                         console=Console(stderr=True), disable=not show)
     bar = progress.add_task("bench", total=None, counts="")
 
+    shown = [0.0]  # when the bar was last updated
+
     def update(event) -> None:
         if not progress.live.is_started:  # only once the run is planned: no bar before errors
             progress.start()
         if event.record is not None:
             verdicts[event.record.verdict] += 1
             per_backend.setdefault(run_name(event.record), Counter())[event.record.verdict] += 1
+        now = time.monotonic()  # the bar is drawn 10 times a second: a few updates will do
+        if event.record is not None and event.done < event.total \
+                and now - shown[0] < SHOW_EVERY:
+            return
+        shown[0] = now
         counts = " ".join(f"[{colours[v]}]{v} {verdicts[v]}[/]" for v in colours if verdicts[v])
         counts += "".join(f" | {b} " + "/".join(str(c[v]) for v in colours)
                           for b, c in per_backend.items())
