@@ -86,6 +86,8 @@ typedef struct {
      * count vectors recur under many states (10 thousand under 800 thousand nodes on
      * pysol:915); off (chain_cache NULL) for decks it cannot pack */
     uint64_t *chain_cache;
+    size_t chain_mask;    /* the cache's slots less one (a power of two less one) */
+    size_t chain_misses;  /* answers worked out since the cache last grew */
     uint64_t left_code;
     /* the memo key: bit fields in words; the hole's field is word 0, bits 0.. */
     int words;
@@ -305,15 +307,37 @@ static int ranks_can_chain(const int *left, int hole, int cards, int m, long *sc
     return 0;
 }
 
+/* The cache starts small and grows fourfold, up to its most, each time a search has
+ * worked out as many answers as it has slots: most searches end within a few hundred
+ * moves, and zeroing the largest cache for each of them cost more than their search. */
+#define CHAIN_CACHE_FIRST_BITS 10
 #define CHAIN_CACHE_BITS 16
+
+static int chain_grow(Search *s) {
+    size_t size = (s->chain_mask + 1) << 2;
+    uint64_t *cache = calloc(size, sizeof(uint64_t));
+    if (!cache) return -1;
+    for (size_t at = 0; at <= s->chain_mask; at++) { /* the answers move over */
+        uint64_t entry = s->chain_cache[at];
+        if (entry) cache[mix((entry >> 1) & ~(1ULL << 62)) & (size - 1)] = entry;
+    }
+    free(s->chain_cache);
+    s->chain_cache = cache;
+    s->chain_mask = size - 1;
+    s->chain_misses = 0;
+    return 0;
+}
 
 /* ranks_can_chain through the cache when it is on */
 static int chain_ok(Search *s, int hole, int cards) {
     if (!s->chain_cache) return ranks_can_chain(s->left, hole, cards, s->modulus, s->steps);
     uint64_t key = s->left_code | ((uint64_t)hole << (3 * (s->modulus + 1)));
-    uint64_t *slot = s->chain_cache + (mix(key) & ((1u << CHAIN_CACHE_BITS) - 1));
+    uint64_t *slot = s->chain_cache + (mix(key) & s->chain_mask);
     if (*slot >> 1 == (key | (1ULL << 62))) return (int)(*slot & 1);
     int ok = ranks_can_chain(s->left, hole, cards, s->modulus, s->steps);
+    if (++s->chain_misses > s->chain_mask && s->chain_mask + 1 < (1u << CHAIN_CACHE_BITS)
+        && chain_grow(s) == 0) /* out of memory: the cache stays as it is */
+        slot = s->chain_cache + (mix(key) & s->chain_mask);
     *slot = ((key | (1ULL << 62)) << 1) | (uint64_t)ok; /* bit 63: the slot is in use */
     return ok;
 }
@@ -569,7 +593,8 @@ static PyObject *run(PyObject *args, int longest) {
             packs = s.left[r] <= 7;
             s.left_code |= (uint64_t)s.left[r] << (3 * r);
         }
-        if (packs && !(s.chain_cache = calloc(1u << CHAIN_CACHE_BITS, sizeof(uint64_t)))) {
+        s.chain_mask = (1u << CHAIN_CACHE_FIRST_BITS) - 1;
+        if (packs && !(s.chain_cache = calloc(s.chain_mask + 1, sizeof(uint64_t)))) {
             PyErr_NoMemory(); goto done;
         }
     }
