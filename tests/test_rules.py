@@ -94,6 +94,10 @@ def test_illegal_reasons() -> None:
     assert "not a top card" in replay(deal, cards("QC")).reason
     assert "not rank-adjacent" in replay(deal, cards("TC")).reason
     assert replay(deal, [Move(card=Card(14, "S"))]).reason == "unknown card 14S"
+    # a card played once is "already played" whatever fan the second move names
+    fan = deal.where()[Card(2, "S")][0]
+    again = replay(deal, [Move(Card(2, "S"), fan), Move(Card(2, "S"), (fan + 1) % 17)])
+    assert (again.index, again.reason) == (1, "2S already played")
 
 
 # ------------------------------------------------------------ property tests
