@@ -80,17 +80,15 @@ class Record:
         return replace(self, verdict="error", reason=reason)
 
     def to_json(self) -> dict[str, Any]:
-        """The line's object, keys in field order. Built field by field: `asdict` copies
-        every move and value deeply, which cost the run's owner 0.4 ms a line, as much
-        as a quick deal's solve."""
+        """The line's object, keys in field order, built field by field (`asdict` would
+        copy every move and value deeply)."""
         data = self._values()
         data["moves"] = [{"card": card, "fan": fan} for card, fan in self.moves]
         return data
 
     def line(self) -> bytes:
         """The line as written to a results file, newline included: the JSON of `to_json`,
-        with the moves (most of a line) written as text rather than through a dict each,
-        which took the run's owner half its time a line."""
+        with the moves (most of a line) written as text rather than through a dict each."""
         data = self._values()
         head = json.dumps({name: data[name] for name in _BEFORE_MOVES}, default=str)
         tail = json.dumps({name: data[name] for name in _AFTER_MOVES}, default=str)

@@ -204,7 +204,7 @@ class _Memory:
     """A worker's memory figures, task by task: the peak address space before the task
     (for `_ran_into_cap`: the one read after the task before, as VmPeak never falls) and
     the task's own peak resident size. Linux's /proc files are opened once a process and
-    read again in place, which costs a third of opening them for each task."""
+    read again in place."""
 
     def __init__(self) -> None:
         self.address_space: int | None = None
@@ -245,8 +245,11 @@ class _Memory:
             return found
         for name in fields:
             at = text.find(b"\n" + name)
-            if at >= 0:
-                found[name] = int(text[at + len(name) + 1:text.index(b"\n", at + 1)].split()[0])
+            if at < 0:
+                continue
+            value = text[at + 1 + len(name):].split(b"\n", 1)[0].split()
+            if value and value[0].isdigit():
+                found[name] = int(value[0])
         return found
 
     def _open(self) -> tuple[int | None, int | None]:
