@@ -243,3 +243,32 @@ def test_the_core_lets_other_threads_run_while_it_searches() -> None:
     longest = max(b - a for a, b in zip([began, *during], [*during, ended], strict=True))
     assert ended - began > 0.05  # a long look, or the test shows nothing
     assert longest < (ended - began) / 2, (longest, ended - began)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_the_memo_key_is_what_is_left_as_rank_sequences(seed: int) -> None:
+    """Two states share a memo key exactly when their fans hold the same multiset of rank
+    sequences (suits and the order of the fans aside); both engines use this key, and the
+    tests above hold their node counts together."""
+    problem = build_problem(small_deal(seed, ranks=(3, 4), fan_sizes=(1, 2, 3)))
+    fans, rank = problem.fans, problem.rank
+    start, drop = probe_module._memo_code(problem)
+    rng = random.Random(seed)
+
+    def code(heights: list[int]) -> int:
+        return start - sum(sum(drop[f][h:]) for f, h in enumerate(heights))
+
+    def left(heights: list[int]) -> list[tuple[int, ...]]:
+        return sorted(tuple(rank[node] for node in fan[:h])
+                      for fan, h in zip(fans, heights, strict=True) if h)
+
+    states = [[rng.randint(0, len(fan)) for fan in fans] for _ in range(60)]
+    states.append([len(fan) for fan in fans])
+    shared = 0
+    for a in states:
+        for b in states:
+            assert (code(a) == code(b)) == (left(a) == left(b))
+            shared += a != b and left(a) == left(b)
+    assert code([len(fan) for fan in fans]) == start
+    if seed == 0:
+        assert shared  # fans of equal rank sequences are met, and merged

@@ -30,8 +30,9 @@
  * rank-count cut.
  *
  * The search runs on an explicit stack (its depth is the number of cards), the memo is a
- * hash set of exact keys (every fan's height and the hole's rank packed into bit fields of
- * 64-bit words), so it holds at most one entry per node tried plus one per pass.
+ * hash set of exact keys (what is left on the fans as a multiset of rank sequences, as
+ * probe._memo_code counts it, and the hole's rank, packed into bit fields of 64-bit
+ * words), so it holds at most one entry per node tried plus one per pass.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -89,11 +90,15 @@ typedef struct {
     size_t chain_mask;    /* the cache's slots less one (a power of two less one) */
     size_t chain_misses;  /* answers worked out since the cache last grew */
     uint64_t left_code;
-    /* the memo key: bit fields in words; the hole's field is word 0, bits 0.. */
+    /* the memo key (probe._memo_code): what is left on the fans, as a multiset of rank
+     * sequences, and the hole's rank. A class is a rank sequence a fan can be left with
+     * (its bottom h cards' ranks, h >= 1); the key counts the fans left in each class, in
+     * bit fields of 64-bit words wide enough for the class's (fan, height) pairs; the
+     * hole's field is word 0, bits 0.. */
     int words;
-    int *field_word, *field_shift; /* fan -> its field */
-    uint64_t *field_mask;
-    uint64_t *key;  /* the heights' fields (hole's field kept 0) */
+    int *cls;       /* the class of each card's fan cut down to that card (node layout) */
+    int *field_word, *field_shift; /* class -> its field */
+    uint64_t *key;  /* the classes' fields (hole's field kept 0) */
     uint64_t *probe_key;
     uint64_t *child_key; /* scratch for prefetch_child */
     /* the memo: open addressing, linear probing, an all-zero key marks a free slot (a key
@@ -159,8 +164,9 @@ static inline uint64_t *find_slot(uint64_t *table, size_t capacity, const uint64
 static inline void prefetch_child(Search *s, int f, int r) {
     uint64_t *k = s->child_key;
     for (int w = 0; w < s->words; w++) k[w] = s->key[w];
-    int w = s->field_word[f];
-    k[w] = (k[w] & ~s->field_mask[f]) | ((uint64_t)(s->height[f] - 1) << s->field_shift[f]);
+    const int *cls = s->cls + s->fan_off[f] + s->height[f] - 1;
+    k[s->field_word[cls[0]]] -= 1ULL << s->field_shift[cls[0]];
+    if (s->height[f] > 1) k[s->field_word[cls[-1]]] += 1ULL << s->field_shift[cls[-1]];
     k[0] |= (uint64_t)r;
     __builtin_prefetch(s->table + ((size_t)hash_key(k, s->words) & (s->capacity - 1))
                                   * (size_t)s->words);
@@ -223,10 +229,15 @@ static int memo_add(Search *s) {
     return 0;
 }
 
+/* fan f from its height to h cards: its class's count down one, h's class's up one */
 static void set_height(Search *s, int f, int h) {
+    const int *cls = s->cls + s->fan_off[f];
+    if (s->height[f]) {
+        int c = cls[s->height[f] - 1];
+        s->key[s->field_word[c]] -= 1ULL << s->field_shift[c];
+    }
+    if (h) s->key[s->field_word[cls[h - 1]]] += 1ULL << s->field_shift[cls[h - 1]];
     s->height[f] = h;
-    int w = s->field_word[f];
-    s->key[w] = (s->key[w] & ~s->field_mask[f]) | ((uint64_t)h << s->field_shift[f]);
 }
 
 /* put fan f in (on = 1) or out of the set of fans showing rank r */
@@ -418,7 +429,7 @@ static void release(Search *s) {
     free(s->fan_len); free(s->fan_off); free(s->node); free(s->rank);
     free(s->onto); free(s->onto_off); free(s->showing);
     free(s->height); free(s->left); free(s->steps); free(s->chain_cache);
-    free(s->field_word); free(s->field_shift); free(s->field_mask);
+    free(s->cls); free(s->field_word); free(s->field_shift);
     free(s->key); free(s->probe_key); free(s->child_key); free(s->table);
     free(s->best_line); free(s->avail); free(s->inside); free(s->tried);
 }
@@ -490,6 +501,36 @@ done:
     return ok;
 }
 
+/* give every card the class of its fan cut down to it (s->cls): cards of two fans share
+ * a class when the ranks from their fans' bottoms up to them are the same. A class is
+ * its rank and the class of the card under it (-1 for a bottom card), looked up in an
+ * open-addressing table. Returns the number of classes, or -1 out of memory. */
+static int number_classes(Search *s) {
+    size_t slots = 16;
+    while (slots < 2 * (size_t)s->total) slots *= 2;
+    int *under = malloc(slots * sizeof(int)), *of_rank = malloc(slots * sizeof(int));
+    int *id = malloc(slots * sizeof(int));
+    int classes = -1;
+    if (!under || !of_rank || !id) goto done;
+    for (size_t i = 0; i < slots; i++) id[i] = -1;
+    classes = 0;
+    for (int f = 0; f < s->nfans; f++) {
+        int below = -1;
+        for (int h = 0; h < s->fan_len[f]; h++) {
+            int r = s->rank[s->fan_off[f] + h];
+            size_t at = (size_t)mix(((uint64_t)(uint32_t)below << 32) | (uint32_t)r)
+                        & (slots - 1);
+            while (id[at] >= 0 && (under[at] != below || of_rank[at] != r))
+                at = (at + 1) & (slots - 1);
+            if (id[at] < 0) { id[at] = classes++; under[at] = below; of_rank[at] = r; }
+            below = s->cls[s->fan_off[f] + h] = id[at];
+        }
+    }
+done:
+    free(under); free(of_rank); free(id);
+    return classes;
+}
+
 /* look and longest: the search, for a full line (longest 0) or for the longest line that
  * reaches `floor` (longest 1) */
 static PyObject *run(PyObject *args, int longest) {
@@ -539,15 +580,15 @@ static PyObject *run(PyObject *args, int longest) {
     s.height = calloc((size_t)nf + 1, sizeof(int));
     s.left = calloc((size_t)m + 1, sizeof(int));
     s.steps = calloc(3 * ((size_t)m + 1), sizeof(long));
-    s.field_word = calloc((size_t)nf + 1, sizeof(int));
-    s.field_shift = calloc((size_t)nf + 1, sizeof(int));
-    s.field_mask = calloc((size_t)nf + 1, sizeof(uint64_t));
+    s.cls = calloc((size_t)total + 1, sizeof(int));
+    s.field_word = calloc((size_t)total + 1, sizeof(int));
+    s.field_shift = calloc((size_t)total + 1, sizeof(int));
     s.avail = calloc((size_t)m + 1, sizeof(int));
     s.inside = calloc((size_t)m + 1, 1);
     s.tried = calloc((size_t)m + 1, sizeof(int));
     s.best_line = calloc((size_t)total + 1, sizeof(long));
-    if (!s.onto || !s.onto_off || !s.showing || !s.height || !s.left || !s.steps || !s.field_word || !s.field_shift
-        || !s.field_mask || !s.avail || !s.inside || !s.tried || !s.best_line) {
+    if (!s.onto || !s.onto_off || !s.showing || !s.height || !s.left || !s.steps || !s.cls || !s.field_word
+        || !s.field_shift || !s.avail || !s.inside || !s.tried || !s.best_line) {
         PyErr_NoMemory(); goto done;
     }
     {   /* rank r goes onto hole h when they differ by one, the top rank wrapping */
@@ -561,15 +602,17 @@ static PyObject *run(PyObject *args, int longest) {
         }
         s.onto_off[m + 1] = at;
     }
-    /* the key's layout: the hole's field first, then each fan's, no field across words */
+    int classes = number_classes(&s);
+    if (classes < 0) { PyErr_NoMemory(); goto done; }
+    /* the key's layout: the hole's field first, then each class's, none across words; a
+     * class's count is at most its (fan, height) pairs, tallied in field_shift first */
+    for (int i = 0; i < total; i++) s.field_shift[s.cls[i]]++;
     int word = 0, used = bit_length(m);
-    for (int f = 0; f < nf; f++) {
-        int bits = bit_length(s.fan_len[f]);
-        if (bits == 0) continue;
+    for (int c = 0; c < classes; c++) {
+        int bits = bit_length(s.field_shift[c]);
         if (used + bits > 64) { word++; used = 0; }
-        s.field_word[f] = word;
-        s.field_shift[f] = used;
-        s.field_mask[f] = ((1ULL << bits) - 1) << used;
+        s.field_word[c] = word;
+        s.field_shift[c] = used;
         used += bits;
     }
     s.words = word + 1;

@@ -15,8 +15,10 @@ would never get back to; at 3000 nodes this settles 672 deals of pysol:1-1000 ag
 depth-first search, which exhausts the tree of an unwinnable deal at the least cost.
 
 Three sound cuts keep the budget for live branches:
-- the memo: a state (the fans' heights and the hole's rank) explored to the end is not
-  explored again (as in the `search` backend);
+- the memo: a state explored to the end is not explored again. A state is what is left
+  on the fans as rank sequences, taken as a multiset, and the hole's rank: suits never
+  matter, so two fans left with the same ranks in the same order are interchangeable, and
+  states that differ only by such a swap share one entry (`_memo_code`);
 - the rank-count cut (`ranks_can_chain`): every full line is a walk on the rank cycle
   that shows each rank as often as it has cards left, so a state whose counts no such
   walk fits is dead; it holds exactly when a walk fits, so it contains the rank-walk cut
@@ -25,7 +27,8 @@ Three sound cuts keep the budget for live branches:
   the top cards of one rank, a fan's last card is not played while another has cards
   under it, and of several last cards only the lowest fan's is.
 Over pysol:1-1000 the last two shrink the tree of the worst unwinnable deal (915) from
-6.7 million moves to 0.8 million, and 265's from 5.2 million to 0.1 million. The
+6.7 million moves to 0.8 million, and 265's from 5.2 million to 0.1 million; a memo
+that merges interchangeable fans takes 915 on to 0.48 million (and 265 to 0.09). The
 `search` backend shares no code with the look (it has its own walk cut and neither of
 the others), so it stays an independent referee: the tests hold the look's refutations
 to its verdicts.
@@ -46,9 +49,9 @@ or time, or stopped by another thread through `stop`).
 Compiled core: ``_probe_core.c``, a CPython extension built at install time where a C
 compiler is at hand (optional: without it the Python search below runs). It runs the
 same search step for step (the same order and tie-break, passes, node count, memo and
-cuts) on an explicit stack, with the memo a hash set of the exact state (heights and
-hole packed into bit fields), so both engines give the same Look for every problem and
-budget; the tests hold them to that. ``engine="python"`` or
+cuts) on an explicit stack, with the memo a hash set of the exact state (the counts of
+`_memo_code` and the hole packed into bit fields), so both engines give the same Look
+for every problem and budget; the tests hold them to that. ``engine="python"`` or
 ``BLACKHOLE_PROBE_ENGINE=python`` skips it. A node costs about 0.1 us there against
 about 6 us here, so its default budget is far larger (COMPILED_BUDGET).
 
@@ -72,10 +75,11 @@ from blackhole.errors import InputError
 from blackhole.problem import Problem
 
 # Nodes (moves tried, over all passes); a line is 51 moves. On pysol:1-1000 (877
-# winnable, 123 not) the look settles 612 deals at 1000 nodes, 745 at 3000 (630 wins,
-# 115 refutations), 802 at 5000, 882 at 10,000, 964 at 50,000, 990 at 200,000 and all
+# winnable, 123 not) the look settles 615 deals at 1000 nodes, 748 at 3000 (633 wins,
+# 115 refutations), 808 at 5000, 889 at 10,000, 971 at 50,000, 992 at 200,000 and all
 # 1000 from 1,000,000 on (before the rank-count and same-rank cuts: 672 at 3000, 723 at
-# 5000, 936 at 200,000). The larger default leaves 4 deals of pysol:1-20000 unsettled.
+# 5000, 936 at 200,000). The larger default leaves 1 deal of pysol:1-20000 unsettled
+# (13295, lost, refuted at 3.06 million).
 # `probe` without a budget uses the one of the engine that runs (default_budget).
 PYTHON_BUDGET = 5000  # the Python engine's default
 COMPILED_BUDGET = 3_000_000  # the compiled core's default
@@ -83,8 +87,8 @@ COMPILED_BUDGET = 3_000_000  # the compiled core's default
 # at most about 40 ms in the compiled core.
 COMPILED_QUICK_BUDGET = 200_000
 # The budget of `auto`'s best score (`longest`) before SAT takes over. Over the 2,647 lost
-# deals of pysol:1-20000 the compiled search proves every best score within 4.1 million
-# moves (the median deal: under a thousand), where the SAT climb takes up to 111 s.
+# deals of pysol:1-20000 the compiled search proves every best score within 3.1 million
+# moves (13295; the median deal: 90), where the SAT climb takes up to 111 s.
 PYTHON_BEST_BUDGET = 20_000
 COMPILED_BEST_BUDGET = 20_000_000
 # Passes 0 .. LDS_PASSES - 1 limit the discrepancies; the pass after them is a plain
@@ -338,6 +342,38 @@ def chains_leaving(left: list[int], hole: int, cards: int, m: int, slack: int,
     return False
 
 
+def _memo_code(problem: Problem) -> tuple[int, list[list[int]]]:
+    """The memo's key, as a number: the state is what is left on the fans, as a multiset
+    of rank sequences (suits never matter, so two fans left with the same ranks in the
+    same order are interchangeable), and the hole's rank. Each rank sequence a fan can be
+    left with (the ranks of its bottom h cards, h >= 1) is a class; the code counts the
+    fans left in each class, in mixed radix (a class's digit runs up to the number of
+    (fan, height) pairs in it). Returns the code of the deal's state and drop, where
+    drop[f][h] is what the code loses when fan f goes from h + 1 cards to h. The compiled
+    core packs the same counts into bit fields."""
+    classes: dict[tuple[int, int], int] = {}
+    prefix = []  # prefix[f][h - 1]: the class of fan f's bottom h cards
+    for fan in problem.fans:
+        c, row = 0, []
+        for node in fan:
+            c = classes.setdefault((c, problem.rank[node]), len(classes) + 1)
+            row.append(c)
+        prefix.append(row)
+    many = [0] * (len(classes) + 1)
+    for row in prefix:
+        for c in row:
+            many[c] += 1
+    weight = [0] * (len(classes) + 1)  # class 0: an empty fan, which counts for nothing
+    unit = 1
+    for c in range(1, len(classes) + 1):
+        weight[c] = unit
+        unit *= many[c] + 1
+    code = sum(weight[row[-1]] for row in prefix if row)
+    drop = [[weight[c] - (weight[row[h - 1]] if h else 0) for h, c in enumerate(row)]
+            for row in prefix]
+    return code, drop
+
+
 def _python_search(problem: Problem, budget: int, seconds: float | None,
                    stop: bytearray | None, passes: int,
                    target: tuple[int, int] | None) -> tuple[int, tuple[int, ...] | None, int]:
@@ -361,9 +397,7 @@ def _python_search(problem: Problem, budget: int, seconds: float | None,
     for f, fan in enumerate(fans):
         if fan:
             showing[rank[fan[-1]]].add(f)
-    weight = [1] * len(fans)
-    for f in range(1, len(fans)):
-        weight[f] = weight[f - 1] * (len(fans[f - 1]) + 1)
+    code, drop = _memo_code(problem)
     line: list[int] = []
     longest: list[int] = []  # the longest line found (target mode)
     dead: set[int] = set()
@@ -449,7 +483,7 @@ def _python_search(problem: Problem, budget: int, seconds: float | None,
             if not left[r]:
                 gaps[0] += 1
             line.append(fans[f][h])
-            found = search(r, code - weight[f], cards - 1, allowed - (i > 0))
+            found = search(r, code - drop[f][h], cards - 1, allowed - (i > 0))
             if found:
                 return True
             cut = cut or found is None
@@ -467,7 +501,6 @@ def _python_search(problem: Problem, budget: int, seconds: float | None,
         return False
 
     start = 0 if problem.start is None else rank[problem.start]
-    code = sum(h * w for h, w in zip(heights, weight, strict=True))
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, total + 100))
     try:
