@@ -91,14 +91,13 @@ typedef struct {
     size_t chain_misses;  /* answers worked out since the cache last grew */
     uint64_t left_code;
     /* the memo key (probe._memo_code): what is left on the fans, as a multiset of rank
-     * sequences, and the hole's rank. A class is a rank sequence a fan can be left with
-     * (its bottom h cards' ranks, h >= 1); the key counts the fans left in each class, in
-     * bit fields of 64-bit words wide enough for the class's (fan, height) pairs; the
-     * hole's field is word 0, bits 0.. */
+     * sequences, and the hole's rank, in bit fields of 64-bit words (lay_out_key); the
+     * hole's field is word 0, bits 0.. A fan adds one number to one word for its top
+     * card, so the key is their sum. */
     int words;
-    int *cls;       /* the class of each card's fan cut down to that card (node layout) */
-    int *field_word, *field_shift; /* class -> its field */
-    uint64_t *key;  /* the classes' fields (hole's field kept 0) */
+    int *add_word;      /* card -> the word it adds to while it is its fan's top card */
+    uint64_t *add_val;  /* card -> what it adds then */
+    uint64_t *key;  /* the fans' sum (hole's field kept 0) */
     uint64_t *probe_key;
     uint64_t *child_key; /* scratch for prefetch_child */
     /* the memo: open addressing, linear probing, an all-zero key marks a free slot (a key
@@ -164,9 +163,9 @@ static inline uint64_t *find_slot(uint64_t *table, size_t capacity, const uint64
 static inline void prefetch_child(Search *s, int f, int r) {
     uint64_t *k = s->child_key;
     for (int w = 0; w < s->words; w++) k[w] = s->key[w];
-    const int *cls = s->cls + s->fan_off[f] + s->height[f] - 1;
-    k[s->field_word[cls[0]]] -= 1ULL << s->field_shift[cls[0]];
-    if (s->height[f] > 1) k[s->field_word[cls[-1]]] += 1ULL << s->field_shift[cls[-1]];
+    int i = s->fan_off[f] + s->height[f] - 1;
+    k[s->add_word[i]] -= s->add_val[i];
+    if (s->height[f] > 1) k[s->add_word[i - 1]] += s->add_val[i - 1];
     k[0] |= (uint64_t)r;
     __builtin_prefetch(s->table + ((size_t)hash_key(k, s->words) & (s->capacity - 1))
                                   * (size_t)s->words);
@@ -229,14 +228,15 @@ static int memo_add(Search *s) {
     return 0;
 }
 
-/* fan f from its height to h cards: its class's count down one, h's class's up one */
+/* fan f from its height to h cards: its old top card's number leaves the key, the new
+ * one's comes in */
 static void set_height(Search *s, int f, int h) {
-    const int *cls = s->cls + s->fan_off[f];
+    int off = s->fan_off[f];
     if (s->height[f]) {
-        int c = cls[s->height[f] - 1];
-        s->key[s->field_word[c]] -= 1ULL << s->field_shift[c];
+        int i = off + s->height[f] - 1;
+        s->key[s->add_word[i]] -= s->add_val[i];
     }
-    if (h) s->key[s->field_word[cls[h - 1]]] += 1ULL << s->field_shift[cls[h - 1]];
+    if (h) s->key[s->add_word[off + h - 1]] += s->add_val[off + h - 1];
     s->height[f] = h;
 }
 
@@ -429,7 +429,7 @@ static void release(Search *s) {
     free(s->fan_len); free(s->fan_off); free(s->node); free(s->rank);
     free(s->onto); free(s->onto_off); free(s->showing);
     free(s->height); free(s->left); free(s->steps); free(s->chain_cache);
-    free(s->cls); free(s->field_word); free(s->field_shift);
+    free(s->add_word); free(s->add_val);
     free(s->key); free(s->probe_key); free(s->child_key); free(s->table);
     free(s->best_line); free(s->avail); free(s->inside); free(s->tried);
 }
@@ -501,11 +501,11 @@ done:
     return ok;
 }
 
-/* give every card the class of its fan cut down to it (s->cls): cards of two fans share
- * a class when the ranks from their fans' bottoms up to them are the same. A class is
- * its rank and the class of the card under it (-1 for a bottom card), looked up in an
- * open-addressing table. Returns the number of classes, or -1 out of memory. */
-static int number_classes(Search *s) {
+/* give every card the class of its fan cut down to it (cls, node layout): cards of two
+ * fans share a class when the ranks from their fans' bottoms up to them are the same. A
+ * class is its rank and the class of the card under it (-1 for a bottom card), looked up
+ * in an open-addressing table. Returns the number of classes, or -1 out of memory. */
+static int number_classes(const Search *s, int *cls) {
     size_t slots = 16;
     while (slots < 2 * (size_t)s->total) slots *= 2;
     int *under = malloc(slots * sizeof(int)), *of_rank = malloc(slots * sizeof(int));
@@ -523,12 +523,58 @@ static int number_classes(Search *s) {
             while (id[at] >= 0 && (under[at] != below || of_rank[at] != r))
                 at = (at + 1) & (slots - 1);
             if (id[at] < 0) { id[at] = classes++; under[at] = below; of_rank[at] = r; }
-            below = s->cls[s->fan_off[f] + h] = id[at];
+            below = cls[s->fan_off[f] + h] = id[at];
         }
     }
 done:
     free(under); free(of_rank); free(id);
     return classes;
+}
+
+/* a field of `bits` bits after the last one placed (*word, *used), none across words */
+static void place(int bits, int *word, int *used, int *at_word, int *at_shift) {
+    if (*used + bits > 64) { (*word)++; *used = 0; }
+    *at_word = *word;
+    *at_shift = *used;
+    *used += bits;
+}
+
+/* The memo key's layout (s->add_word, s->add_val, s->words). The key counts the fans left
+ * at each class (number_classes). A class two or more fans can reach gets a count field
+ * wide enough for them all; the classes above it in a fan are the fan's own (two fans that
+ * share a class share every class below it), and at most one of them is reached at a
+ * time, so they share one field holding how far up that run the fan's top card is (0:
+ * below it). With no two fans alike this is every fan's height, as before. 0 ok, -1 out
+ * of memory. */
+static int lay_out_key(Search *s, int m) {
+    int total = s->total, ok = -1;
+    int *cls = malloc(((size_t)total + 1) * sizeof(int));
+    int *many = calloc((size_t)total + 1, sizeof(int));
+    int *at_word = malloc(((size_t)total + 1) * sizeof(int));
+    int *at_shift = malloc(((size_t)total + 1) * sizeof(int));
+    if (!cls || !many || !at_word || !at_shift) goto done;
+    int classes = number_classes(s, cls);
+    if (classes < 0) goto done;
+    for (int i = 0; i < total; i++) many[cls[i]]++;
+    int word = 0, used = bit_length(m);
+    for (int c = 0; c < classes; c++)
+        if (many[c] > 1) place(bit_length(many[c]), &word, &used, &at_word[c], &at_shift[c]);
+    for (int f = 0; f < s->nfans; f++) {
+        int off = s->fan_off[f], len = s->fan_len[f], shared = 0, own_word = 0, own_shift = 0;
+        while (shared < len && many[cls[off + shared]] > 1) shared++;
+        if (shared < len) place(bit_length(len - shared), &word, &used, &own_word, &own_shift);
+        for (int h = 0; h < len; h++) {
+            int c = cls[off + h];
+            s->add_word[off + h] = h < shared ? at_word[c] : own_word;
+            s->add_val[off + h] = h < shared ? 1ULL << at_shift[c]
+                                             : (uint64_t)(h - shared + 1) << own_shift;
+        }
+    }
+    s->words = word + 1;
+    ok = 0;
+done:
+    free(cls); free(many); free(at_word); free(at_shift);
+    return ok;
 }
 
 /* look and longest: the search, for a full line (longest 0) or for the longest line that
@@ -580,15 +626,14 @@ static PyObject *run(PyObject *args, int longest) {
     s.height = calloc((size_t)nf + 1, sizeof(int));
     s.left = calloc((size_t)m + 1, sizeof(int));
     s.steps = calloc(3 * ((size_t)m + 1), sizeof(long));
-    s.cls = calloc((size_t)total + 1, sizeof(int));
-    s.field_word = calloc((size_t)total + 1, sizeof(int));
-    s.field_shift = calloc((size_t)total + 1, sizeof(int));
+    s.add_word = calloc((size_t)total + 1, sizeof(int));
+    s.add_val = calloc((size_t)total + 1, sizeof(uint64_t));
     s.avail = calloc((size_t)m + 1, sizeof(int));
     s.inside = calloc((size_t)m + 1, 1);
     s.tried = calloc((size_t)m + 1, sizeof(int));
     s.best_line = calloc((size_t)total + 1, sizeof(long));
-    if (!s.onto || !s.onto_off || !s.showing || !s.height || !s.left || !s.steps || !s.cls || !s.field_word
-        || !s.field_shift || !s.avail || !s.inside || !s.tried || !s.best_line) {
+    if (!s.onto || !s.onto_off || !s.showing || !s.height || !s.left || !s.steps || !s.add_word
+        || !s.add_val || !s.avail || !s.inside || !s.tried || !s.best_line) {
         PyErr_NoMemory(); goto done;
     }
     {   /* rank r goes onto hole h when they differ by one, the top rank wrapping */
@@ -602,20 +647,7 @@ static PyObject *run(PyObject *args, int longest) {
         }
         s.onto_off[m + 1] = at;
     }
-    int classes = number_classes(&s);
-    if (classes < 0) { PyErr_NoMemory(); goto done; }
-    /* the key's layout: the hole's field first, then each class's, none across words; a
-     * class's count is at most its (fan, height) pairs, tallied in field_shift first */
-    for (int i = 0; i < total; i++) s.field_shift[s.cls[i]]++;
-    int word = 0, used = bit_length(m);
-    for (int c = 0; c < classes; c++) {
-        int bits = bit_length(s.field_shift[c]);
-        if (used + bits > 64) { word++; used = 0; }
-        s.field_word[c] = word;
-        s.field_shift[c] = used;
-        used += bits;
-    }
-    s.words = word + 1;
+    if (lay_out_key(&s, m) < 0) { PyErr_NoMemory(); goto done; }
     s.key = calloc((size_t)s.words, sizeof(uint64_t));
     s.probe_key = calloc((size_t)s.words, sizeof(uint64_t));
     s.child_key = calloc((size_t)s.words, sizeof(uint64_t));
