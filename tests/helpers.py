@@ -83,3 +83,20 @@ def feature_sets(features: frozenset[str]) -> list[frozenset[str]]:
     for feature in sorted(features):
         sets += [chosen | {feature} for chosen in sets]
     return sets
+
+
+def nearly_sorted_deal(ranks: int, seed: int) -> Deal:
+    """A generalised Black Hole deal that no engine settles in seconds: A♠ on the hole, the
+    other 4·ranks − 1 cards in deck order (clubs, diamonds, hearts, spades; A..R each), dealt
+    in threes, each fan's three cards shuffled by `seed` among themselves. Every fan holds
+    three neighbouring ranks, so lines run long before they end, and each engine's search
+    and model grow with the deck."""
+    cards = deck(ranks)
+    cards.remove(Card(1, "S"))
+    rng = random.Random(seed)
+    fans = []
+    for i in range(0, len(cards), 3):
+        fan = cards[i:i + 3]
+        rng.shuffle(fan)
+        fans.append(tuple(fan))
+    return Deal(tuple(fans), Card(1, "S"), ranks, name=f"nearly-sorted:{ranks}:{seed}")

@@ -743,3 +743,34 @@ def test_bad_values_are_one_line_input_errors_naming_the_parameter(call, paramet
     assert caught.value.source == parameter, caught.value
     assert str(caught.value).startswith(f"{parameter}: ") and "\n" not in str(caught.value)
     assert list(tmp_path.iterdir()) == []  # refused before any work
+
+
+def _documented_certify_fields() -> set[str]:
+    """The fields the README's JSON section gives for every row of `certify --json`."""
+    import re
+
+    text = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    found = re.search(r"`certify --json` prints a list.*?`\{(.*?)\}`", text, re.S)
+    assert found, "the README documents certify --json"
+    return set(re.findall(r'"(\w+)"', found.group(1)))
+
+
+def test_every_certify_json_row_has_the_documented_fields(tmp_path) -> None:
+    fields = _documented_certify_fields()
+    rows = []
+    for args, out in ((["pysol:2,pysol:25"], "run"), (["pysol:2,pysol:25", "--resume"], "run"),
+                      (["random:24:ranks=31", "--timeout", "0.2"], "hard")):
+        result = CliRunner().invoke(app, ["certify", *args, "--out", str(tmp_path / out),
+                                          "--json"])
+        assert result.exit_code in (0, 1, 3), result.output
+        rows += json.loads(result.stdout)
+    assert [set(row) for row in rows] == [fields] * len(rows)
+    by = {(row["deal"], row["resumed"]): row for row in rows}
+    won, lost = by[("pysol:2", False)], by[("pysol:25", False)]
+    assert won["verdict"] == "solved" and won["certified"] and won["moves"]
+    assert won["proof_lines"] is None and won["position"] is None
+    assert lost["verdict"] == "unsolvable" and lost["certified"] and lost["proof_lines"] > 0
+    assert by[("pysol:2", True)]["certified"] and by[("pysol:25", True)]["certified"]
+    unknown = by[("random:24:ranks=31", False)]
+    assert unknown["verdict"] == "unknown" and not unknown["certified"] and unknown["reason"]
+    assert verify(tmp_path / "run" / "pysol-2").ok and verify(tmp_path / "run" / "pysol-25").ok

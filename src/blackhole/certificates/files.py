@@ -95,7 +95,12 @@ class Certificate:
 
     @property
     def certified(self) -> bool:
-        """Unsolvable with a proof that passed the check."""
+        """The verdict stands on a checked file in the folder: unsolvable (or an optimality
+        bound) with a proof the checker accepted, or solved with winning moves the rules
+        engine replayed (a solved certificate is only made after that replay). An unknown
+        verdict, or a proof the checker rejected, is not certified."""
+        if self.verdict is Verdict.SOLVED:
+            return True
         return self.verdict is Verdict.UNSOLVABLE and self.check is not None and self.check.ok
 
 

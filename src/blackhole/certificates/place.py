@@ -10,7 +10,6 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from blackhole.backends import Verdict
 from blackhole.certificates.files import (
     CERTIFICATE_FILES,
     DEAL_FILE,
@@ -71,7 +70,7 @@ def settle(staged: Path, folder: Path, cert: Certificate | None) -> None:
     leaves `folder` as it was, but for a folder that holds no certificate: there an
     unknown verdict leaves the deal alone, to say which deal was tried."""
     try:
-        good = cert is not None and (cert.verdict is Verdict.SOLVED or cert.certified)
+        good = cert is not None and cert.certified
         tried = cert is not None and not good and not holds_certificate(folder)
         if tried:
             for name in CERTIFICATE_FILES:

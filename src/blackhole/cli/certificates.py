@@ -84,22 +84,21 @@ def _certificate_exit(cert: "Certificate") -> int:
 
 
 def _certificate_json(spec: str, cert: "Certificate") -> dict:
-    data: dict = {"deal": spec, "verdict": cert.verdict.value, "folder": str(cert.folder),
-                  "resumed": cert.resumed}
-    if cert.history:
-        data["position"] = {"moved": cert.moved, "moves": list(cert.history)}
-    if cert.check is not None and cert.proof is not None:
-        data.update(certified=cert.certified, reason=cert.check.reason,
-                    proof_lines=cert.proof.lines, proof_bytes=cert.proof.bytes,
-                    seconds={"encode": round(cert.seconds.encode, 6),
-                             "solve": round(cert.seconds.solve, 6),
-                             "check": round(cert.seconds.check, 6),
-                             "write": round(cert.seconds.write, 6)})
-    if cert.reason:
-        data["reason"] = cert.reason
-    if cert.solution is not None:
-        data["moves"] = [{"card": str(card), "fan": fan} for card, fan in cert.solution.moves]
-    return data
+    """One row of `certify --json`; every row has the same fields (README, "JSON")."""
+    proof, seconds = cert.proof, cert.seconds
+    return {
+        "deal": spec, "verdict": cert.verdict.value, "certified": cert.certified,
+        "folder": str(cert.folder), "resumed": cert.resumed,
+        "position": ({"moved": cert.moved, "moves": list(cert.history)} if cert.history
+                     else None),
+        "reason": cert.reason or (cert.check.reason if cert.check is not None else ""),
+        "proof_lines": proof.lines if proof is not None else None,
+        "proof_bytes": proof.bytes if proof is not None else None,
+        "seconds": {"encode": round(seconds.encode, 6), "solve": round(seconds.solve, 6),
+                    "check": round(seconds.check, 6), "write": round(seconds.write, 6)},
+        "moves": ([{"card": str(card), "fan": fan} for card, fan in cert.solution.moves]
+                  if cert.solution is not None else []),
+    }
 
 
 def _print_certificate(spec: str, cert: "Certificate") -> None:
