@@ -28,7 +28,7 @@ from typer.core import TyperGroup
 
 from blackhole import engines
 from blackhole.backends import Options, Verdict
-from blackhole.cli.output import PipeSafe, say, silence_stdout
+from blackhole.cli.output import PipeSafe, plain_where_needed, say, silence_stdout
 from blackhole.deadline import solver_left_running
 from blackhole.errors import InputError, InternalError, shorten
 from blackhole.version import installed_version
@@ -96,6 +96,7 @@ class GuardedGroup(TyperGroup):
              **extra: Any) -> Any:
         argv = list(sys.argv[1:] if args is None else args)
         debug = "--debug" in argv[:argv.index("--")] if "--" in argv else "--debug" in argv
+        plain_where_needed(sys.stdout, sys.stderr)
         stdout, sys.stdout = sys.stdout, PipeSafe(sys.stdout)
         began = _COMMAND_BEGAN.set(time.perf_counter())
         try:

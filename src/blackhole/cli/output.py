@@ -8,6 +8,7 @@ spinner of a long job.
 # No `from __future__ import annotations` in the command modules: Typer reads each command's
 # annotations, and strings would be evaluated again (twice) on every start.
 
+import codecs
 import errno
 import os
 import sys
@@ -20,6 +21,46 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.text import Text
+
+
+# What a symbol becomes on a stream that cannot encode it (an ASCII or a Windows code
+# page console): the forms --ascii prints. Any other such character becomes "?".
+PLAIN_FORMS = {"♠": "S", "♥": "H", "♦": "D", "♣": "C", "–": "-", "—": "-", "→": "->",
+               "←": "<-", "…": "...", "≤": "<=", "≥": ">=", "×": "x", "·": ".", "−": "-",
+               "±": "+/-", "“": '"', "”": '"', "‘": "'", "’": "'", "✓": "ok", "✗": "x"}
+PLAIN_ERRORS = "blackhole-plain"  # the codecs error handler that writes PLAIN_FORMS
+
+
+def _plain_forms(error: UnicodeError) -> tuple[str, int]:
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    text = error.object[error.start:error.end]
+    return "".join(PLAIN_FORMS.get(char, "?") for char in text), error.end
+
+
+codecs.register_error(PLAIN_ERRORS, _plain_forms)
+
+
+def speaks_unicode(stream: Any) -> bool:
+    """Whether `stream` can write the suit symbols (a UTF-8 terminal, pipe or file can; an
+    ASCII, Latin-1 or Windows code page stream cannot)."""
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        "♠♥♦♣→".encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+def plain_where_needed(*streams: Any) -> None:
+    """Let every stream that cannot write the suit symbols write their plain forms instead
+    (`PLAIN_FORMS`), so that no output fails on a character half-way through."""
+    for stream in streams:
+        if not speaks_unicode(stream) and hasattr(stream, "reconfigure"):
+            try:
+                stream.reconfigure(errors=PLAIN_ERRORS)
+            except (ValueError, OSError):  # a closed or detached stream
+                pass
 
 
 class PipeSafe:
@@ -165,8 +206,9 @@ plain_console: "Console" = _LazyConsole(no_color=True,  # type: ignore[assignmen
                                          emoji=False)
 
 def card_piece(card, ascii_only: bool) -> tuple[str, str | None]:
-    """A card as text and its style: KH, or K♥ in red."""
-    if ascii_only:
+    """A card as text and its style: KH, or K♥ in red (KH, as --ascii gives, where the
+    output cannot write suit symbols)."""
+    if ascii_only or not speaks_unicode(sys.stdout):
         return str(card), None
     return card.unicode(), "red" if card.is_red else "bold"
 
