@@ -214,3 +214,48 @@ def test_analyze_reads_card_names_and_refuses_bad_ones() -> None:
     assert [str(step.card) for step in analysis.steps] == ["2S"]
     with pytest.raises(blackhole.InputError, match="line"):
         blackhole.analyze("pysol:2", line=["ZZ"])
+
+
+@pytest.mark.parametrize(("call", "field"), [
+    (lambda: blackhole.load_deal(None), "deal"),
+    (lambda: blackhole.load_position(42), "deal"),
+    (lambda: blackhole.solve("pysol:2", 123), "backend"),
+    (lambda: blackhole.solve("pysol:2", None), "backend"),
+    (lambda: blackhole.solve("pysol:2", "sat", features=123), "features"),
+    (lambda: blackhole.solve("pysol:2", "sat", features=[1, 2]), "features"),
+    (lambda: blackhole.analyze("pysol:2", line=123), "line"),
+    (lambda: blackhole.analyze("pysol:2", line=[None]), "line"),
+    (lambda: blackhole.analyze("pysol:2", line=""), "line"),
+    (lambda: blackhole.replay("pysol:2", []), "deal"),
+    (lambda: blackhole.replay(blackhole.load_deal("pysol:2"), 7), "moves"),
+    (lambda: blackhole.replay(blackhole.load_deal("pysol:2"), ["2S", 3.0]), "moves"),
+    (lambda: blackhole.build_problem("pysol:2"), "deal"),
+    (lambda: blackhole.load_position("pysol:2", after=[None]), "after"),
+], ids=["load_deal-None", "load_position-int", "solve-int-backend", "solve-None-backend",
+        "features-int", "features-ints", "analyze-int", "analyze-None", "analyze-empty",
+        "replay-spec", "replay-int", "replay-float-move", "build_problem-spec",
+        "after-None-move"])
+def test_a_bad_argument_is_an_input_error_naming_it(call, field: str) -> None:
+    """Never an AttributeError or TypeError from inside: the error names the argument."""
+    with pytest.raises(blackhole.InputError) as raised:
+        call()
+    assert raised.value.source == field, str(raised.value)
+
+
+def test_the_forms_a_user_would_pass_work(tmp_path) -> None:
+    from pathlib import Path
+
+    deal = blackhole.load_deal(Path(__file__).parents[1] / "examples" / "pysol-2.board")
+    assert deal == blackhole.load_deal("pysol:2")
+    after = blackhole.load_position("pysol:2", after=["2S", "3H"])
+    assert after == blackhole.load_position("pysol:2", after="2S 3H") and after.moved == 2
+    by_text = blackhole.analyze("pysol:2", line="2S 3H", timeout=60)
+    by_list = blackhole.analyze("pysol:2", line=["2S", "3H"], timeout=60)
+    assert [str(step.card) for step in by_text.steps] == ["2S", "3H"]
+    assert (by_text.found, by_text.critical) == (by_list.found, by_list.critical)
+    named = blackhole.replay(deal, ["2S", "3H"])
+    assert named == blackhole.replay(deal, [blackhole.Move(card) for card in after.history])
+    assert named.played == 2
+    cert = blackhole.certify("pysol:25", tmp_path / "c")
+    assert blackhole.verify(tmp_path / "c" / "manifest.json").ok
+    assert blackhole.verify(str(tmp_path / "c" / "manifest.json")).claim == cert.verdict.value

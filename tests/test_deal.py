@@ -375,7 +375,7 @@ def test_bad_ranges_fail_before_anything_is_listed(spec: str, words: str) -> Non
     ("[1, 2]", 'a "fans" list'),
     ('"AS"', "unknown suit"),  # not JSON to the reader: a board line
     ('{"fans": [["\\ud800S"]]}', "unknown"),
-    ('{"fans": [' + ", ".join(["[]"] * 21) + '], "ranks": 5}', "more fans than the 20 cards"),
+    ('{"fans": [' + ", ".join(["[]"] * 21) + '], "ranks": 5}', "keeps all 7 fans"),
 ])
 def test_json_of_any_shape_is_a_one_line_error(text: str, words: str) -> None:
     from blackhole.formats import parse_deal_text
@@ -468,12 +468,18 @@ def test_generalised_boards_round_trip_with_json_and_the_spec(seed: int, ranks: 
 
 @settings(max_examples=40, deadline=None)
 @given(st.integers(0, 10**6))
-def test_generalised_layouts_of_any_fan_size_round_trip(seed: int) -> None:
-    """A board with a Ranks line reads what the JSON reads: any layout, an empty
-    foundation included."""
+def test_only_the_dealt_layouts_are_read_and_they_round_trip(seed: int) -> None:
+    """A board with a Ranks line reads what the JSON reads; a layout no source deals
+    (fans of other sizes, or an empty hole beside a deck of other than 13 ranks) is
+    refused by both, as no play reaches it."""
     deal = small_deal(seed, ranks=(2, 4, 9, 14, 20), fan_sizes=(1, 2, 4, 5), start=0.5)
-    assert parse_board(board_text(deal)) == deal
-    assert parse_json(json.dumps(deal_json(deal))) == deal
+    for read, text in ((parse_board, board_text(deal)),
+                       (parse_json, json.dumps(deal_json(deal)))):
+        with pytest.raises(InputError, match="expected|All in a Row"):
+            read(text)
+    dealt = load_deal(f"random:{seed}:ranks={2 + seed % 30}")
+    assert parse_board(board_text(dealt)) == dealt
+    assert parse_json(json.dumps(deal_json(dealt))) == dealt
 
 
 @given(st.integers(1, 5000))
@@ -566,14 +572,21 @@ def test_malformed_ranks_are_one_line_errors_of_the_command(tmp_path, first: str
         assert done.stderr == f"error: {message}\n"
 
 
-def test_a_deck_the_board_cannot_hold_is_one_line_of_the_command(tmp_path) -> None:
+def test_a_deck_outside_the_dealt_ranks_is_one_line_of_the_command(tmp_path) -> None:
     path = tmp_path / "big.json"
     path.write_text(json.dumps({"foundation": "AS", "fans": [["101H"]], "ranks": 101}))
     done = run_command("deal", str(path), cwd=tmp_path)
     assert (done.returncode, done.stdout) == (2, "")
-    assert done.stderr == f"error: {path}: a board holds 2 to 100 ranks per suit (use " \
-                          "--format json): 'ranks 101'\n"
-    assert run_command("deal", str(path), "--format", "json", cwd=tmp_path).returncode == 0
+    assert done.stderr == f"error: {path}:1: \"ranks\" must be a whole number from 2 to 100 " \
+                          "(ranks per suit): '101'\n"
+
+
+def test_a_board_refuses_a_deck_it_cannot_hold() -> None:
+    """A Deal made in Python may hold more ranks than any file reads: its board is
+    refused, not written unreadable."""
+    deal = Deal(((Card(101, "H"),),), Card(1, "S"), 101)
+    with pytest.raises(InputError, match="a board holds 2 to 100 ranks per suit"):
+        board_text(deal)
 
 
 @pytest.mark.parametrize("spec,code", [("random:8:ranks=4", 1), ("random:1:ranks=4", 0)])

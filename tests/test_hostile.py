@@ -103,7 +103,8 @@ CASES = [
          setup=_write("comment.board", PYSOL_2.replace("QD JC TC", "QD JC TC  # first fan"))),
     Case("a named pipe", ["show", "{tmp}/deal.fifo"], 0, setup=_fifo),
     Case("a 1000-rank deck", ["solve", "{tmp}/big.json", "--timeout", "5"], 2,
-         says="too large", setup=lambda folder: _write("big.json", _thousand_ranks())(folder)),
+         says='"ranks" must be a whole number from 2 to 100',
+         setup=lambda folder: _write("big.json", _thousand_ranks())(folder)),
     # outside answers and formats
     Case("external solver that lies UNSAT", [
         "solve", "pysol:2", "--backend", "external", "--solver-cmd", "{tmp}/liar"], 3,

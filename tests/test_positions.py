@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from blackhole.backends import Options
-from blackhole.cards import Card, deck, parse_card
+from blackhole.cards import Card, deck, parse_card, rank_adjacent
 from blackhole.cli import app
 from blackhole.deal import Position, position_of
 from blackhole.errors import InputError
@@ -96,6 +96,65 @@ def test_positions_round_trip_between_board_json_and_after(seed: int, play_seed:
     from_json = parse_position_text(json.dumps(position_json(position)), "j")
     assert from_json == position
     assert replay(load_deal(spec), position.history).played == cut
+
+
+def _refused(data: dict, *, as_board: bool = True) -> None:
+    """`data` (a position's JSON) is refused as JSON and, without a history, as a board."""
+    with pytest.raises(InputError):
+        parse_position_text(json.dumps(data), "j")
+    if as_board and "history" not in data:
+        board = [f"Ranks: {data['ranks']}", f"Foundations: {data['foundation'] or '-'}"]
+        board += [" ".join(fan) or "-" for fan in data["fans"]]
+        with pytest.raises(InputError):
+            parse_position_text("\n".join(board) + "\n", "b")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10**6), st.integers(0, 10**6), st.sampled_from(["", ":any"]),
+       st.sampled_from([13, 4, 9, 22]), st.booleans())
+def test_reached_positions_are_read_and_broken_ones_refused(seed: int, play_seed: int,
+                                                            variant: str, ranks: int,
+                                                            with_history: bool) -> None:
+    """A position that random legal play reaches is read back, with its history or from
+    its layout alone; the same position with a card duplicated, a card put on a fan past
+    its dealt size, the hole emptied or moved onto a fan, or (with its history) a card
+    taken off, is refused, and so is a deal with a card taken off that nothing could have
+    played onto its hole."""
+    spec = f"random:{seed}{variant}" + (f":ranks={ranks}" if ranks != 13 else "")
+    rng = random.Random(play_seed)
+    line = random_line(load_deal(spec), rng)
+    position = load_position(spec, " ".join(map(str, line[:rng.randint(0, len(line))])))
+    data = position_json(position)
+    if not with_history:
+        data.pop("history", None)
+    read = parse_position_text(json.dumps(data), "j")
+    assert (read.deal, read.moved, read.of) == (position.deal, position.moved, position.of)
+    fans = data["fans"]
+    cards = [card for fan in fans for card in fan]
+    if len(cards) >= 2:  # a card twice
+        changed = [list(fan) for fan in fans]
+        at = next(i for i, fan in enumerate(changed) if fan)
+        changed[at][-1] = next(card for card in cards if card != changed[at][-1])
+        _refused({**data, "fans": changed})
+    full = [i for i, fan in enumerate(fans) if len(fan) == 3]
+    if full and cards:  # a fan past its dealt size
+        changed = [list(fan) for fan in fans]
+        source = next(i for i, fan in enumerate(changed) if fan and i != full[0]) \
+            if any(fan for i, fan in enumerate(changed) if i != full[0]) else None
+        if source is not None:
+            changed[full[0]].append(changed[source].pop())
+            _refused({**data, "fans": changed})
+    if cards:  # the hole emptied, or its card also on a fan
+        _refused({**data, "foundation": None})
+        _refused({**data, "foundation": cards[0]})
+    if with_history and position.moved and cards:  # a card taken off, history unchanged
+        changed = [list(fan) for fan in fans]
+        next(fan for fan in changed if fan).pop()
+        _refused({**data, "fans": changed}, as_board=False)
+    if not variant and not position.moved:  # fresh: off one card nothing leads to A♠
+        loose = [card for card in cards if not rank_adjacent(parse_card(card).rank, 1, ranks)]
+        changed = [[card for card in fan if card != loose[0]] for fan in fans]
+        _refused({**data, "fans": changed})
 
 
 def test_after_from_a_saved_position_equals_after_from_the_start(tmp_path) -> None:

@@ -30,11 +30,11 @@ from blackhole.backends import BestResult, Options, choose, make_backend
 from blackhole.cards import Card
 from blackhole.deal import Deal, Position
 from blackhole.errors import InputError, InternalError
-from blackhole.formats import moves_json, read_card
+from blackhole.formats import moves_json
 from blackhole.positions import as_position
 from blackhole.probe import probe, quick_budget
 from blackhole.problem import Problem, build_problem
-from blackhole.rules import Move, Outcome, Replay, legal_cards, move_text, replay
+from blackhole.rules import Move, Outcome, Replay, as_moves, legal_cards, move_text, replay
 
 if TYPE_CHECKING:
     from blackhole.certificates import Certificate
@@ -513,10 +513,12 @@ class Analysis(Bounded):
 
 
 def analyze(position: Position | Deal | str,
-            line: Sequence[Card | Move | str] | None = None, *,
+            line: Sequence[Card | Move | str] | str | None = None, *,
             timeout: float | None = None) -> Analysis:
-    """Walk `line` (moves from `position`, replayed by the rules engine; an illegal move
-    is an InputError), or the solver's best line when None, and weigh every legal move
+    """Walk `line` (moves from `position`: a str of cards as `--after` reads them, or a
+    sequence of Cards, Moves and card names, replayed by the rules engine; an illegal
+    move, or a line that names no move, is an InputError), or the solver's best line
+    when None, and weigh every legal move
     at every step with one incremental SAT solver. At the limit each step keeps the
     bounds proven so far (see `Step`)."""
     began = time.perf_counter()
@@ -525,9 +527,11 @@ def analyze(position: Position | Deal | str,
     deadline = None if timeout is None else began + timeout
     given = line is not None
     if given:
-        line = [read_card(move, "line", None) if isinstance(move, str) else move
-                for move in line]
-        played = replay(position.deal, list(line))
+        line = as_moves(line, "line")
+        if not line:
+            raise InputError("names no move (leave it out to walk a best line)", "line",
+                             token="")
+        played = replay(position.deal, line)
         if played.outcome is Outcome.ILLEGAL:
             raise InputError(f"move {played.index + 1} is illegal: {played.reason}", "line",
                              None, move_text(line[played.index]))

@@ -27,6 +27,17 @@ BLACK_HOLE_LAYOUT = (17, 3)  # fans, cards per fan, with the A♠ in the hole
 ALL_IN_A_ROW_LAYOUT = (13, 4)  # with an empty foundation
 
 
+def dealt_sizes(ranks: int, all_in_a_row: bool = False) -> tuple[int, ...]:
+    """The sizes of the fans of a fresh deal of a deck of `ranks` ranks per suit, as every
+    source deals it: All in a Row (13 ranks only), 13 fans of 4; Black Hole, the 4·ranks − 1
+    cards other than the hole's in fans of 3, the last holding what is left."""
+    if all_in_a_row:
+        count, size = ALL_IN_A_ROW_LAYOUT
+        return (size,) * count
+    cards, size = len(SUITS) * ranks - 1, BLACK_HOLE_LAYOUT[1]
+    return tuple(min(size, cards - first) for first in range(0, cards, size))
+
+
 class Move(NamedTuple):
     """A move: the card and its fan (0-based). Every answer (`Solution.moves`,
     `Best.moves`, `Position.after`, the legal moves of a game) gives both; a solution

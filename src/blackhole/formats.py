@@ -16,22 +16,21 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from blackhole.cards import STANDARD_RANKS, SUITS, Card, parse_card
+from blackhole.cards import STANDARD_RANKS, Card, deck, parse_card, rank_adjacent
 from blackhole.deal import (
     ALL_IN_A_ROW_LAYOUT,
-    BLACK_HOLE_LAYOUT,
     Deal,
     Entry,
     Position,
     check_deck,
+    dealt_sizes,
     position_of,
 )
 from blackhole.errors import InputError
 
 EMPTY_FAN = "-"  # how a board writes an empty fan, keeping its place
-MAX_RANKS = 1000  # a JSON deal's "ranks": studies of larger decks stay far below this
-# Ranks per suit of a board's `Ranks: R` line and of `random:SEED:ranks=R`: one rank never
-# moves, and 400 cards is far past any study.
+# Ranks per suit of every deck read or dealt: a board's `Ranks: R` line, JSON's "ranks" and
+# `random:SEED:ranks=R`. One rank never moves, and 400 cards is far past any study.
 DECK_RANKS = (2, 100)
 
 
@@ -104,8 +103,7 @@ def parse_board(text: str, source: str = "<board>") -> Deal:
                              "its ranks in a 'Ranks: R' line first)", source, *beyond[1:])
         ranks = STANDARD_RANKS
     check_deck(entries, ranks, source, foundation)
-    if ranks == STANDARD_RANKS:
-        _check_layout(fans, fan_lines, entries, foundation, source, last_line)
+    _check_layout(fans, fan_lines, foundation, ranks, source, last_line)
     return Deal(tuple(fans), foundation, ranks, name=source)
 
 
@@ -143,27 +141,46 @@ def read_card(token: str, source: str, line: int | None) -> Card:
         raise InputError(str(error), source, line, token) from None
 
 
-def _check_layout(fans: list[tuple[Card, ...]], fan_lines: list[int], entries: list[Entry],
-                  foundation: Card | None, source: str, last_line: int,
+def _check_layout(fans: list[tuple[Card, ...]], fan_lines: list[int], foundation: Card | None,
+                  ranks: int, source: str, last_line: int, history: bool = False,
                   empty: str = f"'{EMPTY_FAN}'") -> None:
-    """A standard deck lies as Black Hole (17 fans of 3 around a card in the hole) or All
-    in a Row (13 fans of 4, an empty hole) when nothing is played; a position keeps every
-    fan in its place, each at most that size (`empty` says how the format writes an
-    empty fan). Runs after the deck check, so the entries hold each card once."""
-    fresh = foundation is None or (len(entries) == len(SUITS) * STANDARD_RANKS
-                                   and len(fans) != ALL_IN_A_ROW_LAYOUT[0])
-    count, size = ALL_IN_A_ROW_LAYOUT if foundation is None or len(fans) == \
-        ALL_IN_A_ROW_LAYOUT[0] else BLACK_HOLE_LAYOUT
-    if len(fans) != count:
-        message = f"expected {count} fans of {size}, found {len(fans)} fans" if fresh else \
-            f"a position keeps all {count} fans (write an empty fan as {empty}), " \
+    """A position that play can reach from a deal the sources deal, as far as that shows
+    without a search: the deal's fans, each in its place (`empty` says how the format
+    writes an empty fan) and at most its dealt size; an empty hole only in All in a Row
+    (13 ranks, 13 fans of 4) with nothing played; and, without a history (which is
+    replayed instead), a card on the hole that some line can end with: once a card is
+    played, the card under it in the hole (the starting card or an earlier played card,
+    so a card off the fans) is rank-adjacent to it. So Black Hole's A♠ shows with cards
+    played only where "any card as the hole" played it last, after a 2 or a top rank.
+    Runs after the deck check, so each card lies once."""
+    all_in_a_row = foundation is None or (ranks == STANDARD_RANKS
+                                          and len(fans) == ALL_IN_A_ROW_LAYOUT[0])
+    if all_in_a_row and ranks != STANDARD_RANKS:
+        raise InputError(f"an empty hole is All in a Row, dealt with {STANDARD_RANKS} ranks "
+                         f"only, not {ranks}", source, last_line, "Foundations: -")
+    sizes = dealt_sizes(ranks, all_in_a_row)
+    on_fans = [card for fan in fans for card in fan]
+    fresh = foundation is None or len(on_fans) == sum(sizes)
+    if len(fans) != len(sizes):
+        shape = f"{len(sizes)} fans of {max(sizes)}" + (
+            f" (the last of {sizes[-1]})" if sizes[-1] != sizes[0] else "")
+        message = f"expected {shape}, found {len(fans)} fans" if fresh else \
+            f"a position keeps all {len(sizes)} fans (write an empty fan as {empty}), " \
             f"found {len(fans)}"
         raise InputError(message, source, last_line, _fan_text(fans[-1]))
-    for fan, line in zip(fans, fan_lines, strict=True):
+    for fan, line, size in zip(fans, fan_lines, sizes, strict=True):
         if len(fan) > size or (fresh and len(fan) != size):
             message = f"expected {size} cards in this fan" if fresh else \
                 f"a fan of this layout holds at most {size} cards"
             raise InputError(f"{message}, found {len(fan)}", source, line, _fan_text(fan))
+    played = sum(sizes) - len(on_fans)
+    if history or foundation is None or played < (2 if all_in_a_row else 1):
+        return  # nothing played, or All in a Row's first card, which is free
+    below = set(deck(ranks)) - set(on_fans) - {foundation}
+    if not any(rank_adjacent(card.rank, foundation.rank, ranks) for card in below):
+        raise InputError(f"{played} card(s) are off the fans, yet none could lie under "
+                         f"{foundation} in the hole (none is rank-adjacent to it), so no "
+                         "line leaves it on top", source, last_line, str(foundation))
 
 
 def _fan_text(fan: tuple[Card, ...]) -> str:
@@ -201,11 +218,12 @@ def parse_json_position(text: str, source: str = "<json>") -> Position:
     data = load_json(text, source)
     if not isinstance(data, dict) or not isinstance(data.get("fans"), list):
         raise InputError("JSON deal needs an object with a \"fans\" list", source, 1, "fans")
-    ranks = data.get("ranks", STANDARD_RANKS)
-    if not isinstance(ranks, int) or isinstance(ranks, bool) or not 1 <= ranks <= MAX_RANKS:
-        raise InputError(f"\"ranks\" must be a whole number from 1 to {MAX_RANKS}", source,
-                         None, json_shown(ranks))
     lines = json_token_lines(text)
+    ranks = data.get("ranks", STANDARD_RANKS)
+    low, high = DECK_RANKS
+    if not isinstance(ranks, int) or isinstance(ranks, bool) or not low <= ranks <= high:
+        raise InputError(f"\"ranks\" must be a whole number from {low} to {high} (ranks per "
+                         "suit)", source, lines.get("ranks"), json_shown(ranks))
 
     def card_of(token: object) -> Entry:
         if not isinstance(token, str):
@@ -228,14 +246,13 @@ def parse_json_position(text: str, source: str = "<json>") -> Position:
     if not fans:
         raise InputError("no fans found", source, 1, "fans")
     check_deck(entries, ranks, source, foundation)
-    if ranks == STANDARD_RANKS:
-        _check_layout(fans, fan_lines, entries, foundation, source, text.count("\n") + 1,
-                      empty="[]")
-    deal = Deal(tuple(fans), foundation, ranks, name=source)
     raw_history = data.get("history", [])
     if not isinstance(raw_history, list):
         raise InputError("\"history\" is a list of cards", source, None,
                          json_shown(raw_history))
+    _check_layout(fans, fan_lines, foundation, ranks, source, text.count("\n") + 1,
+                  history=bool(raw_history), empty="[]")
+    deal = Deal(tuple(fans), foundation, ranks, name=source)
     return position_of(deal, [card_of(token) for token in raw_history], source)
 
 

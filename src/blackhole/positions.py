@@ -9,38 +9,45 @@ and nothing below imports this module.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
 from dataclasses import replace
 
+from blackhole.cards import Card
 from blackhole.deal import Deal, Position, position_of
 from blackhole.errors import InputError
-from blackhole.rules import Move, Replay, advance, replay
+from blackhole.rules import Move, Replay, advance, as_moves, replay
 from blackhole.solutions import parse_answer, parse_cards, parse_solution
 from blackhole.sources import read_input, read_position, source_name, stdin_once
 
 
-def load_position(spec: str, after: str | None = None) -> Position:
+def load_position(spec: str | os.PathLike[str],
+                  after: str | Sequence[Card | Move | str] | None = None) -> Position:
     """The position `spec` holds, then `after` played through the rules engine.
 
-    `after` is cards separated by spaces or commas (`#` starts a comment), or `@FILE`
-    holding moves in any format `check` reads (`@-`: stdin). An illegal move is an
-    InputError naming the move and why; its source is `after` (the option's field) or
-    the file."""
+    `after` is cards separated by spaces or commas (`#` starts a comment), `@FILE`
+    holding moves in any format `check` reads (`@-`: stdin), or a sequence of Cards,
+    Moves and card names. An illegal move is an InputError naming the move and why; its
+    source is `after` (the option's field) or the file."""
     stdin_once(("the deal", spec == "-"), ("--after", after == "@-"))
     position = read_position(spec)
     if after is None:
         return position
-    moves, source = read_moves(after, "after")
+    if isinstance(after, str):
+        moves, source = read_moves(after, "after")
+    else:
+        moves, source = as_moves(after, "after"), "after"
     return play_after(position, moves, source)
 
 
-def as_position(given: Position | Deal | str) -> Position:
+def as_position(given: Position | Deal | str | os.PathLike[str]) -> Position:
     """A Position from a Position, a Deal (the position it shows) or a deal spec: what
     every question of the API (`solve`, `best_score`, `hints`, `analyze`) takes."""
     if isinstance(given, Position):
         return given
     if isinstance(given, Deal):
         return position_of(given)
-    if isinstance(given, str):
+    if isinstance(given, str | os.PathLike):
         return load_position(given)
     raise InputError("not a position, deal or deal spec", "position",
                      token=type(given).__name__)

@@ -15,6 +15,7 @@ from functools import lru_cache
 
 from blackhole.cards import Card, adjacent_ranks, rank_adjacent
 from blackhole.deal import Deal
+from blackhole.errors import InputError
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,11 @@ class Problem:
 
 
 def build_problem(deal: Deal) -> Problem:
+    """The deal (or position's layout) as a Hamiltonian path with precedence; anything
+    but a Deal is an InputError (`blackhole.load_deal` reads a spec)."""
+    if not isinstance(deal, Deal):
+        raise InputError("build_problem takes a Deal (load_deal reads a spec)", "deal",
+                         token=type(deal).__name__)
     cards: list[Card] = []
     fan_of: list[int] = []
     depth: list[int] = []

@@ -16,12 +16,13 @@ moves played on it (`--after`) uses the engine, so it sits above, in `blackhole.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property
 
-from blackhole.cards import SUITS, Card, rank_adjacent
+from blackhole.cards import SUITS, Card, parse_card, rank_adjacent
 from blackhole.deal import Deal, Move, Position, position_of
 from blackhole.errors import InputError
 
@@ -109,8 +110,44 @@ class Replay:
         return f"unfinished: {moved} of {of} cards moved, a legal move remains"
 
 
-def replay(deal: Deal, moves: Sequence[Card | Move]) -> Replay:
-    """Play `moves` from the start of `deal` and judge the result."""
+_SEPARATORS = re.compile(r"[\s,;]+")
+
+
+def as_moves(given: object, source: str = "moves") -> list[Card | Move]:
+    """Moves as a caller gives them: a str of card names separated by spaces or commas
+    (as `--after` reads them), or a sequence of Cards, Moves and card names. Anything
+    else is an InputError naming `source`."""
+    if isinstance(given, str):
+        given = [token for token in _SEPARATORS.split(given) if token]
+    if not isinstance(given, Sequence):
+        raise InputError("moves are a str of cards or a list of Cards, Moves or card names",
+                         source, token=type(given).__name__)
+    moves: list[Card | Move] = []
+    for move in given:
+        if isinstance(move, str):
+            try:
+                move = parse_card(move)
+            except ValueError as error:
+                raise InputError(str(error), source, token=move) from None
+        elif not isinstance(move, Card | Move):
+            raise InputError("a move is a Card, a Move or a card name such as \"2S\"", source,
+                             token=repr(move)[:40])
+        moves.append(move)
+    return moves
+
+
+def replay(deal: Deal | Position, moves: Sequence[Card | Move | str] | str) -> Replay:
+    """Play `moves` (see `as_moves`) from the start of `deal` (or from a Position as it
+    lies) and judge the result. A `deal` that is neither is an InputError: a spec is
+    read by `blackhole.load_deal` first."""
+    if isinstance(deal, Position):
+        deal = deal.deal
+    if not isinstance(deal, Deal):
+        raise InputError("replay takes a Deal or a Position (load_deal reads a spec)", "deal",
+                         token=type(deal).__name__)
+    if not (isinstance(moves, list | tuple)
+            and all(isinstance(move, Card | Move) for move in moves)):
+        moves = as_moves(moves)
     where = deal.where()
     heights = [len(fan) for fan in deal.fans]  # the state as it changes: fan heights
     hole = deal.foundation  # and the hole's top card

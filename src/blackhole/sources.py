@@ -23,6 +23,7 @@ of it (`--after`) needs the rules engine, so that is `blackhole.positions`, laye
 
 from __future__ import annotations
 
+import os
 import random
 import sys
 from collections.abc import Iterable
@@ -43,16 +44,27 @@ MAX_LIST_BYTES = 256_000_000
 _PATH_SHOWN = 200  # characters of a path quoted in a message (one line, never 4 KB)
 
 
-def load_deal(spec: str) -> Deal:
-    """Turn one deal spec into a Deal (the layout of a position file as it lies); every
-    user error is an InputError."""
+def load_deal(spec: str | os.PathLike[str]) -> Deal:
+    """Turn one deal spec (a str, or a file's path as `os.PathLike`) into a Deal (the
+    layout of a position file as it lies); every user error is an InputError."""
     return read_position(spec).deal
 
 
-def read_position(spec: str) -> Position:
+def as_spec(spec: object) -> str:
+    """A deal spec as a str: itself, or a path's name; anything else is an InputError."""
+    if isinstance(spec, os.PathLike):
+        spec = os.fspath(spec)
+    if not isinstance(spec, str):
+        raise InputError("a deal spec is a str such as \"pysol:2\" or a file's path",
+                         "deal", token=type(spec).__name__)
+    return spec
+
+
+def read_position(spec: str | os.PathLike[str]) -> Position:
     """The position `spec` holds, as it lies: a fresh deal is a position with nothing
     moved, and a file may hold one part played. Every user error is an InputError;
     `blackhole.positions.load_position` plays `--after` on top."""
+    spec = as_spec(spec)
     dealt = generated_spec(spec)
     if dealt is not None:
         kind, number, variant = dealt

@@ -33,12 +33,14 @@ class Verdict(StrEnum):
 
 
 # (card, position) pairs a model may hold, so that a solve stays within 1 GiB: every model
-# here grows linearly in the cells (cards squared). Measured peak RSS of whole processes
-# (docs/performance.md, "Memory"): CP-SAT's inverse model, the largest, about 2.2 KB a
-# cell (273 MB at 42,849 cells, random:1:ranks=52; 837 MB at 358,801, ranks=150); the CNF
-# and its SAT solver 1.8 KB. 300,000 cells (547 cards) leaves a third of the GiB for what
-# the solver learns; every random:SEED:ranks=R deck (R <= 100, 399 cards) is below it.
-MAX_MODEL_CELLS = 300_000
+# here grows linearly in the cells (cards squared), and what a solver learns grows with
+# time on top. Measured peak RSS of whole processes (docs/performance.md, "Memory"):
+# CP-SAT's inverse model, the largest, about 2.2 KB a cell (273 MB at 42,849 cells,
+# random:1:ranks=52); the CNF and its SAT solver 1.8 KB at first, but glucose4 under
+# `auto` reached 1,133 MiB in 40 s at 299,209 cells (a nearly sorted 137-rank deck). So
+# the bound is the largest deck a file or spec can hold (100 ranks, 399 cards to play:
+# 159,201 cells), where `auto` peaked at 415 MiB in 40 s.
+MAX_MODEL_CELLS = 160_000
 MAX_WORKERS = 64  # CP-SAT threads: more is a typo on any machine this runs on
 MAX_SEED = 2**31 - 1  # CP-SAT's random_seed is a 32-bit signed integer
 
@@ -85,6 +87,9 @@ class Options:
                              token=str(self.seed))
         if self.features is not None and not isinstance(self.features, frozenset):
             names = (self.features,) if isinstance(self.features, str) else self.features
+            if not isinstance(names, Iterable) or not all(isinstance(n, str) for n in names):
+                raise InputError("names encoding features: a str or a list of str",
+                                 "features", token=type(self.features).__name__)
             object.__setattr__(self, "features", frozenset(names))  # a str is one name
 
     @classmethod
@@ -213,6 +218,9 @@ def split_label(label: str, options: Options | None = None) -> tuple[str, Option
     The one parser of backend labels, for `solve`, `bench` and the Python API alike.
     """
     options = options or Options()
+    if not isinstance(label, str):
+        raise InputError("a backend is named by a str such as \"sat:glucose4\"", "backend",
+                         token=type(label).__name__)
     name, colon, variant = label.strip().partition(":")
     if name not in REGISTRY:
         raise InputError(f"unknown backend (choose from {', '.join(REGISTRY)})", "backend",

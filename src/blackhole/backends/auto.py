@@ -48,7 +48,14 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from blackhole.backends import Backend, BestResult, Options, Result, Verdict
+from blackhole.backends import (
+    MAX_MODEL_CELLS,
+    Backend,
+    BestResult,
+    Options,
+    Result,
+    Verdict,
+)
 from blackhole.backends.look import best_result, look_result
 from blackhole.errors import InputError
 from blackhole.probe import Look, best_budget, default_budget, engine_in_use, longest, probe
@@ -108,6 +115,15 @@ def free_cores() -> int:
     except OSError:  # no load average here
         load = 0.0
     return max(1, min(cpus, cpus - math.floor(load + 0.5) + 1))
+
+
+def room_for_two_models(problem: Problem) -> bool:
+    """Whether the race may hold a second SAT solver's CNF beside the first: only where
+    two models together stay within the cells of one (MAX_MODEL_CELLS), so that the 1 GiB
+    that `check_size` promises holds for the race too. On larger decks (above 282 cards
+    to play, about 71 ranks) the look's core stays idle once the look gives up."""
+    cards = len(problem.moves)
+    return 2 * cards * cards <= MAX_MODEL_CELLS
 
 
 def races(problem: Problem) -> bool:
@@ -266,8 +282,8 @@ class AutoBackend(Backend):
                     hand_in("look", look)
                     return
                 time_left = left()
-                if options.proof or over.is_set() or (time_left is not None
-                                                      and time_left <= 0):
+                if options.proof or over.is_set() or not room_for_two_models(problem) or (
+                        time_left is not None and time_left <= 0):
                     return
                 sat = _sat_beside(problem, replace(options, timeout=time_left, budget=None,
                                                    features=None), over.is_set)

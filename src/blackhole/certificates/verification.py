@@ -101,8 +101,9 @@ def verify(folder: str | os.PathLike[str], checker: str = "blackhole", *,
     """Check what the folder claims from the files on disk: an unsolvable deal's proof
     (manifest.json) or a solvable deal's winning moves (solution.json). A folder that
     claims neither is bad input, unless it is one of a run's (`in_run`): then it is not
-    verified, and the reason names what it holds. `folder` is a `str` or `os.PathLike`."""
-    folder = as_folder(folder)
+    verified, and the reason names what it holds. `folder` is a `str` or `os.PathLike`,
+    the folder or one of its certificate's files (`DIR/manifest.json` means DIR)."""
+    folder = certificate_folder(folder)
     if not folder.is_dir():
         raise InputError("no such certificate folder", str(folder))
     check_checker(checker)

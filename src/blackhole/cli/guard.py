@@ -53,7 +53,7 @@ ENGINE_VARIABLES = engines.VARIABLES
 ENGINE_CHOICES = engines.ENGINES
 
 FLAG_OF = {f.name: "--" + f.name.replace("_", "-") for f in fields(Options)}
-FLAG_OF.update(backend="--backend", options="option", after="--after")
+FLAG_OF.update(backend="--backend", options="option", after="--after", line="--line")
 
 # Every command: its name, in the order `blackhole --help` lists them, and the module of
 # blackhole.cli and the function that run it. The one list of the commands: the modules
