@@ -138,7 +138,9 @@ def test_the_portfolio_s_sat_side_agrees_with_the_referee(
             assert solution.replay is not None and solution.replay.won
             if "symmetry" in features:
                 check_symmetry(problem, result.order)
-    assert DEFAULT_FEATURES | SAT_EXTRA_FEATURES in answered_by
+    if cores == "1":  # in turn, the SAT side is the symmetry one alone; in a race,
+        # which of the two answers first is the machine's timing, not a property
+        assert answered_by == {DEFAULT_FEATURES | SAT_EXTRA_FEATURES}
 
 
 def test_a_proof_keeps_the_default_cnf() -> None:

@@ -17,6 +17,7 @@ import pytest
 
 from blackhole.backends import Options, Verdict, make_backend
 from blackhole.certificates import certify, verify
+from blackhole.errors import InputError
 from blackhole.problem import build_problem
 from blackhole.sources import load_deal
 
@@ -44,15 +45,24 @@ def test_a_hard_ish_generalised_deck_is_certified_as_the_referee_says(spec, tmp_
     assert found.ok and found.claim == "unsolvable" and found.spec == spec and found.dealt
 
 
-@pytest.mark.parametrize(("ranks", "size", "seed"),
-                         [(4, 3, 8), (8, 1, 1), (6, 2, 4)])
-def test_small_generalised_decks_are_certified_as_the_referee_says(ranks, size, seed,
+@pytest.mark.parametrize(("ranks", "seed"), [(4, 8), (8, 1), (6, 4), (5, 2)])
+def test_small_generalised_decks_are_certified_as_the_referee_says(ranks, seed,
                                                                    tmp_path) -> None:
-    deal = ranked_deal(ranks, size, seed)  # fans of 1 to 3 cards
+    deal = ranked_deal(ranks, 3, seed)  # dealt in threes: the last fan holds 1, 2 or 3
     cert = certify(deal, tmp_path / "cert")
     assert cert.verdict is referee(deal)
     found = verify(tmp_path / "cert")
     assert found.ok and found.claim == cert.verdict.value
+
+
+@pytest.mark.parametrize("size", [1, 2])
+def test_a_layout_no_deal_is_dealt_in_is_refused_before_any_work(size, tmp_path) -> None:
+    """A Deal built by hand in fans no source deals: its board would be refused by
+    verify, so certify refuses it first and writes nothing."""
+    deal = ranked_deal(8, size, 1)
+    with pytest.raises(InputError, match="verify would refuse its board"):
+        certify(deal, tmp_path / "cert")
+    assert not (tmp_path / "cert").exists()
 
 
 @pytest.mark.slow

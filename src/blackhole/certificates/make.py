@@ -49,7 +49,7 @@ from blackhole.certificates.place import settle, staging, write, write_bytes
 from blackhole.deal import Deal, Position, position_of
 from blackhole.encode import cnf
 from blackhole.errors import InputError, InternalError
-from blackhole.formats import board_text, moves_json
+from blackhole.formats import board_text, moves_json, parse_board
 from blackhole.pipeline import decode, solution_json
 from blackhole.problem import build_problem
 from blackhole.rules import replay
@@ -122,9 +122,16 @@ def _subject(given: object) -> tuple[Deal, str, tuple[str, ...]]:
 
 
 def standard(deal: Deal, spec: str) -> Deal:
-    """The deal, when deal.board (the certificate's statement) can hold it: refused
-    before any work, naming the spec."""
-    board_text(replace(deal, name=spec))
+    """The deal, when deal.board (the certificate's statement) can hold it and `verify`
+    can read it back: a layout the board reader refuses (one no deal is dealt in, such
+    as fans of one card) would make a certificate nothing could check. Refused before
+    any work, naming the spec."""
+    board = board_text(replace(deal, name=spec))
+    try:
+        parse_board(board, spec)
+    except InputError as error:
+        raise InputError(f"cannot be certified: verify would refuse its board "
+                         f"({error.detail})", spec) from None
     return deal
 
 
