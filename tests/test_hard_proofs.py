@@ -65,19 +65,30 @@ def test_a_layout_no_deal_is_dealt_in_is_refused_before_any_work(size, tmp_path)
     assert not (tmp_path / "cert").exists()
 
 
+def _settled(problem) -> Verdict:
+    """The look's verdict, or CP-SAT's where the look does not settle it in 10 s (on
+    random:3, 4, 5 and 8 at 28 ranks it runs for minutes; CP-SAT takes under 10 s)."""
+    for backend, seconds in (("look", 10.0), ("cpsat", 300.0)):
+        verdict = make_backend(backend).solve(problem, Options(timeout=seconds)).verdict
+        if verdict is not Verdict.UNKNOWN:
+            return verdict
+    raise AssertionError("no referee settles this deal: the test's premise broke")
+
+
 @pytest.mark.slow
 def test_the_hard_band_is_certified_in_two_jobs_and_verified(tmp_path) -> None:
     """`certify SPECS --jobs 2 --out DIR` then `verify DIR`, as real processes, on a slice
-    of the hard band: every verdict is the look's, and every certificate verifies."""
+    of the hard band: every verdict is the one an engine that does not certify finds (the
+    look, or CP-SAT on the four deals the look leaves for minutes), and every certificate
+    verifies."""
     specs = [f"random:{seed}:ranks={ranks}" for ranks in (22, 28) for seed in range(1, 9)]
     out = tmp_path / "certs"
     made = subprocess.run([BLACKHOLE, "certify", ",".join(specs), "--jobs", "2", "--out",
                            str(out), "--json"], capture_output=True, text=True, timeout=1800)
     assert made.returncode in (0, 1), made.stderr
     rows = {row["deal"]: row for row in json.loads(made.stdout)}
-    look = make_backend("look")
     for spec in specs:
-        expected = look.solve(build_problem(load_deal(spec)), Options(timeout=600)).verdict
+        expected = _settled(build_problem(load_deal(spec)))
         assert rows[spec]["verdict"] == expected.value and rows[spec]["certified"], spec
     assert made.returncode == (1 if any(row["verdict"] == "unsolvable"
                                         for row in rows.values()) else 0)
