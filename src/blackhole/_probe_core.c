@@ -55,7 +55,10 @@
 #define NOT_TAKEN (-2)       /* the status of a problem left to the Python search */
 #define UNLIMITED (1LL << 62) /* the discrepancies of the last pass: a plain depth-first one */
 #define CLOCK_POLL_MASK ((1LL << 14) - 1) /* nodes between clock reads (a few ms) */
-#define SIGNAL_POLL_MASK ((1LL << 22) - 1) /* nodes between checks for Ctrl-C */
+/* Ctrl-C is looked for at each clock read, where the search runs on the thread that
+ * handles signals (the main thread), so that it stops
+ * within a few milliseconds; a search on another thread is stopped by its flag. */
+static unsigned long signal_thread;
 
 typedef struct {
     int hole;         /* the hole's rank on entry (0: any card goes) */
@@ -591,6 +594,7 @@ static PyObject *run(PyObject *args, int longest) {
                                     &passes, &seconds, &stop_flag))
         return NULL;
     double deadline = seconds > 0 ? now() + seconds : 0;
+    const int on_signal_thread = PyThread_get_thread_ident() == signal_thread;
     volatile const char *stop = NULL; /* the stop flag's first byte, read without the GIL */
     if (stop_flag != NULL && stop_flag != Py_None) {
         if (!PyByteArray_Check(stop_flag) || PyByteArray_GET_SIZE(stop_flag) < 1) {
@@ -773,14 +777,15 @@ static PyObject *run(PyObject *args, int longest) {
                 }
                 if (spent >= budget) { status = -1; goto finish; }
                 spent++;
-                if ((spent & SIGNAL_POLL_MASK) == 0) { /* Ctrl-C: signals need the GIL */
-                    PyEval_RestoreThread(released);
-                    if (PyErr_CheckSignals() < 0) { released = NULL; goto done; }
-                    released = PyEval_SaveThread();
-                }
-                if ((spent & CLOCK_POLL_MASK) == 0
-                    && ((deadline && now() > deadline) || (stop && *stop))) {
-                    status = -1; goto finish;
+                if ((spent & CLOCK_POLL_MASK) == 0) {
+                    if (on_signal_thread) { /* Ctrl-C: signals need the GIL */
+                        PyEval_RestoreThread(released);
+                        if (PyErr_CheckSignals() < 0) { released = NULL; goto done; }
+                        released = PyEval_SaveThread();
+                    }
+                    if ((deadline && now() > deadline) || (stop && *stop)) {
+                        status = -1; goto finish;
+                    }
                 }
                 int f = (int)(moves[fr->moves + fr->i] & FAN_MASK);
                 int h = s.height[f] - 1;
@@ -914,4 +919,22 @@ static struct PyModuleDef module = {
     NULL, NULL, NULL, NULL,
 };
 
-PyMODINIT_FUNC PyInit__probe_core(void) { return PyModule_Create(&module); }
+/* The main thread's ident, from `threading`: the module may be imported on any thread. */
+static int find_signal_thread(void) {
+    PyObject *threading = PyImport_ImportModule("threading");
+    if (threading == NULL) return -1;
+    PyObject *main = PyObject_CallMethod(threading, "main_thread", NULL);
+    Py_DECREF(threading);
+    if (main == NULL) return -1;
+    PyObject *ident = PyObject_GetAttrString(main, "ident");
+    Py_DECREF(main);
+    if (ident == NULL) return -1;
+    signal_thread = PyLong_AsUnsignedLong(ident);
+    Py_DECREF(ident);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+PyMODINIT_FUNC PyInit__probe_core(void) {
+    if (find_signal_thread() < 0) return NULL;
+    return PyModule_Create(&module);
+}

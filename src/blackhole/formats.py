@@ -38,7 +38,14 @@ def parse_position_text(text: str, source: str) -> Position:
     """A deal or position, as JSON or as a board (see `parse_deal_text`)."""
     if text.lstrip("\ufeff \t\r\n")[:1] in ("{", "["):
         return parse_json_position(text, source)
-    return position_of(parse_board(text, source))
+    try:
+        value = json.loads(text.lstrip("\ufeff"))
+    except ValueError:  # not JSON (every board): read as a board
+        return position_of(parse_board(text, source))
+    kind = {str: "string", type(None): "null", bool: "true or false"}.get(type(value),
+                                                                        "number")
+    raise InputError(f"a JSON {kind} is no deal: a deal is a JSON object with a \"fans\" "
+                     "list", source, 1, json_shown(value))
 
 
 def parse_deal_text(text: str, source: str) -> Deal:

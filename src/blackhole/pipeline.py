@@ -61,6 +61,9 @@ def decode(problem: Problem, result: Result, deal: Deal) -> Solution:
     return Solution(deal, result, moves, judged)
 
 
+SPENT_LIMIT = 1e-6  # seconds: what a backend is given once the limit has passed
+
+
 def solve_deal(deal: Deal, backend: str, options: Options) -> Solution:
     """Solve `deal` with the backend named `backend` (a registry name, no variant)."""
     began = time.perf_counter()
@@ -70,10 +73,9 @@ def solve_deal(deal: Deal, backend: str, options: Options) -> Solution:
     problem = build_problem(deal)
     if options.timeout is not None:  # the limit covers building the problem too
         left = options.timeout - (time.perf_counter() - began)
-        if left <= 0:
-            return Solution(deal, Result(Verdict.UNKNOWN, None, backend, "", options.timeout),
-                            (), None)
-        options = replace(options, timeout=left)
+        # A limit already spent still goes to the backend, which stops at once and names
+        # its engine in the unknown answer.
+        options = replace(options, timeout=max(left, SPENT_LIMIT))
     return decode(problem, solver.solve(problem, options), deal)
 
 

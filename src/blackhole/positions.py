@@ -17,7 +17,7 @@ from blackhole.cards import Card
 from blackhole.deal import Deal, Position, position_of
 from blackhole.errors import InputError
 from blackhole.rules import Move, Replay, advance, as_moves, replay
-from blackhole.solutions import parse_answer, parse_cards, parse_solution
+from blackhole.solutions import parse_answer, parse_cards
 from blackhole.sources import read_input, read_position, source_name, stdin_once
 
 
@@ -68,11 +68,14 @@ def read_moves(text: str, option: str) -> tuple[list[Move], str]:
 
     `text` is cards separated by spaces or commas (`#` starts a comment), whose source is
     `option`, or `@FILE` holding moves in any format `check` reads (`@-`: stdin), whose
-    source is the file. A bad card is an InputError naming the source and the token (and
-    the line, in a file: one option value has no lines worth naming)."""
+    source is the file; an answer saved from a position names the moves before its own
+    (`"after"`), and they come first, as `check` replays them. A bad card is an
+    InputError naming the source and the token (and the line, in a file: one option
+    value has no lines worth naming)."""
     if text.startswith("@"):
         source = source_name(text[1:])
-        return parse_solution(read_input(text[1:], "moves"), source), source
+        answer = parse_answer(read_input(text[1:], "moves"), source)
+        return [*(answer.after or ()), *answer.moves], source
     try:
         return parse_cards(text, option), option
     except InputError as error:

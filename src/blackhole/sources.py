@@ -65,6 +65,9 @@ def read_position(spec: str | os.PathLike[str]) -> Position:
     moved, and a file may hold one part played. Every user error is an InputError;
     `blackhole.positions.load_position` plays `--after` on top."""
     spec = as_spec(spec)
+    if ("," in spec or spec.startswith("@")) and not Path(spec).exists():
+        raise InputError("names several deals (a list); this takes one, and bench and "
+                         "certify take lists", spec)
     dealt = generated_spec(spec)
     if dealt is not None:
         kind, number, variant = dealt

@@ -11,9 +11,10 @@ needs a DRAT proof, which the solver writes to a file: `Options.proof_arg` is th
 arguments that ask for it, with `{proof}` standing for the file's path (default
 `{proof}` for cadical and kissat, whose second positional argument is the proof file,
 text or binary). `blackhole.drat` checks the proof against the CNF in memory, within
-what is left of the timeout. UNSATISFIABLE without a checked proof (none asked, none
-written, too large, or the time ran out) is UNKNOWN, with the reason in
-`stats["reason"]`; a proof that fails the check is an InternalError.
+what is left of the timeout. UNSATISFIABLE counts only with a proof the check accepts:
+without one (none asked, none written, too large, malformed, rejected by the check, or
+the time ran out) it is UNKNOWN, with the reason in `stats["reason"]` and
+`stats["proof"]` "unchecked" or, for a proof the check refused, "rejected".
 """
 
 from __future__ import annotations
@@ -118,7 +119,7 @@ def proof_args(options: Options) -> list[str] | None:
 def _checked_refutation(num_vars: int, clauses: list[list[int]], proof_path: Path | None,
                         deadline: float | None, stats: dict, who: str) -> Verdict:
     """UNSOLVABLE once the solver's proof checks; UNKNOWN (why in stats) when there is no
-    checked proof; InternalError when the proof fails the check."""
+    proof the check accepts."""
     if proof_path is None:
         return _unchecked(stats, "the solver said UNSATISFIABLE, but no proof was asked "
                                  "(set proof_arg)")
@@ -132,8 +133,8 @@ def _checked_refutation(num_vars: int, clauses: list[list[int]], proof_path: Pat
     try:
         proof = drat.parse_any_proof(data)
     except drat.DratError as error:
-        raise InternalError(f"{who} says UNSATISFIABLE but its proof is malformed: "
-                            f"{error}") from None
+        return _unchecked(stats, f"{who} said UNSATISFIABLE but its proof is malformed: "
+                                 f"{error}", "rejected")
     del data
     check = drat.check_proof(num_vars, clauses, proof, deadline=deadline)
     stats["check_seconds"] = round(check.stats.get("seconds", 0.0), 6)
@@ -141,14 +142,14 @@ def _checked_refutation(num_vars: int, clauses: list[list[int]], proof_path: Pat
         return _unchecked(stats, "the solver said UNSATISFIABLE; the time ran out while its "
                                  "proof was checked")
     if not check.ok:
-        raise InternalError(f"{who} says UNSATISFIABLE but its proof fails the check: "
-                            f"{check.reason}")
+        return _unchecked(stats, f"{who} said UNSATISFIABLE but its proof fails the check: "
+                                 f"{check.reason}", "rejected")
     stats["proof"] = "checked"
     return Verdict.UNSOLVABLE
 
 
-def _unchecked(stats: dict, reason: str) -> Verdict:
-    stats["proof"] = "unchecked"
+def _unchecked(stats: dict, reason: str, proof: str = "unchecked") -> Verdict:
+    stats["proof"] = proof
     stats["reason"] = reason
     return Verdict.UNKNOWN
 

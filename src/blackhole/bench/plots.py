@@ -19,20 +19,29 @@ _FLOOR = 1e-4  # seconds; the log axes start here
 def write_plots(report: Report, folder: Path | str) -> list[Path]:
     """A cactus plot; SAT against CP-SAT seconds per deal when both ran; a histogram of
     best scores when best-score runs ran. PNG and SVG each."""
-    from matplotlib.figure import Figure  # no pyplot: no global state, no display
-
     target = Path(folder)
     try:
         target.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise InputError(f"cannot create the plot folder ({error.strerror})",
                          str(target)) from None
-    names = report.runs
-    written: list[Path] = []
+    written = _save(cactus(report), target / "cactus")
+    pair = _sat_cpsat([name for name in report.runs if not name.endswith(" (best)")])
+    if pair:
+        written += _save(_scatter(report, *pair), target / "sat-vs-cpsat")
+    if report.best is not None:
+        written += _save(histogram(report.best), target / "best-scores")
+    return written
+
+
+def cactus(report: Report) -> Any:
+    """The cactus plot, a matplotlib Figure: per run, the deals it settled (a whole number)
+    against the seconds allowed per deal, on a log axis."""
+    from matplotlib.figure import Figure  # no pyplot: no global state, no display
 
     figure = Figure(figsize=(7, 4.5))
     axes = figure.subplots()
-    for name in names:
+    for name in report.runs:
         times = sorted(max(s, _FLOOR) for s in report.seconds(name))
         if times:
             axes.step([_FLOOR, *times], range(len(times) + 1), where="post",
@@ -40,18 +49,19 @@ def write_plots(report: Report, folder: Path | str) -> list[Path]:
     axes.set_xscale("log")
     axes.set_xlabel("seconds per deal")
     axes.set_ylabel("deals settled (solved or unsolvable)")
+    _whole_numbers(axes.yaxis)
     axes.set_title("Deals settled within a time")
     axes.grid(True, which="both", alpha=0.3)
-    if names:
+    if report.runs:
         axes.legend(loc="lower right")
-    written += _save(figure, target / "cactus")
+    return figure
 
-    pair = _sat_cpsat([name for name in names if not name.endswith(" (best)")])
-    if pair:
-        written += _save(_scatter(report, *pair), target / "sat-vs-cpsat")
-    if report.best is not None:
-        written += _save(_histogram(report.best), target / "best-scores")
-    return written
+
+def _whole_numbers(axis: Any) -> None:
+    """Ticks at whole numbers only on an axis that counts (deals, scores)."""
+    from matplotlib.ticker import MaxNLocator
+
+    axis.set_major_locator(MaxNLocator(integer=True))
 
 
 def _sat_cpsat(labels: list[str]) -> tuple[str, str] | None:
@@ -94,7 +104,9 @@ def _scatter(report: Report, sat: str, cpsat: str) -> Any:
     return figure
 
 
-def _histogram(best: BestScores) -> Any:
+def histogram(best: BestScores) -> Any:
+    """The histogram of best scores, a matplotlib Figure: per score, the deals whose best
+    it is proven to be, and those where it is the best found; whole numbers on both axes."""
     from matplotlib.figure import Figure
 
     figure = Figure(figsize=(7, 4))
@@ -109,6 +121,8 @@ def _histogram(best: BestScores) -> Any:
                  label=f"found, not proven ({best.deals - best.proven})")
     axes.set_xlabel("best score (cards moved)" + (f" of {best.of}" if best.of else ""))
     axes.set_ylabel("deals")
+    _whole_numbers(axes.xaxis)
+    _whole_numbers(axes.yaxis)
     axes.set_title("Best score per deal")
     axes.set_xlim(-1, top + 1)
     axes.legend(loc="upper center")

@@ -596,22 +596,17 @@ def _solvability(groups: dict[str, Counter[str]]) -> list[Solvability]:
 
 
 def tables(report: Report) -> list[Any]:
-    """Rich renderables for the report: backends, solvability, best scores, disagreements
-    and errors."""
-    from rich import box
-    from rich.table import Table
+    """Rich renderables for the report: tables (backends, slowest deals, solvability, best
+    scores), each after a line of its title, then a line per disagreement and per error."""
     from rich.text import Text
-
-    compact = {"box": box.SIMPLE_HEAD, "pad_edge": False, "show_edge": False,
-               "padding": 0, "title_justify": "left"}
 
     def secs(value: float | None) -> str:
         return "-" if value is None else f"{value:.3f}"
 
     out: list[Any] = []
-    main = Table(title=f"{report.deals} deals, {report.records} results"
-                 + (f" ({report.duplicates} superseded)" if report.duplicates else "")
-                 + "; seconds per task", **compact)
+    main = _table(out, f"{report.deals} deals, {report.records} results"
+                  + (f" ({report.duplicates} superseded)" if report.duplicates else "")
+                  + "; seconds per task")
     for column in ("backend", "solved", "unsolv", "unknown", "error", "median", "p90", "p99",
                    "max", "total", "fastest", "answered by"):
         main.add_column(column, justify="left" if column in ("backend", "answered by")
@@ -623,8 +618,7 @@ def tables(report: Report) -> list[Any]:
                      Text(str(b.error), style="red" if b.error else ""), secs(b.median),
                      secs(b.p90), secs(b.p99), secs(b.max), f"{b.total:.2f}", str(b.fastest),
                      _engines_text(b.engines))
-    out.append(main)
-    slowest = Table(title=f"slowest deals (at most {SLOWEST} per run)", **compact)
+    slowest = _table(out, f"slowest deals (at most {SLOWEST} per run)")
     for column in ("deal", "run", "seconds", "verdict"):
         slowest.add_column(column, justify="right" if column == "seconds" else "left",
                            min_width=len(column), no_wrap=True)
@@ -632,8 +626,7 @@ def tables(report: Report) -> list[Any]:
         for d in b.slowest:
             slowest.add_row(d.deal, b.backend if b.task == "solve" else f"{b.backend} (best)",
                             f"{d.seconds:.3f}", d.verdict)
-    out.append(slowest)
-    solv = Table(title="solvable fraction (95% Wilson interval)", **compact)
+    solv = _table(out, "solvable fraction (95% Wilson interval)")
     for column in ("source", "settled", "solvable", "fraction", "95% interval", "published"):
         solv.add_column(column, justify="left" if column == "source" else "right",
                         min_width=len(column))
@@ -645,9 +638,8 @@ def tables(report: Report) -> list[Any]:
         fraction = "-" if s.fraction is None else f"{s.fraction:.2%}"
         solv.add_row(s.source, str(s.solvable + s.unsolvable), str(s.solvable), fraction,
                      f"{s.low:.2%} – {s.high:.2%}", published)
-    out.append(solv)
     if report.best is not None:
-        out += _best_table(report.best, compact)
+        out += _best_table(report.best)
     for d in report.disagreements:
         what = [f"solved by {', '.join(d.solved_by)}"] if d.solved_by else []
         what += [f"unsolvable per {', '.join(d.unsolvable_by)}"] if d.unsolvable_by else []
@@ -667,18 +659,30 @@ def _engines_text(engines: dict[str, int]) -> str:
     return ", ".join(f"{name} {count}" for name, count in engines.items())
 
 
-def _best_table(best: BestScores, compact: dict[str, Any]) -> list[Any]:
+def _table(out: list[Any], title: str) -> Any:
+    """A new compact table, appended to `out` after its title. The title is a line of its
+    own, as wide as its text: a table narrower than its title does not wrap it."""
+    from rich import box
     from rich.table import Table
     from rich.text import Text
 
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, padding=0)
+    out += [Text(title, style="table.title"), table]
+    return table
+
+
+def _best_table(best: BestScores) -> list[Any]:
+    from rich.text import Text
+
     of = f" of {best.of}" if best.of is not None else ""
-    table = Table(title="deals per best score", **compact)
+    out: list[Any] = [Text(f"best score{of}: {best.deals} deals, {best.proven} proven optimal")]
+    table = _table(out, "deals per best score")
     for column in ("best", "proven", "not proven"):
         table.add_column(column, justify="right", min_width=len(column))
     for score in sorted(best.histogram.keys() | best.lower_bounds.keys()):
         table.add_row(str(score), str(best.histogram.get(score, 0)),
                       str(best.lower_bounds.get(score, 0)))
-    return [Text(f"best score{of}: {best.deals} deals, {best.proven} proven optimal"), table]
+    return out
 
 
 def report_json(report: Report, plots: Sequence[Path] = (),

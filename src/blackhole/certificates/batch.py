@@ -30,6 +30,7 @@ from blackhole.certificates.files import (
     read_small,
     sha256,
 )
+from blackhole.certificates.labels import recorded
 from blackhole.certificates.make import (
     check_choices,
     check_timeout,
@@ -68,7 +69,7 @@ def certificate_folders(specs: Sequence[str], out: Path) -> list[Path]:
 class Job:
     """One deal to certify, with everything a worker process needs."""
 
-    spec: str
+    spec: str  # the certificate's label: the spec, a file's by its absolute path
     deal: Deal  # the position's layout, when `moves` were played
     folder: Path
     solver: str
@@ -82,8 +83,9 @@ def plan(specs: Sequence[str], out: str | os.PathLike[str], solver: str | None =
          timeout: float | None = None, checker: str = "blackhole",
          after: str | None = None) -> list[Job]:
     """Every deal loaded, every folder and the choices checked before any work: a bad spec
-    anywhere in the list stops the run before its first deal. `after` (moves, as
-    `load_position` reads them) makes the one deal a position."""
+    anywhere in the list, or a folder another process is writing, stops the run before
+    its first deal. `after` (moves, as `load_position` reads them) makes the one deal a
+    position. A file's label is its absolute path (`labels.recorded`)."""
     timeout = check_timeout(timeout)
     canonical = check_choices(solver, checker)
     if not specs:
@@ -97,15 +99,16 @@ def plan(specs: Sequence[str], out: str | os.PathLike[str], solver: str | None =
     jobs = []
     for spec, folder in zip(specs, folders, strict=True):
         if after is None:
-            jobs.append(Job(spec, standard(load_deal(spec), spec), folder, canonical,
-                            timeout, checker))
+            jobs.append(Job(recorded(spec), standard(load_deal(spec), spec), folder,
+                            canonical, timeout, checker))
             continue
         start = load_position(spec)
         position = play_after(start, *read_moves(after, "after"))
         # from the deal's start when known, else the moves after the spec's own layout
         played = position.history or tuple(card for card, _ in position.after)
-        jobs.append(Job(spec, standard(position.deal, spec), folder, canonical, timeout,
-                        checker, tuple(str(card) for card in played), position.after))
+        jobs.append(Job(recorded(spec), standard(position.deal, spec), folder, canonical,
+                        timeout, checker, tuple(str(card) for card in played),
+                        position.after))
     return jobs
 
 

@@ -3,9 +3,10 @@ how that name is checked against deal.board, the deal the certificate is about."
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from blackhole import drat
@@ -26,8 +27,26 @@ class Label:
     """How a certificate's label (its deal spec) was checked against deal.board."""
 
     how: str  # "dealt" (a generated spec dealt again), "file" (the file read), "" (not)
-    note: str = ""  # why it was not checked
+    note: str = ""  # why it was not checked, or how a relative file label was read
     replayed: int = 0  # the moves played on the label's layout to reach deal.board
+    file: str = ""  # the absolute path of the file read, when `how` is "file"
+
+
+RELATIVE = "a relative path, read from the working directory"
+
+
+def recorded(spec: str) -> str:
+    """The label a certificate records for the deal spec `spec`: a file named by a
+    relative path gets its absolute path, so that `verify` reads the same file from any
+    working directory; any other spec (generated, `-`, a path that names nothing) is
+    recorded as it is."""
+    try:
+        if spec in ("", "-") or os.path.isabs(spec) or generated_spec(spec) is not None \
+                or not os.path.exists(spec):
+            return spec
+    except InputError:  # a malformed pysol:/random: spec: no file either
+        return spec
+    return os.path.abspath(spec)
 
 
 def check_label(spec: str, moves: Sequence[str], deal: Deal) -> Label | str:
@@ -35,7 +54,9 @@ def check_label(spec: str, moves: Sequence[str], deal: Deal) -> Label | str:
     `deal`, or why they do not (the certificate is refused). A generated spec is dealt
     again; a file that exists and is readable is read (a label in another case than the
     spec grammar's, and naming no file, is refused); a board's digest (`sha256:...`) must
-    be deal.board's; any other label is not checked."""
+    be deal.board's; any other label is not checked. `certify` records a file label by
+    its absolute path (`recorded`); a relative one is read from the working directory, and
+    the Label says so."""
     if not spec:
         return Label("", "the certificate names no deal")
     try:
@@ -73,7 +94,11 @@ def check_label(spec: str, moves: Sequence[str], deal: Deal) -> Label | str:
         return Label("", f"the file could not be read ({why})")
     except (UnicodeDecodeError, InputError) as error:
         return f"the manifest's label {spec[:40]} is a file that holds no deal ({error})"
-    return _rebuilt(spec, start, moves, deal, "file")
+    rebuilt = _rebuilt(spec, start, moves, deal, "file")
+    if isinstance(rebuilt, str):
+        return rebuilt
+    return replace(rebuilt, file=os.path.abspath(spec),
+                   note="" if path.is_absolute() else RELATIVE)
 
 
 def _rebuilt(spec: str, start: Position, moves: Sequence[str], deal: Deal,

@@ -44,8 +44,8 @@ from blackhole.certificates.files import (
     proof_text,
     sha256,
 )
-from blackhole.certificates.labels import check_label
-from blackhole.certificates.place import settle, staging, write, write_bytes
+from blackhole.certificates.labels import check_label, recorded
+from blackhole.certificates.place import made_aside, write, write_bytes
 from blackhole.deal import Deal, Position, position_of
 from blackhole.encode import cnf
 from blackhole.errors import InputError, InternalError
@@ -88,12 +88,13 @@ def certify(deal_or_spec: Deal | Position | str, folder: str | os.PathLike[str],
 
     `deal_or_spec` is a deal spec (`pysol:N`, `random:SEED`, a file), a Deal or a
     Position; the certificate's label comes from it, for `verify` to check against the
-    deal it holds: a spec is its own label; a Deal or Position is labelled by its name
-    when that name gives it (a spec dealt again, a file read, and a Position's known
-    moves played), else by its board's digest (`sha256:...`). A Position's known moves
-    are written in the certificate. `solver` is any name or alias of a proof-logging
-    solver; `timeout` bounds the whole of it, in seconds. A bad value is an InputError
-    naming its parameter, raised before any work."""
+    deal it holds: a spec is its own label, a file by its absolute path; a Deal or
+    Position is labelled by its name when that name gives it (a spec dealt again, a file
+    read, and a Position's known moves played), else by its board's digest
+    (`sha256:...`). A Position's known moves are written in the certificate. `solver` is
+    any name or alias of a proof-logging solver; `timeout` bounds the whole of it, in
+    seconds. A bad value is an InputError naming its parameter, raised before any work;
+    so is a `folder` whose certificate another process is making now."""
     place = as_folder(folder)
     canonical = check_choices(solver, checker)
     limit = check_timeout(timeout)
@@ -104,7 +105,7 @@ def certify(deal_or_spec: Deal | Position | str, folder: str | os.PathLike[str],
 def _subject(given: object) -> tuple[Deal, str, tuple[str, ...]]:
     """The deal to certify, its label and the moves known to have reached it."""
     if isinstance(given, str):
-        return standard(load_deal(given), given), given, ()
+        return standard(load_deal(given), given), recorded(given), ()
     if isinstance(given, Position):
         deal = given.deal
         known = len(given.history) == given.moved
@@ -116,8 +117,8 @@ def _subject(given: object) -> tuple[Deal, str, tuple[str, ...]]:
                          f"{type(given).__name__}", "deal_or_spec")
     board = board_text(standard(deal, deal.name or "deal"))
     named = check_label(deal.name, moves, deal) if deal.name else None
-    label = deal.name if named is not None and not isinstance(named, str) and named.how \
-        else digest_label(board)
+    label = (named.file or deal.name) if named is not None and not isinstance(named, str) \
+        and named.how else digest_label(board)
     return deal, label, moves
 
 
@@ -152,17 +153,14 @@ def make_certificate(deal: Deal, spec: str, folder: Path, solver: str,
     solution.json as `solve --json` writes them, so that `check SPEC` replays it.
 
     The certificate is made in a hidden folder beside `folder` and renamed into place
-    only when complete and checked (`place.settle`): an unknown, an error or an
-    interrupt leaves `folder` as it was."""
+    only when complete and checked (`place.made_aside`): an unknown, an error or an
+    interrupt leaves `folder` as it was, and another process making a certificate for
+    `folder` at the same time is refused (InputError)."""
     board = board_text(standard(deal, spec))
-    staged = staging(folder)
-    cert = None
-    try:
-        cert = _certify_in(staged, deal, spec, folder, board, solver, timeout, checker,
-                           tuple(moves), tuple(after))
-    finally:
-        settle(staged, folder, cert)
-    return cert
+    with made_aside(folder) as aside:
+        aside.cert = _certify_in(aside.path, deal, spec, folder, board, solver, timeout,
+                                 checker, tuple(moves), tuple(after))
+    return aside.cert
 
 
 def _certify_in(staged: Path, deal: Deal, spec: str, folder: Path, board: str,
@@ -307,14 +305,10 @@ def certify_best(position: Position, best: int, folder: str | os.PathLike[str], 
     target = as_folder(folder)
     solver = check_choices(solver, checker)
     board = board_text(standard(position.deal, spec or "position"))
-    staged = staging(target)
-    cert = None
-    try:
-        cert = _certify_best_in(staged, position, best, target, spec, board, solver,
-                                checker)
-    finally:
-        settle(staged, target, cert)
-    return cert
+    with made_aside(target) as aside:
+        aside.cert = _certify_best_in(aside.path, position, best, target, recorded(spec),
+                                      board, solver, checker)
+    return aside.cert
 
 
 def _certify_best_in(staged: Path, position: Position, best: int, folder: Path, spec: str,
@@ -376,6 +370,7 @@ def certify_win(position: Position, line: Sequence[tuple[Card, int]],
     if not judged.won:
         raise InternalError(f"a winning line that does not win: {judged.describe()}")
     moves = [{"card": str(card), "fan": fan} for card, fan in line]
+    spec = recorded(spec)
     data: dict[str, Any] = {"deal": spec, "verdict": Verdict.SOLVED.value, "moves": moves,
                             **(facts or {})}
     history = tuple(str(card) for card in position.history)
@@ -383,14 +378,10 @@ def certify_win(position: Position, line: Sequence[tuple[Card, int]],
         data["position"] = {"moved": position.moved, "moves": list(history)}
     if position.after:  # as `solve --json` writes it, so that `check SPEC` replays the file
         data.update(after=moves_json(position.after), moved=position.moved)
-    staged = staging(target)
-    cert = None
-    try:
-        write(staged / DEAL_FILE, board)
-        write(staged / SOLUTION_FILE, json.dumps(data) + "\n")
-        cert = Certificate(spec=spec, verdict=Verdict.SOLVED, folder=target, board=board,
-                           solver=str((facts or {}).get("solver", "")),
-                           moved=position.moved, history=history)
-    finally:
-        settle(staged, target, cert)
-    return cert
+    with made_aside(target) as aside:
+        write(aside.path / DEAL_FILE, board)
+        write(aside.path / SOLUTION_FILE, json.dumps(data) + "\n")
+        aside.cert = Certificate(spec=spec, verdict=Verdict.SOLVED, folder=target,
+                                 board=board, solver=str((facts or {}).get("solver", "")),
+                                 moved=position.moved, history=history)
+    return aside.cert

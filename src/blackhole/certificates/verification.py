@@ -2,11 +2,14 @@
 deal, and the deal only as far as it can be checked.
 
 A generated label (`pysol:N`, `random:SEED`) is dealt again and must equal deal.board; a
-file named by the label is read and must equal it; a board's digest must be deal.board's;
-a label that cannot be checked is said so, and the deal is named by deal.board's digest
-(`labels`). The CNF is re-derived from deal.board with the project's encoder and compared
-with formula.cnf and every hash, and the proof is checked again within bounded memory
-(`drat`'s caps). A solved deal's `solution.json` is replayed through the rules engine.
+file named by the label is read and must equal it (`certify` records a file by its
+absolute path, so the same file is read from any working directory; a relative label is
+read from the working directory, and the verdict says so); a board's digest must be
+deal.board's; a label that cannot be checked is said so, and the deal is named by
+deal.board's digest (`labels`). The CNF is re-derived from deal.board with the project's
+encoder and compared with formula.cnf and every hash, and the proof is checked again
+within bounded memory (`drat`'s caps). A solved deal's `solution.json` is replayed
+through the rules engine.
 """
 
 from __future__ import annotations
@@ -62,7 +65,8 @@ class Verification:
     best: int | None = None  # the bound, for a "best" claim: no line scores more
     seconds: float = 0.0
     label: str = ""  # how the spec was checked: "dealt", "file", or "" (it was not)
-    label_note: str = ""  # why the spec was not checked
+    label_note: str = ""  # why the spec was not checked, or that a file label was relative
+    label_file: str = ""  # the absolute path of the file read, when label is "file"
     board_sha256: str = ""  # deal.board's digest: the deal's name when its label is not
     replayed: int = 0  # moves played on the label's deal to reach deal.board (positions)
 
@@ -207,8 +211,8 @@ def _verify_proof(folder: Path, checker: str) -> Verification:
     if not check.ok:
         return refused(check.reason, check)
     return Verification(True, claim, spec, "", label.how == "dealt", check, best=best,
-                        label=label.how, label_note=label.note, board_sha256=digest,
-                        replayed=label.replayed)
+                        label=label.how, label_note=label.note, label_file=label.file,
+                        board_sha256=digest, replayed=label.replayed)
 
 
 def _verify_solved(folder: Path) -> Verification:
@@ -238,5 +242,5 @@ def _verify_solved(folder: Path) -> Verification:
                             f"{judged.describe()}", dealt, played=judged.played,
                             board_sha256=digest)
     return Verification(True, "solved", spec, "", dealt, played=judged.played,
-                        label=label.how, label_note=label.note, board_sha256=digest,
-                        replayed=label.replayed)
+                        label=label.how, label_note=label.note, label_file=label.file,
+                        board_sha256=digest, replayed=label.replayed)

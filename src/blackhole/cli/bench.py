@@ -1,11 +1,13 @@
 """bench and report: many deals through several backends, and their summary."""
 
 import json
+import os
+import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -21,8 +23,11 @@ from blackhole.cli.guard import (
     user_errors,
 )
 from blackhole.cli.options import BudgetOption, JsonFlag
-from blackhole.cli.output import console
+from blackhole.cli.output import PIPED_WIDTH
 from blackhole.errors import InputError
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 # run_bench's parameters, as the bench command's options and arguments name them
 _BENCH_FLAGS = {**FLAG_OF, "specs": "SPECS", "backends": "--backends", "task": "--task",
@@ -39,6 +44,20 @@ def _bench_errors() -> Iterator[None]:
         except InputError as error:
             typer.echo(f"error: {error.describe(_BENCH_FLAGS)}", err=True)
             raise typer.Exit(EXIT_USAGE) from None
+
+
+def _stdout() -> "Console":
+    """The console of bench's and report's output. A terminal keeps its own width. To a
+    pipe or a file, tables fit COLUMNS (PIPED_WIDTH when it is unset or no whole number
+    above 0) as far as their columns can narrow, and no line is wrapped or cut
+    (`soft_wrap`): a title, the run's summary, an error is one line however long."""
+    from rich.console import Console
+
+    if sys.stdout.isatty():
+        return Console(highlight=False)
+    columns = os.environ.get("COLUMNS", "")
+    width = int(columns) if columns.isdigit() and int(columns) > 0 else PIPED_WIDTH
+    return Console(highlight=False, width=width, soft_wrap=True)
 
 
 @contextmanager
@@ -112,10 +131,11 @@ def _report(results: Path, plots: Path | None, as_json: bool,
         typer.echo(json.dumps(report_json(summary, written,
                                           None if run is None else run.to_json())))
     else:
+        out = _stdout()
         for item in tables(summary):
-            console.print(item)
+            out.print(item)
         if written:
-            console.print("plots: " + ", ".join(map(str, written)))
+            out.print("plots: " + ", ".join(map(str, written)), markup=False)
     raise typer.Exit(EXIT_OK if summary.consistent else EXIT_INTERNAL)
 
 
@@ -202,8 +222,9 @@ def bench(
             f"; {summary.per_slot_second:.1f} tasks per second per slot, slots busy "
             f"{summary.utilisation:.0%}, {summary.overhead_ms:.1f} ms per task beyond "
             "the solves")
-        console.print(f"{summary.written} results written to {out} ({summary.skipped} tasks "
-                      f"skipped, already there) in {summary.seconds:.1f} s{figures}")
+        _stdout().print(f"{summary.written} results written to {out} ({summary.skipped} "
+                        f"tasks skipped, already there) in {summary.seconds:.1f} s{figures}",
+                        markup=False)
     _report(out, plots, as_json, run=summary)
 
 

@@ -1,6 +1,7 @@
 """certify and verify: proofs of unsolvability, written and checked."""
 
 import json
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -37,10 +38,13 @@ def certify_command(
     checker: Annotated[str, typer.Option(help="blackhole (own checker) or drat-trim.")]
     = "blackhole",
     timeout: Annotated[float | None, typer.Option(
-        min=0.0, help="Seconds per deal for the whole of it: encode, solve and check; at the "
-                      "limit the deal is unknown.")] = None,
-    jobs: Annotated[int, typer.Option(min=1, help="Deals certified at once, each in its "
-                                                  "own process.")] = 1,
+        help="Seconds per deal (> 0, finite; default none) for the whole of it: encode, "
+             "solve and check; at the limit the deal is unknown.", show_default=False)]
+    = None,
+    jobs: Annotated[int, typer.Option(
+        min=1, help="Deals certified at once, each in its own process: at least 1, and no "
+                    "more processes are started than there are deals to certify (no other "
+                    "maximum).")] = 1,
     resume: Annotated[bool, typer.Option(
         "--resume", help="Keep folders that already hold a complete certificate (or a "
                          "replaying solution) of their deal.")] = False,
@@ -55,6 +59,7 @@ def certify_command(
     or Ctrl-C leaves the folder's earlier certificate as it was."""
     from blackhole.certificates.batch import certify_all, plan
 
+    began = time.perf_counter()
     rows: list[tuple[str, Certificate]] = []
     with user_errors():
         deal_specs = [one for given in specs for one in expand_specs(given)]
@@ -66,12 +71,12 @@ def certify_command(
                 if not as_json and many:
                     _print_certificate(job.spec, cert)
         except KeyboardInterrupt:
-            _print_interrupted(rows, len(work), as_json)
+            _print_interrupted(rows, len(work), as_json, time.perf_counter() - began)
             raise typer.Exit(EXIT_INTERRUPTED) from None
     if as_json:
         typer.echo(json.dumps([_certificate_json(spec, c) for spec, c in rows]))
     elif many:
-        _print_certificate_summary([c for _, c in rows])
+        _print_certificate_summary([c for _, c in rows], time.perf_counter() - began)
     else:
         _print_certificate(*rows[0])
     raise typer.Exit(max(_certificate_exit(c) for _, c in rows))
@@ -123,36 +128,44 @@ def _print_certificate(spec: str, cert: "Certificate") -> None:
                            style="yellow"))
 
 
-def _print_certificate_summary(certs: "list[Certificate]") -> None:
+def _print_certificate_summary(certs: "list[Certificate]", wall: float) -> None:
+    """The verdicts; the run's wall time, and the time of the deals worked on in this run
+    (not those kept from an earlier one), each its encode + solve + check + write, summed
+    over deals (several at once with --jobs, so the sum may exceed the wall time); and
+    the sizes of the proofs made and checked in this run."""
     from statistics import median
 
-    made = [c for c in certs if c.check is not None and not c.resumed]
+    worked = [c for c in certs if not c.resumed]
+    made = [c for c in worked if c.certified and c.proof is not None]
     counts = {v: sum(c.verdict is v for c in certs) for v in Verdict}
     rejected = sum(c.verdict is Verdict.UNSOLVABLE and not c.certified for c in certs)
-    kept = sum(c.resumed for c in certs)
+    kept = len(certs) - len(worked)
     console.print(f"{len(certs)} deals: {counts[Verdict.UNSOLVABLE]} certified unsolvable "
                   f"({rejected} rejected), {counts[Verdict.SOLVED]} solvable, "
                   f"{counts[Verdict.UNKNOWN]} unknown" + (f"; {kept} kept from an earlier "
                                                           "run" if kept else ""))
+    if not worked:
+        console.print(f"run: {wall:.3f} s wall time; no deal worked on (all {kept} kept)")
+        return
+    total = [c.seconds.total for c in worked]
+    console.print(f"run: {wall:.3f} s wall time; per deal worked on in this run "
+                  f"({len(worked)}{f'; the {kept} kept are not counted' if kept else ''}), "
+                  f"encode + solve + check + write: median {median(total):.3f} s, max "
+                  f"{max(total):.3f} s, summed over deals {sum(total):.3f} s (check alone "
+                  f"{sum(c.seconds.check for c in worked):.3f} s)")
     if made:
-        total = [c.seconds.total for c in made]
-        check = [c.seconds.check for c in made]
         lines = [c.proof.lines for c in made]
-        size = [c.proof.bytes for c in made]
-        console.print(f"per certificate (encode + solve + check + write): median "
-                      f"{median(total):.3f} s, "
-                      f"max {max(total):.3f} s, total {sum(total):.1f} s (check alone: total "
-                      f"{sum(check):.1f} s); proof lines median {median(lines):.0f}, max "
-                      f"{max(lines)}; bytes max {max(size)}")
+        console.print(f"proofs made in this run: {len(made)}; lines median {median(lines):.0f}, "
+                      f"max {max(lines)}; bytes max {max(c.proof.bytes for c in made)}")
 
 
 def _print_interrupted(rows: "list[tuple[str, Certificate]]", planned: int,
-                       as_json: bool) -> None:
+                       as_json: bool, wall: float) -> None:
     """What an interrupted certify finished, so that nothing done is lost from view."""
     if as_json:
         typer.echo(json.dumps([_certificate_json(spec, c) for spec, c in rows]))
     elif rows:
-        _print_certificate_summary([c for _, c in rows])
+        _print_certificate_summary([c for _, c in rows], wall)
     finished = ", ".join(spec for spec, _ in rows[:20]) + (", ..." if len(rows) > 20 else "")
     typer.echo(f"interrupted: {len(rows)} of {planned} deals finished"
                + (f" ({finished})" if rows else "") + "; run again with --resume", err=True)
@@ -169,9 +182,10 @@ def verify(
     """Check certificates from the files on disk: an unsolvable deal's proof, re-derived
     from its deal, or a solvable deal's winning moves, replayed. VERIFIED or why not; exit
     0 only when every one is verified. In a run's folder, a folder that holds no complete
-    certificate is named and not verified. The label is checked where it can be (a
-    pysol:/random: spec dealt again, a file read); where not, the verdict says so and names
-    the deal by deal.board's digest."""
+    certificate is named and not verified, and counted apart from the certificates. The
+    label is checked where it can be (a pysol:/random: spec dealt again, a file read:
+    certify records a file by its absolute path, and the verdict names the file read);
+    where not, the verdict says so and names the deal by deal.board's digest."""
     from blackhole.certificates.verification import certificate_folder, folders_to_verify
     from blackhole.certificates.verification import verify as verify_certificate
 
@@ -188,11 +202,22 @@ def verify(
         lines = [_verification_json(one, found) for one, found in results]
         typer.echo(json.dumps(lines if run else lines[0]))
     elif run:
-        good = sum(found.ok for _, found in results)
-        missing = sum(not found.claim for _, found in results)
-        console.print(f"{good} of {len(results)} certificates in {folder} verified"
-                      + (f" ({missing} folder(s) hold no certificate)" if missing else ""))
+        _print_run_verified(folder, results)
     raise typer.Exit(_verify_exit([found for _, found in results]))
+
+
+def _print_run_verified(folder: Path, results: "list[tuple[Path, Verification]]") -> None:
+    """How many of the run's certificates were verified; the folders that hold none (a
+    claim of neither kind: an unknown verdict, a deal not reached) are named apart."""
+    certificates = [found for _, found in results if found.claim]
+    without = [one.name for one, found in results if not found.claim]
+    said = (f"{sum(found.ok for found in certificates)} of {len(certificates)} certificates "
+            f"in {folder} verified")
+    if without:
+        shown = ", ".join(without[:10]) + (", ..." if len(without) > 10 else "")
+        said += (f"; {len(without)} folder{'s hold' if len(without) > 1 else ' holds'} no "
+                 f"certificate ({shown})")
+    console.print(said)
 
 
 def _verify_exit(found: "list[Verification]") -> int:
@@ -211,6 +236,7 @@ def _verification_json(folder: Path, found: "Verification") -> dict:
             "deal": found.spec, "dealt": found.dealt, "best": found.best,
             "label": {"checked": bool(found.label), "how": found.label or None,
                       "note": found.label_note, "replayed": found.replayed},
+            "label_file": found.label_file or None,
             "board_sha256": found.board_sha256,
             "reason": found.reason, "stats": check.stats if check is not None else {},
             "seconds": round(found.seconds, 6)}
@@ -223,7 +249,9 @@ def _print_verification(folder: Path, found: "Verification") -> None:
         return
     if found.label:
         name = found.spec
-        how = {"dealt": "dealt again", "file": "that file read"}[found.label]
+        how = {"dealt": "dealt again", "file": f"the file {found.label_file} read"}[found.label]
+        if found.label_note:  # a relative file label
+            how += f" ({found.label_note})"
         if found.replayed:
             how += f", {found.replayed} move(s) replayed"
         how += ", equal to deal.board"

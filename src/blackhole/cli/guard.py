@@ -95,7 +95,10 @@ class GuardedGroup(TyperGroup):
              complete_var: str | None = None, standalone_mode: bool = True,
              **extra: Any) -> Any:
         argv = list(sys.argv[1:] if args is None else args)
-        debug = "--debug" in argv[:argv.index("--")] if "--" in argv else "--debug" in argv
+        # --debug goes anywhere before "--": `blackhole solve X --debug` as the error says
+        end = argv.index("--") if "--" in argv else len(argv)
+        debug = "--debug" in argv[:end]
+        argv = [arg for arg in argv[:end] if arg != "--debug"] + argv[end:]
         plain_where_needed(sys.stdout, sys.stderr)
         stdout, sys.stdout = sys.stdout, PipeSafe(sys.stdout)
         began = _COMMAND_BEGAN.set(time.perf_counter())
@@ -135,6 +138,15 @@ class GuardedGroup(TyperGroup):
                 _exit_now(code)
             sys.exit(code)
         return code
+
+    def invoke(self, ctx: Any) -> Any:
+        """Run the command; Ctrl-C during it says "interrupted" on one line and exits 130
+        (Typer would end with 130 and say nothing)."""
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            say("interrupted")
+            raise typer.Exit(EXIT_INTERRUPTED) from None
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         if cmd_name not in self.commands:  # an unknown name loads all: "did you mean ...?"

@@ -16,6 +16,7 @@ from blackhole.cli.guard import EXIT_OK, EXIT_UNKNOWN, command_timeout, user_err
 from blackhole.cli.options import (
     AfterOption,
     AsciiFlag,
+    BudgetOption,
     DealSpec,
     JsonFlag,
     SeedOption,
@@ -49,6 +50,7 @@ def best(
         help="SAT solver name (sat backend; maxsat: RC2's oracle).")] = None,
     workers: WorkersOption = None,
     seed: SeedOption = None,
+    budget: BudgetOption = None,
     features: Annotated[str | None, typer.Option(
         help="Encoding features, comma-separated ('none' for the plain encoding).")] = None,
     timeout: TimeoutOption = None,
@@ -66,7 +68,8 @@ def best(
 
     with user_errors():
         name, options = choose_best(backend, timeout, solver=solver, workers=workers,
-                                    seed=seed, features=parse_features(features))
+                                    seed=seed, budget=budget,
+                                    features=parse_features(features))
         position = load_position(spec, after)
         options = replace(options, timeout=command_timeout(options.timeout))
         with working(f"weighing {spec}"):

@@ -97,7 +97,9 @@ def _print_solution(solution: Solution, position: Position, ascii_only: bool) ->
     out = plain_console if ascii_only else console
     result = solution.result
     if result.backend == "auto":
-        engine = f"auto: {result.solver or 'no engine'} answered"
+        ran = list(dict.fromkeys(stage["engine"] for stage in result.stats.get("stages", ())))
+        engine = f"auto: {result.solver} answered" if result.verdict is not Verdict.UNKNOWN \
+            else f"auto: {' and '.join(ran or [result.solver])} ran"
     elif result.backend == result.solver:
         engine = result.backend
     else:
@@ -118,7 +120,8 @@ def _print_solution(solution: Solution, position: Position, ascii_only: bool) ->
                else "a complete method found no solution")
         out.print(Styled(f"unsolvable ({how}; {why})", style="bold red"))
     else:
-        why = result.stats.get("reason") or "limit reached"  # e.g. an unchecked UNSAT
+        # the backend's reason (the look's move budget, an unchecked UNSAT), else the limit
+        why = result.stats.get("reason") or "time limit reached"
         out.print(Styled(f"unknown: {why} ({how})", style="yellow"))
 
 

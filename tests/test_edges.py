@@ -1,0 +1,136 @@
+"""Small promises at the edges of the command line and the API: each answer as the README
+says it, through real processes where the process matters."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+import blackhole
+from blackhole.backends import available_backends
+from blackhole.probe import engine_in_use, probe
+from blackhole.problem import build_problem
+
+from .conftest import ROOT
+from .helpers import nearly_sorted_deal
+
+
+def _run(*args: str, stdin: str | None = None, cwd=None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    env.pop("BLACKHOLE_DEBUG", None)
+    return subprocess.run([sys.executable, "-m", "blackhole", *args], capture_output=True,
+                          text=True, env=env, input=stdin, timeout=300, cwd=cwd)
+
+
+def test_after_a_saved_answer_plays_its_after_then_its_moves(tmp_path) -> None:
+    """`--after @FILE` reads a position's `solve --json` as `check` does."""
+    saved = _run("solve", "pysol:2", "--after", "2S 3H", "--json")
+    assert saved.returncode == 0, saved.stderr
+    answer = tmp_path / "answer.json"
+    answer.write_text(saved.stdout)
+    assert _run("check", "pysol:2", str(answer)).returncode == 0
+    data = json.loads(_run("best", "pysol:2", "--after", f"@{answer}", "--json").stdout)
+    assert data["moved"] == 51 and data["best"] == 51  # all of it played: the position won
+    assert len(data["after"]) == 51 and [m["card"] for m in data["after"][:2]] == ["2S", "3H"]
+
+
+@pytest.mark.parametrize("backend", [name for name in available_backends()
+                                     if name != "external" or shutil.which("cadical")])
+def test_an_answer_at_a_spent_limit_is_unknown_and_names_its_engine(backend: str) -> None:
+    solution = blackhole.solve(nearly_sorted_deal(30, 1), backend, timeout=1e-6)
+    assert solution.verdict is blackhole.Verdict.UNKNOWN
+    assert solution.result.solver and solution.result.backend == backend
+
+
+def test_an_unknown_answer_says_what_ran_not_what_answered(tmp_path) -> None:
+    deck = tmp_path / "deck.json"
+    deck.write_text(json.dumps(blackhole.load_deal("random:3:ranks=30") and
+                               __import__("blackhole.formats").formats.deal_json(
+                                   nearly_sorted_deal(60, 1))))
+    texts = set()
+    for _ in range(2):
+        done = _run("solve", str(deck), "--timeout", "0.5", "--ascii")
+        assert done.returncode == 3, done.stderr
+        line = done.stdout.strip().splitlines()[-1]
+        assert line.startswith("unknown: time limit reached (auto: ") and " ran in " in line
+        assert "answered" not in line
+        texts.add(line.split(" ran in ")[0])
+    assert len(texts) == 1  # the same command at the same limit, the same words
+
+
+@pytest.mark.skipif(engine_in_use() != "c", reason="the look's compiled core is not built")
+def test_ctrl_c_stops_the_looks_core_within_a_tenth_of_a_second() -> None:
+    problem = build_problem(nearly_sorted_deal(100, 1))
+    sent: list[float] = []
+
+    def interrupt() -> None:
+        time.sleep(1.0)
+        sent.append(time.perf_counter())
+        signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+
+    threading.Thread(target=interrupt, daemon=True).start()
+    with pytest.raises(KeyboardInterrupt):
+        probe(problem, 1 << 62, seconds=60)
+    assert time.perf_counter() - sent[0] < 0.1
+
+
+@pytest.mark.skipif(engine_in_use() != "c", reason="the look's compiled core is not built")
+def test_ctrl_c_stops_the_core_whichever_thread_first_imported_it() -> None:
+    """The core learns which thread takes signals from `threading`, not from its import."""
+    script = (
+        "import signal, sys, threading, time\n"
+        "t = threading.Thread(target=lambda: __import__('blackhole._probe_core'))\n"
+        "t.start(); t.join()\n"
+        "from blackhole.probe import probe\n"
+        "from blackhole.problem import build_problem\n"
+        "from tests.helpers import nearly_sorted_deal\n"
+        "problem = build_problem(nearly_sorted_deal(100, 1))\n"
+        "sent = []\n"
+        "def interrupt():\n"
+        "    time.sleep(1.0); sent.append(time.perf_counter())\n"
+        "    signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)\n"
+        "threading.Thread(target=interrupt, daemon=True).start()\n"
+        "try:\n"
+        "    probe(problem, 1 << 62, seconds=30)\n"
+        "except KeyboardInterrupt:\n"
+        "    print(time.perf_counter() - sent[0]); sys.exit(0)\n"
+        "sys.exit(5)\n")
+    env = {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}"}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env=env, timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert float(done.stdout) < 0.1
+
+
+def test_best_takes_a_budget_as_the_api_does() -> None:
+    done = _run("best", "pysol:837", "--backend", "look", "--budget", "1000", "--json")
+    assert done.returncode == 3, done.stderr  # 837's best needs millions of moves
+    data = json.loads(done.stdout)
+    api = blackhole.best_score("pysol:837", "look", budget=1000)
+    assert data["proven"] is False and (data["best"], data["upper_bound"]) == \
+        (api.best, api.upper_bound)
+
+
+def test_debug_after_the_command_is_taken_as_the_message_says() -> None:
+    done = _run("solve", "pysol:2", "--debug")
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize(("args", "stdin", "says"), [
+    (("solve", "pysol:2,pysol:3"), None, "names several deals"),
+    (("solve", "-"), '"AS"', "a JSON string is no deal"),
+    (("solve", "-"), "null", "a JSON null is no deal"),
+    (("analyze", "pysol:2", "--line", ""), None, "--line: names no move"),
+], ids=["a-list", "json-string", "json-null", "empty-line"])
+def test_the_message_names_the_real_problem(args, stdin, says) -> None:
+    done = _run(*args, stdin=stdin)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert says in done.stderr
