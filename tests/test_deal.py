@@ -373,7 +373,7 @@ def test_bad_ranges_fail_before_anything_is_listed(spec: str, words: str) -> Non
     ('{"fans": [], "ranks": true}', '"ranks" must be'),
     ('{"fans": {"a": 1}}', 'a "fans" list'),
     ("[1, 2]", 'a "fans" list'),
-    ('"AS"', "unknown suit"),  # not JSON to the reader: a board line
+    ('"AS"', "a JSON string is no deal"),  # names what it is, not its first card
     ('{"fans": [["\\ud800S"]]}', "unknown"),
     ('{"fans": [' + ", ".join(["[]"] * 21) + '], "ranks": 5}', "keeps all 7 fans"),
 ])
