@@ -20,6 +20,14 @@ EXAMPLES = ROOT / "examples"
 REFERENCE_CSV = ROOT / "tests" / "data" / "pysol-1-1000.csv"
 
 
+@pytest.fixture(autouse=True)
+def no_terminal_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Output is checked as a pipe gives it: the width of the terminal that started the
+    tests (pytest-xdist's workers set COLUMNS=80) does not leak into it."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
+
+
 @cache
 def reference() -> dict[int, dict[str, str]]:
     """deal number → {"verdict", "states_checked", "seconds"} from black-hole-solve 1.14.0."""

@@ -351,6 +351,7 @@ def test_exported_text_parses_back_and_solves(model: str, number: int) -> None:
     solver = cp_model.CpSolver()
     solver.parameters.cp_model_presolve = False  # see encodings/cpsat.md
     solver.parameters.max_time_in_seconds = TIMEOUT
+    solver.parameters.catch_sigint_signal = False  # else Ctrl-C would stay CP-SAT's
     status = solver.solve(loaded)
     expected = reference()[number]["verdict"]
     assert verdict_of(status, model).value == expected

@@ -77,9 +77,11 @@ with open(sys.argv[2], "w") as handle:
 print("s UNSATISFIABLE")
 sys.exit(code)
 """)
-    with pytest.raises(InternalError, match="proof fails the check"):
-        solve_deal(load_deal("pysol:837"), "external",
-                   Options(solver_cmd=cut, proof_arg="{proof}", timeout=60))
+    solution = solve_deal(load_deal("pysol:837"), "external",
+                          Options(solver_cmd=cut, proof_arg="{proof}", timeout=60))
+    assert solution.verdict is Verdict.UNKNOWN
+    assert solution.result.stats["proof"] == "rejected"
+    assert "proof fails the check" in solution.result.stats["reason"]
 
 
 @needs_cadical
@@ -153,11 +155,14 @@ def test_a_lying_unsat_without_a_proof_is_unknown(tmp_path) -> None:
 
 
 @pytest.mark.parametrize("lie", ["unsat-proof", "unsat-garbage"])
-def test_a_lying_unsat_with_a_proof_is_an_internal_error(tmp_path, lie) -> None:
+def test_a_lying_unsat_with_a_proof_is_unknown(tmp_path, lie) -> None:
+    """pysol:2 is solvable: no proof of the contrary can pass the check."""
     liar = _script(tmp_path, "liar.py", LIES[lie])
-    with pytest.raises(InternalError, match="UNSATISFIABLE but its proof"):
-        solve_deal(load_deal("pysol:2"), "external",
-                   Options(solver_cmd=liar, proof_arg="{proof}"))
+    solution = solve_deal(load_deal("pysol:2"), "external",
+                          Options(solver_cmd=liar, proof_arg="{proof}"))
+    assert solution.verdict is Verdict.UNKNOWN and solution.result.order is None
+    assert solution.result.stats["proof"] == "rejected"
+    assert "UNSATISFIABLE but its proof" in solution.result.stats["reason"]
 
 
 def test_a_lying_sat_is_an_internal_error(tmp_path) -> None:
@@ -167,7 +172,7 @@ def test_a_lying_sat_is_an_internal_error(tmp_path) -> None:
 
 
 @pytest.mark.parametrize(("lie", "proof_arg", "code"), [
-    ("unsat", None, 3), ("unsat-proof", "{proof}", 4), ("sat", None, 4)])
+    ("unsat", None, 3), ("unsat-proof", "{proof}", 3), ("sat", None, 4)])
 def test_lies_through_the_cli(tmp_path, lie, proof_arg, code) -> None:
     liar = _script(tmp_path, "liar.py", LIES[lie])
     deal = "pysol:1" if lie == "sat" else "pysol:2"
