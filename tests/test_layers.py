@@ -17,7 +17,7 @@ from .conftest import ROOT
 SRC = ROOT / "src"
 
 # From the ground up: a module here imports only modules before it in this list.
-DEAL_LAYERS = ("blackhole.cards", "blackhole.errors", "blackhole.deal", "blackhole.formats",
+DEAL_LAYERS = ("blackhole.errors", "blackhole.cards", "blackhole.deal", "blackhole.formats",
                "blackhole.sources", "blackhole.rules", "blackhole.solutions",
                "blackhole.positions")
 
@@ -110,3 +110,26 @@ def test_a_circle_is_found() -> None:
     """The finder itself: a loop of three is named, a chain is not."""
     assert _circle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert _circle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
+
+
+BUILT_IN_ERRORS = {"ValueError", "RuntimeError", "TypeError", "KeyError", "IndexError",
+                   "AttributeError", "AssertionError", "OSError", "Exception"}
+
+
+def test_the_library_raises_only_its_own_errors() -> None:
+    """errors.py promises that every error raised on purpose is a BlackholeError: no
+    `raise` in src/ names a built-in exception (a bare `raise`, re-raising, is fine), save
+    the AttributeError of a module's `__getattr__`, which Python's protocol asks for."""
+    bare = []
+    for path in sorted((SRC / "blackhole").rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        protocol = {id(node) for function in ast.walk(tree)
+                    if isinstance(function, ast.FunctionDef) and function.name == "__getattr__"
+                    for node in ast.walk(function)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Raise) and node.exc is not None \
+                    and id(node) not in protocol:
+                raised = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+                if isinstance(raised, ast.Name) and raised.id in BUILT_IN_ERRORS:
+                    bare.append(f"{path.relative_to(SRC)}:{node.lineno} {raised.id}")
+    assert bare == []

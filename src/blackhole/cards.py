@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from blackhole.errors import ArgumentError
+
 SUITS = "CDHS"
 SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 RED_SUITS = frozenset("DH")
@@ -42,22 +44,22 @@ def rank_text(rank: int) -> str:
 
 
 def parse_card(token: str) -> Card:
-    """Parse `AS`, `TH`, `10H`, `K♥`, `qd`. Raises ValueError with a short reason."""
+    """Parse `AS`, `TH`, `10H`, `K♥`, `qd`. Raises ArgumentError (a ValueError) with a short reason."""
     text = token.strip()
     if len(text) < 2:
-        raise ValueError("unknown card")
+        raise ArgumentError("unknown card")
     rank_part, suit_part = text[:-1].upper(), text[-1]
     suit = _SYMBOL_SUITS.get(suit_part, suit_part.upper())
     if suit not in SUITS:
-        raise ValueError("unknown suit in card")
+        raise ArgumentError("unknown suit in card")
     if rank_part in _LETTER_RANKS:
         rank = _LETTER_RANKS[rank_part]
     elif _is_number(rank_part) and not rank_part.startswith("0"):
         rank = int(rank_part)
         if rank == 1:
-            raise ValueError("unknown rank in card (write the ace as A)")
+            raise ArgumentError("unknown rank in card (write the ace as A)")
     else:
-        raise ValueError("unknown rank in card")
+        raise ArgumentError("unknown rank in card")
     return Card(rank, suit)
 
 

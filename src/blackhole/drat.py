@@ -79,7 +79,7 @@ from itertools import chain
 from pathlib import Path
 
 from blackhole.engines import DRAT_VARIABLE, ENGINES
-from blackhole.errors import BlackholeError
+from blackhole.errors import ArgumentError, BlackholeError
 
 __all__ = [
     "ENGINE_VARIABLE",
@@ -923,7 +923,7 @@ def c_engine_built() -> bool:
 def _engine(engine: str | None) -> str:
     choice = os.environ.get(ENGINE_VARIABLE, "auto") if engine is None else engine
     if choice not in ENGINES:
-        raise ValueError(f"unknown proof-check engine {choice!r} (choose from "
+        raise ArgumentError(f"unknown proof-check engine {choice!r} (choose from "
                          f"{', '.join(ENGINES)}; {ENGINE_VARIABLE} sets it)")
     return choice
 

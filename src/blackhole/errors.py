@@ -58,3 +58,17 @@ class InputError(BlackholeError):
 
 class InternalError(BlackholeError):
     """A cross-check failed: a backend answer the rules engine refuses, and the like."""
+
+
+class ArgumentError(InputError, ValueError):
+    """A bad argument to a library function (an unknown card, engine or bound). It is a
+    ValueError too, for callers that catch one."""
+
+
+class IllegalMove(BlackholeError, ValueError):
+    """A move the rules do not allow from the position at hand (a `Game`'s play, undo or
+    redo); a ValueError too."""
+
+
+class DecodeError(InternalError, ValueError):
+    """A solver's model that does not read back as one move per position."""

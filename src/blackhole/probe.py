@@ -71,7 +71,7 @@ from dataclasses import dataclass
 
 from blackhole.cards import rank_adjacent
 from blackhole.engines import ENGINES, PROBE_VARIABLE
-from blackhole.errors import InputError
+from blackhole.errors import ArgumentError, InputError
 from blackhole.problem import Problem
 
 # Nodes (moves tried, over all passes); a line is 51 moves. On pysol:1-1000 (877
@@ -235,7 +235,7 @@ def probe(problem: Problem, budget: int | None = None, *, engine: str | None = N
     thread may set (its first byte made non-zero) to end the search as out of budget,
     within a few milliseconds."""
     if stop is not None and len(stop) < 1:
-        raise ValueError("stop must hold at least one byte")
+        raise ArgumentError("stop must hold at least one byte")
     use = _engine(engine)
     if budget is None:
         budget = default_budget(engine)
@@ -560,7 +560,7 @@ def longest(problem: Problem, budget: int | None = None, *, engine: str | None =
     none), `seconds` and `stop` as for `probe`: at the limit, the longest line found and
     the bound shown so far, unproven. Both engines give the same Longest."""
     if stop is not None and len(stop) < 1:
-        raise ValueError("stop must hold at least one byte")
+        raise ArgumentError("stop must hold at least one byte")
     use = _engine(engine)
     began = time.perf_counter()
     bound = root_bound(problem)

@@ -24,7 +24,7 @@ from functools import cached_property
 
 from blackhole.cards import SUITS, Card, parse_card, rank_adjacent
 from blackhole.deal import Deal, Move, Position, position_of
-from blackhole.errors import InputError
+from blackhole.errors import IllegalMove, InputError
 
 
 @dataclass(frozen=True)
@@ -60,9 +60,9 @@ def play(deal: Deal, state: State, fan: int) -> State:
     """Move the top card of `fan` to the hole. Raises ValueError when that is illegal."""
     card = top_card(deal, state, fan)
     if card is None:
-        raise ValueError(f"fan {fan + 1} is empty")
+        raise IllegalMove(f"fan {fan + 1} is empty")
     if not fits(deal, card, state.hole):
-        raise ValueError(f"{card} is not rank-adjacent to {state.hole}")
+        raise IllegalMove(f"{card} is not rank-adjacent to {state.hole}")
     heights = list(state.heights)
     heights[fan] -= 1
     return State(tuple(heights), card)
@@ -294,7 +294,7 @@ class Game:
     def play(self, fan: int) -> Game:
         """Play the top card of `fan`; ValueError (with the reason) when it is illegal."""
         if not 0 <= fan < len(self.deal.fans):
-            raise ValueError(f"no such fan ({fan_name(fan, len(self.deal.fans))})")
+            raise IllegalMove(f"no such fan ({fan_name(fan, len(self.deal.fans))})")
         play(self.deal, self.state, fan)  # raises when illegal
         return Game(self.start, (*self.moves, fan), ())
 
@@ -304,7 +304,7 @@ class Game:
             if top == card:
                 return self.play(fan)
         judged = replay(self.position.deal, [card])
-        raise ValueError(judged.reason or f"{card} cannot be played")
+        raise IllegalMove(judged.reason or f"{card} cannot be played")
 
     @property
     def can_undo(self) -> bool:
@@ -316,12 +316,12 @@ class Game:
 
     def undo(self) -> Game:
         if not self.moves:
-            raise ValueError("nothing to undo")
+            raise IllegalMove("nothing to undo")
         return Game(self.start, self.moves[:-1], (*self.undone, self.moves[-1]))
 
     def redo(self) -> Game:
         if not self.undone:
-            raise ValueError("nothing to redo")
+            raise IllegalMove("nothing to redo")
         return Game(self.start, (*self.moves, self.undone[-1]), self.undone[:-1])
 
     def restart(self) -> Game:

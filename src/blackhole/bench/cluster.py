@@ -26,7 +26,7 @@ from distributed import Client, WorkerPlugin, as_completed, get_worker
 from blackhole.bench.plan import Task
 from blackhole.bench.pool import SandboxPool, failed
 from blackhole.bench.record import Record
-from blackhole.errors import InputError
+from blackhole.errors import ArgumentError, InputError
 
 PLUGIN = "blackhole-sandboxes"
 CONNECT_SECONDS = 10  # to reach the scheduler before giving up
@@ -85,7 +85,7 @@ def connect(address: str) -> Iterator[Client]:
     try:
         scheme, location = parse_address(address, strict=True)
         if scheme not in backends:
-            raise ValueError(f"unknown scheme {scheme!r}")
+            raise ArgumentError(f"unknown scheme {scheme!r}")
         host, port = parse_host_port(location) if scheme == "tcp" else (None, None)
     except (ValueError, TypeError) as error:
         raise InputError(f"not a Dask address {_ADDRESS_HINT}: {error}", "dask",

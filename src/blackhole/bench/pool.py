@@ -46,6 +46,7 @@ from typing import Any
 from blackhole.bench.plan import Task
 from blackhole.bench.record import Record
 from blackhole.bench.worker import HOST, TOOK, last_words, serve
+from blackhole.errors import InternalError
 
 _PRELOAD = ["blackhole.bench.worker"]  # imported once in the forkserver
 _QUEUED_BATCHES = 2  # batches a worker holds: one running, one waiting in its pipe
@@ -127,7 +128,7 @@ class SandboxPool:
         record: Future[Record] = Future()
         with self._lock:
             if self._closed:
-                raise RuntimeError("the sandbox pool is closed")
+                raise InternalError("the sandbox pool is closed")
             self._queue.append(_Job(task, limit, memory_mb, record, time.perf_counter()))
             queued = len(self._queue)
         # The manager needs waking only when the new task lets it hand out a batch it

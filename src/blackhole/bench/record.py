@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from blackhole.deal import Position
-from blackhole.errors import InputError
+from blackhole.errors import ArgumentError, InputError
 from blackhole.formats import json_shown, parse_json_position, position_json
 from blackhole.positions import load_position
 from blackhole.sources import generated_spec
@@ -66,9 +66,9 @@ class Record:
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
-            raise ValueError(f"verdict {self.verdict!r} is not one of {VERDICTS}")
+            raise ArgumentError(f"verdict {self.verdict!r} is not one of {VERDICTS}")
         if self.task not in TASKS:
-            raise ValueError(f"task {self.task!r} is not one of {TASKS}")
+            raise ArgumentError(f"task {self.task!r} is not one of {TASKS}")
 
     @property
     def key(self) -> tuple[str, str, str]:

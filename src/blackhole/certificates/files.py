@@ -26,7 +26,7 @@ from blackhole import drat
 from blackhole.backends import Verdict
 from blackhole.deal import Position
 from blackhole.encode import cnf
-from blackhole.errors import InputError
+from blackhole.errors import ArgumentError, InputError
 from blackhole.pipeline import Solution
 from blackhole.problem import build_problem
 from blackhole.version import installed_version
@@ -225,13 +225,13 @@ def read_manifest(facts: dict, board: str) -> frozenset[str] | str:
 
 def moves_of(facts: dict) -> tuple[str, ...]:
     """The moves a manifest or solution.json says reached its position; () for a deal.
-    Anything but a list of card names is an error (ValueError)."""
+    Anything but a list of card names is an ArgumentError (a ValueError)."""
     stated = facts.get("position")
     if stated is None:
         return ()
     moves = stated["moves"] if isinstance(stated, dict) else None
     if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
-        raise ValueError("the position's moves are no list of cards")
+        raise ArgumentError("the position's moves are no list of cards")
     return tuple(moves)
 
 

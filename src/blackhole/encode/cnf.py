@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 
 from blackhole.deadline import OutOfTime, check
 from blackhole.encode.layout import Domains, Layout, Lit, make_domains, make_layout, symmetry_cut
-from blackhole.errors import InputError, InternalError
+from blackhole.errors import ArgumentError, DecodeError, InputError, InternalError
 from blackhole.problem import Problem
 
 # position-5: the sequential counters are pysat's CardEnc clauses (the same clauses as
@@ -120,7 +120,7 @@ class Pool:
         if self._ids is None or len(self._ids) != len(keys):
             self._ids = {key: v for v, key in enumerate(keys, start=1)}
             if len(self._ids) != len(keys):
-                raise ValueError("two variables share a key")
+                raise InternalError("two variables share a key")
         return self._ids[key]
 
     def obj(self, var: int) -> tuple | None:
@@ -155,9 +155,9 @@ class Encoding:
     def filled_literal(self, k: int) -> int:
         """The literal "at least k cards are played" (1 <= k <= n), with optional positions."""
         if not self.optional:
-            raise ValueError("filled_literal needs an encoding with optional positions")
+            raise ArgumentError("filled_literal needs an encoding with optional positions")
         if not 1 <= k <= len(self.filled):
-            raise ValueError(f"at least {k} cards: k must be 1..{len(self.filled)}")
+            raise ArgumentError(f"at least {k} cards: k must be 1..{len(self.filled)}")
         return self.filled[k - 1]
 
     def at_least(self, k: int) -> Encoding:
@@ -182,7 +182,7 @@ class Encoding:
                 ended = ended or position
             else:
                 after = f" after the empty position {ended}" if ended else ""
-                raise ValueError(f"model places {len(placed)} cards at position {position}"
+                raise DecodeError(f"model places {len(placed)} cards at position {position}"
                                  + after)
         return tuple(order)
 
