@@ -44,7 +44,8 @@ def rank_text(rank: int) -> str:
 
 
 def parse_card(token: str) -> Card:
-    """Parse `AS`, `TH`, `10H`, `K♥`, `qd`. Raises ArgumentError (a ValueError) with a short reason."""
+    """Parse `AS`, `TH`, `10H`, `K♥`, `qd`. Raises ArgumentError (a ValueError) with a
+    short reason."""
     text = token.strip()
     if len(text) < 2:
         raise ArgumentError("unknown card")

@@ -10,6 +10,7 @@ from typing import Any
 
 from blackhole.bench.report import BestScores, Report
 from blackhole.errors import InputError
+from blackhole.extras import require
 
 _VERDICT_COLOURS = {"solved": "tab:green", "unsolvable": "tab:red", "unknown": "tab:gray",
                     "disputed": "black"}
@@ -19,6 +20,7 @@ _FLOOR = 1e-4  # seconds; the log axes start here
 def write_plots(report: Report, folder: Path | str) -> list[Path]:
     """A cactus plot; SAT against CP-SAT seconds per deal when both ran; a histogram of
     best scores when best-score runs ran. PNG and SVG each."""
+    require("bench", "matplotlib", "plots")
     target = Path(folder)
     try:
         target.mkdir(parents=True, exist_ok=True)

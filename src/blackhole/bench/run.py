@@ -25,6 +25,7 @@ from blackhole.bench.plan import DEFAULT_TIMEOUT, GRACE, Task, plan_tasks
 from blackhole.bench.record import Record, iter_results
 from blackhole.bench.report import Columns
 from blackhole.errors import InputError
+from blackhole.extras import require
 
 DEFAULT_MEMORY_MB = 4096  # address-space cap per worker during a task (RLIMIT_AS)
 DEFAULT_BATCH = 8  # tasks a sandbox worker is handed at once
@@ -127,6 +128,7 @@ def run_bench(specs: str | Sequence[str], backends: Sequence[str] | None = None,
     lines = Columns()
     with ExitStack() as stack:
         if dask:
+            require("bench", "distributed", "a run on a Dask cluster")
             from blackhole.bench import cluster
 
             client = stack.enter_context(cluster.connect(dask))

@@ -25,6 +25,7 @@ from blackhole.cli.guard import (
 from blackhole.cli.options import BudgetOption, JsonFlag
 from blackhole.cli.output import PIPED_WIDTH
 from blackhole.errors import InputError
+from blackhole.extras import require
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -202,6 +203,8 @@ def bench(
                              "--retry-unknown")
         if chunk is not None and dask is None:
             raise InputError("sets the deals per Dask task: add --dask", "--chunk")
+        if plots is not None:  # before the run, not after it
+            require("bench", "matplotlib", "plots")
         options = Options(timeout=timeout, workers=workers or 1, solver_cmd=solver_cmd,
                           proof_arg=proof_arg, budget=budget)
         try:

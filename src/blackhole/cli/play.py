@@ -18,10 +18,13 @@ def play(spec: Annotated[str | None, typer.Argument(
                              "symbols.")] = False) -> None:
     """Play a deal: a fan's letter (or a click) plays its top card; u undo, r redo,
     H hint, w coach, s save, N new deal, ? rules, Q quit."""
-    from blackhole.play.app import PlayApp
-    from blackhole.play.session import need_terminal
+    from blackhole.extras import require
 
     with user_errors():
+        require("play", "textual", "play")
+        from blackhole.play.app import PlayApp
+        from blackhole.play.session import need_terminal
+
         game = PlayApp(spec, after, ascii_only=ascii_only)
         need_terminal(sys.stdin, sys.stdout)
     game.run()
