@@ -115,7 +115,7 @@ def test_a_proof_asked_for_makes_the_refutation_sat_s(cores: str) -> None:
     assert lost.stats["stages"][0]["engine"] == "look"
     encoding = build_cnf(build_problem(load_deal("pysol:837")), DEFAULT_FEATURES)
     proof = drat.parse_proof("".join(line + "\n" for line in lost.proof))
-    assert drat.check_proof(encoding.num_vars, encoding.clauses, proof).ok
+    assert drat.check_proof(encoding.clauses, proof).ok
     won = solve(2, proof=True).result
     assert won.solver == "look" and won.proof is None
 

@@ -47,15 +47,15 @@ def c_core(clauses, proof) -> tuple[int, str, dict[str, float]]:
     return drat._c_check(variables(clauses, proof), clauses, proof, None)
 
 
-def check_proof(num_vars, clauses, proof, **options) -> CheckResult:
+def check_proof(clauses, proof, **options) -> CheckResult:
     """``drat.check_proof`` as the project runs it (the compiled core first, when
     built), after checking it against the pure-Python checker: the same verdict and
     reason; and the compiled core on its own accepts exactly the proofs the Python
     checker accepts without RAT or extension variables, with the same counts."""
-    result = drat.check_proof(num_vars, clauses, proof, **options)
+    result = drat.check_proof(clauses, proof, **options)
     if "deadline" in options or not drat.c_engine_built():
         return result
-    python = drat.check_proof(num_vars, clauses, proof, engine="python")
+    python = drat.check_proof(clauses, proof, engine="python")
     assert (result.ok, result.reason) == (python.ok, python.reason)
     assert python.engine == "python"
     if "proof variable" in python.reason:  # refused before either engine looks
@@ -244,7 +244,7 @@ def test_parse_binary_proof() -> None:
 
 def test_check_proof_rejects_literal_zero() -> None:
     with pytest.raises(DratError):
-        check_proof(2, [[1, 0, 2]], [])
+        check_proof([[1, 0, 2]], [])
 
 
 # --------------------------------------------------------------------------
@@ -253,7 +253,7 @@ def test_check_proof_rejects_literal_zero() -> None:
 
 
 def test_all_four_clauses_over_two_variables() -> None:
-    result = check_proof(2, ALL_2VARS, text(["1 0", "0"]))
+    result = check_proof(ALL_2VARS, text(["1 0", "0"]))
     assert result == CheckResult(ok=True)
     assert result.reason == ""
     assert result.stats["lemmas"] == 2
@@ -263,34 +263,34 @@ def test_all_four_clauses_over_two_variables() -> None:
 
 def test_all_four_clauses_removed_lemma_is_rejected() -> None:
     # Without "1 0" no clause is unit, so the empty clause is not RUP.
-    result = check_proof(2, ALL_2VARS, text(["0"]))
+    result = check_proof(ALL_2VARS, text(["0"]))
     assert not result.ok
     assert result.reason == "lemma 1 (line 1) is not RUP/RAT"
 
 
 def test_truncated_proofs_are_rejected() -> None:
     assert hopeless(ALL_2VARS, [])
-    result = check_proof(2, ALL_2VARS, [])
+    result = check_proof(ALL_2VARS, [])
     assert not result.ok
     assert result.reason == "proof does not derive the empty clause"
     php = pigeonhole(4, 3)
     truncated = text(PHP43_PROOF[:4])
     assert hopeless(php, truncated)
-    result = check_proof(12, php, truncated)
+    result = check_proof(php, truncated)
     assert result == CheckResult(ok=False, reason="proof does not derive the empty clause")
 
 
 def test_pigeonhole_3_into_2() -> None:
     # p(i, j) = 2i + j + 1.  Pigeon 0 in hole 0 forces pigeons 1 and 2 into hole 1.
     php = pigeonhole(3, 2)
-    assert check_proof(6, php, text(["-1 0", "0"])).ok
-    assert not check_proof(6, php, text(["0"])).ok
+    assert check_proof(php, text(["-1 0", "0"])).ok
+    assert not check_proof(php, text(["0"])).ok
 
 
 def test_pigeonhole_4_into_3() -> None:
     # p(i, j) = 3i + j + 1; the lemmas follow a small case split by hand.
     php = pigeonhole(4, 3)
-    result = check_proof(12, php, text(PHP43_PROOF))
+    result = check_proof(php, text(PHP43_PROOF))
     assert result.ok, result.reason
     # The last lemma before "0" already makes propagation fail.
     assert result.stats["core_lemmas"] == 5
@@ -301,7 +301,7 @@ def test_pigeonhole_4_into_3_removed_lemma_is_rejected() -> None:
     tampered = [step for step in PHP43_PROOF if step != "-1 0"]
     # Even keeping every other lemma, propagation reaches no conflict.
     assert hopeless(php, text(tampered))
-    result = check_proof(12, php, text(tampered))
+    result = check_proof(php, text(tampered))
     assert not result.ok
     assert result.reason == "lemma 5 (line 5) is not RUP/RAT"
 
@@ -311,11 +311,11 @@ FLIP_FORMULA = [[1, 3], [1, -3], [-1, 2, 4], [-1, 2, -4], [-1, -2, 5], [-1, -2, 
 
 
 def test_flipped_literal_is_rejected() -> None:
-    assert check_proof(5, FLIP_FORMULA, text(["1 0", "2 0", "0"])).ok
+    assert check_proof(FLIP_FORMULA, text(["1 0", "2 0", "0"])).ok
     # "-1 0": F has no units, so any conflict after it depends on it; assuming 1
     # propagates nothing (not RUP) and the resolvent (-1 3) with (1 3) is not RUP
     # either (not RAT).
-    result = check_proof(5, FLIP_FORMULA, text(["-1 0", "2 0", "0"]))
+    result = check_proof(FLIP_FORMULA, text(["-1 0", "2 0", "0"]))
     assert not result.ok
     assert result.reason == "lemma 1 (line 1) is not RUP/RAT"
 
@@ -326,7 +326,7 @@ RAT_FORMULA = [[-1, 2], [-1, -2], [1, 2, 3], [1, 2, -3], [1, -2, 4], [1, -2, -4]
 
 
 def test_rat_lemma_is_accepted() -> None:
-    result = check_proof(4, RAT_FORMULA, text(["1 0", "0"]))
+    result = check_proof(RAT_FORMULA, text(["1 0", "0"]))
     assert result.ok, result.reason
     assert result.stats["rat_lemmas"] == 1
 
@@ -334,28 +334,28 @@ def test_rat_lemma_is_accepted() -> None:
 def test_rat_needs_the_pivot_first() -> None:
     # (1 5) and (1 -5) are RAT on 1 (their resolvents with (-1 2), (-1 -2) are
     # RUP), and "1" follows from them by unit propagation.
-    result = check_proof(5, RAT_FORMULA, text(["1 5 0", "1 -5 0", "1 0", "0"]))
+    result = check_proof(RAT_FORMULA, text(["1 5 0", "1 -5 0", "1 0", "0"]))
     assert result.ok, result.reason
     assert result.stats["rat_lemmas"] == 2
     # Written with 5 first, (5 1) is still RAT (no clause holds -5) but (-5 1)
     # is not: its only resolvent on -5 is (1), which is not RUP.  "1" needs both.
-    result = check_proof(5, RAT_FORMULA, text(["5 1 0", "-5 1 0", "1 0", "0"]))
+    result = check_proof(RAT_FORMULA, text(["5 1 0", "-5 1 0", "1 0", "0"]))
     assert not result.ok
     assert result.reason == "lemma 2 (line 2) is not RUP/RAT"
 
 
 def test_lines_in_reason_skip_comments() -> None:
-    result = check_proof(2, ALL_2VARS, parse_proof("c a comment\n\n0\n"))
+    result = check_proof(ALL_2VARS, parse_proof("c a comment\n\n0\n"))
     assert result.reason == "lemma 1 (line 3) is not RUP/RAT"
     # A plain list has no line numbers: proof steps are counted instead.
-    result = check_proof(2, ALL_2VARS, [(True, [1, 2]), (False, [])])
+    result = check_proof(ALL_2VARS, [(True, [1, 2]), (False, [])])
     assert result.reason == "lemma 1 (proof step 2) is not RUP/RAT"
 
 
 def test_deleted_clause_is_not_used() -> None:
     # After deleting (1 -2), "1" is no longer RUP.
-    assert check_proof(2, ALL_2VARS, text(["1 0", "0"])).ok
-    result = check_proof(2, ALL_2VARS, text(["d 1 -2 0", "1 0", "0"]))
+    assert check_proof(ALL_2VARS, text(["1 0", "0"])).ok
+    result = check_proof(ALL_2VARS, text(["d 1 -2 0", "1 0", "0"]))
     assert not result.ok
     assert result.reason == "lemma 1 (line 2) is not RUP/RAT"
     assert result.stats["deletions"] == 1
@@ -363,31 +363,31 @@ def test_deleted_clause_is_not_used() -> None:
 
 def test_a_clause_written_twice_is_deleted_once_per_deletion() -> None:
     formula = [*ALL_2VARS, [3, 4, 5], [1, -2], [5, 4, 3]]
-    result = check_proof(5, formula, text(["d 3 4 5 0", "d 4 5 3 0", "d 1 -2 0", "1 0", "0"]))
+    result = check_proof(formula, text(["d 3 4 5 0", "d 4 5 3 0", "d 1 -2 0", "1 0", "0"]))
     assert result.ok and result.stats["ignored_deletions"] == 0
-    result = check_proof(5, formula, text(["d 1 -2 0", "d -2 1 0", "1 0", "0"]))
+    result = check_proof(formula, text(["d 1 -2 0", "d -2 1 0", "1 0", "0"]))
     assert result.reason == "lemma 1 (line 3) is not RUP/RAT"
-    result = check_proof(5, formula, text(["d 1 -2 0", "d -2 1 0", "d 1 -2 0", "1 0", "0"]))
+    result = check_proof(formula, text(["d 1 -2 0", "d -2 1 0", "d 1 -2 0", "1 0", "0"]))
     assert result.stats["ignored_deletions"] == 1 and not result.ok
 
 
 def test_a_literal_written_twice_counts_once() -> None:
     formula = [[1, 2, 2], [1, -2, 1], [-1, 2], [-1, -2, -2, -1], [3, 3, 4, 3, 5]]
-    result = check_proof(5, formula, text(["d 1 1 -2 2 0", "1 1 0", "d 5 4 3 0", "0"]))
+    result = check_proof(formula, text(["d 1 1 -2 2 0", "1 1 0", "d 5 4 3 0", "0"]))
     assert result.ok and result.stats["core_lemmas"] == 1
     assert result.stats["ignored_deletions"] == 1  # (1 2 -2) was never there
-    result = check_proof(5, formula, text(["d 1 -2 1 0", "1 1 0", "0"]))
+    result = check_proof(formula, text(["d 1 -2 1 0", "1 1 0", "0"]))
     assert result.reason == "lemma 1 (line 2) is not RUP/RAT"
 
 
 def test_deleting_unit_clauses_is_ignored() -> None:
     formula = [[1], [-1, 2], [-2, 3], [-3, -1]]
     # Unit propagation refutes the formula; the proof need not say anything.
-    assert check_proof(3, formula, text([])).ok
+    assert check_proof(formula, text([])).ok
     # With the unit (1), "2" is RUP; were its deletion honoured, it would not be.
     formula = [[1], [-1, 2, 3], [-1, 2, -3], [-1, -2, 4], [-1, -2, -4]]
     assert not up_conflict(formula)
-    result = check_proof(4, formula, text(["d 1 0", "2 0", "0"]))
+    result = check_proof(formula, text(["d 1 0", "2 0", "0"]))
     assert result.ok, result.reason
     assert result.stats["ignored_deletions"] == 1
 
@@ -397,44 +397,44 @@ def test_deleting_a_reason_clause_is_ignored() -> None:
     # ignored; "3" is RUP with 2 true, then 3 refutes the formula.
     formula = [[1], [-1, 2], [-2, 3, 4], [-2, 3, -4], [-3, 5], [-3, -5]]
     assert not up_conflict(formula)
-    result = check_proof(5, formula, text(["d -1 2 0", "3 0", "0"]))
+    result = check_proof(formula, text(["d -1 2 0", "3 0", "0"]))
     assert result.ok, result.reason
     assert result.stats["ignored_deletions"] == 1
     # Deleting a clause that is no reason takes effect: (-3 -5) is gone.
-    result = check_proof(5, formula, text(["d -3 -5 0", "3 0", "0"]))
+    result = check_proof(formula, text(["d -3 -5 0", "3 0", "0"]))
     assert result.reason == "lemma 2 (line 3) is not RUP/RAT"
     assert result.stats["ignored_deletions"] == 0
 
 
 def test_trivially_refuted_formula() -> None:
-    result = check_proof(2, [[1], [-1, 2], [-2]], [])
+    result = check_proof([[1], [-1, 2], [-2]], [])
     assert result.ok
     assert result.stats["trivial"] == 1
 
 
 def test_conflict_before_the_empty_clause_suffices() -> None:
     # "1" makes unit propagation fail, so the rest of the proof is not needed.
-    assert check_proof(2, ALL_2VARS, text(["1 0"] + ["d 1 2 0"] * 3)).ok
+    assert check_proof(ALL_2VARS, text(["1 0"] + ["d 1 2 0"] * 3)).ok
 
 
 def test_formula_with_empty_clause() -> None:
-    assert check_proof(1, [[1], []], []).ok
+    assert check_proof([[1], []], []).ok
 
 
 def test_formula_has_no_clauses() -> None:
-    result = check_proof(3, [], text(["0"]))
+    result = check_proof([], text(["0"]))
     assert result == CheckResult(ok=False, reason="formula has no clauses")
 
 
 def test_empty_clause_not_rup_when_no_conflict() -> None:
     # "2" is RUP, but the formula is satisfiable: the empty clause is not.
-    result = check_proof(2, [[1, 2], [-1, 2]], text(["2 0", "0"]))
+    result = check_proof([[1, 2], [-1, 2]], text(["2 0", "0"]))
     assert not result.ok
     assert result.reason == "lemma 2 (line 2) is not RUP/RAT"
 
 
 def test_result_is_frozen() -> None:
-    result = check_proof(2, ALL_2VARS, text(["1 0", "0"]))
+    result = check_proof(ALL_2VARS, text(["1 0", "0"]))
     with pytest.raises(AttributeError):
         result.ok = False  # type: ignore[misc]
 
@@ -460,7 +460,7 @@ def proofs() -> dict[str, Proof]:
 @pytest.mark.parametrize("name", sorted(UNSAT_CASES))
 def test_solver_proofs_are_accepted(name: str, proofs: dict[str, Proof]) -> None:
     clauses = UNSAT_CASES[name]
-    result = check_proof(num_vars_of(clauses), clauses, proofs[name])
+    result = check_proof(clauses, proofs[name])
     assert result.ok, result.reason
     assert result.stats["lemmas"] == len(lemmas_of(proofs[name]))
     assert 0 < result.stats["core_lemmas"] <= result.stats["lemmas"]
@@ -480,7 +480,7 @@ def test_truncated_solver_proof_is_rejected(name: str, proofs: dict[str, Proof])
         else:
             hi = mid - 1
     assert lo < len(proof)
-    result = check_proof(num_vars_of(clauses), clauses, proof[:lo])
+    result = check_proof(clauses, proof[:lo])
     assert not result.ok
     assert result.reason == "proof does not derive the empty clause"
 
@@ -490,7 +490,7 @@ def test_solver_proof_without_its_lemmas_is_rejected(name: str, proofs: dict[str
     clauses = UNSAT_CASES[name]
     tampered = [(d, lits) for d, lits in proofs[name] if d or not lits]
     assert hopeless(clauses, tampered)
-    result = check_proof(num_vars_of(clauses), clauses, tampered)
+    result = check_proof(clauses, tampered)
     assert not result.ok
     assert result.reason.endswith("is not RUP/RAT")
 
@@ -502,7 +502,7 @@ def test_proof_for_another_cnf_is_rejected(name: str, proofs: dict[str, Proof]) 
     # proof whatsoever can be valid for it.
     other = [c for i, c in enumerate(clauses) if i % 5]
     assert is_sat(other)
-    result = check_proof(num_vars_of(clauses), other, proofs[name])
+    result = check_proof(other, proofs[name])
     assert not result.ok
 
 
@@ -510,7 +510,7 @@ def test_satisfiable_formula_rejects_any_proof(proofs: dict[str, Proof]) -> None
     formula = random_3sat(100, 300, 11)
     assert is_sat(formula)
     for proof in [*proofs.values(), text(["0"]), text(["1 0", "-1 0", "0"])]:
-        result = check_proof(100, formula, proof)
+        result = check_proof(formula, proof)
         assert not result.ok
 
 
@@ -560,7 +560,7 @@ def test_flipped_literal_in_solver_proof_is_rejected(name: str, proofs: dict[str
     clauses = UNSAT_CASES[name]
     tampered = provably_broken_flip(clauses, list(proofs[name]))
     assert tampered is not None, "no provably broken flip found"
-    result = check_proof(num_vars_of(clauses), clauses, tampered)
+    result = check_proof(clauses, tampered)
     assert not result.ok
     assert result.reason.endswith("is not RUP/RAT")
 
@@ -617,7 +617,7 @@ def test_accepted_proofs_only_for_unsat_formulas(
     clauses: list[list[int]], proof: list[tuple[bool, list[int]]]
 ) -> None:
     """Soundness: whatever the proof, acceptance implies unsatisfiability."""
-    result = check_proof(5, clauses, proof)
+    result = check_proof(clauses, proof)
     if result.ok:
         assert not brute_force_sat(5, clauses)
 
@@ -631,7 +631,7 @@ def test_solver_proofs_of_small_unsat_formulas_are_accepted(clauses: list[list[i
     with Solver(name="g4", bootstrap_with=clauses, with_proof=True) as solver:
         assert solver.solve() is False
         proof = parse_proof("\n".join(solver.get_proof()))
-    result = check_proof(5, clauses, proof)
+    result = check_proof(clauses, proof)
     assert result.ok, result.reason
 
 
@@ -644,19 +644,19 @@ def test_a_deadline_stops_the_check_without_a_verdict() -> None:
     import time
 
     php = pigeonhole(4, 3)
-    result = check_proof(12, php, text(PHP43_PROOF), deadline=time.perf_counter() - 1)
+    result = check_proof(php, text(PHP43_PROOF), deadline=time.perf_counter() - 1)
     assert result.timed_out and not result.ok
     assert "time limit" in result.reason
-    assert check_proof(12, php, text(PHP43_PROOF), deadline=time.perf_counter() + 60).ok
+    assert check_proof(php, text(PHP43_PROOF), deadline=time.perf_counter() + 60).ok
 
 
 def test_a_variable_beyond_the_bound_is_rejected_before_any_work() -> None:
     # One new variable per lemma is allowed (extended resolution); a deletion brings none.
-    result = check_proof(2, ALL_2VARS, text(["d 100000000 0", "1 0", "0"]))
+    result = check_proof(ALL_2VARS, text(["d 100000000 0", "1 0", "0"]))
     assert not result.ok and "proof variable 100000000 is beyond" in result.reason
-    result = check_proof(2, ALL_2VARS, text(["3 0", "1 0", "0"]))
+    result = check_proof(ALL_2VARS, text(["3 0", "1 0", "0"]))
     assert result.ok  # variable 3 is new, and there are two lemmas
-    result = check_proof(2, ALL_2VARS, text(["6 0", "1 0", "0"]))
+    result = check_proof(ALL_2VARS, text(["6 0", "1 0", "0"]))
     assert not result.ok and "beyond the formula's 2 variables" in result.reason
 
 
@@ -706,7 +706,7 @@ def up_fails(clauses: list[list[int]], assumptions: list[int] = ()) -> bool:
 def test_the_black_hole_proof_is_accepted(black_hole_837) -> None:
     num_vars, clauses, proof = black_hole_837
     assert not up_fails(clauses)  # the formula alone is not refuted by propagation
-    result = check_proof(num_vars, clauses, proof)
+    result = check_proof(clauses, proof)
     assert result.ok and result.stats["core_lemmas"] >= 5
 
 
@@ -720,7 +720,7 @@ def test_a_black_hole_proof_for_a_solvable_deal_is_rejected(black_hole_837) -> N
     _, _, proof = black_hole_837
     other = cnf.build_cnf(build_problem(load_deal("pysol:2")), cnf.CERTIFY_FEATURES)
     assert is_sat(other.clauses)
-    result = check_proof(other.num_vars, other.clauses, proof)
+    result = check_proof(other.clauses, proof)
     assert not result.ok and result.reason
 
 
@@ -734,10 +734,10 @@ def test_a_black_hole_proof_cut_short_is_rejected(black_hole_837) -> None:
             lo = mid
         else:
             hi = mid - 1
-    result = check_proof(num_vars, clauses, proof[:lo])
+    result = check_proof(clauses, proof[:lo])
     assert result.reason == "proof does not derive the empty clause"
     # the same prefix ending in the empty clause: that one is not RUP there
-    result = check_proof(num_vars, clauses, [*proof[:lo], (False, [])])
+    result = check_proof(clauses, [*proof[:lo], (False, [])])
     assert not result.ok and result.reason.endswith("is not RUP/RAT")
 
 
@@ -766,10 +766,10 @@ def test_solver_proofs_never_refute_a_satisfiable_formula(seed, pick, mutation) 
     elif mutation == 3:
         proof.insert(pick % (len(proof) + 1), (True, list(clauses[pick % len(clauses)])))
     weaker = [c for i, c in enumerate(clauses) if i != drop % len(clauses)]
-    result = check_proof(9, weaker, proof)
+    result = check_proof(weaker, proof)
     if brute_force_sat(9, weaker):
         assert not result.ok
-    if check_proof(9, clauses, proof).ok:
+    if check_proof(clauses, proof).ok:
         assert not brute_force_sat(9, clauses)
 
 
@@ -795,7 +795,7 @@ def deal_837() -> tuple[int, list[list[int]], list[str]]:
 
 def test_a_deal_proof_is_accepted_and_its_work_counted(deal_837) -> None:
     num_vars, clauses, lines = deal_837
-    result = check_proof(num_vars, clauses, parse_proof_lines(lines))
+    result = check_proof(clauses, parse_proof_lines(lines))
     assert result.ok, result.reason
     assert result.stats["core_lemmas"] > 0 and result.stats["trivial"] == 0
     # every core lemma's check propagates at least its own negation
@@ -808,12 +808,12 @@ def test_a_deal_proof_without_its_lemmas_or_cut_short_is_rejected(deal_837) -> N
     proof = parse_proof_lines(lines)
     assert not up_conflict(clauses)  # the formula alone is not refuted
     without = Proof([(d, lits) for d, lits in proof if d or not lits])
-    result = check_proof(num_vars, clauses, without)
+    result = check_proof(clauses, without)
     assert not result.ok and result.reason.endswith("is not RUP/RAT")
     lemmas = [i for i, (d, lits) in enumerate(proof) if not d and lits]
     cut = Proof(proof[:lemmas[len(lemmas) // 2]])
     assert hopeless(clauses, cut)
-    result = check_proof(num_vars, clauses, cut)
+    result = check_proof(clauses, cut)
     assert result.reason == "proof does not derive the empty clause"
 
 
@@ -824,14 +824,14 @@ def test_stamps_used_up_start_again_without_changing_the_verdict(deal_837, monke
 
     num_vars, clauses, lines = deal_837
     proof = parse_proof_lines(lines)
-    plain = check_proof(num_vars, clauses, proof)
+    plain = check_proof(clauses, proof)
     monkeypatch.setattr(drat._Checker, "TOP", 4)
-    few = check_proof(num_vars, clauses, proof)
+    few = check_proof(clauses, proof)
     assert plain.ok and few.ok
     for key in ("core_lemmas", "rup_literals", "ignored_deletions"):
         assert few.stats[key] == plain.stats[key]
     broken = Proof([(d, lits) for d, lits in proof if d or not lits])
-    assert not check_proof(num_vars, clauses, broken).ok
+    assert not check_proof(clauses, broken).ok
 
 
 # --------------------------------------------------------------------------
@@ -851,7 +851,7 @@ def test_the_compiled_core_is_built_and_judges() -> None:
         pytest.skip(f"{NO_C_CORE} is set: a pure-Python install is intended")
     assert drat.c_engine_built(), "the compiled core of the checker was not built"
     php = pigeonhole(4, 3)
-    result = drat.check_proof(12, php, text(PHP43_PROOF), engine="auto")
+    result = drat.check_proof(php, text(PHP43_PROOF), engine="auto")
     assert result.ok and result.engine == "c" and result.stats["core_lemmas"] == 5
 
 
@@ -871,11 +871,11 @@ def deal_proof(number: int) -> tuple[int, list[list[int]], Proof]:
 @pytest.mark.parametrize("number", [1, 837, pytest.param(265, marks=pytest.mark.slow)])
 def test_the_engines_agree_on_black_hole_proofs(number) -> None:
     num_vars, clauses, proof = deal_proof(number)
-    python = drat.check_proof(num_vars, clauses, proof, engine="python")
+    python = drat.check_proof(clauses, proof, engine="python")
     assert python.ok and python.engine == "python"
     if not drat.c_engine_built():
         pytest.skip("no compiled core in this install")
-    c = drat.check_proof(num_vars, clauses, proof, engine="auto")
+    c = drat.check_proof(clauses, proof, engine="auto")
     assert c.ok and c.engine == "c"
     for key in (*COUNTS, "lemmas", "deletions", "rat_lemmas"):
         assert c.stats[key] == python.stats[key], key
@@ -888,12 +888,12 @@ def test_the_engines_agree_on_black_hole_proofs(number) -> None:
 def test_the_engine_is_chosen_by_argument_or_variable(monkeypatch) -> None:
     php = pigeonhole(4, 3)
     monkeypatch.setenv(drat.ENGINE_VARIABLE, "python")
-    assert drat.check_proof(12, php, text(PHP43_PROOF)).engine == "python"
-    assert drat.check_proof(12, php, text(PHP43_PROOF), engine="auto").engine == \
+    assert drat.check_proof(php, text(PHP43_PROOF)).engine == "python"
+    assert drat.check_proof(php, text(PHP43_PROOF), engine="auto").engine == \
         ("c" if drat.c_engine_built() else "python")
     monkeypatch.setenv(drat.ENGINE_VARIABLE, "fast")
     with pytest.raises(ValueError, match="unknown proof-check engine 'fast'"):
-        drat.check_proof(12, php, text(PHP43_PROOF))
+        drat.check_proof(php, text(PHP43_PROOF))
 
 
 def test_what_the_compiled_core_hands_over() -> None:
@@ -901,14 +901,14 @@ def test_what_the_compiled_core_hands_over() -> None:
     the Python checker, which judges them."""
     if not drat.c_engine_built():
         pytest.skip("no compiled core in this install")
-    result = drat.check_proof(4, RAT_FORMULA, text(["1 0", "0"]), engine="auto")
+    result = drat.check_proof(RAT_FORMULA, text(["1 0", "0"]), engine="auto")
     assert result.ok and result.engine == "python" and result.stats["rat_lemmas"] == 1
     assert result.stats["c_seconds"] >= 0
     assert c_core(RAT_FORMULA, text(["1 0", "0"]))[:2] == (
         drat._C_HANDOVER, "a core lemma is not RUP")
-    result = drat.check_proof(2, ALL_2VARS, text(["3 0", "1 0", "0"]), engine="auto")
+    result = drat.check_proof(ALL_2VARS, text(["3 0", "1 0", "0"]), engine="auto")
     assert result.ok and result.engine == "python"  # variable 3 is new: not for the core
-    result = drat.check_proof(2, ALL_2VARS, text(["0"]), engine="auto")
+    result = drat.check_proof(ALL_2VARS, text(["0"]), engine="auto")
     assert not result.ok and result.engine == "python" and "c_seconds" in result.stats
     for clauses, proof in [([[1, 2**40]], []), ([[1, "2"]], []), ([[1]], [(False, [1.5])]),
                            ([[1]], [(False, [1], 3)]), ([[1]], [None])]:
@@ -923,7 +923,7 @@ def test_the_compiled_core_stops_at_the_deadline() -> None:
     if not drat.c_engine_built():
         pytest.skip("no compiled core in this install")
     php = pigeonhole(4, 3)
-    result = drat.check_proof(12, php, text(PHP43_PROOF), deadline=time.perf_counter() - 1,
+    result = drat.check_proof(php, text(PHP43_PROOF), deadline=time.perf_counter() - 1,
                               engine="auto")
     assert result.timed_out and not result.ok and result.engine == "c"
     status, _, _ = drat._c_check(12, php, text(PHP43_PROOF), time.perf_counter() + 60)
@@ -979,7 +979,7 @@ def test_the_compiled_core_never_accepts_a_refutation_of_a_satisfiable_formula(
         status, note, _ = c_core(clauses, proof)
         assert status == drat._C_HANDOVER and note
         event(note)
-    assert not check_proof(6, clauses, proof).ok
+    assert not check_proof(clauses, proof).ok
 
 
 @settings(max_examples=300, deadline=None)
@@ -989,7 +989,7 @@ def test_the_engines_agree_on_random_resolution_proofs(clauses, moves) -> None:
     """Many of these formulas are unsatisfiable and many proofs valid: the compiled
     core accepts them with the Python checker's counts (`check_proof` above)."""
     proof = resolution_proof(clauses, moves)
-    result = check_proof(6, clauses, proof)
+    result = check_proof(clauses, proof)
     event(f"{result.engine} {'accepts' if result.ok else 'rejects'}")
     if result.ok:
         assert not brute_force_sat(6, clauses)

@@ -398,7 +398,7 @@ def test_a_proof_comes_back_with_an_unsatisfiable_answer(solver: str) -> None:
     assert result.verdict is Verdict.UNSOLVABLE and result.proof and result.solver == solver
     encoding = build_cnf(problem, CERTIFY_FEATURES)
     proof = drat.parse_proof("".join(line + "\n" for line in result.proof))
-    check = drat.check_proof(encoding.num_vars, encoding.clauses, proof)
+    check = drat.check_proof(encoding.clauses, proof)
     assert check.ok, check.reason
     assert SatBackend().solve(problem, Options()).proof is None
     solved = SatBackend().solve(build_problem(pysol(2)), Options(proof=True, solver=solver))

@@ -944,7 +944,6 @@ def _c_check(
 
 
 def check_proof(
-    num_vars: int,
     clauses: Sequence[Sequence[int]],
     proof: Sequence[tuple[bool, Sequence[int]]],
     *,
@@ -958,8 +957,8 @@ def check_proof(
     conflict depends on is RUP, or RAT on its first literal, with respect to
     the clauses active when it was added.
 
-    ``num_vars`` is the formula's declared variable count; the arrays are sized
-    by the variables the formula and the proof really use.  A proof variable
+    The arrays are sized by the variables the formula and the proof really use
+    (a DIMACS header's count is not needed).  A proof variable
     beyond the formula's plus one per lemma is rejected at once.  ``deadline``
     is a ``time.perf_counter()`` value; past it the result has ``timed_out``.
 
@@ -1025,7 +1024,7 @@ def check_files(cnf_path: str | Path, proof_path: str | Path, *,
     Files over ``MAX_CNF_BYTES`` / ``MAX_PROOF_BYTES`` raise DratError unread.
     """
     cnf = read_capped(cnf_path, MAX_CNF_BYTES)
-    num_vars, clauses = parse_dimacs(cnf.decode("latin-1"))
+    _, clauses = parse_dimacs(cnf.decode("latin-1"))
     proof = parse_any_proof(read_capped(proof_path, MAX_PROOF_BYTES))
-    return check_proof(num_vars, clauses, proof, deadline=deadline, engine=engine)
+    return check_proof(clauses, proof, deadline=deadline, engine=engine)
 

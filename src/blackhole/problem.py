@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from blackhole.cards import Card, adjacent_ranks, rank_adjacent
+from blackhole.cards import Card, adjacent_ranks
 from blackhole.deal import Deal
 from blackhole.errors import InputError
 
@@ -53,9 +53,6 @@ class Problem:
         fan = self.fans[self.fan_of[node]]
         index = fan.index(node) + step
         return fan[index] if 0 <= index < len(fan) else None
-
-    def adjacent(self, a: int, b: int) -> bool:
-        return rank_adjacent(self.rank[a], self.rank[b], self.modulus)
 
     def to_json(self) -> dict:
         return {

@@ -85,7 +85,7 @@ class ExternalBackend(Backend):
             answer, model = (None, []) if output is None else \
                 parse_answer(output, code, command, encoding.num_vars)
             if answer is False:
-                verdict = _checked_refutation(encoding.num_vars, encoding.clauses,
+                verdict = _checked_refutation(encoding.clauses,
                                               proof_path if asked else None, deadline, stats,
                                               who)
                 order = None
@@ -116,7 +116,7 @@ def proof_args(options: Options) -> list[str] | None:
     return args
 
 
-def _checked_refutation(num_vars: int, clauses: list[list[int]], proof_path: Path | None,
+def _checked_refutation(clauses: list[list[int]], proof_path: Path | None,
                         deadline: float | None, stats: dict, who: str) -> Verdict:
     """UNSOLVABLE once the solver's proof checks; UNKNOWN (why in stats) when there is no
     proof the check accepts."""
@@ -136,7 +136,7 @@ def _checked_refutation(num_vars: int, clauses: list[list[int]], proof_path: Pat
         return _unchecked(stats, f"{who} said UNSATISFIABLE but its proof is malformed: "
                                  f"{error}", "rejected")
     del data
-    check = drat.check_proof(num_vars, clauses, proof, deadline=deadline)
+    check = drat.check_proof(clauses, proof, deadline=deadline)
     stats["check_seconds"] = round(check.stats.get("seconds", 0.0), 6)
     if check.timed_out:
         return _unchecked(stats, "the solver said UNSATISFIABLE; the time ran out while its "

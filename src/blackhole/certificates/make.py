@@ -201,7 +201,7 @@ def _certify_in(staged: Path, deal: Deal, spec: str, folder: Path, board: str,
     if too_large:
         return Certificate(verdict=Verdict.UNKNOWN, reason=too_large, seconds=seconds, **base)
     if checker == "blackhole":
-        check = drat.check_proof(encoding.num_vars, encoding.clauses,
+        check = drat.check_proof(encoding.clauses,
                                  drat.parse_proof_lines(proof_lines), deadline=deadline)
         if check.timed_out:
             return Certificate(verdict=Verdict.UNKNOWN, reason="time limit reached while "
@@ -338,7 +338,7 @@ def _certify_best_in(staged: Path, position: Position, best: int, folder: Path, 
         return Certificate(verdict=Verdict.UNKNOWN, reason=too_large,
                            seconds=Seconds(encoded - began, solved - encoded), **base)
     if checker == "blackhole":
-        check = drat.check_proof(encoding.num_vars, encoding.clauses,
+        check = drat.check_proof(encoding.clauses,
                                  drat.parse_proof_lines(proof_lines))
     checked = time.perf_counter()
     cnf_bytes, proof_bytes = _write_statement(staged, encoding, proof_lines)

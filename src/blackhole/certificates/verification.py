@@ -207,7 +207,7 @@ def _verify_proof(folder: Path, checker: str) -> Verification:
         except (drat.DratError, UnicodeDecodeError) as error:
             return refused(f"{PROOF_FILE} is malformed: {error}")
         del proof_bytes
-        check = drat.check_proof(encoding.num_vars, encoding.clauses, proof)
+        check = drat.check_proof(encoding.clauses, proof)
     if not check.ok:
         return refused(check.reason, check)
     return Verification(True, claim, spec, "", label.how == "dealt", check, best=best,

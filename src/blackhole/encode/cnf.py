@@ -80,9 +80,6 @@ class Pool:
         self._keys: list[tuple] = []  # the keys of the blocks listed so far
         self._ids: dict[tuple, int] | None = None  # made on the first `id` call
 
-    def new(self, key: tuple) -> int:
-        return self.extend((key,)).start
-
     def extend(self, keys: Iterable[tuple]) -> range:
         """Make a variable for each key; their numbers, consecutive."""
         block = list(keys)

@@ -65,9 +65,6 @@ class Layout:
     def latest(self, card: int) -> int:
         return self.n - len(self.after[card])
 
-    def window(self, card: int) -> range:
-        return range(self.earliest(card), self.latest(card) + 1)
-
     def can_follow(self, u: int, v: int) -> bool:
         """May v be played right after u? Not if v must come before u, nor if some card
         must come between them."""
