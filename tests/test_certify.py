@@ -359,8 +359,8 @@ def test_the_timeout_bounds_the_whole_certificate(tmp_path) -> None:
 def test_a_check_out_of_time_is_unknown_not_a_verdict(tmp_path, monkeypatch) -> None:
     real = drat.check_proof
 
-    def late(num_vars, clauses, proof, *, deadline=None):
-        return real(num_vars, clauses, proof, deadline=time.perf_counter() - 1)
+    def late(clauses, proof, *, deadline=None):
+        return real(clauses, proof, deadline=time.perf_counter() - 1)
 
     monkeypatch.setattr(drat, "check_proof", late)
     cert = certify("pysol:837", tmp_path, timeout=60)
