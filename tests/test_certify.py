@@ -33,6 +33,7 @@ from blackhole.certificates.files import (
 from blackhole.certificates.make import check_choices
 from blackhole.cli import app
 from blackhole.deal import position_of
+from blackhole.drat import check as drat_check
 from blackhole.errors import InputError
 from blackhole.formats import board_text, parse_board
 from blackhole.pipeline import solve_deal
@@ -177,7 +178,7 @@ def test_both_engines_verify_a_certificate_alike(certificate_837, monkeypatch) -
     counts; the manifest says which engine judged it when it was made."""
     made = json.loads((certificate_837 / MANIFEST_FILE).read_text())["checker"]
     assert made == {"name": "blackhole", "ok": True, "reason": "", "engine": "c"
-                    if drat.c_engine_built() and drat._engine(None) == "auto" else "python"}
+                    if drat.c_engine_built() and drat_check._engine(None) == "auto" else "python"}
     monkeypatch.setenv(drat.ENGINE_VARIABLE, "auto")
     auto = verify(certificate_837).check
     monkeypatch.setenv(drat.ENGINE_VARIABLE, "python")

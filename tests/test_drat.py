@@ -29,6 +29,8 @@ from blackhole.drat import (
     parse_proof,
     parse_proof_lines,
 )
+from blackhole.drat import check as drat_check
+from blackhole.drat.python_engine import Checker
 
 # --------------------------------------------------------------------------
 # The checker under test: both engines, held to each other
@@ -44,7 +46,7 @@ def variables(clauses, proof) -> int:
 
 def c_core(clauses, proof) -> tuple[int, str, dict[str, float]]:
     """The compiled core alone: (status, why it handed over, counts)."""
-    return drat._c_check(variables(clauses, proof), clauses, proof, None)
+    return drat_check._c_check(variables(clauses, proof), clauses, proof, None)
 
 
 def check_proof(clauses, proof, **options) -> CheckResult:
@@ -62,14 +64,14 @@ def check_proof(clauses, proof, **options) -> CheckResult:
         return result
     status, note, counts = c_core(clauses, proof)
     extended = variables(clauses, []) < variables([], proof)  # check_proof keeps these
-    if status == drat._C_ACCEPT:
+    if status == drat_check._C_ACCEPT:
         assert python.ok, "the compiled core accepted a proof the Python checker rejects"
         assert {k: counts[k] for k in COUNTS} == {k: python.stats[k] for k in COUNTS}
     else:
-        assert status == drat._C_HANDOVER and note
+        assert status == drat_check._C_HANDOVER and note
         assert not python.ok or python.stats["rat_lemmas"] or extended, note
-    core_first = (options.get("engine") or drat._engine(None)) == "auto"
-    assert result.engine == ("c" if core_first and status == drat._C_ACCEPT and not extended
+    core_first = (options.get("engine") or drat_check._engine(None)) == "auto"
+    assert result.engine == ("c" if core_first and status == drat_check._C_ACCEPT and not extended
                              else "python")
     return result
 
@@ -820,12 +822,11 @@ def test_a_deal_proof_without_its_lemmas_or_cut_short_is_rejected(deal_837) -> N
 def test_stamps_used_up_start_again_without_changing_the_verdict(deal_837, monkeypatch) -> None:
     """With only a few stamps below TOP the RUP checks use them up many times over;
     starting again from 1 must keep every verdict and every count."""
-    from blackhole import drat
 
     num_vars, clauses, lines = deal_837
     proof = parse_proof_lines(lines)
     plain = check_proof(clauses, proof)
-    monkeypatch.setattr(drat._Checker, "TOP", 4)
+    monkeypatch.setattr(Checker, "TOP", 4)
     few = check_proof(clauses, proof)
     assert plain.ok and few.ok
     for key in ("core_lemmas", "rup_literals", "ignored_deletions"):
@@ -905,16 +906,17 @@ def test_what_the_compiled_core_hands_over() -> None:
     assert result.ok and result.engine == "python" and result.stats["rat_lemmas"] == 1
     assert result.stats["c_seconds"] >= 0
     assert c_core(RAT_FORMULA, text(["1 0", "0"]))[:2] == (
-        drat._C_HANDOVER, "a core lemma is not RUP")
+        drat_check._C_HANDOVER, "a core lemma is not RUP")
     result = drat.check_proof(ALL_2VARS, text(["3 0", "1 0", "0"]), engine="auto")
     assert result.ok and result.engine == "python"  # variable 3 is new: not for the core
     result = drat.check_proof(ALL_2VARS, text(["0"]), engine="auto")
     assert not result.ok and result.engine == "python" and "c_seconds" in result.stats
     for clauses, proof in [([[1, 2**40]], []), ([[1, "2"]], []), ([[1]], [(False, [1.5])]),
                            ([[1]], [(False, [1], 3)]), ([[1]], [None])]:
-        status, note, _ = drat._c_check(2, clauses, proof, None)
-        assert (status, note) == (drat._C_HANDOVER, "input the compiled core does not take")
-    assert drat._c_check(2, ALL_2VARS, text(["1 0", "0"]), None)[:2] == (drat._C_ACCEPT, "")
+        status, note, _ = drat_check._c_check(2, clauses, proof, None)
+        assert (status, note) == (drat_check._C_HANDOVER, "input the compiled core does not take")
+    accepted = drat_check._c_check(2, ALL_2VARS, text(["1 0", "0"]), None)[:2]
+    assert accepted == (drat_check._C_ACCEPT, "")
 
 
 def test_the_compiled_core_stops_at_the_deadline() -> None:
@@ -926,8 +928,8 @@ def test_the_compiled_core_stops_at_the_deadline() -> None:
     result = drat.check_proof(php, text(PHP43_PROOF), deadline=time.perf_counter() - 1,
                               engine="auto")
     assert result.timed_out and not result.ok and result.engine == "c"
-    status, _, _ = drat._c_check(12, php, text(PHP43_PROOF), time.perf_counter() + 60)
-    assert status == drat._C_ACCEPT
+    status, _, _ = drat_check._c_check(12, php, text(PHP43_PROOF), time.perf_counter() + 60)
+    assert status == drat_check._C_ACCEPT
 
 
 def resolution_proof(clauses: list[list[int]], moves) -> list[tuple[bool, list[int]]]:
@@ -977,7 +979,7 @@ def test_the_compiled_core_never_accepts_a_refutation_of_a_satisfiable_formula(
         proof[-1:-1] = [(False, [close]), (False, [-close])]
     if drat.c_engine_built():
         status, note, _ = c_core(clauses, proof)
-        assert status == drat._C_HANDOVER and note
+        assert status == drat_check._C_HANDOVER and note
         event(note)
     assert not check_proof(clauses, proof).ok
 

@@ -1,8 +1,8 @@
 /*
  * Compiled core of the project's DRUP checker (blackhole.drat).
  *
- * It runs the same algorithm as drat.py's _Checker, step for step and in the
- * same order (the forward pass, then the backward core-first RUP checks), over
+ * It runs the same algorithm as drat/python_engine.py's Checker, step for step
+ * and in the same order (the forward pass, then the backward core-first RUP checks), over
  * flat int arrays instead of Python lists, so the two engines count the same
  * core lemmas and the same RUP literals on every proof.  It may only ACCEPT: a
  * lemma that is not RUP (it may be RAT, or the proof may be wrong), a proof
@@ -158,7 +158,7 @@ static void poll(Ck *k)
 
 /* ------------------------------------------------------------------ propagation */
 
-/* Propagate trail[q:] to fixpoint, core first (as _Checker._propagate): 0, or the
+/* Propagate trail[q:] to fixpoint, core first (as Checker._propagate): 0, or the
  * conflict, a clause code c + K or the true literal t of a binary formula clause
  * (-t conf_lit) whose other literal is false. */
 static int32_t propagate(Ck *k, int32_t q)
@@ -286,7 +286,7 @@ static void unwatch_clause(Ck *k, int32_t c) { rewatch(k, c, drop); }
 
 /* Watch clause c (length >= 2) with its non-false literals first; return how many
  * there are (at most 2).  In the backward pass (pos set) a missing watch is the
- * false literal assigned last (as _Checker._attach). */
+ * false literal assigned last (as Checker._attach). */
 static int attach(Ck *k, int32_t c, int backward)
 {
     int32_t *cl = CL(k, c), size = k->len[c], i, t, s = k->stamp;
@@ -357,7 +357,7 @@ static void see(Ck *k, int32_t lit, int also_touched)
 }
 
 /* Mark as core every lemma behind the conflict conf (or 0) and the true literal
- * start (or 0), as _Checker._analyze. */
+ * start (or 0), as Checker._analyze. */
 static void analyze(Ck *k, int32_t conf, int32_t start)
 {
     int32_t n = k->n, K = k->K;
@@ -393,7 +393,7 @@ static void analyze(Ck *k, int32_t conf, int32_t start)
     }
 }
 
-/* Is lemma c implied by unit propagation on the active clauses? (_Checker._rup) */
+/* Is lemma c implied by unit propagation on the active clauses? (Checker._rup) */
 static int rup(Ck *k, int32_t c)
 {
     int32_t *cl = CL(k, c), size = k->len[c], s = k->stamp, base = k->tlen, i;
