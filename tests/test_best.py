@@ -23,9 +23,10 @@ from blackhole.cards import Card
 from blackhole.cli import app
 from blackhole.deal import Position
 from blackhole.errors import InputError
+from blackhole.game import Game
 from blackhole.pipeline import solve
 from blackhole.positions import load_position
-from blackhole.rules import Game, Outcome, replay
+from blackhole.rules import Outcome, replay
 
 from .conftest import EXAMPLES, ROOT
 

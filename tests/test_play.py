@@ -22,6 +22,7 @@ from blackhole.backends import Verdict
 from blackhole.cards import Card
 from blackhole.cli import app as cli
 from blackhole.errors import InternalError
+from blackhole.game import Game
 from blackhole.pipeline import solve
 from blackhole.play import engine
 from blackhole.play.app import (
@@ -36,7 +37,7 @@ from blackhole.play.app import (
 from blackhole.play.board import FAN_LETTERS, table_size
 from blackhole.play.session import review, save_text
 from blackhole.positions import load_position
-from blackhole.rules import Game, Outcome
+from blackhole.rules import Outcome
 
 from .conftest import ROOT
 

@@ -16,9 +16,10 @@ from blackhole.cli import app
 from blackhole.deal import Position, position_of
 from blackhole.errors import InputError
 from blackhole.formats import board_text, parse_board, parse_position_text, position_json
+from blackhole.game import Game
 from blackhole.pipeline import solve_deal
 from blackhole.positions import load_position, read_moves
-from blackhole.rules import Game, Outcome, initial_state, legal_moves, play, replay
+from blackhole.rules import Outcome, initial_state, legal_moves, play, replay
 from blackhole.sources import expand_specs, load_deal, random_deal
 
 from .conftest import EXAMPLES

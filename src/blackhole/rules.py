@@ -6,9 +6,10 @@ the hole's top card (wrapping K–A). With an empty foundation (All in a Row) th
 card is free. Every answer from every backend is replayed here before anyone sees it.
 
 It also holds what a player needs: the legal moves from a state, playing one, the
-outcome, the position a state stands for (`layout`, `advance`), and `Game`, a game in
-play with unlimited undo and redo. Messages number fans from 1, as `show` draws them;
-moves and JSON keep 0-based fan indexes, as black-hole-solve numbers its stacks.
+outcome, and the position a state stands for (`layout`, `advance`); a game in play, with
+undo and redo, is `blackhole.game.Game`, built on these. Messages number fans from 1, as
+`show` draws them; moves and JSON keep 0-based fan indexes, as black-hole-solve numbers
+its stacks.
 
 The engine stands on the deal model (`blackhole.deal`) alone. Reading a position with
 moves played on it (`--after`) uses the engine, so it sits above, in `blackhole.positions`.
@@ -20,10 +21,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import cached_property
 
 from blackhole.cards import SUITS, Card, parse_card, rank_adjacent
-from blackhole.deal import Deal, Move, Position, position_of
+from blackhole.deal import Deal, Move, Position
 from blackhole.errors import IllegalMove, InputError
 
 
@@ -226,112 +226,6 @@ def move_text(move: Card | Move) -> str:
     return f"fan {fan_name(move.fan, 10**9)}"
 
 
-# ---------------------------------------------------------------- a game in play
-
-
 def legal_cards(deal: Deal, state: State) -> list[Move]:
     """The legal moves now, with their 0-based fans, in fan order."""
     return [Move(top_card(deal, state, fan), fan) for fan in legal_moves(deal, state)]
-
-
-@dataclass(frozen=True)
-class Game:
-    """A game in play from a position, with unlimited undo and redo.
-
-    `moves` are the fans played since `start` (0-based); `undone` are moves taken back,
-    the next one to redo last. A Game never changes: `play`, `undo` and `redo` return a
-    new one, so keeping the old one is another way to undo. Playing a move clears the
-    redo list, as in every card game.
-    """
-
-    start: Position
-    moves: tuple[int, ...] = ()
-    undone: tuple[int, ...] = ()
-
-    @classmethod
-    def of(cls, position_or_deal: Position | Deal) -> Game:
-        if isinstance(position_or_deal, Deal):
-            return cls(position_of(position_or_deal))
-        return cls(position_or_deal)
-
-    @cached_property
-    def states(self) -> tuple[State, ...]:
-        """The state before each move and after the last one (len(moves) + 1)."""
-        deal = self.start.deal
-        states = [initial_state(deal)]
-        for fan in self.moves:
-            states.append(play(deal, states[-1], fan))
-        return tuple(states)
-
-    @property
-    def state(self) -> State:
-        return self.states[-1]
-
-    @property
-    def deal(self) -> Deal:
-        return self.start.deal
-
-    @property
-    def played(self) -> tuple[Card, ...]:
-        """The cards moved since the start position, in order."""
-        return tuple(state.hole for state in self.states[1:])
-
-    @property
-    def score(self) -> int:
-        """Cards moved since the start of the deal (out of `start.of`)."""
-        return self.start.moved + len(self.moves)
-
-    @property
-    def outcome(self) -> Outcome:
-        return outcome(self.deal, self.state)
-
-    def legal(self) -> list[Move]:
-        return legal_cards(self.deal, self.state)
-
-    def top(self, fan: int) -> Card | None:
-        return top_card(self.deal, self.state, fan)
-
-    def play(self, fan: int) -> Game:
-        """Play the top card of `fan`; ValueError (with the reason) when it is illegal."""
-        if not 0 <= fan < len(self.deal.fans):
-            raise IllegalMove(f"no such fan ({fan_name(fan, len(self.deal.fans))})")
-        play(self.deal, self.state, fan)  # raises when illegal
-        return Game(self.start, (*self.moves, fan), ())
-
-    def play_card(self, card: Card) -> Game:
-        """Play `card` if it is a top card that fits; ValueError otherwise."""
-        for top, fan in self.legal():
-            if top == card:
-                return self.play(fan)
-        judged = replay(self.position.deal, [card])
-        raise IllegalMove(judged.reason or f"{card} cannot be played")
-
-    @property
-    def can_undo(self) -> bool:
-        return bool(self.moves)
-
-    @property
-    def can_redo(self) -> bool:
-        return bool(self.undone)
-
-    def undo(self) -> Game:
-        if not self.moves:
-            raise IllegalMove("nothing to undo")
-        return Game(self.start, self.moves[:-1], (*self.undone, self.moves[-1]))
-
-    def redo(self) -> Game:
-        if not self.undone:
-            raise IllegalMove("nothing to redo")
-        return Game(self.start, (*self.moves, self.undone[-1]), self.undone[:-1])
-
-    def restart(self) -> Game:
-        """Back to the start, every move kept for redo."""
-        return Game(self.start, (), (*self.undone, *reversed(self.moves)))
-
-    @property
-    def position(self) -> Position:
-        """Where the game stands, as a Position (history grows when it was known)."""
-        start = self.start
-        known = len(start.history) == start.moved
-        return Position(layout(self.deal, self.state), self.score, start.of,
-                        start.history + self.played if known else ())

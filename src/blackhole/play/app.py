@@ -1,6 +1,6 @@
 """The terminal game: a Textual app over the rules engine and the hint engine.
 
-The rules engine (`blackhole.rules.Game`) decides every move, undo and redo; the hint
+The rules engine (through `blackhole.game.Game`) decides every move, undo and redo; the hint
 engine (`blackhole.play.engine`, over `blackhole.best`) answers hints, the coach and the
 end screen, in background threads so the screen never waits for it.
 """
@@ -23,9 +23,10 @@ from textual.timer import Timer
 from textual.widgets import Input, Static
 
 from blackhole.cards import Card
+from blackhole.game import Game
 from blackhole.play import board, engine
 from blackhole.play.session import Review, fresh_spec, review, save_path, save_text, start_game
-from blackhole.rules import Game, Outcome
+from blackhole.rules import Outcome
 
 REPLAY_STEP = 0.4  # seconds between two moves of a replayed best line
 

@@ -14,7 +14,7 @@ from rich.text import Text
 from blackhole.cards import Card
 from blackhole.deal import Deal
 from blackhole.errors import InputError
-from blackhole.rules import Game
+from blackhole.game import Game
 
 FAN_LETTERS = ascii_lowercase[:17]  # a..q: the keys that play the fans
 MAX_FAN_HEIGHT = 12  # rows a column may take and still fit 24 lines

@@ -11,9 +11,10 @@ from typing import Any
 from blackhole.cards import Card
 from blackhole.deal import Position
 from blackhole.errors import InputError
+from blackhole.game import Game
 from blackhole.play.board import check_fits
 from blackhole.positions import load_position, read_moves
-from blackhole.rules import Game, advance
+from blackhole.rules import advance
 
 SEEDS = 1_000_000  # fresh random deals are random:0 .. random:999999
 CARDS_PER_LINE = 17

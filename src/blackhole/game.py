@@ -1,0 +1,129 @@
+"""A game in play: a position, the moves made from it, and the moves taken back.
+
+Every move is checked by the rules engine (`blackhole.rules`), the one place the rules
+are written; a Game only keeps the history a player steps through.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from blackhole.cards import Card
+from blackhole.deal import Deal, Move, Position, position_of
+from blackhole.errors import IllegalMove
+from blackhole.rules import (
+    Outcome,
+    State,
+    fan_name,
+    initial_state,
+    layout,
+    legal_cards,
+    outcome,
+    play,
+    replay,
+    top_card,
+)
+
+
+@dataclass(frozen=True)
+class Game:
+    """A game in play from a position, with unlimited undo and redo.
+
+    `moves` are the fans played since `start` (0-based); `undone` are moves taken back,
+    the next one to redo last. A Game never changes: `play`, `undo` and `redo` return a
+    new one, so keeping the old one is another way to undo. Playing a move clears the
+    redo list, as in every card game.
+    """
+
+    start: Position
+    moves: tuple[int, ...] = ()
+    undone: tuple[int, ...] = ()
+
+    @classmethod
+    def of(cls, position_or_deal: Position | Deal) -> Game:
+        if isinstance(position_or_deal, Deal):
+            return cls(position_of(position_or_deal))
+        return cls(position_or_deal)
+
+    @cached_property
+    def states(self) -> tuple[State, ...]:
+        """The state before each move and after the last one (len(moves) + 1)."""
+        deal = self.start.deal
+        states = [initial_state(deal)]
+        for fan in self.moves:
+            states.append(play(deal, states[-1], fan))
+        return tuple(states)
+
+    @property
+    def state(self) -> State:
+        return self.states[-1]
+
+    @property
+    def deal(self) -> Deal:
+        return self.start.deal
+
+    @property
+    def played(self) -> tuple[Card, ...]:
+        """The cards moved since the start position, in order."""
+        return tuple(state.hole for state in self.states[1:])
+
+    @property
+    def score(self) -> int:
+        """Cards moved since the start of the deal (out of `start.of`)."""
+        return self.start.moved + len(self.moves)
+
+    @property
+    def outcome(self) -> Outcome:
+        return outcome(self.deal, self.state)
+
+    def legal(self) -> list[Move]:
+        return legal_cards(self.deal, self.state)
+
+    def top(self, fan: int) -> Card | None:
+        return top_card(self.deal, self.state, fan)
+
+    def play(self, fan: int) -> Game:
+        """Play the top card of `fan`; ValueError (with the reason) when it is illegal."""
+        if not 0 <= fan < len(self.deal.fans):
+            raise IllegalMove(f"no such fan ({fan_name(fan, len(self.deal.fans))})")
+        play(self.deal, self.state, fan)  # raises when illegal
+        return Game(self.start, (*self.moves, fan), ())
+
+    def play_card(self, card: Card) -> Game:
+        """Play `card` if it is a top card that fits; ValueError otherwise."""
+        for top, fan in self.legal():
+            if top == card:
+                return self.play(fan)
+        judged = replay(self.position.deal, [card])
+        raise IllegalMove(judged.reason or f"{card} cannot be played")
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self.moves)
+
+    @property
+    def can_redo(self) -> bool:
+        return bool(self.undone)
+
+    def undo(self) -> Game:
+        if not self.moves:
+            raise IllegalMove("nothing to undo")
+        return Game(self.start, self.moves[:-1], (*self.undone, self.moves[-1]))
+
+    def redo(self) -> Game:
+        if not self.undone:
+            raise IllegalMove("nothing to redo")
+        return Game(self.start, (*self.moves, self.undone[-1]), self.undone[:-1])
+
+    def restart(self) -> Game:
+        """Back to the start, every move kept for redo."""
+        return Game(self.start, (), (*self.undone, *reversed(self.moves)))
+
+    @property
+    def position(self) -> Position:
+        """Where the game stands, as a Position (history grows when it was known)."""
+        start = self.start
+        known = len(start.history) == start.moved
+        return Position(layout(self.deal, self.state), self.score, start.of,
+                        start.history + self.played if known else ())
