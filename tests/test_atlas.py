@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from blackhole.atlas import build_atlas, lookup, read_atlas, shipped_path, write_atlas
+from blackhole.atlas import lookup, read_atlas, shipped_path
+from blackhole.atlas_build import build_atlas, write_atlas
 from blackhole.backends import Options, Verdict
 from blackhole.bench import run_bench
 from blackhole.best import best_position

@@ -58,7 +58,7 @@ def atlas_build(
     """Build an atlas file from bench results: every deal of the range won, lost (with
     its proven best score where a best run gave one) or unsettled. Exit 3 when some deal
     of the range is unsettled, 4 when two lines contradict each other."""
-    from blackhole.atlas import build_atlas, write_atlas, write_lost_list
+    from blackhole.atlas_build import build_atlas, write_atlas, write_lost_list
 
     with user_errors():
         built = build_atlas(results, first, last)
