@@ -34,8 +34,8 @@ from pathlib import Path
 
 from blackhole.atlas import read_atlas, spec_of
 from blackhole.backends import Verdict
-from blackhole.best import best_score, certify_best
-from blackhole.certificates import certify, verify
+from blackhole.best import best_score
+from blackhole.certificates import certify, certify_found, verify
 from blackhole.deal import position_of
 from blackhole.sources import load_deal
 
@@ -63,7 +63,7 @@ def one(job: tuple[str, int, str, float]) -> dict:
     if found.best != best or not found.proven:
         row["best"] = {"verdict": "differs", "found": found.best, "proven": found.proven}
         return row
-    cert = certify_best(found, start, folder / "best", spec=spec)
+    cert = certify_found(found, start, folder / "best", spec=spec)
     if cert is None or not cert.certified:
         row["best"] = {"verdict": "not certified", "reason": cert.reason if cert else ""}
         return row

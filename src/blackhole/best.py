@@ -23,8 +23,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from blackhole.backends import BestResult, Options, choose, make_backend
 from blackhole.cards import Card
@@ -35,9 +34,6 @@ from blackhole.positions import as_position
 from blackhole.probe import probe, quick_budget
 from blackhole.problem import Problem, build_problem
 from blackhole.rules import Move, Outcome, Replay, as_moves, legal_cards, move_text, replay
-
-if TYPE_CHECKING:
-    from blackhole.certificates import Certificate
 
 # Hints and analyses: the SAT solver and the features of its optional-position CNF.
 # No symmetry breaking: it keeps some longest line, not every one, and a hint asks for
@@ -142,32 +138,6 @@ def judged(position: Position, problem: Problem, found: BestResult) -> Best:
     return Best(position.moved + len(moves), position.of, found.proven,
                 position.moved + found.upper_bound, moves, found.backend, found.solver,
                 found.seconds, found.stats, position.moved, played)
-
-
-def certify_best(found: Best, position: Position, folder: Path,
-                 spec: str = "") -> Certificate | None:
-    """Write the optimality certificate of a proven best score below a win to `folder`
-    (`blackhole.certificates.certify_best`: the CNF "at least best+1 cards are scored
-    from this position", its checked DRUP proof and a manifest that `verify` reads).
-    A win's certificate is its line, as `certify` writes a solvable deal's
-    (`certificates.certify_win`: deal.board and solution.json). A best not proven is an
-    InputError: there is nothing to certify."""
-    from blackhole import certificates
-
-    if not found.proven:
-        raise InputError("the best score was not proven (the limit came first): nothing to "
-                         "certify", "certify", token=str(folder))
-    if found.won:
-        return certificates.certify_win(position, found.moves, folder, spec=spec, facts={
-            "backend": found.backend, "solver": found.solver,
-            "seconds": round(found.seconds, 6)})
-    try:
-        return certificates.certify_best(position, found.best, folder, spec=spec)
-    except InputError as error:
-        if error.source == "best":  # a line that scores more: our proven best is wrong
-            raise InternalError(f"{found.backend}/{found.solver}: proven best "
-                                f"{found.best}, but {error.detail}") from None
-        raise
 
 
 # ---------------------------------------------------------------- the hint engine

@@ -8,7 +8,8 @@ or a solvable deal's winning moves (`files` names them). The modules, from the b
     files         the names, the manifest and `Certificate`; readers shared by the rest
     place         made aside, renamed into place only when complete and checked
     labels        the deal a certificate names, and how that name is checked
-    make          `certify`, `certify_best`, `certify_win`: encode, solve, check, write
+    make          `certify`, `certify_best`, `certify_win`, `certify_found`: encode,
+                  solve, check, write
     batch         many deals: planned before any work, in worker processes, resumed
     verification  `verify`: re-derive the CNF from the deal, check hashes and the proof
 
@@ -16,7 +17,8 @@ The proof checker itself is `blackhole.drat`, which shares no code with any solv
 """
 
 from blackhole.certificates.files import Certificate
-from blackhole.certificates.make import certify, certify_best, certify_win
+from blackhole.certificates.make import certify, certify_best, certify_found, certify_win
 from blackhole.certificates.verification import Verification, verify
 
-__all__ = ["Certificate", "Verification", "certify", "certify_best", "certify_win", "verify"]
+__all__ = ["Certificate", "Verification", "certify", "certify_best", "certify_found",
+           "certify_win", "verify"]

@@ -8,7 +8,8 @@ proof-logging pysat solver (the `sat` backend's) refute it, and checks the proof
 against the CNF it built from the deal. A solvable deal gets `solution.json` instead,
 its winning moves replayed by the rules engine. `certify_best` writes the same kind of
 folder for a best score (the CNF "at least best+1 cards are scored from this position"),
-and `certify_win` a won position's line.
+`certify_win` a won position's line, and `certify_found` whichever of the two a proven
+`blackhole.best.Best` asks for.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from blackhole import drat
 from blackhole.backends import Options, Result, Verdict
@@ -54,6 +55,9 @@ from blackhole.pipeline import decode, solution_json
 from blackhole.problem import build_problem
 from blackhole.rules import replay
 from blackhole.sources import load_deal
+
+if TYPE_CHECKING:
+    from blackhole.best import Best
 
 DEFAULT_SOLVER = "glucose4"  # any of the sat backend's PROOF_SOLVERS, by any alias
 
@@ -385,3 +389,27 @@ def certify_win(position: Position, line: Sequence[tuple[Card, int]],
                                  board=board, solver=str((facts or {}).get("solver", "")),
                                  moved=position.moved, history=history)
     return aside.cert
+
+
+def certify_found(found: Best, position: Position, folder: str | os.PathLike[str],
+                  spec: str = "") -> Certificate:
+    """The certificate of a best score `blackhole.best.best_score` found and proved:
+    below a win, its optimality certificate (`certify_best`: the CNF "at least best+1
+    cards are scored from this position", its checked DRUP proof and a manifest that
+    `verify` reads); a win's is its line, as `certify` writes a solvable deal's
+    (`certify_win`: deal.board and solution.json). A best not proven is an InputError:
+    there is nothing to certify."""
+    if not found.proven:
+        raise InputError("the best score was not proven (the limit came first): nothing to "
+                         "certify", "certify", token=str(folder))
+    if found.won:
+        return certify_win(position, found.moves, folder, spec=spec, facts={
+            "backend": found.backend, "solver": found.solver,
+            "seconds": round(found.seconds, 6)})
+    try:
+        return certify_best(position, found.best, folder, spec=spec)
+    except InputError as error:
+        if error.source == "best":  # a line that scores more: our proven best is wrong
+            raise InternalError(f"{found.backend}/{found.solver}: proven best "
+                                f"{found.best}, but {error.detail}") from None
+        raise

@@ -64,7 +64,8 @@ def best(
     from the start of the deal (51 is a win), with one line that reaches it, replayed by
     the rules engine. Exit 0 when proven optimal, 3 when the limit came first (or the
     certificate asked for could not be written: its proof would be too large)."""
-    from blackhole.best import best_position, certify_best, choose_best
+    from blackhole.best import best_position, choose_best
+    from blackhole.certificates import certify_found
 
     with user_errors():
         name, options = choose_best(backend, timeout, solver=solver, workers=workers,
@@ -77,7 +78,7 @@ def best(
         cert = None
         if certify is not None and found.proven:
             with working(f"certifying the best score of {spec}"):
-                cert = certify_best(found, position, certify, spec)
+                cert = certify_found(found, position, certify, spec)
     if as_json:
         data = found.to_json(spec, position.after)
         if certify is not None:
