@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from blackhole.bench import read_results
 from blackhole.bench.plots import write_plots
-from blackhole.bench.report import quantile, summarize, wilson_interval
+from blackhole.bench.report import summarize
+from blackhole.bench.stats import quantile, wilson_interval
 from blackhole.errors import InputError
 from blackhole.formats import deal_json
 from blackhole.sources import load_deal

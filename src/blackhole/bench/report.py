@@ -1,5 +1,7 @@
-"""Summaries and statistics of a bench results file (one `Record` per line); the plots
-are in `blackhole.bench.plots`.
+"""The report of a bench results file (one `Record` per line): what it holds per backend
+and across backends. Each line is checked first (`blackhole.bench.checks`), the statistics
+are in `blackhole.bench.stats`, the tables and the JSON document in
+`blackhole.bench.render`, the plots in `blackhole.bench.plots`.
 
 Per backend: verdict counts, the time spent per deal (median, p90, p99, max, total; a
 deal given up counts at the time it was given up), the engines that answered (a record's
@@ -15,143 +17,24 @@ The file is read once, one line at a time: each line is checked, and only a few 
 of it are kept (`Columns`: its verdict, seconds, engine and best score, never its
 moves): about 230 bytes a deal, where the report held some 17 kB a line before.
 
-Nothing in a results file is taken on trust, whoever wrote it: each line's claims are
-checked against its deal (dealt again, or read from the line's own board) before they
-count. A line whose claims fail is counted as an error, saying why.
+Nothing in a results file is taken on trust, whoever wrote it: a line whose claims fail
+its check is counted as an error, saying why.
 """
 
 from __future__ import annotations
 
 import heapq
-import json
 import math
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from blackhole.bench.record import SETTLED, VERDICTS, Record, position_of_record
-from blackhole.cards import parse_card
-from blackhole.deal import Position
-from blackhole.errors import InputError
-from blackhole.rules import Move, Outcome, replay
-from blackhole.sources import generated_spec
-
-PUBLISHED_SOLVABLE = 869_413  # of the first 1,000,000 PySolFC deals
-PUBLISHED_DEALS = 1_000_000
-Z95 = 1.959963984540054  # the normal quantile for a two-sided 95% interval
-_STANDARD_SOURCES = ("pysol", "random")  # deals from the standard game's shuffles
-
-
-# ---------------------------------------------------------------- checking each line
-
-
-def checked(record: Record) -> Record:
-    """The record when its claims hold, else the same line as an error saying why.
-
-    A "solved" line must carry moves that win its deal. A best-score line must carry
-    legal moves that score exactly its `best`, within its upper bound; its verdict must
-    fit (solved: the best is a win; unsolvable: a proven best short of one).
-    """
-    if record.verdict not in SETTLED and record.best is None:
-        return record
-    if record.verdict == "unsolvable" and record.task == "solve":
-        return record  # a claim of no solution is checked by comparing backends
-    try:
-        position = _position(record)
-    except InputError as error:
-        return record.with_error(f"its deal cannot be derived again: {error}")
-    moves = []
-    for card, fan in record.moves:
-        try:
-            moves.append(Move(card=parse_card(card), fan=fan))
-        except ValueError as error:
-            return record.with_error(f"its moves cannot be replayed ({error}: {card[:12]!r})")
-    judged = replay(position.deal, moves)
-    if record.task == "solve":
-        if judged.won:
-            return record
-        return record.with_error("solved, but its moves do not win: "
-                                 + judged.describe(position.moved, position.of))
-    return _checked_best(record, position, judged.outcome, position.moved + judged.played)
-
-
-def _checked_best(record: Record, position: Position, outcome: Outcome, score: int) -> Record:
-    if outcome is Outcome.ILLEGAL:
-        return record.with_error("its best line is illegal")
-    if record.best is None:
-        return record.with_error(f"{record.verdict}, but it gives no best score")
-    if score != record.best:
-        return record.with_error(f"claims best {record.best}, but its moves score {score}")
-    bound = record.upper_bound
-    if bound is not None and (bound < record.best or bound > position.of):
-        return record.with_error(f"upper bound {bound} outside {record.best}..{position.of}")
-    if record.proven and bound is not None and bound != record.best:
-        return record.with_error(f"proven, but its upper bound {bound} is not its best")
-    won = record.best == position.of
-    if record.verdict == "solved" and not won:
-        return record.with_error(f"solved, but its best is {record.best} of {position.of}")
-    if record.verdict == "unsolvable" and (won or not record.proven):
-        return record.with_error(f"unsolvable, but its best {record.best} of {position.of} "
-                                 + ("is a win" if won else "is not proven"))
-    return record
-
-
-def _position(record: Record) -> Position:
-    """The record's deal, derived once per (deal, board) however many lines name it."""
-    board = None if record.board is None else json.dumps(record.board, sort_keys=True)
-    return _derived(record.deal, board)
-
-
-@lru_cache(maxsize=1024)  # a deal's lines come close together; a million would not fit
-def _derived(deal: str, board: str | None) -> Position:
-    return position_of_record(Record(deal, "", "unknown", 0.0,
-                                     board=None if board is None else json.loads(board)))
-
-
-# ---------------------------------------------------------------- statistics
-
-
-def quantile(values: Sequence[float], q: float) -> float | None:
-    """The q-quantile by linear interpolation between order statistics (numpy's default,
-    `statistics.quantiles(method="inclusive")`); None for no values."""
-    return _quantile_sorted(sorted(values), q)
-
-
-def _quantile_sorted(ordered: Sequence[float], q: float) -> float | None:
-    if not ordered:
-        return None
-    position = q * (len(ordered) - 1)
-    low = math.floor(position)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
-
-
-def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval for a binomial proportion; (0, 1) for no trials."""
-    if trials == 0:
-        return 0.0, 1.0
-    p = successes / trials
-    scale = 1 + z * z / trials
-    centre = (p + z * z / (2 * trials)) / scale
-    half = z / scale * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials))
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
-def deal_source(spec: str) -> str:
-    """pysol, pysol:all-in-a-row (another game: not the published figure's), random,
-    random:any, random:ranks=R, or file."""
-    try:
-        dealt = generated_spec(spec)
-    except InputError:
-        dealt = None  # a name a results file holds but no spec parses: counted as a file
-    if dealt is None:
-        return "file"
-    kind, _, variant = dealt
-    return f"{kind}:{variant}" if variant else kind
+from blackhole.bench.checks import checked, derived_position
+from blackhole.bench.record import VERDICTS, Record
+from blackhole.bench.stats import Solvability, deal_source, quantile_sorted, solvability
 
 
 def run_name(record: Record) -> str:
@@ -199,20 +82,6 @@ class Disagreement:
     solved_by: list[str]
     unsolvable_by: list[str]
     best: dict[str, int] = field(default_factory=dict)  # run → its best, when in dispute
-
-
-@dataclass(frozen=True)
-class Solvability:
-    source: str  # pysol, pysol:all-in-a-row, random, random:any, ..., or file
-    deals: int
-    solvable: int
-    unsolvable: int
-    unsettled: int  # unknown everywhere, errors, or disputed
-    fraction: float | None  # solvable / (solvable + unsolvable)
-    low: float  # 95% Wilson interval
-    high: float
-    published: float | None  # 869413 / 1e6, for the standard game's deals
-    published_inside: bool | None
 
 
 @dataclass(frozen=True)
@@ -359,7 +228,7 @@ class Columns:
         line = checked(record) if check else record
         of = None
         if line.task == "best" and line.verdict != "error" and line.best is not None:
-            of = _position(line).of
+            of = derived_position(line).of
         self.add(line, of)
 
     def add(self, record: Record, of: int | None = None) -> None:
@@ -524,7 +393,7 @@ def report_of(columns: Columns, results: str = "") -> Report:
     backends = [_backend_summary(columns, run, fastest[run.number]) for run in runs]
     return Report(results, columns.records, columns.records - columns.keys,
                   len(columns.deals), backends, disagreements, errors,
-                  _solvability(verdicts), best, columns)
+                  solvability(verdicts), best, columns)
 
 
 def _disputed(scored: list[_Run], deal: int) -> bool:
@@ -564,8 +433,8 @@ def _backend_summary(columns: Columns, run: _Run, fastest: int) -> BackendSummar
                for deal in heapq.nlargest(SLOWEST, deals, key=run.seconds.__getitem__)]
     return BackendSummary(run.backend, run.task, len(deals), counts["solved"],
                           counts["unsolvable"], counts["unknown"], counts["error"],
-                          _quantile_sorted(times, 0.5), _quantile_sorted(times, 0.9),
-                          _quantile_sorted(times, 0.99), times[-1] if times else None,
+                          quantile_sorted(times, 0.5), quantile_sorted(times, 0.9),
+                          quantile_sorted(times, 0.99), times[-1] if times else None,
                           math.fsum(times), fastest, dict(named), slowest)
 
 
@@ -573,123 +442,3 @@ def engine_of(record: Record) -> str:
     """The engine that answered a line: its `solver` (look, glucose4, cp-sat:inverse, ...),
     else its backend label (a line written without one)."""
     return record.solver or record.backend
-
-
-def _solvability(groups: dict[str, Counter[str]]) -> list[Solvability]:
-    out = []
-    for source in sorted(groups):
-        verdicts = groups[source]
-        solvable, unsolvable = verdicts["solved"], verdicts["unsolvable"]
-        settled = solvable + unsolvable
-        low, high = wilson_interval(solvable, settled)
-        standard = source in _STANDARD_SOURCES
-        published = PUBLISHED_SOLVABLE / PUBLISHED_DEALS if standard else None
-        inside = None if published is None or not settled else low <= published <= high
-        deals = verdicts.total()
-        out.append(Solvability(source, deals, solvable, unsolvable, deals - settled,
-                               solvable / settled if settled else None, low, high,
-                               published, inside))
-    return out
-
-
-# ---------------------------------------------------------------- tables (built, not printed)
-
-
-def tables(report: Report) -> list[Any]:
-    """Rich renderables for the report: tables (backends, slowest deals, solvability, best
-    scores), each after a line of its title, then a line per disagreement and per error."""
-    from rich.text import Text
-
-    def secs(value: float | None) -> str:
-        return "-" if value is None else f"{value:.3f}"
-
-    out: list[Any] = []
-    main = _table(out, f"{report.deals} deals, {report.records} results"
-                  + (f" ({report.duplicates} superseded)" if report.duplicates else "")
-                  + "; seconds per task")
-    for column in ("backend", "solved", "unsolv", "unknown", "error", "median", "p90", "p99",
-                   "max", "total", "fastest", "answered by"):
-        main.add_column(column, justify="left" if column in ("backend", "answered by")
-                        else "right",
-                        min_width=len(column), no_wrap=True)
-    for b in report.backends:
-        name = b.backend if b.task == "solve" else f"{b.backend} (best)"
-        main.add_row(name, str(b.solved), str(b.unsolvable), str(b.unknown),
-                     Text(str(b.error), style="red" if b.error else ""), secs(b.median),
-                     secs(b.p90), secs(b.p99), secs(b.max), f"{b.total:.2f}", str(b.fastest),
-                     _engines_text(b.engines))
-    slowest = _table(out, f"slowest deals (at most {SLOWEST} per run)")
-    for column in ("deal", "run", "seconds", "verdict"):
-        slowest.add_column(column, justify="right" if column == "seconds" else "left",
-                           min_width=len(column), no_wrap=True)
-    for b in report.backends:
-        for d in b.slowest:
-            slowest.add_row(d.deal, b.backend if b.task == "solve" else f"{b.backend} (best)",
-                            f"{d.seconds:.3f}", d.verdict)
-    solv = _table(out, "solvable fraction (95% Wilson interval)")
-    for column in ("source", "settled", "solvable", "fraction", "95% interval", "published"):
-        solv.add_column(column, justify="left" if column == "source" else "right",
-                        min_width=len(column))
-    for s in report.solvability:
-        published = "-"
-        if s.published is not None:
-            where = {True: " (inside)", False: " (outside)", None: ""}[s.published_inside]
-            published = f"{s.published:.2%}{where}"
-        fraction = "-" if s.fraction is None else f"{s.fraction:.2%}"
-        solv.add_row(s.source, str(s.solvable + s.unsolvable), str(s.solvable), fraction,
-                     f"{s.low:.2%} – {s.high:.2%}", published)
-    if report.best is not None:
-        out += _best_table(report.best)
-    for d in report.disagreements:
-        what = [f"solved by {', '.join(d.solved_by)}"] if d.solved_by else []
-        what += [f"unsolvable per {', '.join(d.unsolvable_by)}"] if d.unsolvable_by else []
-        what += [f"best {', '.join(f'{run} {best}' for run, best in d.best.items())}"] \
-            if d.best else []
-        out.append(Text(f"DISAGREEMENT {d.deal}: {'; '.join(what)}", style="bold red"))
-    for e in report.errors:
-        name = e["backend"] if e["task"] == "solve" else f"{e['backend']} (best)"
-        out.append(Text(f"ERROR {e['deal']} ({name}): {e['reason']}", style="red"))
-    return out
-
-
-def _engines_text(engines: dict[str, int]) -> str:
-    """One engine by its name; several with their deal counts, the most first."""
-    if len(engines) <= 1:
-        return next(iter(engines), "-")
-    return ", ".join(f"{name} {count}" for name, count in engines.items())
-
-
-def _table(out: list[Any], title: str) -> Any:
-    """A new compact table, appended to `out` after its title. The title is a line of its
-    own, as wide as its text: a table narrower than its title does not wrap it."""
-    from rich import box
-    from rich.table import Table
-    from rich.text import Text
-
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, padding=0)
-    out += [Text(title, style="table.title"), table]
-    return table
-
-
-def _best_table(best: BestScores) -> list[Any]:
-    from rich.text import Text
-
-    of = f" of {best.of}" if best.of is not None else ""
-    out: list[Any] = [Text(f"best score{of}: {best.deals} deals, {best.proven} proven optimal")]
-    table = _table(out, "deals per best score")
-    for column in ("best", "proven", "not proven"):
-        table.add_column(column, justify="right", min_width=len(column))
-    for score in sorted(best.histogram.keys() | best.lower_bounds.keys()):
-        table.add_row(str(score), str(best.histogram.get(score, 0)),
-                      str(best.lower_bounds.get(score, 0)))
-    return out
-
-
-def report_json(report: Report, plots: Sequence[Path] = (),
-                run: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The `--json` document of `blackhole report` and `blackhole bench` (docs/bench.md)."""
-    data = report.to_json()
-    data["plots"] = [str(path) for path in plots]
-    if run is not None:
-        data["run"] = run
-    return data

@@ -120,7 +120,8 @@ def _report(results: Path, plots: Path | None, as_json: bool,
     and the run's); exit 4 on a disagreement or an error line."""
     from blackhole.bench.plots import write_plots
     from blackhole.bench.record import iter_results
-    from blackhole.bench.report import report_json, summarize, summarize_run, tables
+    from blackhole.bench.render import report_json, tables
+    from blackhole.bench.report import summarize, summarize_run
 
     with _bench_errors():  # one line at a time: a million lines fit in little memory
         if run is not None and run.lines is not None:
