@@ -16,13 +16,14 @@ import pytest
 import blackhole
 from blackhole import drat
 from blackhole.backends import Options, Verdict
-from blackhole.backends.auto import CORES_VARIABLE, RACE_BUDGET, free_cores
+from blackhole.backends.auto import RACE_BUDGET, free_cores
 from blackhole.backends.pysat_tools import DEFAULT_SOLVER
 from blackhole.best import best_score
 from blackhole.encode.cnf import DEFAULT_FEATURES, build_cnf
+from blackhole.engines import CORES_VARIABLE
 from blackhole.errors import InputError
+from blackhole.look import c_engine_built
 from blackhole.pipeline import solve_deal
-from blackhole.probe import c_engine_built
 from blackhole.problem import build_problem
 from blackhole.sources import load_deal
 

@@ -14,7 +14,6 @@ import pytest
 
 from blackhole.backends import Options, Verdict, make_backend
 from blackhole.backends.auto import (
-    CORES_VARIABLE,
     LARGE_FROM_RANKS,
     RACE_BUDGET_LARGE,
     SAT_EXTRA_FEATURES,
@@ -25,8 +24,9 @@ from blackhole.backends.pysat_tools import DEFAULT_SOLVER
 from blackhole.cards import Card, deck
 from blackhole.deal import Deal
 from blackhole.encode.cnf import DEFAULT_FEATURES
+from blackhole.engines import CORES_VARIABLE
+from blackhole.look import c_engine_built, look
 from blackhole.pipeline import solve_deal
-from blackhole.probe import c_engine_built, probe
 from blackhole.problem import Problem, build_problem
 from blackhole.sources import load_deal
 
@@ -127,7 +127,7 @@ def test_the_portfolio_s_sat_side_agrees_with_the_referee(
         result = solution.result
         problem = build_problem(deal)
         if result.solver == "look":  # a one-move look settles a deck of one card or so
-            assert probe(problem, 1).refuted or probe(problem, 1).line is not None
+            assert look(problem, 1).refuted or look(problem, 1).line is not None
             continue
         assert result.solver == DEFAULT_SOLVER, deal.name
         features = frozenset(result.stats["features"])
@@ -146,7 +146,7 @@ def test_the_portfolio_s_sat_side_agrees_with_the_referee(
 def test_a_proof_keeps_the_default_cnf() -> None:
     """A proof is checked against the default CNF: the symmetry cut stays out of it."""
     deal = next(deal for deal, verdict in decks() if verdict is Verdict.UNSOLVABLE
-                and not probe(build_problem(deal), 1).refuted)
+                and not look(build_problem(deal), 1).refuted)
     result = solve_deal(deal, "auto", Options(timeout=60, budget=1, proof=True)).result
     assert result.verdict is Verdict.UNSOLVABLE and result.solver == DEFAULT_SOLVER
     assert set(result.stats["features"]) == DEFAULT_FEATURES and result.proof
@@ -157,8 +157,8 @@ def test_a_hard_band_deal_the_look_leaves_is_won_by_the_sat_side_in_turn(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(CORES_VARIABLE, "1")
     deal = load_deal(HARD_DEAL)
-    look = probe(build_problem(deal), SMALL_BUDGET)
-    assert look.line is None and not look.refuted  # the look leaves it at this budget
+    outcome = look(build_problem(deal), SMALL_BUDGET)
+    assert outcome.line is None and not outcome.refuted  # the look leaves it at this budget
     solution = solve_deal(deal, "auto", Options(timeout=60, budget=SMALL_BUDGET))
     assert solution.verdict is Verdict.SOLVED
     assert solution.result.solver == DEFAULT_SOLVER
@@ -175,8 +175,8 @@ def test_on_a_large_deck_the_racing_look_gives_way_to_sat(
     deal = load_deal(HARD_DEAL)
     problem = build_problem(deal)
     assert problem.modulus >= LARGE_FROM_RANKS
-    look = probe(problem, RACE_BUDGET_LARGE)
-    assert look.line is None and not look.refuted
+    outcome = look(problem, RACE_BUDGET_LARGE)
+    assert outcome.line is None and not outcome.refuted
     solution = solve_deal(deal, "auto", Options(timeout=60))
     assert solution.verdict is Verdict.SOLVED and solution.result.solver == DEFAULT_SOLVER
     assert solution.replay is not None and solution.replay.won

@@ -667,9 +667,9 @@ with SandboxPool(1) as pool:
 def test_sandboxes_keep_the_default_allocator_under_a_dask_nanny() -> None:
     """Dask's nanny gives its worker MALLOC_TRIM_THRESHOLD_=65536, which slowed the
     solves by a third when the sandboxes inherited it: the pool's workers must not."""
-    env = {**os.environ, "MALLOC_TRIM_THRESHOLD_": "65536", "BLACKHOLE_PROBE": "x"}
+    env = {**os.environ, "MALLOC_TRIM_THRESHOLD_": "65536", "BLACKHOLE_MARKER": "x"}
     done = subprocess.run([sys.executable, "-c", _ENVIRONMENT_OF_A_SANDBOX], env=env,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert "BLACKHOLE_PROBE=x" in done.stdout  # the sandbox's environment was read
+    assert "BLACKHOLE_MARKER=x" in done.stdout  # the sandbox's environment was read
     assert "MALLOC_TRIM_THRESHOLD_" not in done.stdout

@@ -261,7 +261,7 @@ def test_solve_loads_no_heavy_module() -> None:
     out, code, modules = _fresh_process("solve", "pysol:2")
     assert code == 0 and out.startswith("solved (auto: look answered")
     assert "  1. 2♠ from fan 2\n" in out
-    assert {"blackhole.backends.auto", "blackhole.probe", "blackhole.cli.solving"} <= modules
+    assert {"blackhole.backends.auto", "blackhole.look", "blackhole.cli.solving"} <= modules
     assert "pysat.solvers" not in modules  # the look settled it: no SAT solver was loaded
     loaded = sorted(m for m in modules if m.split(".")[0] in NOT_FOR_SOLVE
                     or any(m == heavy or m.startswith(heavy + ".") for heavy in NOT_FOR_SOLVE))

@@ -13,7 +13,7 @@ import pytest
 
 import blackhole
 from blackhole.backends import available_backends
-from blackhole.probe import engine_in_use
+from blackhole.look import engine_in_use
 
 from .conftest import ROOT, default_sigint
 from .helpers import nearly_sorted_deal
@@ -71,9 +71,9 @@ def test_ctrl_c_stops_the_looks_core_within_a_tenth_of_a_second(importer: str) -
     script = (
         "import signal, sys, threading, time\n"
         f"if {importer!r} == 'thread':\n"
-        "    t = threading.Thread(target=lambda: __import__('blackhole._probe_core'))\n"
+        "    t = threading.Thread(target=lambda: __import__('blackhole._look_core'))\n"
         "    t.start(); t.join()\n"
-        "from blackhole.probe import probe\n"
+        "from blackhole.look import look\n"
         "from blackhole.problem import build_problem\n"
         "from tests.helpers import nearly_sorted_deal\n"
         "problem = build_problem(nearly_sorted_deal(100, 1))\n"
@@ -83,7 +83,7 @@ def test_ctrl_c_stops_the_looks_core_within_a_tenth_of_a_second(importer: str) -
         "    signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)\n"
         "threading.Thread(target=interrupt, daemon=True).start()\n"
         "try:\n"
-        "    probe(problem, 1 << 62, seconds=30)\n"
+        "    look(problem, 1 << 62, seconds=30)\n"
         "except KeyboardInterrupt:\n"
         "    print(time.perf_counter() - sent[0]); sys.exit(0)\n"
         "sys.exit(5)\n")

@@ -17,7 +17,7 @@ from blackhole.deal import Deal
 from blackhole.encode.cnf import CERTIFY_FEATURES, DEFAULT_FEATURES, FEATURES, NEEDS
 from blackhole.encode.cpsat import DEFAULT_FEATURES as MODEL_DEFAULTS
 from blackhole.encode.cpsat import MODEL_FEATURES, MODELS
-from blackhole.probe import probe
+from blackhole.look import look
 from blackhole.problem import build_problem
 from blackhole.sources import load_deal
 
@@ -55,8 +55,8 @@ def hard_deals() -> tuple[tuple[Deal, Verdict], ...]:
                                                          Verdict.UNSOLVABLE: []}
     for seed in range(1000):
         deal = deal_of(seed)
-        look = probe(build_problem(deal), LOOK_MOVES)
-        if look.line is not None or look.refuted:
+        outcome = look(build_problem(deal), LOOK_MOVES)
+        if outcome.line is not None or outcome.refuted:
             continue
         verdict = make_backend("search").solve(build_problem(deal), Options()).verdict
         if len(chosen[verdict]) < PER_VERDICT:
@@ -70,11 +70,11 @@ def test_the_deals_are_ones_the_look_does_not_settle_at_once() -> None:
     deals = hard_deals()
     assert len(deals) == 2 * PER_VERDICT
     for deal, _ in deals:
-        look = probe(build_problem(deal), LOOK_MOVES)
-        assert look.line is None and not look.refuted, deal.name
+        outcome = look(build_problem(deal), LOOK_MOVES)
+        assert outcome.line is None and not outcome.refuted, deal.name
     for number in PYSOL_DEALS:
-        look = probe(build_problem(load_deal(f"pysol:{number}")), 20_000)
-        assert look.line is None and not look.refuted, number
+        outcome = look(build_problem(load_deal(f"pysol:{number}")), 20_000)
+        assert outcome.line is None and not outcome.refuted, number
 
 
 def solve_and_check(name: str, deal: Deal, expected: Verdict, options: Options,

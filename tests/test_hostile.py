@@ -177,13 +177,15 @@ def test_a_closed_pipe_keeps_the_verdict(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("variable,args", [
-    ("BLACKHOLE_PROBE_ENGINE", ["solve", "pysol:2"]),
+    ("BLACKHOLE_LOOK_ENGINE", ["solve", "pysol:2"]),
+    ("BLACKHOLE_PROBE_ENGINE", ["solve", "pysol:2"]),  # its deprecated name, when alone
     ("BLACKHOLE_DRAT_ENGINE", ["certify", "pysol:1", "--out", "{tmp}/c"]),
 ])
 def test_a_bad_engine_variable_is_bad_input(variable: str, args: list[str],
                                             tmp_path: Path, monkeypatch) -> None:
     """An engine switch read from the environment is input like an option: a value
     outside its choices is one line naming the variable, exit 2, before any work."""
+    monkeypatch.delenv("BLACKHOLE_LOOK_ENGINE", raising=False)
     monkeypatch.setenv(variable, "fortran")
     done = _run(Case("engine", args, 2), tmp_path)
     assert done.returncode == 2, done.stderr

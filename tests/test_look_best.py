@@ -1,4 +1,4 @@
-"""The look's best score (blackhole.probe.longest, the `look` backend's `best`, and the
+"""The look's best score (blackhole.look.longest, the `look` backend's `best`, and the
 first stage of `auto`'s): held to the independent exact scores of pysol:1-1000's lost
 deals, to the `search` referee's longest line on small generalised decks, the compiled
 core to the Python search field for field, and its answers at a limit to the truth."""
@@ -19,8 +19,7 @@ import pytest
 
 from blackhole.backends.search import best_score as referee_best
 from blackhole.best import best_score
-from blackhole.positions import load_position
-from blackhole.probe import (
+from blackhole.look import (
     Longest,
     c_engine_built,
     chains_leaving,
@@ -29,12 +28,13 @@ from blackhole.probe import (
     reach_bound,
     root_bound,
 )
+from blackhole.positions import load_position
 from blackhole.problem import Problem, build_problem
 from blackhole.sources import load_deal
 
 from .conftest import ROOT
 from .helpers import check_order, ranked_deal, small_deal
-from .test_probe import random_position
+from .test_look import random_position
 
 BEST_CSV = ROOT / "tests" / "data" / "pysol-1-1000-best.csv"
 BLACKHOLE = str(Path(sys.executable).parent / "blackhole")

@@ -30,8 +30,8 @@ from blackhole.cards import Card
 from blackhole.deal import Deal, Position
 from blackhole.errors import InputError, InternalError
 from blackhole.formats import moves_json
+from blackhole.look import look, quick_budget
 from blackhole.positions import as_position
-from blackhole.probe import probe, quick_budget
 from blackhole.problem import Problem, build_problem
 from blackhole.rules import Move, Outcome, Replay, as_moves, legal_cards, move_text, replay
 
@@ -248,14 +248,14 @@ class _Engine:
 
     def root(self) -> _Choice:
         """The longest line from the start position. Is it winnable, first (most positions
-        a player asks about are): the greedy probe, then the solver; if not, a climb from
+        a player asks about are): a quick look, then the solver; if not, a climb from
         a short search's line."""
         from blackhole.backends.seeding import quick_line
 
         n = self.lines.n
         if n == 0:
             return _Choice(-1, -1, (), 0)
-        line = probe(self.problem, quick_budget()).line  # a greedy win in milliseconds, or not
+        line = look(self.problem, quick_budget()).line  # a greedy win in milliseconds, or not
         if line is not None:
             return _Choice(-1, -1, line, n)
         won = self.lines.ask([self.lines.filled_literal(n)])

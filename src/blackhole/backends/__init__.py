@@ -5,7 +5,7 @@ nodes in play order and whose `solver` names the engine that gave the answer. It
 sees game rules beyond the Problem, and never prints. Solver packages are imported only
 inside their backend module, so the tool still works when one of them is missing.
 
-Each backend runs only its own technology: `look` the look (blackhole.probe), `sat` a
+Each backend runs only its own technology: `look` the look (blackhole.look), `sat` a
 SAT solver, `cpsat` CP-SAT, `maxsat` RC2, `external` a DIMACS binary and `search` the
 referee. A helper search may seed one (a starting bound for the best score) but never
 gives its answer. `auto`, the default, is the portfolio of the look and a SAT solver,

@@ -57,8 +57,9 @@ from blackhole.backends import (
     Verdict,
 )
 from blackhole.backends.look import best_result, look_result
+from blackhole.engines import CORES_VARIABLE
 from blackhole.errors import InputError
-from blackhole.probe import Look, best_budget, default_budget, engine_in_use, longest, probe
+from blackhole.look import Look, best_budget, default_budget, engine_in_use, longest, look
 from blackhole.problem import Problem
 
 if TYPE_CHECKING:
@@ -86,9 +87,9 @@ FIRST_SLICE, MIN_SLICE, MAX_SLICE = 100, 10, 20_000
 RACE_BUDGET, RACE_BUDGET_LARGE, LARGE_FROM_RANKS = 1_000_000, 200_000, 14
 
 
-# Set to a whole number, the cores `auto` takes as free, instead of its estimate (for a
-# container whose load average is the host's, or to time one mode against the other).
-CORES_VARIABLE = "BLACKHOLE_AUTO_CORES"
+# CORES_VARIABLE set to a whole number: the cores `auto` takes as free, instead of its
+# estimate (for a container whose load average is the host's, or to time one mode against
+# the other).
 # The SAT side's CNF, when no proof is asked for: the default features and these. The
 # same-rank symmetry cut keeps a win whenever there is one (encodings/sat.md) and, on the
 # deals of the hard band that the look leaves, cut glucose4's conflicts (encodings/sat.md).
@@ -138,9 +139,9 @@ def races(problem: Problem) -> bool:
     return problem.modulus >= LARGE_FROM_RANKS and not os.environ.get(CORES_VARIABLE, "")
 
 
-def _stage(look: Look, seconds: float) -> dict[str, Any]:
-    answer = "won" if look.line is not None else "refuted" if look.refuted else "none"
-    return {"engine": "look", "seconds": round(seconds, 6), "nodes": look.nodes,
+def _stage(outcome: Look, seconds: float) -> dict[str, Any]:
+    answer = "won" if outcome.line is not None else "refuted" if outcome.refuted else "none"
+    return {"engine": "look", "seconds": round(seconds, 6), "nodes": outcome.nodes,
             "answer": answer}
 
 
@@ -186,10 +187,10 @@ def _sat_beside(problem: Problem, options: Options, over: Callable[[], bool]) ->
     return SatBackend().solve_with(problem, options, run)
 
 
-def _settles(look: Look, options: Options) -> bool:
+def _settles(outcome: Look, options: Options) -> bool:
     """A look's answer the portfolio may give: a win, or a refutation when no proof is
     asked for (the look's refutations carry none)."""
-    return look.line is not None or (look.refuted and not options.proof)
+    return outcome.line is not None or (outcome.refuted and not options.proof)
 
 
 class AutoBackend(Backend):
@@ -220,11 +221,11 @@ class AutoBackend(Backend):
                  began: float) -> tuple[Result, list[dict[str, Any]]]:
         """The look with its budget, then (unless it settled the deal) the SAT solver."""
         budget = default_budget() if options.budget is None else options.budget
-        look = probe(problem, budget, seconds=options.timeout)
+        outcome = look(problem, budget, seconds=options.timeout)
         seconds = time.perf_counter() - began
-        stages = [_stage(look, seconds)]
-        if _settles(look, options):
-            return look_result(look, self.name, seconds, {}), stages
+        stages = [_stage(outcome, seconds)]
+        if _settles(outcome, options):
+            return look_result(outcome, self.name, seconds, {}), stages
         left = None if options.timeout is None else options.timeout - seconds
         if left is not None and left <= 0:
             return Result(Verdict.UNKNOWN, None, self.name, "look", seconds,
@@ -239,12 +240,12 @@ class AutoBackend(Backend):
         """A short look in line first: it settles most deals at no cost of threads; only
         the deals it leaves are raced (the racing look starts again from the deal)."""
         budget = QUICK_LOOK if options.budget is None else min(QUICK_LOOK, options.budget)
-        look = probe(problem, budget, seconds=options.timeout)
+        outcome = look(problem, budget, seconds=options.timeout)
         seconds = time.perf_counter() - began
-        if _settles(look, options):
-            return look_result(look, self.name, seconds, {}), [_stage(look, seconds)]
+        if _settles(outcome, options):
+            return look_result(outcome, self.name, seconds, {}), [_stage(outcome, seconds)]
         result, stages = self._race(problem, options, began)
-        return result, [_stage(look, seconds), *stages]
+        return result, [_stage(outcome, seconds), *stages]
 
     def _race(self, problem: Problem, options: Options,
               began: float) -> tuple[Result, list[dict[str, Any]]]:
@@ -275,11 +276,11 @@ class AutoBackend(Backend):
         def second() -> None:
             """The look, then (when it gives up) the second SAT solver on its core."""
             try:
-                look = probe(problem, budget, seconds=options.timeout, stop=stop)
-                found["look"], found["look_seconds"] = look, time.perf_counter() - began
+                outcome = look(problem, budget, seconds=options.timeout, stop=stop)
+                found["look"], found["look_seconds"] = outcome, time.perf_counter() - began
                 look_over.set()
-                if _settles(look, options):
-                    hand_in("look", look)
+                if _settles(outcome, options):
+                    hand_in("look", outcome)
                     return
                 time_left = left()
                 if options.proof or over.is_set() or not room_for_two_models(problem) or (
@@ -333,7 +334,7 @@ class AutoBackend(Backend):
         SatBackend().check_best(replace(options, budget=None))
 
     def best(self, problem: Problem, options: Options) -> BestResult:
-        """The look's best score (`probe.longest`) within its budget (`Options.budget`,
+        """The look's best score (`look.longest`) within its budget (`Options.budget`,
         else the engine's `best_budget`), else the SAT backend's proven best; the answer
         names the engine that gave it, and `stats["stages"]` what each stage did."""
         self.check_best(options)

@@ -1,14 +1,14 @@
-"""The look as a backend: the fast complete depth-first search of `blackhole.probe`.
+"""The look as a backend: the fast complete depth-first search of `blackhole.look`.
 
 It runs the compiled core where it was built at install time, else the same search in
-Python (`BLACKHOLE_PROBE_ENGINE=python` asks for that). It is complete: it answers
+Python (`BLACKHOLE_LOOK_ENGINE=python` asks for that). It is complete: it answers
 solved (a line, replayed like every other answer), unsolvable (its search covered the
 whole tree) or unknown (at `Options.budget` moves, or at the timeout). Its refutations
 carry no proof: they rest on the soundness of its cuts (encodings/look.md), not on a
 certificate anyone can check. For a checked refutation use `certify`, or `sat` with a
 proof asked for.
 
-It finds best scores too (`best`, by `probe.longest`): the longest line, and that no
+It finds best scores too (`best`, by `look.longest`): the longest line, and that no
 line is longer, by exhausting the search; the optimum rests on that exhaustion and the
 soundness of its cuts, not on a certificate. `best --certify` (`blackhole.best.
 certify_best`) has a SAT solver prove it, with a DRUP proof that is checked.
@@ -23,21 +23,21 @@ import time
 from typing import Any
 
 from blackhole.backends import Backend, BestResult, Options, Result, Verdict
-from blackhole.probe import Longest, Look, engine_in_use, longest, probe
+from blackhole.look import Longest, Look, engine_in_use, longest, look
 from blackhole.problem import Problem
 
 UNLIMITED = 1 << 62  # moves: more than any search here could try
 
 
-def look_result(look: Look, name: str, seconds: float, stats: dict[str, Any]) -> Result:
+def look_result(outcome: Look, name: str, seconds: float, stats: dict[str, Any]) -> Result:
     """A Look as the Result of backend `name` (the engine that answered is "look")."""
-    if look.line is not None:
+    if outcome.line is not None:
         verdict = Verdict.SOLVED
-    elif look.refuted:
+    elif outcome.refuted:
         verdict = Verdict.UNSOLVABLE
     else:
         verdict = Verdict.UNKNOWN
-    return Result(verdict, look.line, name, "look", seconds, stats)
+    return Result(verdict, outcome.line, name, "look", seconds, stats)
 
 
 class LookBackend(Backend):
@@ -49,17 +49,17 @@ class LookBackend(Backend):
         began = time.perf_counter()
         budget = UNLIMITED if options.budget is None else options.budget
         engine = engine_in_use()
-        look = probe(problem, budget, seconds=options.timeout)
+        outcome = look(problem, budget, seconds=options.timeout)
         seconds = time.perf_counter() - began
-        stats: dict[str, Any] = {"nodes": look.nodes, "engine": engine}
-        result = look_result(look, self.name, seconds, stats)
+        stats: dict[str, Any] = {"nodes": outcome.nodes, "engine": engine}
+        result = look_result(outcome, self.name, seconds, stats)
         if result.verdict is Verdict.UNKNOWN:
-            stats["reason"] = ("move budget reached" if look.nodes >= budget
+            stats["reason"] = ("move budget reached" if outcome.nodes >= budget
                                else "time limit reached")
         return result
 
     def best(self, problem: Problem, options: Options) -> BestResult:
-        """The longest line by the look's exhaustive search (`probe.longest`), under
+        """The longest line by the look's exhaustive search (`look.longest`), under
         `Options.budget` moves (None: no limit) and the timeout; at the limit the longest
         line found and the bound shown so far, unproven."""
         self.check_best(options)

@@ -1,6 +1,6 @@
 """A long line found fast, to seed a solver: the lower bound the best-score backends
 (`sat`, `cpsat`, `maxsat`) start their climbs from, and the first guess of the hint
-engine. It starts with a short look (blackhole.probe, the engine of the `look` backend
+engine. It starts with a short look (blackhole.look, the engine of the `look` backend
 beside this module), then the `search` referee for a moment.
 
 A seed never gives a backend's answer: `starting_line` leaves out the last card of a
@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 
 from blackhole.backends import Options, Verdict
-from blackhole.probe import probe, quick_budget
+from blackhole.look import look, quick_budget
 from blackhole.problem import Problem
 
 # The quick lower bound the best-score climbs start from: the exhaustive search, stopped
@@ -28,7 +28,7 @@ def quick_line(problem: Problem, deadline: float | None,
     search sees in the rest (stopped at the deadline too)."""
     from blackhole.backends.search import SearchBackend, best_score
 
-    line = probe(problem, quick_budget()).line
+    line = look(problem, quick_budget()).line
     if line is not None:
         return line
     now = time.perf_counter()

@@ -35,7 +35,6 @@ from blackhole.version import installed_version
 
 EXIT_OK, EXIT_NO, EXIT_USAGE, EXIT_UNKNOWN, EXIT_INTERNAL = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
-DEBUG_ENV = "BLACKHOLE_DEBUG"
 # When the running command began (`command_timeout`), set by the guard for each command.
 _COMMAND_BEGAN: ContextVar[float | None] = ContextVar("command_began", default=None)
 _LEAST_TIMEOUT = 0.001  # what is left of a limit the start-up has used up: stop at once
@@ -47,11 +46,6 @@ _ABORTS = tuple({getattr(_click.exceptions, "Abort", typer.Abort), typer.Abort,
                  KeyboardInterrupt})
 
 # Library errors name the Options field at fault; the CLI shows the flag that sets it.
-# Settings read from the environment: the compiled cores' engine switches (engines.py),
-# checked here so that a bad value is one line and exit 2 before any work.
-ENGINE_VARIABLES = engines.VARIABLES
-ENGINE_CHOICES = engines.ENGINES
-
 FLAG_OF = {f.name: "--" + f.name.replace("_", "-") for f in fields(Options)}
 FLAG_OF.update(backend="--backend", options="option", after="--after", line="--line")
 
@@ -70,10 +64,11 @@ COMMANDS = {
 
 
 def _check_environment() -> None:
-    for name in ENGINE_VARIABLES:
-        value = os.environ.get(name)
-        if value is not None and value not in ENGINE_CHOICES:
-            raise InputError(f"unknown engine (choose from {', '.join(ENGINE_CHOICES)})",
+    """The compiled cores' engine switches (engines.py), checked here so that a bad value
+    is one line and exit 2 before any work."""
+    for name, value in engines.engine_switches():
+        if value is not None and value not in engines.ENGINES:
+            raise InputError(f"unknown engine (choose from {', '.join(engines.ENGINES)})",
                              name, token=value)
 
 
@@ -173,7 +168,7 @@ class GuardedGroup(TyperGroup):
 
 
 def _bug(error: BaseException, debug: bool) -> int:
-    if debug or os.environ.get(DEBUG_ENV):
+    if debug or os.environ.get(engines.DEBUG_VARIABLE):
         traceback.print_exception(error, file=sys.stderr)
     say(f"internal error (a bug in blackhole): {type(error).__name__}: "
         f"{shorten(str(error), 120)} (rerun with --debug for the traceback)")
@@ -213,7 +208,8 @@ def _global_options(
         "--version", callback=_print_version, is_eager=True,
         help="Print the version and exit.")] = False,
     debug: Annotated[bool, typer.Option(
-        "--debug", help="Show the traceback of an internal error (or set BLACKHOLE_DEBUG=1).")]
+        "--debug",
+        help=f"Show the traceback of an internal error (or set {engines.DEBUG_VARIABLE}=1).")]
     = False,
 ) -> None:
     """Solve, compare and certify deals of the patience game Black Hole."""

@@ -1,4 +1,4 @@
-"""The compiled core of the first look (blackhole._probe_core) against the Python search:
+"""The compiled core of the first look (blackhole._look_core) against the Python search:
 the same Look, field for field (line, refuted, nodes), on real deals, generalised decks,
 the All in a Row variant (no start card) and part-played positions, at several budgets."""
 
@@ -11,23 +11,26 @@ from pathlib import Path
 
 import pytest
 
-from blackhole import probe as probe_module
+from blackhole import look as look_module
+from blackhole.backends import Options, Verdict
+from blackhole.engines import LOOK_VARIABLE, LOOK_VARIABLE_DEPRECATED
 from blackhole.errors import InputError
-from blackhole.positions import load_position
-from blackhole.probe import (
+from blackhole.look import (
     COMPILED_BUDGET,
-    ENGINE_VARIABLE,
     PYTHON_BUDGET,
     Look,
     c_engine_built,
     default_budget,
-    probe,
+    engine_in_use,
+    look,
 )
+from blackhole.pipeline import solve_deal
+from blackhole.positions import load_position
 from blackhole.problem import Problem, build_problem
 from blackhole.sources import load_deal
 
 from .helpers import check_order, ranked_deal, small_deal
-from .test_probe import random_position
+from .test_look import random_position
 
 NO_C_CORE = "BLACKHOLE_NO_C_CORE"
 needs_core = pytest.mark.skipif(not c_engine_built(), reason="the compiled core is not built")
@@ -35,8 +38,8 @@ needs_core = pytest.mark.skipif(not c_engine_built(), reason="the compiled core 
 
 def both(problem: Problem, budget: int | None) -> Look:
     """The Look of both engines, which must agree; a line must be legal."""
-    python = probe(problem, budget, engine="python")
-    compiled = probe(problem, budget, engine="auto")
+    python = look(problem, budget, engine="python")
+    compiled = look(problem, budget, engine="auto")
     assert compiled == python
     if python.line is not None:
         check_order(problem, python.line)
@@ -46,15 +49,15 @@ def both(problem: Problem, budget: int | None) -> Look:
 def test_the_compiled_core_is_built() -> None:
     if os.environ.get(NO_C_CORE):
         pytest.skip(f"{NO_C_CORE} is set: a pure-Python install is intended")
-    assert c_engine_built(), "blackhole._probe_core did not build (pip install -e .)"
+    assert c_engine_built(), "blackhole._look_core did not build (pip install -e .)"
 
 
 @needs_core
 @pytest.mark.parametrize("budget", [1000, 5000])
 def test_the_engines_agree_on_pysol(budget: int) -> None:
     looks = [both(build_problem(load_deal(f"pysol:{n}")), budget) for n in range(1, 1001, 7)]
-    assert any(look.line for look in looks) and any(look.refuted for look in looks)
-    assert any(look.line is None and not look.refuted for look in looks)
+    assert any(one.line for one in looks) and any(one.refuted for one in looks)
+    assert any(one.line is None and not one.refuted for one in looks)
 
 
 @pytest.mark.slow
@@ -70,8 +73,8 @@ def test_the_engines_agree_at_a_large_budget() -> None:
     """Deals the look leaves at 5,000 nodes, at 50,000: deep passes, a big memo."""
     looks = [both(build_problem(load_deal(f"pysol:{n}")), 50_000)
              for n in (4, 5, 18, 858, 13, 265, 922)]
-    assert [look.line is not None for look in looks] == [True] * 3 + [False, True, False, False]
-    assert [look.refuted for look in looks] == [False] * 3 + [True] + [False] * 3
+    assert [one.line is not None for one in looks] == [True] * 3 + [False, True, False, False]
+    assert [one.refuted for one in looks] == [False] * 3 + [True] + [False] * 3
 
 
 @needs_core
@@ -131,41 +134,62 @@ def test_budgets_at_the_edges() -> None:
 def test_a_million_nodes_stay_within_budget() -> None:
     """The memo grows with the budget, not past it; the search needs no recursion."""
     problem = build_problem(load_deal("random:3:ranks=100"))
-    look = probe(problem, 1_000_000, engine="auto")
-    assert look.nodes <= 1_000_000
-    if look.line is not None:
-        check_order(problem, look.line)
+    outcome = look(problem, 1_000_000, engine="auto")
+    assert outcome.nodes <= 1_000_000
+    if outcome.line is not None:
+        check_order(problem, outcome.line)
 
 
 def test_the_engine_is_chosen_by_argument_or_variable(monkeypatch: pytest.MonkeyPatch) -> None:
     assert default_budget("python") == PYTHON_BUDGET
     assert default_budget("auto") == (COMPILED_BUDGET if c_engine_built() else PYTHON_BUDGET)
     with pytest.raises(InputError, match="engine"):
-        probe(build_problem(load_deal("pysol:2")), 100, engine="fortran")
+        look(build_problem(load_deal("pysol:2")), 100, engine="fortran")
 
     class Refuse:
         @staticmethod
         def look(*_args: object) -> object:
             raise AssertionError("the compiled core ran")
 
-    monkeypatch.setattr(probe_module, "_probe_core", Refuse)
-    monkeypatch.setenv(ENGINE_VARIABLE, "python")
+    monkeypatch.setattr(look_module, "_look_core", Refuse)
+    monkeypatch.setenv(LOOK_VARIABLE, "python")
     assert default_budget() == PYTHON_BUDGET
-    look = probe(build_problem(load_deal("pysol:2")))
-    assert look.line is not None and look.nodes <= PYTHON_BUDGET
-    monkeypatch.setenv(ENGINE_VARIABLE, "auto")
+    outcome = look(build_problem(load_deal("pysol:2")))
+    assert outcome.line is not None and outcome.nodes <= PYTHON_BUDGET
+    monkeypatch.setenv(LOOK_VARIABLE, "auto")
     with pytest.raises(AssertionError, match="compiled core ran"):
-        probe(build_problem(load_deal("pysol:2")))
+        look(build_problem(load_deal("pysol:2")))
+
+
+@needs_core
+@pytest.mark.parametrize("new,former,expected", [
+    (None, "python", "python"),  # the former name alone still decides
+    (None, "auto", "c"),
+    ("auto", "python", "c"),  # with both set, the new name wins
+    ("python", "auto", "python"),
+])
+def test_the_former_variable_decides_only_while_the_new_one_is_unset(
+        new: str | None, former: str, expected: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """BLACKHOLE_PROBE_ENGINE, the deprecated name of the look's switch: the engine the
+    `look` backend reports having run."""
+    if new is None:
+        monkeypatch.delenv(LOOK_VARIABLE, raising=False)
+    else:
+        monkeypatch.setenv(LOOK_VARIABLE, new)
+    monkeypatch.setenv(LOOK_VARIABLE_DEPRECATED, former)
+    assert engine_in_use() == expected
+    solved = solve_deal(load_deal("pysol:2"), "look", Options())
+    assert solved.verdict is Verdict.SOLVED and solved.result.stats["engine"] == expected
 
 
 @needs_core
 def test_the_core_leaves_what_it_does_not_take_to_python() -> None:
-    from blackhole import _probe_core
+    from blackhole import _look_core
 
-    assert _probe_core.look(((1,),), ((5,),), 3, 0, 10, 3, 0.0) == (-2, None, 0)  # rank 5 of 3
-    assert _probe_core.look(((1,),), ((1,),), 3, 4, 10, 3, 0.0) == (-2, None, 0)  # start rank 4
-    assert _probe_core.look(((1,), (2,)), ((2,),), 3, 0, 10, 3, 0.0) == (-2, None, 0)
-    assert _probe_core.look(((1,),), ((2,),), 3, 0, 10, 3, 0.0) == (1, (1,), 1)
+    assert _look_core.look(((1,),), ((5,),), 3, 0, 10, 3, 0.0) == (-2, None, 0)  # rank 5 of 3
+    assert _look_core.look(((1,),), ((1,),), 3, 4, 10, 3, 0.0) == (-2, None, 0)  # start rank 4
+    assert _look_core.look(((1,), (2,)), ((2,),), 3, 0, 10, 3, 0.0) == (-2, None, 0)
+    assert _look_core.look(((1,),), ((2,),), 3, 0, 10, 3, 0.0) == (1, (1,), 1)
 
 
 @needs_core
@@ -177,11 +201,11 @@ def test_the_default_look_settles_all_of_pysol_1_1000_as_the_reference_does() ->
         (Path(__file__).parent / "data" / "pysol-1-1000.csv").open())}
     for n in range(1, 1001):
         problem = build_problem(load_deal(f"pysol:{n}"))
-        look = probe(problem, engine="auto")
-        assert look.line is not None or look.refuted, n
-        assert ("solved" if look.line is not None else "unsolvable") == reference[n], n
-        if look.line is not None:
-            check_order(problem, look.line)
+        outcome = look(problem, engine="auto")
+        assert outcome.line is not None or outcome.refuted, n
+        assert ("solved" if outcome.line is not None else "unsolvable") == reference[n], n
+        if outcome.line is not None:
+            check_order(problem, outcome.line)
 
 
 @needs_core
@@ -189,7 +213,7 @@ def test_the_default_look_settles_all_of_pysol_1_1000_as_the_reference_does() ->
 def test_the_compiled_rank_count_cut_is_the_python_one(modulus: int) -> None:
     """The core works the cut out per parity of the last card's rank, the Python one per
     rank: both must say the same on every hole and random counts, sparse and full."""
-    from blackhole import _probe_core
+    from blackhole import _look_core
 
     rng = random.Random(modulus)
     said = set()
@@ -209,8 +233,8 @@ def test_the_compiled_rank_count_cut_is_the_python_one(modulus: int) -> None:
         cards = sum(left)
         if not cards:
             continue
-        expected = probe_module.ranks_can_chain(left, hole, cards, modulus)
-        assert _probe_core.ranks_can_chain(left, hole, cards, modulus) is expected, (left, hole)
+        expected = look_module.ranks_can_chain(left, hole, cards, modulus)
+        assert _look_core.ranks_can_chain(left, hole, cards, modulus) is expected, (left, hole)
         said.add(expected)
     assert said == ({True, False} if modulus >= 3 else {True})  # off below 3 ranks
 
@@ -226,12 +250,12 @@ def test_the_core_lets_other_threads_run_while_it_searches() -> None:
     problem = build_problem(load_deal("pysol:10683"))
     span: list[float] = []
 
-    def look() -> None:
+    def search() -> None:
         span.append(time.perf_counter())
-        probe(problem, engine="auto")
+        look(problem, engine="auto")
         span.append(time.perf_counter())
 
-    worker = threading.Thread(target=look)
+    worker = threading.Thread(target=search)
     ticks = []
     worker.start()
     while worker.is_alive():
@@ -252,7 +276,7 @@ def test_the_memo_key_is_what_is_left_as_rank_sequences(seed: int) -> None:
     tests above hold their node counts together."""
     problem = build_problem(small_deal(seed, ranks=(3, 4), fan_sizes=(1, 2, 3)))
     fans, rank = problem.fans, problem.rank
-    start, drop = probe_module._memo_code(problem)
+    start, drop = look_module._memo_code(problem)
     rng = random.Random(seed)
 
     def code(heights: list[int]) -> int:

@@ -1,5 +1,5 @@
-/* The compiled core of blackhole.probe: the same limited discrepancy search as the
- * Python `probe`, step for step, over flat arrays.
+/* The compiled core of blackhole.look: the same limited discrepancy search as the
+ * Python `look`, step for step, over flat arrays.
  *
  * look(fans, fan_ranks, modulus, start_rank, budget, passes, seconds[, stop])
  *     -> (status, line, nodes)
@@ -17,8 +17,8 @@
  *
  * longest(fans, fan_ranks, modulus, start_rank, budget, passes, seconds, stop, floor, bound)
  *     -> (status, line, nodes)
- *   one round of blackhole.probe.longest, the best score: the same search, recording the
- *   longest line it meets, with the cuts of probe._python_search's `worth` in place of the
+ *   one round of blackhole.look.longest, the best score: the same search, recording the
+ *   longest line it meets, with the cuts of look._python_search's `worth` in place of the
  *   win-only ones (a state is cut when no line through it can play more than both the
  *   longest found and floor - 1); status 1 a line of `bound` cards, 0 the tree exhausted,
  *   -1 out of budget, -2 not taken; line the longest line found (a tuple, maybe empty)
@@ -31,7 +31,7 @@
  *
  * The search runs on an explicit stack (its depth is the number of cards), the memo is a
  * hash set of exact keys (what is left on the fans as a multiset of rank sequences, as
- * probe._memo_code counts it, and the hole's rank, packed into bit fields of 64-bit
+ * look._memo_code counts it, and the hole's rank, packed into bit fields of 64-bit
  * words), so it holds at most one entry per node tried plus one per pass.
  */
 #define PY_SSIZE_T_CLEAN
@@ -93,7 +93,7 @@ typedef struct {
     size_t chain_mask;    /* the cache's slots less one (a power of two less one) */
     size_t chain_misses;  /* answers worked out since the cache last grew */
     uint64_t left_code;
-    /* the memo key (probe._memo_code): what is left on the fans, as a multiset of rank
+    /* the memo key (look._memo_code): what is left on the fans, as a multiset of rank
      * sequences, and the hole's rank, in bit fields of 64-bit words (lay_out_key); the
      * hole's field is word 0, bits 0.. A fan adds one number to one word for its top
      * card, so the key is their sum. */
@@ -101,13 +101,13 @@ typedef struct {
     int *add_word;      /* card -> the word it adds to while it is its fan's top card */
     uint64_t *add_val;  /* card -> what it adds then */
     uint64_t *key;  /* the fans' sum (hole's field kept 0) */
-    uint64_t *probe_key;
+    uint64_t *state_key;
     uint64_t *child_key; /* scratch for prefetch_child */
     /* the memo: open addressing, linear probing, an all-zero key marks a free slot (a key
      * looked up always has a card left, so one of its fields is not zero) */
     uint64_t *table;
     size_t capacity, count;
-    /* the best score (longest, probe.longest's rounds): lines shorter than `floor` are not
+    /* the best score (longest, look.longest's rounds): lines shorter than `floor` are not
      * sought, the search ends at a line of `bound` cards; the longest line found */
     int longest, floor, bound, best_len;
     long *best_line;
@@ -143,8 +143,8 @@ static inline int is_free(const uint64_t *slot, int words) {
 }
 
 static void make_key(Search *s, int hole) {
-    memcpy(s->probe_key, s->key, sizeof(uint64_t) * (size_t)s->words);
-    s->probe_key[0] |= (uint64_t)hole;
+    memcpy(s->state_key, s->key, sizeof(uint64_t) * (size_t)s->words);
+    s->state_key[0] |= (uint64_t)hole;
 }
 
 /* the slot of key k: where it is, or the free slot where it would go */
@@ -175,7 +175,7 @@ static inline void prefetch_child(Search *s, int f, int r) {
 }
 
 static int memo_has(Search *s) {
-    return !is_free(find_slot(s->table, s->capacity, s->probe_key, s->words), s->words);
+    return !is_free(find_slot(s->table, s->capacity, s->state_key, s->words), s->words);
 }
 
 /* a zeroed table of n words; a large one asks for huge pages, which spare the memo's
@@ -216,16 +216,16 @@ static int memo_grow(Search *s) {
  * on a 52-rank deck, past 1 GiB after some 14 million moves. */
 #define MEMO_MAX_BYTES ((size_t)256 << 20)
 
-/* remember the key in probe_key as dead; -1 when out of memory */
+/* remember the key in state_key as dead; -1 when out of memory */
 static int memo_add(Search *s) {
     if (2 * (s->count + 1) > s->capacity) {
         if (2 * s->capacity * (size_t)s->words * sizeof(uint64_t) > MEMO_MAX_BYTES)
             return 0; /* full: this state is not remembered */
         if (memo_grow(s) < 0) return -1;
     }
-    uint64_t *slot = find_slot(s->table, s->capacity, s->probe_key, s->words);
+    uint64_t *slot = find_slot(s->table, s->capacity, s->state_key, s->words);
     if (is_free(slot, s->words)) {
-        memcpy(slot, s->probe_key, sizeof(uint64_t) * (size_t)s->words);
+        memcpy(slot, s->state_key, sizeof(uint64_t) * (size_t)s->words);
         s->count++;
     }
     return 0;
@@ -263,7 +263,7 @@ static int arc_covers(const long *e, const int *left, int hole, int cards, int m
     return covered >= cards;
 }
 
-/* the rank-count cut, as blackhole.probe.ranks_can_chain, which says why it holds. With
+/* the rank-count cut, as blackhole.look.ranks_can_chain, which says why it holds. With
  * e_i the walk's steps between ranks i and i + 1 and t = e_m, e_i = a_i + (-1)^i t where
  * a_i = d_i - a_(i-1), d_i = 2 left[i] + [i = hole] - [i = last]. scratch: 3 (m + 1) longs */
 static int ranks_can_chain(const int *left, int hole, int cards, int m, long *scratch) {
@@ -356,7 +356,7 @@ static int chain_ok(Search *s, int hole, int cards) {
     return ok;
 }
 
-/* probe.reach_bound: the most cards a line from here can still play; the ranks the hole
+/* look.reach_bound: the most cards a line from here can still play; the ranks the hole
  * can show (its own and the unbroken run with cards around it) in `inside`, the cards
  * above each fan's first card of another rank counted, until the run stops shrinking */
 static int reach(Search *s, int hole, int cards) {
@@ -387,7 +387,7 @@ static int reach(Search *s, int hole, int cards) {
     }
 }
 
-/* probe.chains_leaving: the rank-count cut for a line that may leave `slack` (0 or 1)
+/* look.chains_leaving: the rank-count cut for a line that may leave `slack` (0 or 1)
  * cards, the one left being a fan's bottom card */
 static int chains_leaving(Search *s, int hole, int cards, int slack) {
     if (chain_ok(s, hole, cards)) return 1;
@@ -408,9 +408,9 @@ static int chains_leaving(Search *s, int hole, int cards, int slack) {
     return 0;
 }
 
-#define SLACK_TESTED 1 /* probe.SLACK_TESTED */
+#define SLACK_TESTED 1 /* look.SLACK_TESTED */
 
-/* probe._python_search's worth: can a line through this state beat the longest found and
+/* look._python_search's worth: can a line through this state beat the longest found and
  * floor - 1? */
 static int worth(Search *s, int hole, int cards, int depth) {
     int top = s->best_len > s->floor - 1 ? s->best_len : s->floor - 1;
@@ -433,7 +433,7 @@ static void release(Search *s) {
     free(s->onto); free(s->onto_off); free(s->showing);
     free(s->height); free(s->left); free(s->steps); free(s->chain_cache);
     free(s->add_word); free(s->add_val);
-    free(s->key); free(s->probe_key); free(s->child_key); free(s->table);
+    free(s->key); free(s->state_key); free(s->child_key); free(s->table);
     free(s->best_line); free(s->avail); free(s->inside); free(s->tried);
 }
 
@@ -653,11 +653,11 @@ static PyObject *run(PyObject *args, int longest) {
     }
     if (lay_out_key(&s, m) < 0) { PyErr_NoMemory(); goto done; }
     s.key = calloc((size_t)s.words, sizeof(uint64_t));
-    s.probe_key = calloc((size_t)s.words, sizeof(uint64_t));
+    s.state_key = calloc((size_t)s.words, sizeof(uint64_t));
     s.child_key = calloc((size_t)s.words, sizeof(uint64_t));
     s.capacity = 1024;
     s.table = table_alloc(s.capacity * (size_t)s.words);
-    if (!s.key || !s.probe_key || !s.child_key || !s.table) { PyErr_NoMemory(); goto done; }
+    if (!s.key || !s.state_key || !s.child_key || !s.table) { PyErr_NoMemory(); goto done; }
     int maxh = 0;
     for (int f = 0; f < nf; f++) {
         set_height(&s, f, s.fan_len[f]);
@@ -710,7 +710,7 @@ static PyObject *run(PyObject *args, int longest) {
                 /* the memo's slot is most likely out of the cache: fetch it while the cuts
                  * are worked out (they are not remembered: working them out again costs
                  * less than a memo entry) */
-                __builtin_prefetch(s.table + ((size_t)hash_key(s.probe_key, s.words)
+                __builtin_prefetch(s.table + ((size_t)hash_key(s.state_key, s.words)
                                               & (s.capacity - 1)) * (size_t)s.words);
                 if (s.longest ? !worth(&s, fr->hole, fr->cards, depth)
                     : !chain_ok(&s, fr->hole, fr->cards)) {
@@ -724,7 +724,7 @@ static PyObject *run(PyObject *args, int longest) {
                     int r = s.onto[o];
                     const uint64_t *fans_of = s.showing + (size_t)r * (size_t)s.bitwords;
                     uint64_t by_rank = (uint64_t)(total - s.left[r]) << (2 * FIELD);
-                    /* the same-rank cut (probe._canonical): a fan's last card is not played
+                    /* the same-rank cut (look._canonical): a fan's last card is not played
                      * while a top card of its rank has cards under it, and of several last
                      * cards only the lowest fan's */
                     int deep = 0;
@@ -871,7 +871,7 @@ static PyObject *longest(PyObject *self, PyObject *args) {
 }
 
 /* ranks_can_chain(left, hole, cards, modulus) -> bool: the cut alone, for the tests that
- * hold it to blackhole.probe.ranks_can_chain */
+ * hold it to blackhole.look.ranks_can_chain */
 static PyObject *chain(PyObject *self, PyObject *args) {
     PyObject *counts;
     int hole, cards, m;
@@ -904,18 +904,18 @@ static PyMethodDef methods[] = {
      "ranks_can_chain(left, hole, cards, modulus) -> bool: the rank-count cut of the look."},
     {"look", look, METH_VARARGS,
      "look(fans, fan_ranks, modulus, start_rank, budget, passes, seconds[, stop]) -> (status, line, "
-     "nodes): the first look of blackhole.probe; status 1 a full line, 0 refuted, -1 out of "
+     "nodes): the first look of blackhole.look; status 1 a full line, 0 refuted, -1 out of "
      "budget or time."},
     {"longest", longest, METH_VARARGS,
      "longest(fans, fan_ranks, modulus, start_rank, budget, passes, seconds, stop, floor, bound) "
-     "-> (status, line, nodes): one round of blackhole.probe.longest; status 1 a line of "
+     "-> (status, line, nodes): one round of blackhole.look.longest; status 1 a line of "
      "bound cards, 0 the tree exhausted, -1 out of budget or time; line the longest found."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "_probe_core",
-    "The compiled core of blackhole.probe (the same search, over flat arrays).", -1, methods,
+    PyModuleDef_HEAD_INIT, "_look_core",
+    "The compiled core of blackhole.look (the same search, over flat arrays).", -1, methods,
     NULL, NULL, NULL, NULL,
 };
 
@@ -934,7 +934,7 @@ static int find_signal_thread(void) {
     return PyErr_Occurred() ? -1 : 0;
 }
 
-PyMODINIT_FUNC PyInit__probe_core(void) {
+PyMODINIT_FUNC PyInit__look_core(void) {
     if (find_signal_thread() < 0) return NULL;
     return PyModule_Create(&module);
 }

@@ -46,13 +46,13 @@ The look answers in three ways: a full line (a win, which the caller replays), "
 a method as the `search` backend, but with no proof to check), or nothing (out of budget
 or time, or stopped by another thread through `stop`).
 
-Compiled core: ``_probe_core.c``, a CPython extension built at install time where a C
+Compiled core: ``_look_core.c``, a CPython extension built at install time where a C
 compiler is at hand (optional: without it the Python search below runs). It runs the
 same search step for step (the same order and tie-break, passes, node count, memo and
 cuts) on an explicit stack, with the memo a hash set of the exact state (the counts of
 `_memo_code` and the hole packed into bit fields), so both engines give the same Look
 for every problem and budget; the tests hold them to that. ``engine="python"`` or
-``BLACKHOLE_PROBE_ENGINE=python`` skips it. A node costs about 0.1 us there against
+``BLACKHOLE_LOOK_ENGINE=python`` skips it. A node costs about 0.1 us there against
 about 6 us here, so its default budget is far larger (COMPILED_BUDGET).
 
 What the default budget settles, and at what cost, is in docs/performance.md.
@@ -63,14 +63,13 @@ first).
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from blackhole.cards import rank_adjacent
-from blackhole.engines import ENGINES, PROBE_VARIABLE
+from blackhole.engines import ENGINES, look_switch
 from blackhole.errors import ArgumentError, InputError
 from blackhole.problem import Problem
 
@@ -80,7 +79,7 @@ from blackhole.problem import Problem
 # 1000 from 1,000,000 on (before the rank-count and same-rank cuts: 672 at 3000, 723 at
 # 5000, 936 at 200,000). The larger default leaves 1 deal of pysol:1-20000 unsettled
 # (13295, lost, refuted at 3.06 million).
-# `probe` without a budget uses the one of the engine that runs (default_budget).
+# `look` without a budget uses the one of the engine that runs (default_budget).
 PYTHON_BUDGET = 5000  # the Python engine's default
 COMPILED_BUDGET = 3_000_000  # the compiled core's default
 # A shorter look for callers that only want a quick win on the way (best score, hints):
@@ -98,13 +97,10 @@ _UNLIMITED = 1 << 62  # the discrepancies the last pass allows: more than any li
 _CLOCK_EVERY = 1024  # nodes between clock reads when the look has a time limit
 
 try:  # the compiled core, built at install time where a C compiler is at hand
-    from blackhole import _probe_core
+    from blackhole import _look_core
 except ImportError:  # pragma: no cover - an install without a compiler
-    _probe_core = None
+    _look_core = None
 
-# "python" makes probe search with the Python code alone; "auto" (the default) uses the
-# compiled core when it is built.
-ENGINE_VARIABLE = PROBE_VARIABLE
 _NOT_TAKEN = -2  # the compiled core's answer to a problem it leaves to the Python search
 
 
@@ -190,25 +186,27 @@ def _arc_covers(taken: list[bool], left: list[int], hole: int, cards: int, m: in
 
 def c_engine_built() -> bool:
     """Is the compiled core of the look installed?"""
-    return _probe_core is not None
+    return _look_core is not None
 
 
 def _engine(engine: str | None) -> str:
-    choice = os.environ.get(ENGINE_VARIABLE, "auto") if engine is None else engine
+    # "python": the Python search alone; "auto" (the default): the compiled core if built
+    variable, value = look_switch()
+    choice = ("auto" if value is None else value) if engine is None else engine
     if choice not in ENGINES:
-        raise InputError(f"unknown probe engine (choose from {', '.join(ENGINES)})",
-                         "engine" if engine is not None else ENGINE_VARIABLE, token=choice)
-    return "c" if choice == "auto" and _probe_core is not None else "python"
+        raise InputError(f"unknown look engine (choose from {', '.join(ENGINES)})",
+                         "engine" if engine is not None else variable, token=choice)
+    return "c" if choice == "auto" and _look_core is not None else "python"
 
 
 def engine_in_use(engine: str | None = None) -> str:
-    """The engine `probe` runs for ``engine`` ("auto", "python" or None for the
+    """The engine `look` runs for ``engine`` ("auto", "python" or None for the
     variable): "c" (the compiled core) or "python"."""
     return _engine(engine)
 
 
 def default_budget(engine: str | None = None) -> int:
-    """The budget `probe` uses when given none: COMPILED_BUDGET where the compiled core
+    """The budget `look` uses when given none: COMPILED_BUDGET where the compiled core
     runs, else PYTHON_BUDGET (``engine``: "auto", "python" or None for the variable)."""
     return COMPILED_BUDGET if _engine(engine) == "c" else PYTHON_BUDGET
 
@@ -225,25 +223,25 @@ def best_budget(engine: str | None = None) -> int:
     return COMPILED_BEST_BUDGET if _engine(engine) == "c" else PYTHON_BEST_BUDGET
 
 
-def probe(problem: Problem, budget: int | None = None, *, engine: str | None = None,
-          seconds: float | None = None, stop: bytearray | None = None) -> Look:
+def look(problem: Problem, budget: int | None = None, *, engine: str | None = None,
+         seconds: float | None = None, stop: bytearray | None = None) -> Look:
     """Search `problem` for a full line, trying at most `budget` moves (None: the engine's
     default, see `default_budget`) for at most `seconds` (None: no limit; at the limit the
     answer is the same as out of budget). ``engine`` is "auto" (the compiled core when
-    built) or "python"; None reads $BLACKHOLE_PROBE_ENGINE, else "auto". Both give the
-    same Look, unless the clock or `stop` ends one of them. `stop` is a flag another
-    thread may set (its first byte made non-zero) to end the search as out of budget,
-    within a few milliseconds."""
+    built) or "python"; None reads $BLACKHOLE_LOOK_ENGINE (`engines.look_switch`), else
+    "auto". Both give the same Look, unless the clock or `stop` ends one of them. `stop`
+    is a flag another thread may set (its first byte made non-zero) to end the search as
+    out of budget, within a few milliseconds."""
     if stop is not None and len(stop) < 1:
         raise ArgumentError("stop must hold at least one byte")
     use = _engine(engine)
     if budget is None:
         budget = default_budget(engine)
     if use == "c" and isinstance(budget, int):
-        assert _probe_core is not None
+        assert _look_core is not None
         start = 0 if problem.start is None else problem.rank[problem.start]
         rank = problem.rank
-        status, line, nodes = _probe_core.look(
+        status, line, nodes = _look_core.look(
             problem.fans, [[rank[node] for node in fan] for fan in problem.fans],
             problem.modulus, start, max(-1, min(budget, 2**62)), LDS_PASSES,
             0.0 if seconds is None else max(seconds, 1e-9), stop)
@@ -557,7 +555,7 @@ def longest(problem: Problem, budget: int | None = None, *, engine: str | None =
     bound - (2^k - 1) cards, which keeps the cuts strong; a round that exhausts its tree
     without one lowers the bound below that floor. It ends at once when the line found
     meets the bound (a win, or the bound proven). `budget` (moves over all rounds; None:
-    none), `seconds` and `stop` as for `probe`: at the limit, the longest line found and
+    none), `seconds` and `stop` as for `look`: at the limit, the longest line found and
     the bound shown so far, unproven. Both engines give the same Longest."""
     if stop is not None and len(stop) < 1:
         raise ArgumentError("stop must hold at least one byte")
@@ -587,10 +585,10 @@ def _search_longest(problem: Problem, use: str, budget: int, seconds: float | No
                     stop: bytearray | None, floor: int,
                     bound: int) -> tuple[int, tuple[int, ...], int]:
     if use == "c":
-        assert _probe_core is not None
+        assert _look_core is not None
         rank = problem.rank
         start = 0 if problem.start is None else rank[problem.start]
-        status, line, nodes = _probe_core.longest(
+        status, line, nodes = _look_core.longest(
             problem.fans, [[rank[node] for node in fan] for fan in problem.fans],
             problem.modulus, start, min(budget, 2**62), LDS_PASSES,
             0.0 if seconds is None else max(seconds, 1e-9), stop, floor, bound)

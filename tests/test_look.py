@@ -1,4 +1,4 @@
-"""The look (blackhole.probe) and the `look` backend: it answers with a full line, which
+"""The look (blackhole.look) and the `look` backend: it answers with a full line, which
 the rules engine replays, or with a search it exhausted, and never contradicts the
 reference or the search referee; `sat` and `cpsat` never take it (tests/test_auto.py
 holds the portfolio that does)."""
@@ -13,16 +13,16 @@ import pytest
 
 from blackhole.backends import Options, Verdict
 from blackhole.deal import Deal
-from blackhole.pipeline import solve_deal
-from blackhole.positions import load_position
-from blackhole.probe import (
-    ENGINE_VARIABLE,
+from blackhole.engines import LOOK_VARIABLE
+from blackhole.look import (
     Look,
     c_engine_built,
     default_budget,
-    probe,
+    look,
     ranks_can_chain,
 )
+from blackhole.pipeline import solve_deal
+from blackhole.positions import load_position
 from blackhole.problem import build_problem
 from blackhole.rules import initial_state, legal_cards, play
 from blackhole.sources import load_deal
@@ -39,37 +39,37 @@ def engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> s
     """Every test here runs with the compiled core (where built) and with Python alone."""
     if request.param == "auto" and not c_engine_built():
         pytest.skip("the compiled core is not built")
-    monkeypatch.setenv(ENGINE_VARIABLE, request.param)
+    monkeypatch.setenv(LOOK_VARIABLE, request.param)
     return request.param
 
 
 @pytest.mark.parametrize("number", SAMPLE)
-def test_probe_lines_are_legal_and_agree_with_the_reference(number: int) -> None:
+def test_look_lines_are_legal_and_agree_with_the_reference(number: int) -> None:
     problem = build_problem(load_deal(f"pysol:{number}"))
-    look = probe(problem)
-    assert 0 <= look.nodes <= default_budget()
-    if look.line is not None:
-        assert REFERENCE[number] == "solved" and not look.refuted
-        check_order(problem, look.line)
-    if look.refuted:
-        assert REFERENCE[number] == "unsolvable" and look.line is None
+    outcome = look(problem)
+    assert 0 <= outcome.nodes <= default_budget()
+    if outcome.line is not None:
+        assert REFERENCE[number] == "solved" and not outcome.refuted
+        check_order(problem, outcome.line)
+    if outcome.refuted:
+        assert REFERENCE[number] == "unsolvable" and outcome.line is None
 
 
-def test_the_probe_finds_lines_on_the_sample() -> None:
-    """Not a speed test: a probe that never answers would be dead weight."""
-    looks = [probe(build_problem(load_deal(f"pysol:{n}"))) for n in SAMPLE]
-    assert sum(look.line is not None for look in looks) >= len(SAMPLE) // 4
-    assert sum(look.refuted for look in looks) >= 5
+def test_the_look_finds_lines_on_the_sample() -> None:
+    """Not a speed test: a look that never answers would be dead weight."""
+    looks = [look(build_problem(load_deal(f"pysol:{n}"))) for n in SAMPLE]
+    assert sum(one.line is not None for one in looks) >= len(SAMPLE) // 4
+    assert sum(one.refuted for one in looks) >= 5
 
 
 @pytest.mark.parametrize("seed", range(120))
-def test_probe_on_small_deals_never_contradicts_the_search(seed: int) -> None:
+def test_look_on_small_deals_never_contradicts_the_search(seed: int) -> None:
     agrees_with_the_search(small_deal(seed), 10_000)
 
 
 def test_a_budget_shorter_than_a_line_finds_nothing() -> None:
     problem = build_problem(load_deal("pysol:2"))
-    assert probe(problem, 50) == Look(None, False, 50)
+    assert look(problem, 50) == Look(None, False, 50)
 
 
 def test_the_look_backend_answers_as_the_look_and_replays(engine: str) -> None:
@@ -100,20 +100,20 @@ def test_another_thread_can_stop_the_look() -> None:
     problem = build_problem(load_deal("pysol:10683"))
     stop = bytearray(1)
     found: list[Look] = []
-    worker = threading.Thread(target=lambda: found.append(probe(problem, 10**9, stop=stop)))
+    worker = threading.Thread(target=lambda: found.append(look(problem, 10**9, stop=stop)))
     worker.start()
     worker.join(0.02)
     stop[0] = 1
     worker.join(10)
     assert not worker.is_alive()
-    look = found[0]
-    assert look.line is None and not look.refuted and 0 < look.nodes < 2_000_000
-    assert probe(problem, 1000, stop=bytearray(1)).nodes == 1000  # an unset flag: no effect
+    outcome = found[0]
+    assert outcome.line is None and not outcome.refuted and 0 < outcome.nodes < 2_000_000
+    assert look(problem, 1000, stop=bytearray(1)).nodes == 1000  # an unset flag: no effect
 
 
 @pytest.mark.parametrize("seed", [*range(15), *(pytest.param(seed, marks=pytest.mark.slow)
                                                    for seed in range(15, 40))])
-def test_probe_on_positions_never_contradicts_the_search(seed: int) -> None:
+def test_look_on_positions_never_contradicts_the_search(seed: int) -> None:
     """Part-played positions (a hole card already down, fans uneven) of real deals: a win
     must replay and a refutation must agree with the exhaustive search."""
     agrees_with_the_search(random_position(random.Random(seed)), 20_000)
@@ -122,11 +122,11 @@ def test_probe_on_positions_never_contradicts_the_search(seed: int) -> None:
 def agrees_with_the_search(deal: Deal, budget: int) -> None:
     """The look's line is legal, and what it settles the exhaustive search settles alike."""
     problem = build_problem(deal)
-    look = probe(problem, budget)
-    if look.line is not None:
-        check_order(problem, look.line)
-    if look.line is not None or look.refuted:
-        expected = Verdict.SOLVED if look.line is not None else Verdict.UNSOLVABLE
+    outcome = look(problem, budget)
+    if outcome.line is not None:
+        check_order(problem, outcome.line)
+    if outcome.line is not None or outcome.refuted:
+        expected = Verdict.SOLVED if outcome.line is not None else Verdict.UNSOLVABLE
         assert solve_deal(deal, "search", Options(timeout=60)).verdict is expected
 
 
@@ -183,6 +183,6 @@ def test_a_look_without_a_budget_settles_small_deals_as_the_search_does(seed: in
     every deal, exactly where the exhaustive search (which has neither cut) does."""
     deal = small_deal(seed, ranks=(3, 4, 5, 6), fan_sizes=(1, 2, 3))
     problem = build_problem(deal)
-    look = probe(problem, 10**9)
-    assert look.line is not None or look.refuted
+    outcome = look(problem, 10**9)
+    assert outcome.line is not None or outcome.refuted
     agrees_with_the_search(deal, 10**9)
