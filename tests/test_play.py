@@ -25,17 +25,16 @@ from blackhole.errors import InternalError
 from blackhole.game import Game
 from blackhole.pipeline import solve
 from blackhole.play import engine
-from blackhole.play.app import (
-    ConfirmScreen,
-    EndScreen,
-    PlayApp,
-    RulesScreen,
-    SaveScreen,
-    Table,
-    review_text,
-)
+from blackhole.play.app import PlayApp, Table
 from blackhole.play.board import FAN_LETTERS, table_size
 from blackhole.play.session import review, save_text
+from blackhole.play.widgets import (
+    ConfirmScreen,
+    EndScreen,
+    RulesScreen,
+    SaveScreen,
+    review_text,
+)
 from blackhole.positions import load_position
 from blackhole.rules import Outcome
 

@@ -3,6 +3,10 @@
 The rules engine (through `blackhole.game.Game`) decides every move, undo and redo; the hint
 engine (`blackhole.play.engine`, over `blackhole.best`) answers hints, the coach and the
 end screen, in background threads so the screen never waits for it.
+
+This module holds the screen's logic: the table (`Table`), which plays, undoes, asks for
+hints and ends a game, and the app that shows it. The widgets and modal screens it shows
+are in `blackhole.play.widgets`.
 """
 
 from __future__ import annotations
@@ -16,66 +20,30 @@ from rich.text import Text
 from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.geometry import Size
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Input, Static
+from textual.widgets import Static
 
 from blackhole.cards import Card
 from blackhole.game import Game
 from blackhole.play import board, engine
-from blackhole.play.session import Review, fresh_spec, review, save_path, save_text, start_game
+from blackhole.play.session import fresh_spec, review, save_path, save_text, start_game
+from blackhole.play.widgets import (
+    CSS,
+    ConfirmScreen,
+    EndScreen,
+    FanView,
+    RulesScreen,
+    SaveScreen,
+    card_name,
+)
 from blackhole.rules import Outcome
 
 REPLAY_STEP = 0.4  # seconds between two moves of a replayed best line
 
 Moves = tuple[int, ...]  # a position, as the fans played since the game's start
-
-CSS = """
-Table { padding: 0 1; }
-#title { text-style: bold; height: 1; }
-#hole { height: 1; margin: 1 0 1 0; }
-#fans { height: auto; }
-.fan { width: 4; height: auto; }
-#status { height: 1; margin-top: 1; }
-#message { height: 2; }
-#coach { height: 2; }
-#keys { dock: bottom; height: 1; color: $text-muted; }
-#small { dock: top; height: auto; text-style: bold; color: $error; display: none; }
-.box { width: 66; height: auto; max-height: 22; border: round $accent; padding: 0 1;
-       background: $panel; }
-.wide { width: 78; }
-ModalScreen { align: center middle; }
-#save-path { width: 60; }
-"""
-
-
-def card_name(card: Card | None, ascii_only: bool) -> str:
-    if card is None:
-        return "the empty hole"
-    return str(card) if ascii_only else card.unicode()
-
-
-class FanView(Static):
-    """One fan, drawn as a column; a click on it plays its top card."""
-
-    def __init__(self, fan: int) -> None:
-        super().__init__(id=f"fan-{board.FAN_LETTERS[fan]}", classes="fan")
-        self.fan = fan
-        self.drawn: Text | None = None
-
-    def show(self, text: Text) -> None:
-        """Redraw only when the column changed: a move touches one or a few fans."""
-        if text != self.drawn:
-            self.drawn = text
-            self.update(text)
-
-    def on_click(self, event: events.Click) -> None:
-        event.stop()
-        table = self.screen
-        if isinstance(table, Table):
-            table.play(self.fan)
 
 
 class Table(Screen):
@@ -162,7 +130,7 @@ class Table(Screen):
     async def lay_fans(self) -> None:
         row = self.query_one("#fans", Horizontal)
         await row.remove_children()
-        await row.mount_all(FanView(fan) for fan in range(len(self.game.deal.fans)))
+        await row.mount_all(FanView(fan, self.play) for fan in range(len(self.game.deal.fans)))
         self.query_one("#keys", Static).update(board.keys_text(len(self.game.deal.fans)))
 
     def on_resize(self, event: events.Resize) -> None:
@@ -479,179 +447,6 @@ class Table(Screen):
 
     def action_rules(self) -> None:
         self.app.push_screen(RulesScreen(board.RULES))
-
-
-class EndScreen(ModalScreen[None]):
-    """Won or blocked: the score, the best possible on this deal, the first move that
-    lost, and the offer to replay the best line."""
-
-    BINDINGS = [
-        Binding("b,B", "best", "replay the best line"),
-        Binding("u,U", "undo", "undo"),
-        Binding("N,n", "new", "new deal"),
-        Binding("escape,enter,space", "close", "look at the table"),
-    ]
-
-    def __init__(self, table: Table) -> None:
-        super().__init__()
-        self.table = table
-        self.game = table.game
-        self.found: Review | None = None
-
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="box"):
-            yield Static(id="end")
-
-    def on_mount(self) -> None:
-        game, of = self.game, self.game.start.of
-        if game.outcome is Outcome.WON:
-            self.show(Text(f"You won: {game.score}/{of}, every card is in the hole.",
-                           style="bold green"))
-            return
-        self.show(Text(f"Blocked at {game.score}/{of}: no top card fits "
-                       f"{self.table.shown(game.state.hole)}.", style="bold"))
-        if engine.missing():
-            self.add(Text(engine.missing() or "", style="red"))
-            return
-        self.add(Text("working out the best score of this deal ...", style="dim"))
-        self.table.fetch_review(game, self)
-
-    def show(self, text: Text, extra: list[str] | None = None) -> None:
-        self.lines = [text]
-        self.draw_lines(extra or [])
-
-    def add(self, text: Text) -> None:
-        self.lines.append(text)
-        self.draw_lines([])
-
-    def draw_lines(self, offers: list[str]) -> None:
-        keys = [*offers, "u undo", "N new deal", "Esc the table", "Q quit"]
-        body = Text("\n").join([*self.lines, Text(""), Text("   ".join(keys), style="dim")])
-        self.query_one("#end", Static).update(body)
-
-    def show_review(self, found: Review) -> None:
-        if not self.is_attached:  # closed while the engine worked
-            return
-        self.found = found
-        self.lines = self.lines[:1] + [review_text(found, self.table.shown)]
-        self.draw_lines(["b replay the best line"] if found.line else [])
-
-    def failed(self, reason: str) -> None:
-        if not self.is_attached:
-            return
-        self.lines = self.lines[:1] + [Text(f"the best score is unknown: {reason}", "red")]
-        self.draw_lines([])
-
-    def action_best(self) -> None:
-        if self.found is None or not self.found.line:
-            return
-        self.dismiss()
-        self.table.replay_best(self.found.line)
-
-    def action_undo(self) -> None:
-        self.dismiss()
-        self.table.action_undo()
-
-    async def action_new(self) -> None:
-        self.dismiss()
-        await self.table.action_new()
-
-    def action_close(self) -> None:
-        self.dismiss()
-
-
-def review_text(found: Review, name: Callable[[Card | None], str]) -> Text:
-    of = found.of
-    out = Text()
-    limit = "" if found.proven else " (at least: the time limit was reached)"
-    where = "from where this game started" if found.started else "on this deal"
-    if found.lost_at is None and found.score >= found.best:
-        out.append(f"That is the best possible {where}: {found.best}/{of}{limit}.",
-                   style="green")
-        return out
-    out.append(f"The best possible {where}: {found.best}/{of}{limit}.\n", style="bold")
-    if found.lost_at is None:
-        out.append("The time limit left open which move cost cards.")
-        return out
-    move = f"Move {found.lost_at + 1} ({name(found.lost_card)} from fan " \
-           f"{board.FAN_LETTERS[found.lost_fan]})"
-    verdict = "lost the game" if found.best >= of else "was the first to cost cards"
-    out.append(f"{move} {verdict}: after it the best still reachable was "
-               f"{found.best_after}/{of}.")
-    return out
-
-
-class RulesScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,question_mark,enter,space,q", "close", "close")]
-
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self.text = text
-
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="box wide"):
-            yield Static(self.text)
-            yield Static(Text("any of Esc ? Enter closes", style="dim"))
-
-    def action_close(self) -> None:
-        self.dismiss()
-
-
-class SaveScreen(ModalScreen[str | None]):
-    """Asks where to save the moves; Enter saves, Esc cancels."""
-
-    BINDINGS = [Binding("escape", "cancel", "cancel")]
-
-    def __init__(self, suggested: Path, write: Callable[[str], None]) -> None:
-        super().__init__()
-        self.suggested = suggested
-        self.write = write
-        self.replacing: str | None = None  # a file the player agreed to replace
-
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="box"):
-            yield Static("Save the moves to (Enter saves, Esc cancels):")
-            yield Input(str(self.suggested), id="save-path")
-            yield Static(id="save-error")
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        path = event.value.strip()
-        target = Path(path)
-        if target.exists() and not target.is_dir() and path != self.replacing:
-            self.replacing = path
-            self.query_one("#save-error", Static).update(
-                Text(f"{path} exists: Enter again replaces it, Esc cancels", style="yellow"))
-            return
-        try:
-            self.write(path)
-        except OSError as error:
-            self.query_one("#save-error", Static).update(
-                Text(f"cannot save there: {error.strerror or error}", style="red"))
-            return
-        self.dismiss(path)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-
-class ConfirmScreen(ModalScreen[bool]):
-    """A yes-or-no question: y answers yes; n or Esc no."""
-
-    BINDINGS = [Binding("y,Y", "answer(True)", "yes"),
-                Binding("n,escape", "answer(False)", "no")]
-
-    def __init__(self, question: str, keys: str) -> None:
-        super().__init__()
-        self.question = question
-        self.keys = keys
-
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="box"):
-            yield Static(Text(self.question, style="bold"), id="question")
-            yield Static(Text(self.keys, style="dim"))
-
-    def action_answer(self, yes: bool) -> None:
-        self.dismiss(yes)
 
 
 class PlayApp(App[str]):
