@@ -8,7 +8,6 @@ time limit; an answer reached at the limit says so (`proven` is False).
 
 from __future__ import annotations
 
-import importlib
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -21,13 +20,15 @@ BEST_SECONDS = 60.0  # the best score of a whole deal, for the end screen
 
 
 def _best_module() -> Any:
-    """`blackhole.best`, or None when this build does not hold it."""
+    """`blackhole.best`, or None when this build does not hold it (imported on the first
+    question, not with the game: loading it takes a good part of a first hint's time)."""
     try:
-        return importlib.import_module("blackhole.best")
+        import blackhole.best
     except ModuleNotFoundError as error:
         if error.name != "blackhole.best":
             raise
         return None
+    return blackhole.best
 
 
 def missing() -> str | None:
