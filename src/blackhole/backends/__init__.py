@@ -10,185 +10,38 @@ SAT solver, `cpsat` CP-SAT, `maxsat` RC2, `external` a DIMACS binary and `search
 referee. A helper search may seed one (a starting bound for the best score) but never
 gives its answer. `auto`, the default, is the portfolio of the look and a SAT solver,
 and its Result says which of them answered.
+
+The interface, the Options, the results and the registry are `blackhole.backends.base`,
+re-exported here; this module chooses a backend from a label (`sat:glucose4`) and the
+options a caller gives, refusing an option the backend does not read.
 """
 
 from __future__ import annotations
 
-import importlib
-import math
-from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, fields, replace
-from enum import StrEnum
+from dataclasses import replace
 from typing import Any
 
-from blackhole.errors import InputError, InternalError
-from blackhole.problem import Problem
+from blackhole.backends.base import (
+    MAX_MODEL_CELLS,
+    MAX_SEED,
+    MAX_WORKERS,
+    REGISTRY,
+    Backend,
+    BestResult,
+    Options,
+    Result,
+    Verdict,
+    available_backends,
+    best_backends,
+    make_backend,
+)
+from blackhole.errors import InputError
 
-
-class Verdict(StrEnum):
-    SOLVED = "solved"
-    UNSOLVABLE = "unsolvable"
-    UNKNOWN = "unknown"
-
-
-# (card, position) pairs a model may hold, so that a solve stays within 1 GiB: every model
-# here grows linearly in the cells (cards squared), and what a solver learns grows with
-# time on top. Measured peak RSS of whole processes (docs/performance.md, "Memory"):
-# CP-SAT's inverse model, the largest, about 2.2 KB a cell (273 MB at 42,849 cells,
-# random:1:ranks=52); the CNF and its SAT solver 1.8 KB at first, but glucose4 under
-# `auto` reached 1,133 MiB in 40 s at 299,209 cells (a nearly sorted 137-rank deck). So
-# the bound is the largest deck a file or spec can hold (100 ranks, 399 cards to play:
-# 159,201 cells), where `auto` peaked at 415 MiB in 40 s.
-MAX_MODEL_CELLS = 160_000
-MAX_WORKERS = 64  # CP-SAT threads: more is a typo on any machine this runs on
-MAX_SEED = 2**31 - 1  # CP-SAT's random_seed is a 32-bit signed integer
-
-
-@dataclass(frozen=True)
-class Options:
-    """Everything a user may set for one solve; each backend reads the fields it knows.
-
-    Values are checked when the Options are made, so no backend sees a limit that is not
-    a positive finite number or a seed CP-SAT cannot take. Errors name the field.
-    """
-
-    timeout: float | None = None  # wall seconds; None means no limit
-    solver: str | None = None  # SAT solver name (sat backend)
-    model: str | None = None  # CP-SAT model name (cpsat backend)
-    workers: int = 1  # CP-SAT search workers (0: CP-SAT chooses)
-    seed: int = 0  # CP-SAT random seed
-    solver_cmd: str | None = None  # external DIMACS solver command line
-    proof_arg: str | None = None  # external: arguments asking for a DRAT proof in {proof}
-    features: frozenset[str] | None = None  # encoding features; None = the backend default
-    proof: bool = False  # sat backend: log a DRUP proof, returned in Result.proof
-    budget: int | None = None  # look, auto: the look's moves (nodes); None: the default
-
-    def __post_init__(self) -> None:
-        if self.timeout is not None and (isinstance(self.timeout, bool)
-                                         or not isinstance(self.timeout, int | float)):
-            raise InputError(f"must be a number of seconds, not "
-                             f"{type(self.timeout).__name__}", "timeout",
-                             token=str(self.timeout))
-        if self.timeout is not None and not (math.isfinite(self.timeout)
-                                             and self.timeout > 0):
-            raise InputError("must be a positive, finite number of seconds", "timeout",
-                             token=str(self.timeout))
-        if not isinstance(self.workers, int) or not 0 <= self.workers <= MAX_WORKERS:
-            raise InputError(f"must be a whole number from 0 to {MAX_WORKERS}", "workers",
-                             token=str(self.workers))
-        if self.budget is not None and (isinstance(self.budget, bool)
-                                        or not isinstance(self.budget, int)
-                                        or self.budget < 1):
-            raise InputError("must be a whole number of moves, 1 or more", "budget",
-                             token=str(self.budget))
-        if not isinstance(self.seed, int) or not 0 <= self.seed <= MAX_SEED:
-            raise InputError(f"must be a whole number from 0 to {MAX_SEED}", "seed",
-                             token=str(self.seed))
-        if self.features is not None and not isinstance(self.features, frozenset):
-            names = (self.features,) if isinstance(self.features, str) else self.features
-            if not isinstance(names, Iterable) or not all(isinstance(n, str) for n in names):
-                raise InputError("names encoding features: a str or a list of str",
-                                 "features", token=type(self.features).__name__)
-            object.__setattr__(self, "features", frozenset(names))  # a str is one name
-
-    @classmethod
-    def make(cls, **values: object) -> Options:
-        """Options from keyword values, refusing a name that is no field (a typo would
-        otherwise be silently ignored)."""
-        known = {f.name for f in fields(cls)}
-        for name in values:
-            if name not in known:
-                raise InputError(f"no such option (choose from {', '.join(sorted(known))})",
-                                 "options", token=name)
-        return cls(**values)  # type: ignore[arg-type]
-
-
-@dataclass(frozen=True)
-class Result:
-    verdict: Verdict
-    order: tuple[int, ...] | None  # nodes in play order (start excluded) when solved
-    backend: str
-    solver: str
-    seconds: float
-    stats: dict[str, Any] = field(default_factory=dict)
-    proof: list[str] | None = None  # DRUP lines of an unsatisfiability proof (Options.proof)
-
-
-@dataclass(frozen=True)
-class BestResult:
-    """The longest line a backend found on a Problem (a position's best score, less the
-    cards moved before it): `order` lists its nodes in play order (start excluded),
-    `upper_bound` is the most cards any line may play as far as the backend has proven,
-    and `proven` says they meet (len(order) == upper_bound)."""
-
-    order: tuple[int, ...]
-    proven: bool
-    upper_bound: int
-    backend: str
-    solver: str
-    seconds: float
-    stats: dict[str, Any] = field(default_factory=dict)
-
-
-class Backend(ABC):
-    """Solve a Problem under Options. Subclasses set `name`, the Options fields they read
-    besides `timeout` (so a user who sets another gets told), and implement `solve`."""
-
-    name: str = ""
-    reads: frozenset[str] = frozenset()
-    max_cells: int | None = MAX_MODEL_CELLS  # None: the backend builds no model
-
-    def check_size(self, cards: int, source: str = "deal") -> None:
-        """Refuse, before any work, a deal with `cards` to play whose model would not fit
-        in memory (`source` names the deal in the message)."""
-        cells = cards * cards
-        if self.max_cells is not None and cells > self.max_cells:
-            raise InputError(f"too large for the {self.name} backend: {cards} cards to play "
-                             f"would need {cells:,} card-position cells (at most "
-                             f"{self.max_cells:,})", source, token=f"{cards} cards")
-
-    def check(self, options: Options) -> None:
-        """Raise InputError for options this backend cannot take, before any work (the
-        values every backend shares are checked when Options are made)."""
-        return None  # nothing beyond the shared checks, unless a backend says otherwise
-
-    @abstractmethod
-    def solve(self, problem: Problem, options: Options) -> Result: ...
-
-    # The best score (blackhole.best): a backend that can find the longest line of a
-    # Problem overrides `best` (and `check_best`, when it reads the Options otherwise).
-
-    @property
-    def finds_best(self) -> bool:
-        return type(self).best is not Backend.best
-
-    def check_best(self, options: Options) -> None:
-        """Raise InputError, before any work, when this backend cannot find a best score
-        or cannot take these options for it."""
-        if not self.finds_best:
-            users = [name for name in available_backends() if make_backend(name).finds_best]
-            raise InputError(f"finds no best score (choose from {', '.join(users)})",
-                             "backend", token=self.name)
-        self.check(options)
-
-    def best(self, problem: Problem, options: Options) -> BestResult:
-        """The longest legal line of `problem` under the options' time limit; at the limit,
-        the longest line found and the bound proven so far."""
-        self.check_best(options)  # raises: this backend finds no best score
-        raise InternalError(f"{self.name}: check_best let a best() through")
-
-
-# name → "module:Class"; modules are imported only when used.
-REGISTRY = {
-    "auto": "blackhole.backends.auto:AutoBackend",
-    "look": "blackhole.backends.look:LookBackend",
-    "sat": "blackhole.backends.sat:SatBackend",
-    "cpsat": "blackhole.backends.cpsat:CpsatBackend",
-    "search": "blackhole.backends.search:SearchBackend",
-    "external": "blackhole.backends.external:ExternalBackend",
-    "maxsat": "blackhole.backends.maxsat:MaxsatBackend",
-}
+__all__ = ["DEFAULT_BACKEND", "MAX_MODEL_CELLS", "MAX_SEED", "MAX_WORKERS", "REGISTRY",
+           "VARIANT_FIELD", "Backend", "BestResult", "Options", "Result", "Verdict",
+           "available_backends", "best_backends", "check_options_apply", "choose",
+           "make_backend", "split_label"]
 
 
 # The backend of `solve` and the other one-deal commands when none is named.
@@ -197,19 +50,6 @@ DEFAULT_BACKEND = "auto"
 # `backend:VARIANT` labels: the Options field the variant sets (sat:glucose4, cpsat:boolean,
 # auto:cadical195 for auto's SAT solver).
 VARIANT_FIELD = {"sat": "solver", "cpsat": "model", "maxsat": "solver", "auto": "solver"}
-
-
-def make_backend(name: str) -> Backend:
-    if name not in REGISTRY:
-        raise InputError(f"unknown backend (choose from {', '.join(REGISTRY)})", "backend",
-                         token=name)
-    module_name, _, class_name = REGISTRY[name].partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as error:
-        raise InputError(f"backend not available here ({error})", "backend",
-                         token=name) from None
-    return getattr(module, class_name)()
 
 
 def split_label(label: str, options: Options | None = None) -> tuple[str, Options]:
@@ -263,15 +103,3 @@ def choose(label: str, timeout: float | None = None, **given: Any) -> tuple[str,
     name, options = split_label(label, Options.make(timeout=timeout, **given))
     check_options_apply([name], given)
     return name, options
-
-
-def available_backends() -> list[str]:
-    """The registered backends whose module imports on this machine."""
-    names = []
-    for name, target in REGISTRY.items():
-        try:
-            importlib.import_module(target.partition(":")[0])
-        except ImportError:
-            continue
-        names.append(name)
-    return names
