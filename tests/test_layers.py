@@ -1,8 +1,10 @@
-"""The package's imports run one way: no circle among its modules, and the layers that read
-a deal import only the layers below them.
+"""The package's imports run one way: no circle among its modules, and every module
+imports only modules of its own layer or the layers below it.
 
-Imports are read from the source, those inside functions included (a function-local
-import hides a circle from Python, not from a reader), so nothing here is run.
+Every module of the package has its place in LAYERS, so a new module must be placed
+before the tests pass. Imports are read from the source, those inside functions included
+(a function-local import hides a circle from Python, not from a reader), so nothing here
+is run.
 """
 
 from __future__ import annotations
@@ -16,10 +18,51 @@ from .conftest import ROOT
 
 SRC = ROOT / "src"
 
-# From the ground up: a module here imports only modules before it in this list.
-DEAL_LAYERS = ("blackhole.errors", "blackhole.cards", "blackhole.deal", "blackhole.formats",
-               "blackhole.sources", "blackhole.rules", "blackhole.solutions",
-               "blackhole.positions")
+# From the ground up: a module imports only modules of its own layer or the layers before
+# it. Names are below `blackhole` ("encode" is encode/__init__.py); "__init__" is the
+# package itself, the public API.
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("ground", ("errors", "engines", "deadline", "version", "extras")),
+    ("proof checker", ("drat.parse", "drat.python_engine", "drat.check", "drat")),
+    ("cards", ("cards",)),
+    ("deals", ("deal",)),
+    ("formats", ("formats",)),
+    ("sources", ("sources",)),
+    ("rules", ("rules", "game")),
+    ("solutions", ("solutions",)),
+    ("positions", ("positions",)),
+    ("problem", ("problem",)),
+    ("encodings", ("encode.layout", "encode.cnf", "encode.cpsat", "encode")),
+    ("look", ("look",)),
+    ("backend interface", ("backends.base", "backends")),
+    ("backends", ("backends.search", "backends.pysat_tools", "backends.seeding",
+                  "backends.look", "backends.sat", "backends.cpsat", "backends.maxsat",
+                  "backends.external", "backends.auto")),
+    ("answers", ("pipeline", "best")),
+    ("certificates", ("certificates.drat_trim", "certificates.files", "certificates.place",
+                      "certificates.labels", "certificates.make",
+                      "certificates.verification", "certificates", "certificates.batch")),
+    ("bench", ("bench.record", "bench.stats", "bench.checks", "bench.plan", "bench.worker",
+               "bench.pool", "bench.cluster", "bench.report", "bench.render", "bench.plots",
+               "bench.run", "bench")),
+    ("atlas", ("atlas", "atlas_build")),
+    ("play", ("play", "play.board", "play.engine", "play.session", "play.widgets",
+              "play.app")),
+    ("command line", ("cli.output", "cli.options", "cli.guard", "cli.atlas", "cli.bench",
+                      "cli.certificates", "cli.deals", "cli.play", "cli.positions",
+                      "cli.solving", "cli", "__main__", "__init__")),
+)
+
+
+def _dotted(name: str) -> str:
+    return "blackhole" if name == "__init__" else f"blackhole.{name}"
+
+
+LAYER = {_dotted(name): height for height, (_, names) in enumerate(LAYERS)
+         for name in names}
+# The compiled cores (a .c file beside the modules): they import nothing of the package.
+COMPILED = {".".join(path.relative_to(SRC).with_suffix("").parts)
+            for path in (SRC / "blackhole").rglob("*.c")}
 
 
 def _modules() -> dict[str, Path]:
@@ -31,11 +74,14 @@ def _modules() -> dict[str, Path]:
     return found
 
 
-def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
-    """The package's modules that `name` imports anywhere in its source."""
+def _imports(name: str, path: Path, modules: dict[str, Path],
+             source: str | None = None) -> set[str]:
+    """The package's modules that `name` imports anywhere in its source (the file at
+    `path`, or `source` when given)."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     targets: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    text = path.read_text(encoding="utf-8") if source is None else source
+    for node in ast.walk(ast.parse(text)):
         if isinstance(node, ast.Import):
             targets.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -43,8 +89,10 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
             if node.level:
                 parts = package.split(".")[:len(package.split(".")) - node.level + 1]
                 base = ".".join([*parts, *([node.module] if node.module else [])])
-            targets.update(f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules
-                           else base for alias in node.names)
+            for alias in node.names:
+                named = f"{base}.{alias.name}"
+                if named not in COMPILED:  # `from blackhole import _look_core`: the core
+                    targets.add(named if named in modules else base)
     return {target for target in targets if target in modules and target != name}
 
 
@@ -82,11 +130,31 @@ def test_no_module_of_the_package_imports_itself_through_others(
     assert _circle(graph) is None
 
 
-def test_the_deal_layers_import_only_the_layers_below(graph: dict[str, set[str]]) -> None:
-    for height, name in enumerate(DEAL_LAYERS):
-        above = set(DEAL_LAYERS[height:])
-        assert graph[name] & above == set(), f"{name} imports a layer at or above its own"
+def test_every_module_has_a_layer(graph: dict[str, set[str]]) -> None:
+    """The table places every module of the tree, once, and names no module that is gone."""
+    placed = [_dotted(name) for _, names in LAYERS for name in names]
+    assert len(placed) == len(set(placed)), "a module placed twice"
+    assert sorted(set(graph) - set(placed)) == [], "modules without a layer in LAYERS"
+    assert sorted(set(placed) - set(graph)) == [], "LAYERS names modules not in the tree"
+
+
+def test_no_module_imports_a_layer_above_its_own(graph: dict[str, set[str]]) -> None:
+    upward = sorted(f"{name} ({LAYERS[LAYER[name]][0]}) imports {target} "
+                    f"({LAYERS[LAYER[target]][0]})"
+                    for name, targets in graph.items() if name in LAYER
+                    for target in targets if LAYER.get(target, -1) > LAYER[name])
+    assert upward == []
     assert "blackhole.rules" in graph["blackhole.positions"]  # the reader sees imports
+    assert "blackhole" not in graph["blackhole.look"]  # the compiled core is no package
+
+
+def test_an_upward_import_is_found() -> None:
+    """The reader itself: a layer's import of one above it is seen, in a function too."""
+    modules = {"blackhole.cards": SRC / "blackhole" / "cards.py",
+               "blackhole.cli": SRC / "blackhole" / "cli" / "__init__.py"}
+    source = "def f():\n    from blackhole.cli import app\n"
+    found = _imports("blackhole.cards", modules["blackhole.cards"], modules, source)
+    assert found == {"blackhole.cli"} and LAYER["blackhole.cli"] > LAYER["blackhole.cards"]
 
 
 def test_the_shared_modules_import_no_command(graph: dict[str, set[str]]) -> None:
