@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from blackhole.backends import Verdict, make_backend
+from blackhole.backends import FINDS_BEST, REGISTRY, Verdict, best_backends, make_backend
 from blackhole.best import Analysis, Best, Step, analyze, best_score, hints, keeps
 from blackhole.cards import Card
 from blackhole.cli import app
@@ -212,6 +212,7 @@ def test_bad_requests_are_input_errors() -> None:
         best_score("pysol:1", timeout=-1)
     assert not make_backend("external").finds_best
     assert all(make_backend(name).finds_best for name in BACKENDS)
+    assert best_backends() == [name for name in REGISTRY if name in FINDS_BEST]
 
 
 def test_maxsat_solves_too() -> None:

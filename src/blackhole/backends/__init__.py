@@ -23,6 +23,7 @@ from dataclasses import replace
 from typing import Any
 
 from blackhole.backends.base import (
+    FINDS_BEST,
     MAX_MODEL_CELLS,
     MAX_SEED,
     MAX_WORKERS,
@@ -38,10 +39,10 @@ from blackhole.backends.base import (
 )
 from blackhole.errors import InputError
 
-__all__ = ["DEFAULT_BACKEND", "MAX_MODEL_CELLS", "MAX_SEED", "MAX_WORKERS", "REGISTRY",
-           "VARIANT_FIELD", "Backend", "BestResult", "Options", "Result", "Verdict",
-           "available_backends", "best_backends", "check_options_apply", "choose",
-           "make_backend", "split_label"]
+__all__ = ["DEFAULT_BACKEND", "FINDS_BEST", "MAX_MODEL_CELLS", "MAX_SEED", "MAX_WORKERS",
+           "REGISTRY", "VARIANT_FIELD", "Backend", "BestResult", "Options", "Result",
+           "Verdict", "available_backends", "best_backends", "check_options_apply",
+           "choose", "make_backend", "split_label"]
 
 
 # The backend of `solve` and the other one-deal commands when none is named.

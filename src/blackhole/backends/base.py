@@ -184,6 +184,10 @@ REGISTRY = {
     "maxsat": "blackhole.backends.maxsat:MaxsatBackend",
 }
 
+# The backends that find a best score (`Backend.finds_best`), named here so that a help
+# text lists them without importing every solver; tests hold the two equal.
+FINDS_BEST = ("auto", "look", "sat", "cpsat", "search", "maxsat")
+
 
 def make_backend(name: str) -> Backend:
     if name not in REGISTRY:

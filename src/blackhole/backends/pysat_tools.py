@@ -57,6 +57,9 @@ SOLVERS: tuple[str, ...] = INTERRUPTIBLE + BUDGETED
 # The solvers whose DRUP proofs check (Options.proof): MapleSAT writes variables off by
 # one, and the others log no proof in this python-sat.
 PROOF_SOLVERS: tuple[str, ...] = ("glucose3", "glucose4", "maplechrono", "maplecm")
+# A certificate's solver when none is named: the default solver, which logs a checkable
+# proof.
+DEFAULT_PROOF_SOLVER = DEFAULT_SOLVER
 
 _FIRST_SLICE = 2000  # conflicts, at most, in the first slice (most deals need fewer)
 _MIN_SLICE = 20
@@ -79,6 +82,11 @@ def solver_name(name: str | None, default: str = DEFAULT_SOLVER) -> str:
             return canonical
     raise InputError(f"unknown SAT solver (choose from {', '.join(SOLVERS)})", "solver",
                      token=name)
+
+
+def short_name(solver: str) -> str:
+    """The shortest name pysat knows a canonical solver by (g4 for glucose4)."""
+    return min(getattr(SolverNames, solver, (solver,)), key=len)
 
 
 def check_proof_solver(solver: str, proof: bool) -> None:

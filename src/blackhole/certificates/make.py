@@ -17,8 +17,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -59,17 +58,19 @@ from blackhole.sources import load_deal
 if TYPE_CHECKING:
     from blackhole.best import Best
 
-DEFAULT_SOLVER = "glucose4"  # any of the sat backend's PROOF_SOLVERS, by any alias
-
 
 def check_choices(solver: str | None, checker: str) -> str:
     """The canonical proof solver for `solver` (any name or alias `solve` takes), after
     checking it and the checker once, before any work."""
-    from blackhole.backends.pysat_tools import check_proof_solver, solver_name
+    from blackhole.backends.pysat_tools import (
+        DEFAULT_PROOF_SOLVER,
+        check_proof_solver,
+        solver_name,
+    )
 
     if solver is not None and not isinstance(solver, str):
         raise InputError(f"must be a solver's name, not {type(solver).__name__}", "solver")
-    canonical = solver_name(solver or DEFAULT_SOLVER)
+    canonical = solver_name(solver or DEFAULT_PROOF_SOLVER)
     check_proof_solver(canonical, proof=True)
     check_checker(checker)
     if checker == "drat-trim":
@@ -85,7 +86,7 @@ def check_timeout(timeout: object) -> float | None:
 
 
 def certify(deal_or_spec: Deal | Position | str, folder: str | os.PathLike[str], *,
-            solver: str = DEFAULT_SOLVER, timeout: float | None = None,
+            solver: str | None = None, timeout: float | None = None,
             checker: str = "blackhole") -> Certificate:
     """Certify a deal or a position into `folder`: a checked proof that it has no winning
     line, or its winning moves (see `make_certificate`).
@@ -96,7 +97,8 @@ def certify(deal_or_spec: Deal | Position | str, folder: str | os.PathLike[str],
     Position is labelled by its name when that name gives it (a spec dealt again, a file
     read, and a Position's known moves played), else by its board's digest
     (`sha256:...`). A Position's known moves are written in the certificate. `solver` is
-    any name or alias of a proof-logging solver; `timeout` bounds the whole of it, in
+    any name or alias of a proof-logging solver (None: DEFAULT_PROOF_SOLVER of
+    `backends.pysat_tools`); `timeout` bounds the whole of it, in
     seconds. A bad value is an InputError naming its parameter, raised before any work;
     so is a `folder` whose certificate another process is making now."""
     place = as_folder(folder)
@@ -238,7 +240,12 @@ def _refute(encoding: cnf.Encoding, solver: str, deadline: float | None) -> tupl
     (None, None, None, stats) when the deadline came first."""
     from pysat.solvers import Solver
 
-    from blackhole.backends.pysat_tools import check_proof_solver, read_answer, run_solver
+    from blackhole.backends.pysat_tools import (
+        check_proof_solver,
+        interruptible,
+        read_answer,
+        run_solver,
+    )
 
     check_proof_solver(solver, proof=True)
     stats: dict[str, Any] = {"vars": encoding.num_vars, "clauses": len(encoding.clauses),
@@ -247,7 +254,7 @@ def _refute(encoding: cnf.Encoding, solver: str, deadline: float | None) -> tupl
         return None, None, None, stats
     proof = model = None
     with cnf.gc_paused(), Solver(name=solver, bootstrap_with=encoding.clauses,
-                                 with_proof=True) as sat, _interrupts():
+                                 with_proof=True) as sat, interruptible():
         answer = run_solver(sat, solver, deadline)
         if answer:
             model = sat.get_model()
@@ -256,20 +263,6 @@ def _refute(encoding: cnf.Encoding, solver: str, deadline: float | None) -> tupl
         stats.update(sat.accum_stats() or {})
     _, order = read_answer(answer, model, encoding, f"sat/{solver}")
     return answer, order, proof, stats
-
-
-@contextmanager
-def _interrupts() -> Iterator[None]:
-    """Ctrl-C during a pysat solve: pysat catches SIGINT and raises its own error, which
-    is turned back into the KeyboardInterrupt it is."""
-    try:
-        yield
-    except KeyboardInterrupt:
-        raise
-    except Exception as error:
-        if "keyboard interrupt" in str(error).lower():
-            raise KeyboardInterrupt from None
-        raise
 
 
 def _too_large(proof_lines: Sequence[str]) -> str:
@@ -295,7 +288,7 @@ def _write_statement(folder: Path, encoding: cnf.Encoding,
 
 
 def certify_best(position: Position, best: int, folder: str | os.PathLike[str], *,
-                 spec: str = "", solver: str = DEFAULT_SOLVER,
+                 spec: str = "", solver: str | None = None,
                  checker: str = "blackhole") -> Certificate:
     """An optimality certificate: refute "at least best+1 cards are scored from this
     position" with a proof, check it, and write deal.board (the position), formula.cnf,
@@ -319,12 +312,14 @@ def _certify_best_in(staged: Path, position: Position, best: int, folder: Path, 
                      board: str, solver: str, checker: str) -> Certificate:
     from pysat.solvers import Solver
 
+    from blackhole.backends.pysat_tools import interruptible
+
     began = time.perf_counter()
     encoding, _ = bound_encoding(position, best)
     encoded = time.perf_counter()
     write(staged / DEAL_FILE, board)
     with Solver(name=solver, bootstrap_with=encoding.clauses, with_proof=True) as sat, \
-            _interrupts():
+            interruptible():
         if sat.solve():
             played = len(encoding.decode(sat.get_model()))
             raise InputError(f"not the best score: a line from the position scores "

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from blackhole.backends import Options
-from blackhole.bench.plan import DEFAULT_TIMEOUT, GRACE
+from blackhole.backends import REGISTRY, Options
+from blackhole.bench.plan import DEFAULT_BACKENDS, DEFAULT_TIMEOUT, GRACE
 from blackhole.bench.run import DEFAULT_MEMORY_MB, BenchSummary
 from blackhole.cli.guard import (
     EXIT_INTERNAL,
@@ -150,8 +150,9 @@ def bench(
         help="Deals: pysol:1-1000, random:1-500, a folder of deal files, comma lists.",
         show_default=False)],
     backends: Annotated[str | None, typer.Option(
-        help="Comma list (default: sat,cpsat, the two technologies compared); also auto, "
-             "look, maxsat, search, external; sat:SOLVER and cpsat:MODEL pick variants.")]
+        help=f"Comma list (default: {','.join(DEFAULT_BACKENDS)}, the two technologies "
+             f"compared); also {', '.join(n for n in REGISTRY if n not in DEFAULT_BACKENDS)}; "
+             "sat:SOLVER and cpsat:MODEL pick variants.")]
     = None,
     task: Annotated[str, typer.Option(
         help="What each task asks: solve (can the deal be won?) or best (its best score, "
@@ -162,7 +163,7 @@ def bench(
     jobs: Annotated[int | None, typer.Option(
         min=1, help="Worker processes (default: the CPU count).")] = None,
     workers: Annotated[int | None, typer.Option(
-        min=1, help="Search threads inside each CP-SAT solve (default 1); "
+        min=1, help=f"Search threads inside each CP-SAT solve (default {Options.workers}); "
                     "with --jobs 1 --workers 2 one solve uses both cores.")] = None,
     solver_cmd: Annotated[str | None, typer.Option(
         help="The external backend's solver command, e.g. \"kissat -q\" "

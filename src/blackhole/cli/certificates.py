@@ -9,6 +9,7 @@ import typer
 from rich.text import Text
 
 from blackhole.backends import Verdict
+from blackhole.backends.pysat_tools import DEFAULT_PROOF_SOLVER, PROOF_SOLVERS, short_name
 from blackhole.cli.guard import (
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
@@ -18,7 +19,7 @@ from blackhole.cli.guard import (
     VERDICT_EXIT,
     user_errors,
 )
-from blackhole.cli.options import AfterOption, JsonFlag
+from blackhole.cli.options import AfterOption, JsonFlag, choices
 from blackhole.cli.output import console
 from blackhole.sources import expand_specs
 
@@ -33,8 +34,9 @@ def certify_command(
     out: Annotated[Path, typer.Option(help="Certificate folder (one subfolder per deal "
                                            "when several are given).")] = Path("certificate"),
     solver: Annotated[str, typer.Option(
-        help="Proof-logging pysat solver: glucose4 (g4), glucose3 (g3), glucose42, "
-             "maplechrono (mcb) or maplecm (mcm).")] = "glucose4",
+        help="Proof-logging pysat solver: "
+             f"{choices([f'{name} ({short_name(name)})' for name in PROOF_SOLVERS])}.")]
+    = DEFAULT_PROOF_SOLVER,
     checker: Annotated[str, typer.Option(help="blackhole (own checker) or drat-trim.")]
     = "blackhole",
     timeout: Annotated[float | None, typer.Option(

@@ -1,20 +1,29 @@
 """The options and arguments that several commands share, and the reading of --features.
 """
 
+from collections.abc import Sequence
 from typing import Annotated
 
 import typer
 
+from blackhole.backends import Options
 from blackhole.errors import InputError
+
+
+def choices(names: Sequence[str], default: str | None = None) -> str:
+    """Names as a help text lists them: "a (default), b or c"."""
+    shown = [f"{name} (default)" if name == default else name for name in names]
+    return " or ".join([", ".join(shown[:-1]), shown[-1]] if len(shown) > 1 else shown)
+
 
 DealSpec = Annotated[str, typer.Argument(
     help="A board or JSON file, '-' for stdin, pysol:N[:all-in-a-row] or random:SEED[:any].",
     show_default=False)]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 WorkersOption = Annotated[int | None, typer.Option(
-    min=1, help="CP-SAT search workers (default 1).", show_default=False)]
+    min=1, help=f"CP-SAT search workers (default {Options.workers}).", show_default=False)]
 SeedOption = Annotated[int | None, typer.Option(
-    help="CP-SAT random seed (default 0).", show_default=False)]
+    help=f"CP-SAT random seed (default {Options.seed}).", show_default=False)]
 BudgetOption = Annotated[int | None, typer.Option(
     min=1, metavar="NODES",
     help="The look's moves (look and auto backends): at this many the look gives up "

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.text import Text
 
-from blackhole.backends import DEFAULT_BACKEND, Options, Verdict
+from blackhole.backends import DEFAULT_BACKEND, FINDS_BEST, Options, Verdict
 from blackhole.cards import Card
 from blackhole.cli.guard import EXIT_OK, EXIT_UNKNOWN, command_timeout, user_errors
 from blackhole.cli.options import (
@@ -42,10 +42,11 @@ TimeoutOption = Annotated[float | None, typer.Option(
 def best(
     spec: DealSpec,
     backend: Annotated[str, typer.Option(
-        help="auto (default: the look's best score within its budget, else sat's climb), "
-             "look (proven by exhausting its search, no certificate), sat, cpsat, maxsat or "
-             "search; sat:SOLVER and maxsat:SOLVER pick the SAT solver. --certify proves "
-             "the optimum with SAT whichever answered.")] = DEFAULT_BACKEND,
+        help=f"One of: {', '.join(FINDS_BEST)}. auto (the default) takes the look's best "
+             "score within its budget, else sat's climb; look proves by exhausting its "
+             "search, with no certificate; sat:SOLVER and maxsat:SOLVER pick the SAT "
+             "solver. --certify proves the optimum with SAT whichever answered.")]
+    = DEFAULT_BACKEND,
     solver: Annotated[str | None, typer.Option(
         help="SAT solver name (sat backend; maxsat: RC2's oracle).")] = None,
     workers: WorkersOption = None,

@@ -18,10 +18,12 @@ from blackhole.cli.options import (
     JsonFlag,
     SeedOption,
     WorkersOption,
+    choices,
     parse_features,
 )
 from blackhole.cli.output import Styled, card_piece, console, plain_console, working
 from blackhole.deal import Position
+from blackhole.encode.cpsat_names import DEFAULT_MODEL, MODELS
 from blackhole.errors import InputError
 from blackhole.pipeline import Solution, solve_deal
 from blackhole.positions import load_position
@@ -44,7 +46,7 @@ def solve(
     solver: Annotated[str | None, typer.Option(
         help="SAT solver name (sat backend; auto: its SAT solver).")] = None,
     model: Annotated[str | None, typer.Option(
-        help="CP-SAT model (cpsat backend): inverse (default), boolean, circuit or cnf.")] = None,
+        help=f"CP-SAT model (cpsat backend): {choices(MODELS, DEFAULT_MODEL)}.")] = None,
     workers: WorkersOption = None,
     seed: SeedOption = None,
     timeout: Annotated[float | None, typer.Option(
@@ -138,7 +140,7 @@ def encode(
     features: Annotated[str | None, typer.Option(
         help="Encoding features, comma-separated ('none' for the plain encoding).")] = None,
     model: Annotated[str | None, typer.Option(
-        help="CP-SAT model (cpsat format): inverse (default), boolean, circuit or cnf.")] = None,
+        help=f"CP-SAT model (cpsat format): {choices(MODELS, DEFAULT_MODEL)}.")] = None,
     out: Annotated[Path | None, typer.Option(help="Write to this file, not stdout.")] = None,
     after: AfterOption = None,
 ) -> None:

@@ -24,6 +24,9 @@ A large model takes seconds of Python to build. Every builder takes a deadline (
 `time.perf_counter()` reading, None for no limit) and reads the clock as it adds
 constraints (`Built.tick`, `blackhole.deadline.paced`): `blackhole.deadline.OutOfTime`
 when it passes before the model is complete.
+
+The models and features by name, their help and defaults, are `encode.cpsat_names`,
+which a caller reads without importing OR-Tools; this module imports those it uses.
 """
 
 from __future__ import annotations
@@ -36,6 +39,15 @@ from ortools.sat.python import cp_model
 
 from blackhole.deadline import CHECK_EVERY, OutOfTime, check, paced
 from blackhole.encode import cnf
+from blackhole.encode.cpsat_names import (
+    DEFAULT_FEATURES,
+    DEFAULT_MODEL,
+    DEFAULT_OPTIONAL_FEATURES,
+    FEATURES,
+    MODEL_FEATURES,
+    MODELS,
+    OPTIONAL_FEATURES,
+)
 from blackhole.encode.layout import (
     Domains,
     Layout,
@@ -46,41 +58,6 @@ from blackhole.encode.layout import (
 )
 from blackhole.errors import InputError
 from blackhole.problem import Problem, SameRankPair
-
-MODEL_HELP: dict[str, str] = {
-    "inverse": "seq/pos inverse with a rank table (CSPLib 081): the fastest",
-    "boolean": "card-at-position literals, rank literals, played-by ladders",
-    "circuit": "add_circuit over rank-adjacent arcs, positions tied to arcs",
-    "cnf": "the SAT encoding's clauses, one bool_or each (its features are the SAT ones)",
-}
-MODELS: tuple[str, ...] = tuple(MODEL_HELP)
-# Over pysol:1-1000 the inverse model has the lowest median, p99 and maximum (presolve
-# off, see blackhole.backends.cpsat).
-DEFAULT_MODEL = "inverse"
-
-FEATURE_HELP: dict[str, str] = {
-    "symmetry": "same-rank symmetry breaking (Gent et al. 2007); every model",
-    "rankcount": "rank k shows at as many positions as it has cards (implied); boolean",
-    "alldiff": "all positions differ (implied by the circuit); circuit",
-}
-FEATURES: frozenset[str] = frozenset(FEATURE_HELP)
-MODEL_FEATURES: dict[str, frozenset[str]] = {
-    "inverse": frozenset({"symmetry"}),
-    "boolean": frozenset({"symmetry", "rankcount"}),
-    "circuit": frozenset({"symmetry", "alldiff"}),
-    "cnf": cnf.FEATURES,
-}
-# The features each model runs with when no features are given (measured).
-DEFAULT_FEATURES: dict[str, frozenset[str]] = {
-    "inverse": frozenset({"symmetry"}),
-    "boolean": frozenset({"rankcount"}),
-    "circuit": frozenset({"alldiff", "symmetry"}),  # only with both does it settle every deal
-    "cnf": cnf.DEFAULT_FEATURES,
-}
-# The optional-position model is the Boolean one; both of its features are sound for
-# prefixes (rankcount as "at most", encodings/cpsat.md).
-OPTIONAL_FEATURES: frozenset[str] = MODEL_FEATURES["boolean"]
-DEFAULT_OPTIONAL_FEATURES: frozenset[str] = frozenset({"rankcount"})  # measured
 
 Literal = cp_model.LiteralT  # a Boolean variable, its negation, or a constant (bool)
 T = TypeVar("T")
