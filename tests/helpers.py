@@ -1,16 +1,135 @@
-"""What the backend and encoding tests share: one checker of decoded orders, which
-evaluates the ORIGINAL Problem constraints (never an encoding's), and one generator of
-small deals.
-"""
+"""What the tests share: paths and the reference verdicts, the command line run in this
+process or as its own process, results lines, deals, and checkers of decoded orders that
+evaluate the ORIGINAL Problem constraints (never an encoding's)."""
 
 from __future__ import annotations
 
+import csv
+import json
+import os
 import random
+import signal
+import subprocess
+import sys
 from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any
 
+from blackhole.backends import Options, Verdict
 from blackhole.cards import Card, deck
 from blackhole.deal import Deal
+from blackhole.pipeline import solve_deal
+from blackhole.positions import load_position
 from blackhole.problem import Problem, same_rank_pairs
+from blackhole.rules import initial_state, legal_cards, play
+from blackhole.sources import load_deal
+
+ROOT = Path(__file__).resolve().parent.parent
+SRC = ROOT / "src"
+EXAMPLES = ROOT / "examples"
+REFERENCE_CSV = ROOT / "tests" / "data" / "pysol-1-1000.csv"
+
+
+# ---------------------------------------------------------------- the reference verdicts
+
+
+@cache
+def reference() -> dict[int, dict[str, str]]:
+    """deal number → {"verdict", "states_checked", "seconds"} from black-hole-solve 1.14.0."""
+    with REFERENCE_CSV.open(newline="") as handle:
+        return {int(row["deal"]): row for row in csv.DictReader(handle)}
+
+
+def easy_for_search(limit: int = 20000) -> list[int]:
+    """Deals the pure-Python referee settles quickly: few states for the C solver too."""
+    return [n for n, row in reference().items() if int(row["states_checked"]) < limit]
+
+
+# ---------------------------------------------------------------- the command line
+
+# What a child process must not inherit from the shell that started the tests: the
+# debug switch (tracebacks instead of one-line errors) and terminal size or colour.
+_NOT_INHERITED = ("BLACKHOLE_DEBUG", "COLUMNS", "LINES", "FORCE_COLOR", "TTY_COMPATIBLE")
+
+
+def child_env(**settings: str) -> dict[str, str]:
+    """The environment of a child Python that imports this checkout's blackhole, as a pipe
+    runs it (no debug switch, no terminal size or colour), with `settings` added."""
+    env = {key: value for key, value in os.environ.items() if key not in _NOT_INHERITED}
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(SRC), os.environ.get("PYTHONPATH")) if p)
+    return {**env, **settings}
+
+
+def command(*args: str) -> list[str]:
+    """The argument vector of `blackhole ARGS` run by this Python (for `subprocess.Popen`,
+    with `env=child_env()`)."""
+    return [sys.executable, "-m", "blackhole", *args]
+
+
+def blackhole(*args: str, stdin: str | None = None, cwd: Path | None = None,
+              env: dict[str, str] | None = None, timeout: float = 300,
+              text: bool = True) -> subprocess.CompletedProcess:
+    """The command as a user runs it: its own process, its output captured; `env` adds
+    settings to `child_env()`."""
+    return subprocess.run(command(*args), input=stdin, cwd=cwd, env=child_env(**(env or {})),
+                          capture_output=True, text=text, timeout=timeout)
+
+
+def cli(*args: str, stdin: str | None = None):
+    """The command in this process, through Typer's runner (the same exit codes, no
+    start-up cost): a click `Result`."""
+    from typer.testing import CliRunner
+
+    from blackhole.cli import app
+
+    return CliRunner().invoke(app, list(args), input=stdin)
+
+
+def default_sigint() -> None:
+    """For a child process (`preexec_fn`): Ctrl-C as a terminal delivers it, even when the
+    tests run in the background, where the shell has them, and so their children, ignore
+    SIGINT (and a Python started so keeps ignoring it)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (Linux: read from /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            parent = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        if parent == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+# ---------------------------------------------------------------- results lines
+
+
+def results_line(deal: str, backend: str, verdict: str, seconds: float,
+                 solver: str | None = None) -> str:
+    """A results line, naming the engine that answered when `solver` is given; a solved
+    one carries real winning moves, as report replays them."""
+    moves = winning_moves(deal) if verdict == "solved" else []
+    line = {"deal": deal, "backend": backend, "verdict": verdict, "seconds": seconds,
+            "moves": moves}
+    if solver is not None:
+        line["solver"] = solver
+    return json.dumps(line) + "\n"
+
+
+@cache
+def winning_moves(deal: str) -> list[dict[str, Any]]:
+    solution = solve_deal(load_deal(deal), "look", Options())
+    assert solution.verdict is Verdict.SOLVED, f"{deal} is no solvable deal for a fixture"
+    return [{"card": str(card), "fan": fan} for card, fan in solution.moves]
+
+
+# ---------------------------------------------------------------- orders and deals
 
 
 def check_order(problem: Problem, order: Sequence[int], *, complete: bool = True) -> None:
@@ -100,3 +219,158 @@ def nearly_sorted_deal(ranks: int, seed: int) -> Deal:
         rng.shuffle(fan)
         fans.append(tuple(fan))
     return Deal(tuple(fans), Card(1, "S"), ranks, name=f"nearly-sorted:{ranks}:{seed}")
+
+
+def big_deal(seed: int, ranks: int = 40) -> Deal:
+    """A generalised Black Hole deal (A♠ in the hole, fans of 3) far beyond 52 cards."""
+    return ranked_deal(ranks, 3, seed)
+
+
+def random_position(rng: random.Random, variant: str = "", fewest: int = 5) -> Deal:
+    """A pysol deal (`variant` ":all-in-a-row": that game) after fewest to 29 random
+    legal moves, as a position."""
+    spec = f"pysol:{rng.randrange(1, 1001)}{variant}"
+    deal = load_deal(spec)
+    state, played = initial_state(deal), []
+    for _ in range(rng.randrange(fewest, 30)):
+        moves = legal_cards(deal, state)
+        if not moves:
+            break
+        card, fan = rng.choice(moves)
+        state = play(deal, state, fan)
+        played.append(str(card))
+    return load_position(spec, " ".join(played)).deal
+
+
+# ---------------------------------------------------------------- SAT encoding counts
+
+
+def _closure(pairs: list[tuple[int, int]], nodes: tuple[int, ...]) -> dict[int, set[int]]:
+    reach = {v: {b for a, b in pairs if a == v} for v in nodes}
+    changed = True
+    while changed:
+        changed = False
+        for v in nodes:
+            grown = reach[v].union(*(reach[w] for w in reach[v]))
+            if grown != reach[v]:
+                reach[v], changed = grown, True
+    return reach
+
+
+def specified(problem: Problem, features: frozenset[str],
+              optional: bool = False) -> tuple[dict[str, int], int]:
+    """Clauses per family and the number of variables, by the formulas of encodings/sat.md
+    (with `optional`, its section "Optional positions")."""
+    moves, n, m, rank = problem.moves, len(problem.moves), problem.modulus, problem.rank
+    start = problem.start
+    use = features.__contains__
+    ranked = use("rank")
+    # domains
+    after = _closure(list(problem.precedence), moves)  # a → the cards after a
+    before = _closure([(b, a) for a, b in problem.precedence], moves)
+    lo = {c: 1 + len(before[c]) if use("domain") else 1 for c in moves}
+    hi = {c: n - len(after[c]) if use("domain") else n for c in moves}
+    near: dict[int, set[int]] = {}
+    for v in range(problem.size):
+        for d in problem.neighbours[v]:
+            near.setdefault(rank[v], set()).add(rank[d])
+    present = {rank[c] for c in moves}
+    walks = [present] * (n + 1)
+    if use("reach") and start is not None:
+        walks = [{rank[start]}]
+        for _ in range(n):
+            walks.append(set().union(*(near.get(j, set()) for j in walks[-1])) & present)
+    dom = {c: [q for q in range(lo[c], hi[c] + 1) if rank[c] in walks[q]] for c in moves}
+    d = {c: len(dom[c]) for c in moves}
+    f = {c: min(dom[c], default=n + 1) for c in moves}
+    last = {c: max(dom[c], default=0) for c in moves}
+    s = {c: max(0, last[c] - f[c] + 1) for c in moves}
+    cards_at = {q: [c for c in moves if q in dom[c]] for q in range(1, n + 1)}
+    ranks_at = {q: {rank[c] for c in cards_at[q]} for q in range(1, n + 1)}
+    x_total = sum(d.values())
+    r_total = sum(len(ks) for ks in ranks_at.values())
+    counts: dict[str, int] = {}
+    if optional:
+        variables = x_total + sum(s.values()) + n
+        counts["card"] = sum(s[c] + 2 * d[c] - 1 for c in moves if d[c])
+        counts["order"] = sum(s[c] - 1 for c in moves if d[c])
+    else:
+        variables = x_total + sum(max(0, s[c] - 1) for c in moves)
+        counts["card"] = sum(s[c] + 2 * d[c] - 2 if d[c] else 1 for c in moves)
+        counts["order"] = sum(max(0, s[c] - 2) for c in moves)
+
+    def amo(g: int) -> int:
+        if g < 2:
+            return 0
+        return 3 * g - 4 if use("compact") and g > 6 else g * (g - 1) // 2
+
+    groups = []
+    for q in range(1, n + 1):
+        if ranked:
+            groups.append(len(ranks_at[q]))
+            groups += [sum(rank[c] == k for c in cards_at[q]) for k in ranks_at[q]]
+        else:
+            groups.append(len(cards_at[q]))
+    counts["position-amo"] = sum(amo(g) for g in groups)
+    variables += sum(g - 1 for g in groups if use("compact") and g > 6)
+    if optional:
+        counts["filled-prefix"] = n - 1
+        counts["filled-holds"] = n
+        counts["filled-by"] = r_total if ranked else x_total
+        counts["filled-all"] = n
+    else:
+        counts["position-alo"] = n if use("alo") else sum(not cards_at[q] for q in cards_at)
+    if ranked:
+        variables += r_total
+        counts["rank-channel"] = x_total
+        counts["rank-support"] = r_total
+        first_bad = len(ranks_at[1] - near.get(rank[start], set())) if start is not None else 0
+        counts["adjacency"] = r_total - len(ranks_at[1]) + first_bad
+        if use("forward"):
+            counts["forward"] = r_total - len(ranks_at[n])
+    else:
+        first_bad = (len([c for c in cards_at[1] if c not in problem.neighbours[start]])
+                     if start is not None else 0)
+        counts["adjacency"] = x_total - len(cards_at[1]) + first_bad
+        if use("forward"):
+            counts["forward"] = x_total - len(cards_at[n])
+    counts["precedence"] = sum(max(0, (last[b] if optional else last[a]) - f[b] + 1)
+                               for a, b in problem.precedence)
+    if use("rankcount") and ranked:
+        total = 0
+        for k in sorted(present):
+            cards_k = sum(rank[c] == k for c in moves)
+            places = sum(k in ranks_at[q] for q in range(1, n + 1))
+            widths = [0] + [min(i, cards_k + 1) for i in range(1, places + 1)]
+            total += sum(3 * widths[i] - 1 + widths[i - 1] for i in range(1, places + 1))
+            total += 1 + (places > cards_k)
+            variables += sum(widths)
+        counts["rank-count"] = total
+    if use("deadrank"):
+        variables += 2 * m * (n - 1)
+        counts["deadrank-walk"] = sum(
+            2 + 2 * (not any(rank[c] == k and q < f[c] for c in moves))
+            for q in range(1, n) for k in range(1, m + 1))
+        counts["deadrank-need"] = sum(q < last[c] for q in range(1, n) for c in moves)
+    if use("symmetry"):
+        # by(c, q) is TRUE from l(c) on for complete lines, never for prefixes
+        top = {c: n if optional else last[c] for c in moves}
+        total = 0
+        for pair in same_rank_pairs(problem):
+            c1, c2, a1, b2 = pair.first, pair.second, pair.above_first, pair.below_second
+            if a1 is None and b2 is None:
+                total += max(0, top[c1] - f[c2] + 1)
+            elif a1 is None:
+                total += sum(f[c2] + 1 <= q <= top[b2] for q in dom[c1])
+            else:
+                total += sum(f[a1] + 1 <= q <= top[c1] for q in dom[c2])
+                if b2 is not None:
+                    total += sum(q <= top[b2] for q in dom[c1])
+                    variables += 1
+        counts["symmetry"] = total
+    return counts, variables
+
+
+# Deals whose clause counts are checked against `specified`.
+COUNT_DEALS = ([load_deal(f"pysol:{n}") for n in (1, 2, 837)]
+               + [small_deal(s) for s in (0, 1, 5, 7, 11)])

@@ -8,37 +8,28 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from blackhole.backends import Options
 from blackhole.cards import parse_card
-from blackhole.cli import app
 from blackhole.errors import InputError
 from blackhole.formats import parse_position_text, position_json
 from blackhole.positions import load_position
 from blackhole.rules import replay
 
-from .conftest import EXAMPLES
+from .helpers import EXAMPLES, blackhole, cli
 
 SOLUTION = [m["card"] for m in
             json.loads((EXAMPLES / "pysol-2.solution.json").read_text())["moves"]]
 AFTER = " ".join(SOLUTION[:8])
 
 
-def blackhole(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    """The command, as a user runs it."""
-    return subprocess.run([sys.executable, "-m", "blackhole", *args], input=stdin,
-                          capture_output=True, text=True, timeout=120)
-
-
 def in_process(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
     """The command through Click's runner (the same exit codes, no start-up cost), as a
     CompletedProcess."""
-    done = CliRunner().invoke(app, list(args), input=stdin)
+    done = cli(*args, stdin=stdin)
     return subprocess.CompletedProcess(args, done.exit_code, done.stdout, done.stderr)
 
 

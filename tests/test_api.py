@@ -8,7 +8,8 @@ import sys
 import pytest
 
 import blackhole
-from tests.conftest import reference
+
+from .helpers import reference
 
 
 def test_all_names_are_the_exported_ones() -> None:

@@ -9,7 +9,6 @@ import json
 import os
 import random
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -24,10 +23,8 @@ from blackhole.pipeline import solve_deal
 from blackhole.positions import load_position
 from blackhole.sources import load_deal
 
-from .bench_support import child_env, results_line
-from .conftest import ROOT, reference
+from .helpers import ROOT, blackhole, reference, results_line
 
-BLACKHOLE = Path(sys.executable).with_name("blackhole")
 BEST_CSV = ROOT / "tests" / "data" / "pysol-1-1000-best.csv"
 SEED = int(os.environ.get("BLACKHOLE_ATLAS_SEED", "23"))  # the sample drawn
 
@@ -38,8 +35,7 @@ def _reference_best() -> dict[int, int]:
 
 
 def _atlas(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([str(BLACKHOLE), "atlas", *args], env=child_env(),
-                          capture_output=True, text=True, timeout=60)
+    return blackhole("atlas", *args, timeout=60)
 
 
 # ---------------------------------------------------------------- the shipped files
@@ -151,9 +147,8 @@ def test_a_deal_no_run_settled_is_unknown(tmp_path: Path) -> None:
     results.write_text(results.read_text()
                        + results_line("pysol:1", "sat", "unsolvable", 0.1))
     out, listed = tmp_path / "a.atlas.gz", tmp_path / "lost.txt"
-    built = subprocess.run([str(BLACKHOLE), "atlas-build", str(results), "--out", str(out),
-                            "--lost-list", str(listed)],
-                           env=child_env(), capture_output=True, text=True, timeout=60)
+    built = blackhole("atlas-build", str(results), "--out", str(out), "--lost-list",
+                      str(listed), timeout=60)
     assert built.returncode == 3 and "2 won, 1 lost" in built.stdout
     assert listed.read_text() == "pysol:1\n"
     assert "2 unsettled" in built.stdout  # pysol:3 unknown, pysol:4 has no line at all

@@ -7,9 +7,6 @@ asked for makes every refutation the SAT solver's. Verdicts are held to the refe
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -27,9 +24,9 @@ from blackhole.pipeline import solve_deal
 from blackhole.problem import build_problem
 from blackhole.sources import load_deal
 
-from .conftest import reference
+from .helpers import blackhole as run
+from .helpers import reference
 
-BLACKHOLE = str(Path(sys.executable).parent / "blackhole")
 needs_core = pytest.mark.skipif(not c_engine_built(), reason="the compiled core is not built")
 
 
@@ -177,10 +174,6 @@ def test_sat_s_best_score_is_its_own_even_where_the_look_wins() -> None:
     found = best_score("pysol:2", "sat")
     assert found.solver == "glucose3" and found.best == 51 and found.proven
     assert found.stats["calls"] >= 1
-
-
-def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([BLACKHOLE, *args], capture_output=True, text=True, timeout=120)
 
 
 def test_the_command_line_says_which_engine_answered() -> None:

@@ -23,14 +23,11 @@ from blackhole.bench import read_results, run_bench
 from blackhole.bench.report import summarize
 from blackhole.errors import InputError
 
-from .bench_support import child_env, results_line, run_cli, run_command
-from .conftest import EXAMPLES, ROOT, reference
+from .helpers import EXAMPLES, ROOT, blackhole, child_env, cli, reference, results_line
 
 # Deals the search referee settles in a few milliseconds, unsolvable and solvable ones.
 QUICK = ["pysol:1", "pysol:5", "pysol:6", "pysol:25", "pysol:27", "pysol:29", "pysol:34"]
 HARD = "pysol:837"  # unsolvable; the referee needs far more than a minute and ~1 GB
-
-
 
 
 def _pairs(path: Path) -> Counter[tuple[str, str]]:
@@ -371,30 +368,28 @@ def test_dask_gives_the_local_verdicts_and_keeps_the_hard_limit(
 # ---------------------------------------------------------------- the commands
 
 
-
-
 def test_bench_command_runs_and_reports(tmp_path: Path) -> None:
     out, plots = tmp_path / "r.jsonl", tmp_path / "plots"
-    result = run_cli("bench", "pysol:1,pysol:5,pysol:25", "--backends", "search", "--timeout",
-                  "10", "--jobs", "2", "--out", str(out), "--plots", str(plots), "--json")
+    result = cli("bench", "pysol:1,pysol:5,pysol:25", "--backends", "search", "--timeout",
+                 "10", "--jobs", "2", "--out", str(out), "--plots", str(plots), "--json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["run"]["written"] == 3 and data["run"]["skipped"] == 0
     (search,) = data["backends"]
     assert (search["backend"], search["solved"], search["unsolvable"]) == ("search", 1, 2)
     assert {Path(p).name for p in data["plots"]} == {"cactus.png", "cactus.svg"}
-    again = run_cli("bench", "pysol:1,pysol:5,pysol:25", "--backends", "search", "--out",
-                 str(out), "--resume")
+    again = cli("bench", "pysol:1,pysol:5,pysol:25", "--backends", "search", "--out",
+                str(out), "--resume")
     assert again.exit_code == 0 and "0 results written" in again.stdout
     assert "search" in again.stdout and "86.94% (outside)" in again.stdout  # 1 of 3
-    refused = run_cli("bench", "pysol:1", "--backends", "search", "--out", str(out))
+    refused = cli("bench", "pysol:1", "--backends", "search", "--out", str(out))
     assert refused.exit_code == 2 and "--resume" in refused.stderr
 
 
 def test_bench_passes_cpsat_workers_to_each_solve(tmp_path: Path) -> None:
     out = tmp_path / "r.jsonl"
-    result = run_cli("bench", "pysol:1,pysol:2", "--backends", "cpsat,sat", "--jobs", "1",
-                  "--workers", "2", "--out", str(out), "--json")
+    result = cli("bench", "pysol:1,pysol:2", "--backends", "cpsat,sat", "--jobs", "1",
+                 "--workers", "2", "--out", str(out), "--json")
     assert result.exit_code == 0, result.output
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert {r["verdict"] for r in records if r["deal"] == "pysol:2"} == {"solved"}
@@ -408,7 +403,7 @@ def test_a_bench_with_no_backends_compares_sat_with_cpsat(tmp_path: Path) -> Non
     """Each runs its own engine, so the two rows differ: not the look twice. There is no
     --no-look any more: nothing runs the look unless asked to (look, auto)."""
     out = tmp_path / "r.jsonl"
-    result = run_cli("bench", "pysol:1-3", "--jobs", "1", "--out", str(out), "--json")
+    result = cli("bench", "pysol:1-3", "--jobs", "1", "--out", str(out), "--json")
     assert result.exit_code == 0, result.output
     rows = {b["backend"]: b for b in json.loads(result.stdout)["backends"]}
     assert set(rows) == {"sat", "cpsat"}
@@ -416,14 +411,14 @@ def test_a_bench_with_no_backends_compares_sat_with_cpsat(tmp_path: Path) -> Non
     assert rows["cpsat"]["engines"] == {"cp-sat:inverse": 3}
     assert rows["sat"]["fastest"] + rows["cpsat"]["fastest"] == 3
     assert rows["sat"]["total"] != rows["cpsat"]["total"]
-    refused = run_cli("bench", "pysol:1", "--no-look", "--out", str(tmp_path / "x.jsonl"))
+    refused = cli("bench", "pysol:1", "--no-look", "--out", str(tmp_path / "x.jsonl"))
     assert refused.exit_code == 2 and "--no-look" in refused.stderr
 
 
 @pytest.mark.parametrize("spec", ["pysol:x", "pysol:0", "random:q", "pysol:3:klondike"])
 def test_a_malformed_spec_is_refused_before_any_task(tmp_path: Path, spec: str) -> None:
     out = tmp_path / "r.jsonl"
-    result = run_cli("bench", f"pysol:1,{spec}", "--backends", "sat", "--out", str(out))
+    result = cli("bench", f"pysol:1,{spec}", "--backends", "sat", "--out", str(out))
     assert result.exit_code == 2
     assert spec in result.stderr and "Traceback" not in result.stderr
     assert not out.exists()
@@ -434,7 +429,7 @@ def test_a_malformed_spec_is_refused_before_any_task(tmp_path: Path, spec: str) 
 def test_a_bad_backend_variant_is_refused_before_any_task(tmp_path: Path, backends: str,
                                                           named: str) -> None:
     out = tmp_path / "r.jsonl"
-    result = run_cli("bench", "pysol:1-2", "--backends", backends, "--out", str(out))
+    result = cli("bench", "pysol:1-2", "--backends", backends, "--out", str(out))
     assert result.exit_code == 2 and named in result.stderr
     assert not out.exists()
 
@@ -445,7 +440,7 @@ def test_a_folder_holding_a_file_that_is_no_deal_is_refused(tmp_path: Path) -> N
     (folder / "a.board").write_text((EXAMPLES / "pysol-2.board").read_text())
     (folder / "b.json").write_text('{"moves": []}')
     out = tmp_path / "r.jsonl"
-    result = run_cli("bench", str(folder), "--backends", "sat", "--out", str(out))
+    result = cli("bench", str(folder), "--backends", "sat", "--out", str(out))
     assert result.exit_code == 2 and "b.json:1:" in result.stderr
     assert not out.exists()
 
@@ -461,16 +456,14 @@ def _deal_folder(tmp_path: Path) -> Path:
     return folder
 
 
-
-
 def test_results_of_file_deals_replay_from_another_folder(tmp_path: Path) -> None:
     _deal_folder(tmp_path)
-    ran = run_command("bench", "dd", "--backends", "sat", "--jobs", "1", "--out", "rel.jsonl",
-                   "--json", cwd=tmp_path)
+    ran = blackhole("bench", "dd", "--backends", "sat", "--jobs", "1", "--out", "rel.jsonl",
+                    "--json", cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    report = run_command("report", "../rel.jsonl", "--json", cwd=elsewhere)
+    report = blackhole("report", "../rel.jsonl", "--json", cwd=elsewhere)
     assert report.returncode == 0, report.stdout + report.stderr
     data = json.loads(report.stdout)
     (sat,) = data["backends"]
@@ -479,7 +472,7 @@ def test_results_of_file_deals_replay_from_another_folder(tmp_path: Path) -> Non
     assert {r.deal for r in records} == {f"dd/pysol-{n}.board" for n in (1, 2, 25)}
     assert all(r.board["fans"] for r in records)
     shutil.rmtree(tmp_path / "dd")  # the deals themselves gone: the lines still replay
-    again = run_command("report", "../rel.jsonl", cwd=elsewhere)
+    again = blackhole("report", "../rel.jsonl", cwd=elsewhere)
     assert again.returncode == 0, again.stdout
 
 
@@ -518,15 +511,15 @@ def test_retry_unknown_reruns_only_the_unknown_lines(tmp_path: Path) -> None:
 
 def test_solver_cmd_is_checked_before_any_task(tmp_path: Path) -> None:
     out = tmp_path / "r.jsonl"
-    missing = run_cli("bench", "pysol:1-3", "--backends", "external", "--solver-cmd",
-                   "no-such-solver -q", "--out", str(out))
+    missing = cli("bench", "pysol:1-3", "--backends", "external", "--solver-cmd",
+                  "no-such-solver -q", "--out", str(out))
     assert missing.exit_code == 2 and "solver command not found" in missing.stderr
     assert "no-such-solver" in missing.stderr and not out.exists()
-    stray = run_cli("bench", "pysol:1", "--backends", "sat", "--solver-cmd", "kissat",
-                 "--out", str(out))
+    stray = cli("bench", "pysol:1", "--backends", "sat", "--solver-cmd", "kissat",
+                "--out", str(out))
     assert stray.exit_code == 2 and "--solver-cmd: does not apply" in stray.stderr
-    proof = run_cli("bench", "pysol:1", "--backends", "search", "--proof-arg", "{proof}",
-                    "--out", str(out))
+    proof = cli("bench", "pysol:1", "--backends", "search", "--proof-arg", "{proof}",
+                "--out", str(out))
     assert proof.exit_code == 2 and "--proof-arg: does not apply" in proof.stderr
     assert not out.exists()
 
@@ -539,8 +532,8 @@ def test_solver_cmd_reaches_the_external_backend(tmp_path: Path) -> None:
                     "raise SystemExit(10)\n")
     fake.chmod(0o755)
     out = tmp_path / "r.jsonl"
-    result = run_cli("bench", "pysol:2", "--backends", "external", "--solver-cmd", str(fake),
-                  "--jobs", "1", "--out", str(out), "--json")
+    result = cli("bench", "pysol:2", "--backends", "external", "--solver-cmd", str(fake),
+                 "--jobs", "1", "--out", str(out), "--json")
     assert result.exit_code == 4
     (record,) = read_results(out)
     assert record.verdict == "error" and record.backend == "external"
@@ -552,7 +545,7 @@ def test_solver_cmd_reaches_the_external_backend(tmp_path: Path) -> None:
     ("tcp://127.0.0.1:notaport", "not a Dask address"),
 ])
 def test_a_bad_dask_address_is_oneresults_line(tmp_path: Path, address: str, says: str) -> None:
-    done = run_command("bench", "pysol:1", "--dask", address, "--out", "r.jsonl", cwd=tmp_path)
+    done = blackhole("bench", "pysol:1", "--dask", address, "--out", "r.jsonl", cwd=tmp_path)
     assert done.returncode == 2, done.stderr
     assert done.stderr.count("\n") == 1 and says in done.stderr and "--dask" in done.stderr
     assert not (tmp_path / "r.jsonl").exists()
@@ -560,7 +553,7 @@ def test_a_bad_dask_address_is_oneresults_line(tmp_path: Path, address: str, say
 
 def test_an_unreachable_scheduler_is_oneresults_line(tmp_path: Path) -> None:
     address = f"tcp://127.0.0.1:{_free_port()}"  # nothing listens there
-    done = run_command("bench", "pysol:1", "--dask", address, "--out", "r.jsonl", cwd=tmp_path)
+    done = blackhole("bench", "pysol:1", "--dask", address, "--out", "r.jsonl", cwd=tmp_path)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "cannot reach the Dask scheduler" in done.stderr
     assert not (tmp_path / "r.jsonl").exists()
@@ -568,15 +561,13 @@ def test_an_unreachable_scheduler_is_oneresults_line(tmp_path: Path) -> None:
 
 def test_retry_unknown_and_chunk_need_their_companions(tmp_path: Path) -> None:
     out = str(tmp_path / "r.jsonl")
-    alone = run_cli("bench", "pysol:1", "--retry-unknown", "--out", out)
+    alone = cli("bench", "pysol:1", "--retry-unknown", "--out", out)
     assert alone.exit_code == 2 and "add --resume" in alone.stderr
-    chunk = run_cli("bench", "pysol:1", "--chunk", "4", "--out", out)
+    chunk = cli("bench", "pysol:1", "--chunk", "4", "--out", out)
     assert chunk.exit_code == 2 and "add --dask" in chunk.stderr
 
 
 # ---------------------------------------------------------------- best-score lines
-
-
 
 
 # ---------------------------------------------------------------- the best-score task
@@ -605,10 +596,10 @@ def test_best_task_compares_backends_on_the_best_score(tmp_path: Path) -> None:
 
 
 def test_best_task_refuses_a_backend_that_finds_no_best(tmp_path: Path) -> None:
-    result = run_cli("bench", "pysol:1", "--task", "best", "--backends", "external",
-                     "--out", str(tmp_path / "r.jsonl"))
+    result = cli("bench", "pysol:1", "--task", "best", "--backends", "external",
+                 "--out", str(tmp_path / "r.jsonl"))
     assert result.exit_code == 2 and "finds no best score" in result.stderr
-    unknown = run_cli("bench", "pysol:1", "--task", "guess", "--out", str(tmp_path / "r.jsonl"))
+    unknown = cli("bench", "pysol:1", "--task", "guess", "--out", str(tmp_path / "r.jsonl"))
     assert unknown.exit_code == 2 and "--task: unknown task" in unknown.stderr
 
 

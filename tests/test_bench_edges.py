@@ -20,7 +20,7 @@ from blackhole.bench.plots import cactus, histogram
 from blackhole.bench.record import iter_results
 from blackhole.bench.report import summarize
 
-from .bench_support import child_env
+from .helpers import blackhole, child_env, command
 
 # A small parent that runs a command and prints its exit code, its peak resident memory
 # (kB, from wait4: the child's own, not the test process's) and its stderr. The child's
@@ -37,24 +37,10 @@ print(json.dumps([os.waitstatus_to_exitcode(status), usage.ru_maxrss, err]))
 PEAK_KB = 128 * 1024  # the lookup of a shipped file peaks at some 25 MB, a refused bomb at 45
 
 
-def _env(**settings: str) -> dict[str, str]:
-    """The child's environment: this checkout's blackhole, no terminal size or colour
-    settings but `settings`."""
-    env = {key: value for key, value in child_env().items()
-           if key not in ("COLUMNS", "LINES", "FORCE_COLOR", "TTY_COMPATIBLE")}
-    return {**env, **settings}
-
-
-def _piped(*args: str, cwd: Path, **settings: str) -> subprocess.CompletedProcess:
-    """The command with its stdout and stderr piped, environment `settings` added."""
-    return subprocess.run([sys.executable, "-m", "blackhole", *args], cwd=cwd,
-                          env=_env(**settings), capture_output=True, text=True, timeout=300)
-
-
 def _bench(folder: Path, specs: str, *more: str) -> Path:
     """A real results file of the look over `specs`."""
-    done = _piped("bench", specs, "--backends", "look", "--jobs", "1", "--out", "r.jsonl",
-                  *more, cwd=folder)
+    done = blackhole("bench", specs, "--backends", "look", "--jobs", "1", "--out", "r.jsonl",
+                     *more, cwd=folder)
     assert done.returncode == 0, done.stderr
     return folder / "r.jsonl"
 
@@ -91,9 +77,9 @@ def test_an_atlas_file_that_inflates_past_the_cap_is_refused_in_bounded_memory(
     bomb = tmp_path / "bomb.atlas.gz"
     make(bomb)
     assert bomb.stat().st_size < 16 * 2**20  # small on disk: a bomb
-    done = subprocess.run([sys.executable, "-c", _PEAK, sys.executable, "-m", "blackhole",
-                           "atlas", "pysol:1", "--file", str(bomb)],
-                          env=_env(), capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-c", _PEAK,
+                           *command("atlas", "pysol:1", "--file", str(bomb))],
+                          env=child_env(), capture_output=True, text=True, timeout=120)
     code, peak_kb, stderr = json.loads(done.stdout)
     assert code == 2, stderr
     assert stderr.count("\n") == 1 and "Traceback" not in stderr
@@ -116,17 +102,17 @@ def test_piped_report_tables_take_the_width_of_columns(tmp_path: Path) -> None:
     """COLUMNS sets the tables' width on a pipe, above the default 120 as below it."""
     long = Path("a" * 60) / ("b" * 60) / "deal.json"
     (tmp_path / long).parent.mkdir(parents=True)
-    dealt = _piped("deal", "pysol:2", "--format", "json", cwd=tmp_path)
+    dealt = blackhole("deal", "pysol:2", "--format", "json", cwd=tmp_path)
     (tmp_path / long).write_text(dealt.stdout)
     results = _bench(tmp_path, f"{long},pysol:1")
-    wide = _piped("report", str(results), cwd=tmp_path, COLUMNS="200")
+    wide = blackhole("report", str(results), cwd=tmp_path, env={"COLUMNS": "200"})
     assert wide.returncode == 0, wide.stderr
     assert any(line.startswith(f"{long} look") for line in wide.stdout.splitlines())
-    narrow = _piped("report", str(results), cwd=tmp_path, COLUMNS="60")
+    narrow = blackhole("report", str(results), cwd=tmp_path, env={"COLUMNS": "60"})
     assert narrow.returncode == 0, narrow.stderr
     table = _lines_from(narrow.stdout, "source ")
     assert len(table) >= 4 and max(map(len, table)) == 60, table
-    unset = _piped("report", str(results), cwd=tmp_path)
+    unset = blackhole("report", str(results), cwd=tmp_path)
     assert max(map(len, _lines_from(unset.stdout, "source "))) <= 120
     assert str(long) not in unset.stdout  # 120 columns: the long deal is cut
 
@@ -136,8 +122,8 @@ def test_piped_report_titles_and_prose_are_whole_lines(columns, tmp_path: Path) 
     """On a pipe, a table's title and every line of prose are one line each, whatever
     the width of the tables."""
     settings = {} if columns is None else {"COLUMNS": columns}
-    bench = _piped("bench", "pysol:1-3", "--backends", "look", "--jobs", "1", "--out",
-                   "r.jsonl", cwd=tmp_path, **settings)
+    bench = blackhole("bench", "pysol:1-3", "--backends", "look", "--jobs", "1", "--out",
+                      "r.jsonl", cwd=tmp_path, env=settings)
     assert bench.returncode == 0, bench.stderr
     written = [line for line in bench.stdout.splitlines()
                if line.startswith("3 results written to r.jsonl ")]
@@ -148,7 +134,7 @@ def test_piped_report_titles_and_prose_are_whole_lines(columns, tmp_path: Path) 
     error = ("ERROR pysol:2 (look): solved, but its moves do not win: unfinished: 0 of 51 "
              "cards moved, a legal move remains")
     for results, code in (("r.jsonl", 0), ("forged.jsonl", 4)):
-        report = _piped("report", results, cwd=tmp_path, **settings)
+        report = blackhole("report", results, cwd=tmp_path, env=settings)
         assert report.returncode == code, report.stderr
         lines = report.stdout.splitlines()
         for title in ("slowest deals (at most 5 per run)",
@@ -162,8 +148,8 @@ def test_report_titles_are_whole_lines_on_a_terminal(tmp_path: Path) -> None:
     title, and the title is still one line."""
     _bench(tmp_path, "pysol:1-3")
     leader, follower = pty.openpty()
-    child = subprocess.Popen([sys.executable, "-m", "blackhole", "report", "r.jsonl"],
-                             cwd=tmp_path, env=_env(COLUMNS="60", TERM="xterm"),
+    child = subprocess.Popen(command("report", "r.jsonl"),
+                             cwd=tmp_path, env=child_env(COLUMNS="60", TERM="xterm"),
                              stdin=subprocess.DEVNULL, stdout=follower,
                              stderr=subprocess.PIPE)
     os.close(follower)

@@ -25,12 +25,10 @@ from blackhole.bench import read_results, run_bench
 from blackhole.bench.plan import Task
 from blackhole.bench.pool import SandboxPool
 
-from .bench_support import child_env
-from .conftest import children, reference
+from .helpers import blackhole, child_env, children, command, reference
 
 QUICK = ["pysol:1", "pysol:5", "pysol:6", "pysol:25", "pysol:27", "pysol:29", "pysol:34"]
 HANGS = "pysol:837"  # the referee needs far more than a minute on it
-BLACKHOLE = Path(sys.executable).with_name("blackhole")
 needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 
 
@@ -111,8 +109,7 @@ def test_workers_killed_before_they_take_a_task_lose_no_task() -> None:
 
 
 def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([str(BLACKHOLE), *args], cwd=cwd, env=child_env(),
-                          capture_output=True, text=True, timeout=120)
+    return blackhole(*args, cwd=cwd, timeout=120)
 
 
 @pytest.mark.parametrize("tail", ["cut", "whole"])
@@ -137,10 +134,8 @@ def test_a_corrupted_line_is_refused_in_one_line(tmp_path: Path) -> None:
     lines = out.read_bytes().splitlines(keepends=True)
     out.write_bytes(lines[0][:30] + b"\n" + lines[1])  # cut in the middle of the file
     before = out.read_bytes()
-    refused = subprocess.run([str(BLACKHOLE), "bench", "pysol:1,pysol:5,pysol:6",
-                              "--backends", "search", "--out", str(out), "--resume"],
-                             cwd=tmp_path, env=child_env(), capture_output=True, text=True,
-                             timeout=120)
+    refused = blackhole("bench", "pysol:1,pysol:5,pysol:6", "--backends", "search", "--out",
+                        str(out), "--resume", cwd=tmp_path, timeout=120)
     assert refused.returncode == 2
     assert refused.stderr.count("\n") == 1 and f"{out}:1: invalid JSON" in refused.stderr
     assert out.read_bytes() == before  # nothing read past it, nothing written
@@ -164,8 +159,8 @@ def _after_lines(out: Path, more: int, client: subprocess.Popen) -> None:
 def _bench_killed(args: list[str], out: Path, rng: random.Random, kill_worker) -> None:
     """Start the run (resuming); kill one worker after a random number of new lines, then
     the client after a random number more (at most 600 lines a round in all)."""
-    client = subprocess.Popen([str(BLACKHOLE), *args, "--out", str(out), "--resume",
-                               "--json"], env=child_env(), stdout=subprocess.DEVNULL,
+    client = subprocess.Popen(command(*args, "--out", str(out), "--resume", "--json"),
+                              env=child_env(), stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         _after_lines(out, rng.randint(20, 300), client)
@@ -190,9 +185,7 @@ def _killed_four_times_then_finished(args: list[str], out: Path, rng: random.Ran
         _bench_killed(args, out, rng, kill_worker)
         time.sleep(pause)
     assert len(_lines(out)) < 3000  # the kills came while deals were left
-    finish = subprocess.run([str(BLACKHOLE), *args, "--out", str(out), "--resume",
-                             "--json"], env=child_env(), capture_output=True, text=True,
-                            timeout=900)
+    finish = blackhole(*args, "--out", str(out), "--resume", "--json", timeout=900)
     assert finish.returncode == 0, finish.stderr
     _check_every_deal_once(out, 3000)
 
@@ -287,9 +280,9 @@ def test_dask_runs_killed_at_random_moments_lose_and_repeat_nothing(tmp_path: Pa
 def test_two_runs_share_one_dask_cluster(tmp_path: Path) -> None:
     """A second run on a cluster leaves the first run's sandboxes alone."""
     with _local_dask(tmp_path, 2) as (address, _):
-        runs = [subprocess.Popen([str(BLACKHOLE), "bench", spec, "--backends", "auto",
-                                  "--dask", address, "--chunk", "8", "--out",
-                                  str(tmp_path / f"{name}.jsonl"), "--json"],
+        runs = [subprocess.Popen(command("bench", spec, "--backends", "auto", "--dask", address,
+                                         "--chunk", "8", "--out",
+                                         str(tmp_path / f"{name}.jsonl"), "--json"),
                                  env=child_env(), stdout=subprocess.DEVNULL,
                                  stderr=subprocess.PIPE, text=True)
                 for name, spec in (("a", "pysol:1-1000"), ("b", "pysol:1001-2000"))]

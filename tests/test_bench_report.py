@@ -17,8 +17,7 @@ import pytest
 from blackhole.bench.record import iter_results
 from blackhole.bench.report import SLOWEST, summarize
 
-from .bench_support import run_cli
-from .conftest import ROOT
+from .helpers import ROOT, cli
 
 DATA = ROOT / "tests" / "data"
 BEFORE = json.loads((DATA / "bench-reports-before.json").read_text())
@@ -84,7 +83,7 @@ def test_a_gzip_file_and_the_plain_file_give_one_report(tmp_path: Path) -> None:
     plain.write_bytes(gzip.decompress((DATA / "bench-mixed.jsonl.gz").read_bytes()))
     shown = {}
     for path in (plain, DATA / "bench-mixed.jsonl.gz"):
-        result = run_cli("report", str(path), "--json")
+        result = cli("report", str(path), "--json")
         assert result.exit_code == 4  # the forged lines: a disagreement and an error
         shown[path.name] = {k: v for k, v in json.loads(result.stdout).items()
                             if k != "results"}
@@ -134,12 +133,12 @@ def test_bench_reports_the_file_it_resumed_as_report_does(tmp_path: Path) -> Non
         if (line["deal"], line["backend"]) == ("pysol:2", "look"):
             line.update(verdict="unknown", moves=[], reason="backend limit reached")
     out.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    ran = run_cli("bench", "pysol:1-4,pysol:61,pysol:62", "--backends", "look", "--jobs", "1",
-                  "--out", str(out), "--resume", "--retry-unknown", "--json")
+    ran = cli("bench", "pysol:1-4,pysol:61,pysol:62", "--backends", "look", "--jobs", "1",
+              "--out", str(out), "--resume", "--retry-unknown", "--json")
     assert ran.exit_code == 0, ran.output
     after_run = json.loads(ran.stdout)
     assert after_run["run"]["written"] == 3  # pysol:2 again, 61 and 62
-    reported = run_cli("report", str(out), "--json")
+    reported = cli("report", str(out), "--json")
     assert reported.exit_code == 0, reported.output
     again = json.loads(reported.stdout)
     assert {k: v for k, v in after_run.items() if k != "run"} == again

@@ -15,12 +15,10 @@ from functools import cache
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
 from blackhole.backends import FINDS_BEST, REGISTRY, Verdict, best_backends, make_backend
 from blackhole.best import Analysis, Best, Step, analyze, best_score, hints, keeps
 from blackhole.cards import Card
-from blackhole.cli import app
 from blackhole.deal import Position
 from blackhole.errors import InputError
 from blackhole.game import Game
@@ -28,19 +26,13 @@ from blackhole.pipeline import solve
 from blackhole.positions import load_position
 from blackhole.rules import Outcome, replay
 
-from .conftest import EXAMPLES, ROOT
+from .helpers import EXAMPLES, ROOT, cli
 
 BEST_CSV = ROOT / "tests" / "data" / "pysol-1-1000-best.csv"
 BACKENDS = ("sat", "cpsat", "maxsat", "search")
 # A fast sample of the unsolvable deals: no first move (27), short blocks, and long lines
 # (535 blocks at 47; 837 at 50, the C solver's hardest deal).
 SAMPLE = (1, 27, 29, 77, 317, 535, 623, 837, 858, 960)
-
-runner = CliRunner()
-
-
-def run(*args: str):
-    return runner.invoke(app, list(args))
 
 
 @cache
@@ -401,22 +393,22 @@ def test_analysis_of_837_at_the_limit_agrees_with_the_full_analysis(timeout: flo
 
 
 def test_text_at_the_limit_marks_what_is_unknown() -> None:
-    text = run("analyze", "pysol:2", "--timeout", str(SPENT), "--ascii")
+    text = cli("analyze", "pysol:2", "--timeout", str(SPENT), "--ascii")
     assert text.exit_code == 3, text.output
     lines = text.output.splitlines()
     assert lines[0] == "best from here: 51 of 51; analysing a best line"  # a win is proven
     assert "critical ?" in text.output and "CRITICAL" not in text.output
     assert lines[-1].startswith("0 critical move(s) (")
     assert "unknown: limit reached); first move that loses: none" in lines[-1]  # the win
-    hint = run("hint", "pysol:837", "--timeout", str(SPENT), "--ascii")
+    hint = cli("hint", "pysol:837", "--timeout", str(SPENT), "--ascii")
     assert hint.exit_code == 3 and "not winnable" not in hint.output
     assert hint.output.count("winnable ?, best ? of 51") == 3
     assert "3 not proven (limit reached)" in hint.output
-    data = json.loads(run("hint", "pysol:837", "--timeout", str(SPENT), "--json").output)
+    data = json.loads(cli("hint", "pysol:837", "--timeout", str(SPENT), "--json").output)
     assert (data["best"], data["winnable"], data["proven"], data["unknown"]) == \
         (None, None, False, 3)
     assert {(m["winnable"], m["best"]) for m in data["moves"]} == {(None, None)}
-    data = json.loads(run("analyze", "pysol:2", "--timeout", str(SPENT), "--json").output)
+    data = json.loads(cli("analyze", "pysol:2", "--timeout", str(SPENT), "--json").output)
     assert data["best"] == 51 and data["critical"] == 0 and data["first_loss"] is None
     assert data["first_loss_known"] and data["critical_unknown"] > 0
     assert any(step["critical"] is None and step["good"] is None for step in data["steps"])
@@ -426,11 +418,11 @@ def test_text_at_the_limit_marks_what_is_unknown() -> None:
 
 
 def test_best_command_text_and_json() -> None:
-    text = run("best", "pysol:535", "--ascii")
+    text = cli("best", "pysol:535", "--ascii")
     assert text.exit_code == 0, text.output
     assert "best: 47 of 51 (proven optimal" in text.output
     assert "blocked after 47 of 51 cards; replayed by the rules engine" in text.output
-    data = json.loads(run("best", "pysol:2", "--after", "KH AD", "--json").output)
+    data = json.loads(cli("best", "pysol:2", "--after", "KH AD", "--json").output)
     assert set(data) == {"deal", "after", "moved", "best", "of", "proven", "upper_bound",
                          "moves", "backend", "solver", "seconds", "stats"}
     assert (data["deal"], data["moved"], data["best"], data["of"], data["proven"],
@@ -438,21 +430,21 @@ def test_best_command_text_and_json() -> None:
     assert data["after"] == [{"card": "KH", "fan": 12}, {"card": "AD", "fan": 7}]
     assert len(data["moves"]) == 49 and set(data["moves"][0]) == {"card", "fan"}
     for backend in BACKENDS:
-        data = json.loads(run("best", "pysol:1", "--backend", backend, "--json").output)
+        data = json.loads(cli("best", "pysol:1", "--backend", backend, "--json").output)
         assert data["best"] == 3 and data["backend"] == backend
 
 
 def test_best_at_the_limit_exits_3() -> None:
-    result = run("best", "pysol:837", "--backend", "maxsat", "--timeout", "0.01", "--json")
+    result = cli("best", "pysol:837", "--backend", "maxsat", "--timeout", "0.01", "--json")
     assert result.exit_code == 3
     data = json.loads(result.output)
     assert not data["proven"] and data["best"] <= 50 <= data["upper_bound"]
 
 
 def test_hint_command_text_and_json() -> None:
-    text = run("hint", "pysol:2", "--ascii")
+    text = cli("hint", "pysol:2", "--ascii")
     assert text.exit_code == 0 and "winnable, best 51 of 51" in text.output
-    data = json.loads(run("hint", "pysol:1", "--json").output)
+    data = json.loads(cli("hint", "pysol:1", "--json").output)
     assert set(data) == {"deal", "after", "moved", "of", "best", "winnable", "proven",
                          "unknown", "moves", "seconds"}
     assert data["best"] == 3 and data["winnable"] is False and data["proven"]
@@ -462,10 +454,10 @@ def test_hint_command_text_and_json() -> None:
 
 
 def test_analyze_command_text_and_json() -> None:
-    text = run("analyze", "pysol:2", "--line", "2S 3S 2H 3H", "--ascii")
+    text = cli("analyze", "pysol:2", "--line", "2S 3S 2H 3H", "--ascii")
     assert text.exit_code == 0, text.output
     assert "first move that loses: move 2 (3S), best 51 to 5" in text.output
-    data = json.loads(run("analyze", "pysol:1", "--json").output)
+    data = json.loads(cli("analyze", "pysol:1", "--json").output)
     assert set(data) == {"deal", "after", "moved", "best", "found", "upper_bound", "of",
                          "proven", "winnable", "line", "score", "steps", "critical",
                          "critical_unknown", "first_loss", "first_loss_known", "seconds"}
@@ -488,7 +480,7 @@ def test_analyze_command_text_and_json() -> None:
     ("best", "nosuchfile.board"),
 ])
 def test_bad_input_is_exit_2_with_one_line(args: tuple[str, ...]) -> None:
-    result = run(*args)
+    result = cli(*args)
     assert result.exit_code == 2, result.output
     assert len(result.output.strip().splitlines()) == 1 and "error" in result.output
 
@@ -501,7 +493,7 @@ def test_bad_positions_are_exit_2(tmp_path, board: str, message: str) -> None:
     path = tmp_path / "bad.board"
     path.write_text(board)
     for command in ("best", "hint", "analyze"):
-        result = run(command, str(path))
+        result = cli(command, str(path))
         assert result.exit_code == 2 and message in result.output, result.output
 
 
@@ -509,16 +501,16 @@ def test_best_certify_writes_a_certificate_that_verifies(tmp_path) -> None:
     from blackhole.certificates import verify
 
     folder = tmp_path / "pysol-2-lost"
-    result = run("best", "pysol:2", "--after", "2S 3S", "--certify", str(folder), "--json")
+    result = cli("best", "pysol:2", "--after", "2S 3S", "--certify", str(folder), "--json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["best"] == 5 and data["certificate"] == str(folder)
     checked = verify(folder)
     assert checked.ok and checked.best == 5
-    won = json.loads(run("best", "pysol:2", "--certify", str(tmp_path / "won"),
+    won = json.loads(cli("best", "pysol:2", "--certify", str(tmp_path / "won"),
                          "--json").output)
     assert won["best"] == 51 and won["certificate"] == str(tmp_path / "won")  # its line
-    limit = run("best", "pysol:837", "--timeout", "0.01", "--certify", str(tmp_path / "x"))
+    limit = cli("best", "pysol:837", "--timeout", "0.01", "--certify", str(tmp_path / "x"))
     assert limit.exit_code == 3 and "not proven" in limit.output
     assert not (tmp_path / "x").exists()
 
@@ -531,11 +523,11 @@ def test_best_certify_with_a_proof_too_large_is_unknown(tmp_path, monkeypatch) -
 
     monkeypatch.setattr(drat, "MAX_PROOF_BYTES", 0)
     folder = tmp_path / "big"
-    result = run("best", "pysol:93", "--certify", str(folder), "--json")
+    result = cli("best", "pysol:93", "--certify", str(folder), "--json")
     assert result.exit_code == 3, result.output
     data = json.loads(result.output)
     assert data["best"] == 9 and data["certificate"] is None
     assert "larger than verify reads" in data["certificate_reason"]
-    text = run("best", "pysol:93", "--certify", str(folder))
+    text = cli("best", "pysol:93", "--certify", str(folder))
     assert text.exit_code == 3 and "no certificate written" in text.output
     assert not (folder / "manifest.json").exists()

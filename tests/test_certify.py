@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -12,7 +11,6 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from blackhole import drat
 from blackhole.backends import Options, Verdict
@@ -31,7 +29,6 @@ from blackhole.certificates.files import (
     sha256,
 )
 from blackhole.certificates.make import check_choices
-from blackhole.cli import app
 from blackhole.deal import position_of
 from blackhole.drat import check as drat_check
 from blackhole.errors import InputError
@@ -39,7 +36,7 @@ from blackhole.formats import board_text, parse_board
 from blackhole.pipeline import solve_deal
 from blackhole.sources import load_deal
 
-from .conftest import easy_for_search, reference
+from .helpers import blackhole, child_env, cli, easy_for_search, reference
 
 # Unsolvable deals of pysol:1-1000 whose certificates are quick to make and check, and
 # one (837, the C solver's hardest deal) with a proof of a few thousand lines.
@@ -92,7 +89,7 @@ def test_a_solution_that_does_not_win_is_not_verified(tmp_path) -> None:
     (tmp_path / SOLUTION_FILE).write_text(json.dumps(data))
     found = verify(tmp_path)
     assert not found.ok and "does not win" in found.reason
-    result = CliRunner().invoke(app, ["verify", str(tmp_path)])
+    result = cli("verify", str(tmp_path))
     assert result.exit_code == 1 and "NOT VERIFIED" in result.output
     # the moves of pysol:2 next to another deal's board
     certify("pysol:2", tmp_path)
@@ -156,7 +153,7 @@ def test_a_forged_deal_spec_is_not_verified(certificate_837, tmp_path) -> None:
     found = verify(folder)
     assert not found.ok and found.spec == "pysol:2"
     assert "deal.board is not the deal pysol:2" in found.reason
-    result = CliRunner().invoke(app, ["verify", str(folder)])
+    result = cli("verify", str(folder))
     assert result.exit_code == 1
     assert "NOT VERIFIED" in result.output and "pysol:2" in result.output
     # a spec that deals nothing is refused, not an error of the user
@@ -190,11 +187,10 @@ def test_both_engines_verify_a_certificate_alike(certificate_837, monkeypatch) -
 
 
 def test_verify_names_the_deal_in_its_verdict(certificate_837) -> None:
-    result = CliRunner().invoke(app, ["verify", str(certificate_837)])
+    result = cli("verify", str(certificate_837))
     assert result.exit_code == 0
     assert "VERIFIED pysol:837" in result.output and "dealt again" in result.output
-    data = json.loads(CliRunner().invoke(app, ["verify", str(certificate_837),
-                                               "--json"]).stdout)
+    data = json.loads(cli("verify", str(certificate_837), "--json").stdout)
     assert data["verified"] and data["deal"] == "pysol:837" and data["dealt"]
     assert data["claim"] == "unsolvable"
 
@@ -216,9 +212,8 @@ def _verify_limited(folder: Path) -> subprocess.CompletedProcess:
               f"resource.setrlimit(resource.RLIMIT_AS, ({BOMB_MEMORY}, {BOMB_MEMORY}))\n"
               "from blackhole.cli import app\n"
               "app(['verify', sys.argv[1]])\n")
-    env = {**os.environ, "PYTHONPATH": str(Path(make.__file__).parents[2])}
     return subprocess.run([sys.executable, "-c", script, str(folder)], capture_output=True,
-                          text=True, timeout=120, env=env)
+                          text=True, timeout=120, env=child_env())
 
 
 def test_a_proof_bomb_is_not_verified_in_bounded_memory_and_time(certificate_837,
@@ -285,40 +280,36 @@ def test_symmetry_breaking_features_are_refused(certificate_837, tmp_path) -> No
 
 
 def test_cli_certify_and_verify_exit_codes(tmp_path) -> None:
-    runner = CliRunner()
-    made = runner.invoke(app, ["certify", "pysol:25", "--out", str(tmp_path / "c")])
+    made = cli("certify", "pysol:25", "--out", str(tmp_path / "c"))
     assert made.exit_code == 1 and "certified unsolvable" in made.output
-    checked = runner.invoke(app, ["verify", str(tmp_path / "c")])
+    checked = cli("verify", str(tmp_path / "c"))
     assert checked.exit_code == 0 and "VERIFIED pysol:25" in checked.output
-    solvable = runner.invoke(app, ["certify", "pysol:2", "--out", str(tmp_path / "s")])
+    solvable = cli("certify", "pysol:2", "--out", str(tmp_path / "s"))
     assert solvable.exit_code == 0 and "solvable" in solvable.output
-    replayed = runner.invoke(app, ["verify", str(tmp_path / "s")])
+    replayed = cli("verify", str(tmp_path / "s"))
     assert replayed.exit_code == 0 and "VERIFIED pysol:2" in replayed.output
     assert "solution.json wins" in replayed.output
-    missing = runner.invoke(app, ["verify", str(tmp_path / "nothing")])
+    missing = cli("verify", str(tmp_path / "nothing"))
     assert missing.exit_code == 2
 
 
 def test_folders_stay_apart_and_a_rerun_leaves_no_stale_certificate(tmp_path) -> None:
     deals = tmp_path / "deals"
     deals.mkdir()
-    runner = CliRunner()
-    (deals / "x.board").write_text(runner.invoke(app, ["deal", "pysol:2"]).stdout)
-    (deals / "x.json").write_text(runner.invoke(app, ["deal", "pysol:1", "--format",
-                                                      "json"]).stdout)
+    (deals / "x.board").write_text(cli("deal", "pysol:2").stdout)
+    (deals / "x.json").write_text(cli("deal", "pysol:1", "--format", "json").stdout)
     out = tmp_path / "certs"
-    result = runner.invoke(app, ["certify", str(deals), "--out", str(out)])
+    result = cli("certify", str(deals), "--out", str(out))
     assert result.exit_code == 1  # one unsolvable among them
     assert (out / "x" / "solution.json").is_file()  # pysol:2 is solvable
     assert verify(out / "x-2").ok  # pysol:1 is not
     # certify a solvable deal where the unsolvable one's certificate was
-    again = runner.invoke(app, ["certify", str(deals / "x.board"), "--out", str(out / "x-2")])
+    again = cli("certify", str(deals / "x.board"), "--out", str(out / "x-2"))
     assert again.exit_code == 0
     assert sorted(p.name for p in (out / "x-2").iterdir()) == ["deal.board", "solution.json"]
 
 
 def test_bad_choices_and_places_are_one_line_errors_before_any_work(tmp_path) -> None:
-    runner = CliRunner()
     cases = [(["--solver", "lingeling"], "unknown SAT solver"),
              (["--solver", "cadical153"], "no checkable proof from this solver"),
              (["--solver", "nope"], "unknown SAT solver"),
@@ -327,19 +318,18 @@ def test_bad_choices_and_places_are_one_line_errors_before_any_work(tmp_path) ->
         cases.append((["--checker", "drat-trim"], "drat-trim is not on PATH"))
     for options, message in cases:
         out = tmp_path / "never"
-        result = runner.invoke(app, ["certify", "pysol:1", "--out", str(out), *options])
+        result = cli("certify", "pysol:1", "--out", str(out), *options)
         assert result.exit_code == 2 and message in result.stderr
         assert result.stderr.count("\n") == 1 and not out.exists()
     blocked = tmp_path / "file"
     blocked.write_text("not a folder")
-    result = runner.invoke(app, ["certify", "pysol:1", "--out", str(blocked / "c")])
+    result = cli("certify", "pysol:1", "--out", str(blocked / "c"))
     assert result.exit_code == 2 and "cannot write the certificate" in result.stderr
     # every spec of a list is read before the first deal is certified
     out = tmp_path / "list"
-    result = runner.invoke(app, ["certify", "pysol:1,pysol:3,no-such.board", "--out",
-                                 str(out)])
+    result = cli("certify", "pysol:1,pysol:3,no-such.board", "--out", str(out))
     assert result.exit_code == 2 and "no-such.board" in result.stderr and not out.exists()
-    result = runner.invoke(app, ["certify", ",,,", "--out", str(out)])
+    result = cli("certify", ",,,", "--out", str(out))
     assert result.exit_code == 2 and result.stderr.count("\n") == 1 and not out.exists()
 
 
@@ -367,16 +357,14 @@ def test_a_check_out_of_time_is_unknown_not_a_verdict(tmp_path, monkeypatch) -> 
     cert = certify("pysol:837", tmp_path, timeout=60)
     assert cert.verdict is Verdict.UNKNOWN and "checking the proof" in cert.reason
     assert not (tmp_path / MANIFEST_FILE).exists()
-    result = CliRunner().invoke(app, ["certify", "pysol:837", "--out", str(tmp_path / "c"),
-                                      "--timeout", "60"])
+    result = cli("certify", "pysol:837", "--out", str(tmp_path / "c"), "--timeout", "60")
     assert result.exit_code == 3 and "unknown" in result.output
 
 
 def test_parallel_jobs_give_the_same_certificates(tmp_path) -> None:
     specs = ["pysol:1", "pysol:2", "pysol:25"]
     one = {job.spec: c for job, c in certify_all(plan(specs, tmp_path / "one"))}
-    result = CliRunner().invoke(app, ["certify", ",".join(specs), "--out",
-                                      str(tmp_path / "two"), "--jobs", "2"])
+    result = cli("certify", ",".join(specs), "--out", str(tmp_path / "two"), "--jobs", "2")
     assert result.exit_code == 1 and "3 deals: 2 certified unsolvable" in result.output
     for spec, name in zip(specs, ["pysol-1", "pysol-2", "pysol-25"], strict=True):
         two = verify(tmp_path / "two" / name)
@@ -399,8 +387,7 @@ def test_resume_keeps_finished_folders_and_redoes_the_rest(tmp_path) -> None:
     shutil.copytree(tmp_path / "pysol-25", tmp_path / "pysol-1")
     third = dict((job.spec, c) for job, c in certify_all(plan(specs, tmp_path), resume=True))
     assert not third["pysol:1"].resumed and third["pysol:1"].certified
-    result = CliRunner().invoke(app, ["certify", ",".join(specs), "--out", str(tmp_path),
-                                      "--resume"])
+    result = cli("certify", ",".join(specs), "--out", str(tmp_path), "--resume")
     assert result.exit_code == 1 and "3 kept from an earlier run" in result.output
 
 
@@ -413,8 +400,7 @@ def test_an_interrupted_certify_says_what_it_finished(tmp_path, monkeypatch) -> 
         return real(job)
 
     monkeypatch.setattr(batch, "run_job", interrupted)
-    result = CliRunner().invoke(app, ["certify", "pysol:1,pysol:2,pysol:25,pysol:93",
-                                      "--out", str(tmp_path)])
+    result = cli("certify", "pysol:1,pysol:2,pysol:25,pysol:93", "--out", str(tmp_path))
     assert result.exit_code == 130
     assert "interrupted: 2 of 4 deals finished (pysol:1, pysol:2)" in result.stderr
     assert "--resume" in result.stderr
@@ -435,8 +421,7 @@ def test_a_folder_without_a_certificate_is_bad_input(tmp_path) -> None:
     with pytest.raises(InputError, match="not a certificate folder"):
         verify(tmp_path)
     (tmp_path / "notes.txt").write_text("no certificate here\n")
-    result = subprocess.run([sys.executable, "-m", "blackhole", "verify", str(tmp_path)],
-                            capture_output=True, text=True, timeout=120)
+    result = blackhole("verify", str(tmp_path), timeout=120)
     assert result.returncode == 2, result.stderr
     assert "not a certificate folder" in result.stderr and str(tmp_path) in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
@@ -453,7 +438,7 @@ def test_a_lying_solver_gets_no_certificate(tmp_path, monkeypatch) -> None:
     cert = certify("pysol:2", tmp_path / "a")
     assert cert.verdict is Verdict.UNSOLVABLE and not cert.certified
     assert cert.check.reason == "lemma 1 (line 1) is not RUP/RAT" and handed_over(cert.check)
-    result = CliRunner().invoke(app, ["certify", "pysol:2", "--out", str(tmp_path / "b")])
+    result = cli("certify", "pysol:2", "--out", str(tmp_path / "b"))
     assert result.exit_code == 4 and "REJECTED" in result.output
     monkeypatch.setattr(make, "_refute",
                         lambda encoding, solver, deadline: (False, None, None, {}))
@@ -519,7 +504,7 @@ def test_optimality_certificates_are_written_and_verified(spec, after, tmp_path)
     assert manifest["bound"]["best"] == best
     assert manifest["position"] == {"moved": position.moved,
                                     "moves": [str(c) for c in position.history]}
-    result = CliRunner().invoke(app, ["verify", str(tmp_path)])
+    result = cli("verify", str(tmp_path))
     assert result.exit_code == 0 and f"scores more than {best}" in result.output
 
 
@@ -572,7 +557,7 @@ def test_a_tampered_optimality_certificate_is_not_verified(tmp_path) -> None:
     folder = _copy(made, tmp_path / "d")
     _rewrite_manifest(folder, lambda m: m["deal"].update(spec="pysol:64"))
     assert not verify(folder).ok
-    result = CliRunner().invoke(app, ["verify", str(folder)])
+    result = cli("verify", str(folder))
     assert result.exit_code == 1 and "NOT VERIFIED" in result.output
 
 
@@ -654,18 +639,17 @@ def test_certify_times_each_stage(certificate_837) -> None:
 def test_verify_takes_the_out_folder_of_a_run(tmp_path: Path) -> None:
     """`verify OUT` checks every certificate a `certify --out OUT` run wrote, and says so
     only when all of them hold."""
-    runner = CliRunner()
-    made = runner.invoke(app, ["certify", "pysol:1,pysol:2,pysol:27", "--out", str(tmp_path)])
+    made = cli("certify", "pysol:1,pysol:2,pysol:27", "--out", str(tmp_path))
     assert made.exit_code == 1, made.output  # pysol:1 and 27 have no solution
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pysol-1", "pysol-2", "pysol-27"]
-    checked = runner.invoke(app, ["verify", str(tmp_path)])
+    checked = cli("verify", str(tmp_path))
     assert checked.exit_code == 0, checked.output
     assert checked.output.count("VERIFIED") == 3 and "3 of 3 certificates" in checked.output
-    lines = json.loads(runner.invoke(app, ["verify", str(tmp_path), "--json"]).output)
+    lines = json.loads(cli("verify", str(tmp_path), "--json").output)
     assert [line["deal"] for line in lines] == ["pysol:1", "pysol:2", "pysol:27"]
     assert all(line["verified"] for line in lines)
     (tmp_path / "pysol-27" / "deal.board").write_text(board_text(load_deal("pysol:1")))
-    again = runner.invoke(app, ["verify", str(tmp_path)])
+    again = cli("verify", str(tmp_path))
     assert again.exit_code == 1 and "NOT VERIFIED" in again.output
     assert "2 of 3 certificates" in again.output
 
@@ -761,8 +745,7 @@ def test_every_certify_json_row_has_the_documented_fields(tmp_path) -> None:
     rows = []
     for args, out in ((["pysol:2,pysol:25"], "run"), (["pysol:2,pysol:25", "--resume"], "run"),
                       (["random:24:ranks=31", "--timeout", "0.2"], "hard")):
-        result = CliRunner().invoke(app, ["certify", *args, "--out", str(tmp_path / out),
-                                          "--json"])
+        result = cli("certify", *args, "--out", str(tmp_path / out), "--json")
         assert result.exit_code in (0, 1, 3), result.output
         rows += json.loads(result.stdout)
     assert [set(row) for row in rows] == [fields] * len(rows)

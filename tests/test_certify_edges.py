@@ -14,28 +14,28 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from blackhole.backends import Options, Verdict
 from blackhole.certificates import certify, verify
 from blackhole.certificates.batch import certify_all, plan
-from blackhole.cli import app
 from blackhole.formats import board_text, deal_json
 from blackhole.pipeline import solve_deal
 from blackhole.sources import load_deal
 
-from .conftest import EXAMPLES, ROOT, default_sigint
-from .helpers import nearly_sorted_deal
-
-
-def blackhole(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "blackhole", *args], capture_output=True,
-                          text=True, timeout=300, cwd=cwd)
+from .helpers import (
+    EXAMPLES,
+    ROOT,
+    blackhole,
+    child_env,
+    cli,
+    command,
+    default_sigint,
+    nearly_sorted_deal,
+)
 
 
 def one_line(done: subprocess.CompletedProcess) -> str:
@@ -99,7 +99,7 @@ def test_a_relative_label_written_by_hand_says_it_was_read_from_here(tmp_path,
     assert found.ok and found.label == "file"
     assert found.label_file == str(EXAMPLES / "pysol-25.board")
     assert "relative" in found.label_note and "working directory" in found.label_note
-    said = CliRunner().invoke(app, ["verify", str(tmp_path / "c")])
+    said = cli("verify", str(tmp_path / "c"))
     assert said.exit_code == 0
     assert "read from the working directory" in " ".join(said.output.split())
 
@@ -117,8 +117,8 @@ def test_a_folder_another_certify_is_writing_is_refused(tmp_path) -> None:
     deck.write_text(json.dumps(deal_json(nearly_sorted_deal(100, 1))))
     out = tmp_path / "d"
     folder = out / "nearly-sorted"
-    writer = subprocess.Popen([sys.executable, "-m", "blackhole", "certify", str(deck),
-                               "--out", str(folder), "--timeout", "120"],
+    writer = subprocess.Popen(command("certify", str(deck), "--out", str(folder),
+                                      "--timeout", "120"), env=child_env(),
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                               preexec_fn=default_sigint)
     try:
@@ -155,7 +155,7 @@ def _seconds(pattern: str, text: str) -> float:
 def test_the_summary_gives_the_run_s_wall_time_and_what_its_sums_cover(tmp_path) -> None:
     args = ["certify", "pysol:25,pysol:837,pysol:2", "--out", str(tmp_path)]
     began = time.perf_counter()
-    first = CliRunner().invoke(app, args)
+    first = cli(*args)
     took = time.perf_counter() - began
     assert first.exit_code == 1, first.output
     wall = _seconds(r"run: ([0-9.]+) s wall time", first.output)
@@ -163,13 +163,13 @@ def test_the_summary_gives_the_run_s_wall_time_and_what_its_sums_cover(tmp_path)
     assert 0 < summed <= wall <= took  # one process: the deals' times fit in the run's
     assert "per deal worked on in this run (3)," in " ".join(first.output.split())
     assert "proofs made in this run: 2" in first.output
-    again = CliRunner().invoke(app, [*args, "--resume"])
+    again = cli(*args, "--resume")
     assert again.exit_code == 1, again.output
     said = " ".join(again.output.split())
     assert _seconds(r"run: ([0-9.]+) s wall time", said) > 0
     assert "no deal worked on (all 3 kept)" in said and "total 0.0 s" not in said
     (tmp_path / "pysol-837" / "manifest.json").unlink()  # as if interrupted there
-    third = " ".join(CliRunner().invoke(app, [*args, "--resume"]).output.split())
+    third = " ".join(cli(*args, "--resume").output.split())
     assert "per deal worked on in this run (1; the 2 kept are not counted)" in third
     assert "proofs made in this run: 1" in third
 
@@ -182,7 +182,7 @@ def test_verify_counts_certificates_apart_from_folders_without_one(tmp_path) -> 
     made = {job.spec: c for job, c in certify_all(plan(["pysol:2", "pysol:25"], out))}
     assert made["pysol:25"].certified and made["pysol:2"].verdict is Verdict.SOLVED
     (out / "empty").mkdir()
-    checked = CliRunner().invoke(app, ["verify", str(out)])
+    checked = cli("verify", str(out))
     said = " ".join(checked.output.split())
     assert checked.exit_code == 1  # a folder of the run holds no certificate
     assert f"2 of 2 certificates in {out} verified; 1 folder holds no certificate " \
@@ -190,7 +190,7 @@ def test_verify_counts_certificates_apart_from_folders_without_one(tmp_path) -> 
     (out / "pysol-3").mkdir()
     (out / "pysol-3" / "deal.board").write_text(board_text(load_deal("pysol:3")))
     (out / "pysol-25" / "deal.board").write_text(board_text(load_deal("pysol:837")))
-    checked = CliRunner().invoke(app, ["verify", str(out)])
+    checked = cli("verify", str(out))
     said = " ".join(checked.output.split())
     assert checked.exit_code == 1
     assert "1 of 2 certificates" in said
@@ -251,13 +251,13 @@ def test_cadical_s_proof_without_its_lemmas_is_unknown(tmp_path) -> None:
 
 
 def test_certify_help_states_the_bounds_it_enforces() -> None:
-    shown = CliRunner().invoke(app, ["certify", "--help"])
+    shown = cli("certify", "--help")
     said = " ".join(shown.output.split())
     assert shown.exit_code == 0
     assert "x>=0.0" not in said and "(> 0, finite" in said
     assert "at least 1" in said and "no other maximum" in said
     for value in ("0", "-1", "inf", "nan"):
-        refused = CliRunner().invoke(app, ["certify", "pysol:2", "--timeout", value])
+        refused = cli("certify", "pysol:2", "--timeout", value)
         assert refused.exit_code == 2 and "--timeout" in refused.stderr, value
-    refused = CliRunner().invoke(app, ["certify", "pysol:2", "--jobs", "0"])
+    refused = cli("certify", "pysol:2", "--jobs", "0")
     assert refused.exit_code == 2 and "--jobs" in refused.stderr

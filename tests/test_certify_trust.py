@@ -9,37 +9,26 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from blackhole.backends import Verdict
 from blackhole.certificates import certify, drat_trim, make, verify
 from blackhole.certificates.batch import certify_all, plan
 from blackhole.certificates.files import MANIFEST_FILE, SOLUTION_FILE, sha256
-from blackhole.cli import app
 from blackhole.errors import InputError, InternalError
 from blackhole.formats import board_text
 from blackhole.positions import load_position
 from blackhole.sources import load_deal
 
-from .conftest import children, default_sigint
-
-ROOT = Path(__file__).parents[1]
-
-
-def blackhole(*args: str, cwd: Path | None = None, env: dict | None = None,
-              timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "blackhole", *args], capture_output=True,
-                          text=True, timeout=timeout, cwd=cwd, env=env)
+from .helpers import ROOT, blackhole, child_env, children, cli, command, default_sigint
 
 
 def start(*args: str, output: int = subprocess.PIPE) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "blackhole", *args], text=True,
-                            stdout=output, stderr=output, preexec_fn=default_sigint)
+    return subprocess.Popen(command(*args), env=child_env(), text=True, stdout=output,
+                            stderr=output, preexec_fn=default_sigint)
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
@@ -228,7 +217,7 @@ def test_verify_names_every_folder_of_a_run_without_a_certificate(run_folder,
     assert f"NOT VERIFIED {out / 'empty'}: no certificate: the folder is empty" in said
     assert "2 of 2 certificates" in said and "partial" not in said
     assert "2 folders hold no certificate (empty, pysol-3)" in said
-    data = json.loads(CliRunner().invoke(app, ["verify", str(out), "--json"]).stdout)
+    data = json.loads(cli("verify", str(out), "--json").stdout)
     assert [(Path(one["folder"]).name, one["verified"]) for one in data] == [
         ("empty", False), ("pysol-2", True), ("pysol-25", True), ("pysol-3", False)]
 
@@ -241,9 +230,9 @@ def test_verify_takes_a_file_of_the_certificate_as_its_folder(run_folder) -> Non
     assert data["verified"] and data["deal"] == "pysol:25"
     assert data["folder"] == str(folder)
     for path in (folder / "deal.board", run_folder / "pysol-2" / SOLUTION_FILE):
-        found = CliRunner().invoke(app, ["verify", str(path)])
+        found = cli("verify", str(path))
         assert found.exit_code == 0 and "VERIFIED pysol:2" in found.output
-    other = CliRunner().invoke(app, ["verify", str(ROOT / "pyproject.toml")])
+    other = cli("verify", str(ROOT / "pyproject.toml"))
     assert other.exit_code == 2 and "not a certificate folder" in other.stderr
     assert other.stderr.count("\n") == 1
 
@@ -293,7 +282,7 @@ def test_verify_checks_the_label_or_says_it_could_not(run_folder, tmp_path, monk
         assert said.returncode == 0
         assert f"sha256:{found.board_sha256[:16]}" in said.stdout
         assert "'lost/deal.board', not checked: no such file" in " ".join(said.stdout.split())
-    data = json.loads(CliRunner().invoke(app, ["verify", str(folder), "--json"]).stdout)
+    data = json.loads(cli("verify", str(folder), "--json").stdout)
     assert data["label"] == {"checked": False, "how": None, "note": "no such file here",
                              "replayed": 0}
 
@@ -330,8 +319,7 @@ def test_certify_after_proves_a_position_lost_and_verify_rebuilds_it(tmp_path) -
     assert len(solution["moves"]) == 49
     found = verify(tmp_path / "w")
     assert found.ok and found.played == 49 and found.replayed == 2
-    several = CliRunner().invoke(app, ["certify", "pysol:2,pysol:3", "--after", "2S",
-                                       "--out", str(tmp_path / "x")])
+    several = cli("certify", "pysol:2,pysol:3", "--after", "2S", "--out", str(tmp_path / "x"))
     assert several.exit_code == 2 and "--after" in several.stderr
     assert not (tmp_path / "x").exists()
 
@@ -369,7 +357,7 @@ def test_best_certify_on_a_win_writes_solution_json(tmp_path) -> None:
 
 
 def test_bench_says_it_takes_no_positions() -> None:
-    shown = CliRunner().invoke(app, ["bench", "--help"])
+    shown = cli("bench", "--help")
     said = " ".join(shown.output.split())
     assert shown.exit_code == 0 and "takes no positions (no --after)" in said
 
@@ -378,8 +366,7 @@ def test_bench_says_it_takes_no_positions() -> None:
 
 
 def test_certify_takes_several_specs(tmp_path) -> None:
-    made = CliRunner().invoke(app, ["certify", "pysol:25", "pysol:2", "--out",
-                                    str(tmp_path / "d")])
+    made = cli("certify", "pysol:25", "pysol:2", "--out", str(tmp_path / "d"))
     assert made.exit_code == 1, made.output
     assert "2 deals: 1 certified unsolvable" in made.stdout
     assert sorted(p.name for p in (tmp_path / "d").iterdir()) == ["pysol-2", "pysol-25"]

@@ -6,45 +6,36 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from blackhole.cli import app
-
-from .conftest import EXAMPLES
-
-runner = CliRunner()
-
-
-def run(*args: str, stdin: str | None = None):
-    return runner.invoke(app, list(args), input=stdin)
+from .helpers import EXAMPLES, blackhole, child_env, cli
 
 
 def test_show_draws_unicode_and_ascii() -> None:
-    result = run("show", "pysol:2")
+    result = cli("show", "pysol:2")
     assert result.exit_code == 0 and "Q♦" in result.output and "A♠" in result.output
     assert "Q♦ J♣ [10♣]" in result.output  # piped: the top card is marked in brackets
-    plain = run("show", "pysol:2", "--ascii")
+    plain = cli("show", "pysol:2", "--ascii")
     assert plain.exit_code == 0 and "QD JC [TC]" in plain.output
     assert plain.output.splitlines()[-1] == "fans run bottom -> top; [top card]"
 
 
 def test_deal_writes_board_and_json_that_read_back(tmp_path) -> None:
-    board = run("deal", "pysol:2")
+    board = cli("deal", "pysol:2")
     assert board.output == (EXAMPLES / "pysol-2.board").read_text()
-    as_json = run("deal", "pysol:2", "--format", "json")
+    as_json = cli("deal", "pysol:2", "--format", "json")
     path = tmp_path / "d.json"
     path.write_text(as_json.output)
-    assert run("deal", str(path)).output == board.output
+    assert cli("deal", str(path)).output == board.output
 
 
 def test_stdin_deal() -> None:
     text = (EXAMPLES / "pysol-2.board").read_text()
-    assert run("deal", "-", stdin=text).output == text
+    assert cli("deal", "-", stdin=text).output == text
 
 
 def test_check_accepts_our_json_and_black_hole_solve_output() -> None:
     for name in ["pysol-2.solution.json", "pysol-2.black-hole-solve.txt"]:
-        result = run("check", "pysol:2", str(EXAMPLES / name))
+        result = cli("check", "pysol:2", str(EXAMPLES / name))
         assert result.exit_code == 0, result.output
         assert "won" in result.output
 
@@ -53,35 +44,35 @@ def test_check_plain_card_list_and_failures(tmp_path) -> None:
     moves = json.loads((EXAMPLES / "pysol-2.solution.json").read_text())["moves"]
     listing = tmp_path / "moves.txt"
     listing.write_text(" ".join(m["card"] for m in moves[:10]) + "\n")
-    partial = run("check", "pysol:2", str(listing), "--json")
+    partial = cli("check", "pysol:2", str(listing), "--json")
     assert partial.exit_code == 1
     assert json.loads(partial.output)["played"] == 10
     swapped = [m["card"] for m in moves]
     swapped[0], swapped[1] = swapped[1], swapped[0]
     listing.write_text(", ".join(swapped))
-    illegal = run("check", "pysol:2", str(listing), "--json")
+    illegal = cli("check", "pysol:2", str(listing), "--json")
     assert illegal.exit_code == 1 and json.loads(illegal.output)["illegal_move"] == 1
 
 
 def test_solve_search_json_schema_and_exit_codes() -> None:
-    solved = run("solve", "pysol:2", "--backend", "search", "--json")
+    solved = cli("solve", "pysol:2", "--backend", "search", "--json")
     assert solved.exit_code == 0
     data = json.loads(solved.output)
     assert set(data) == {"deal", "verdict", "moves", "backend", "solver", "seconds", "stats"}
     assert data["verdict"] == "solved" and len(data["moves"]) == 51
     assert all(set(m) == {"card", "fan"} for m in data["moves"])
-    unsolvable = run("solve", "pysol:1", "--backend", "search", "--json")
+    unsolvable = cli("solve", "pysol:1", "--backend", "search", "--json")
     assert unsolvable.exit_code == 1 and json.loads(unsolvable.output)["moves"] == []
-    unknown = run("solve", "pysol:837", "--backend", "search", "--timeout", "0.2")
+    unknown = cli("solve", "pysol:837", "--backend", "search", "--timeout", "0.2")
     assert unknown.exit_code == 3 and "unknown" in unknown.output
 
 
 def test_solve_pysol_format_round_trips_through_check(tmp_path) -> None:
-    out = run("solve", "pysol:2", "--backend", "search", "--format", "pysol")
+    out = cli("solve", "pysol:2", "--backend", "search", "--format", "pysol")
     assert out.exit_code == 0 and out.output.startswith("Solved!")
     path = tmp_path / "bhs.txt"
     path.write_text(out.output)
-    assert run("check", "pysol:2", str(path)).exit_code == 0
+    assert cli("check", "pysol:2", str(path)).exit_code == 0
 
 
 @pytest.mark.parametrize("args", [
@@ -91,7 +82,7 @@ def test_solve_pysol_format_round_trips_through_check(tmp_path) -> None:
     ["check", "pysol:2", "no-such-solution.json"],
 ])
 def test_bad_input_is_one_line_exit_2(args) -> None:
-    result = run(*args)
+    result = cli(*args)
     assert result.exit_code == 2
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("error:")
@@ -102,7 +93,7 @@ def test_malformed_board_file_names_file_line_token(tmp_path) -> None:
     text = (EXAMPLES / "pysol-2.board").read_text().replace("QC 8C 2S", "QC 8C 2S 2S")
     path = tmp_path / "dup.board"
     path.write_text(text)
-    result = run("show", str(path))
+    result = cli("show", str(path))
     assert result.exit_code == 2
     assert result.output.strip() == f"error: {path}:3: duplicate card: '2S'"
 
@@ -110,7 +101,7 @@ def test_malformed_board_file_names_file_line_token(tmp_path) -> None:
 def test_malformed_solution_file(tmp_path) -> None:
     path = tmp_path / "s.txt"
     path.write_text("2S 3H\nQQ\n")
-    result = run("check", "pysol:2", str(path))
+    result = cli("check", "pysol:2", str(path))
     assert result.exit_code == 2 and f"{path}:2" in result.output and "'QQ'" in result.output
 
 
@@ -120,13 +111,13 @@ def test_a_generalised_deck_is_written_as_a_board_with_its_ranks(tmp_path) -> No
             ["4D", "5D", "AC"], ["2C", "3C", "4C"], ["5C"]]
     five = {"foundation": "AS", "fans": fans, "ranks": 5}
     path.write_text(json.dumps(five))
-    board = run("deal", str(path))
+    board = cli("deal", str(path))
     assert board.exit_code == 0 and board.output.startswith("Ranks: 5\nFoundations: AS\n")
     (tmp_path / "five.board").write_text(board.output)
-    again = run("deal", str(tmp_path / "five.board"), "--format", "json")
+    again = cli("deal", str(tmp_path / "five.board"), "--format", "json")
     assert again.exit_code == 0 and json.loads(again.output) == five
     path.write_text(json.dumps({"foundation": "AS", "fans": [["101H"]], "ranks": 101}))
-    refused = run("deal", str(path))
+    refused = cli("deal", str(path))
     assert refused.exit_code == 2 and '"ranks" must be a whole number' in refused.stderr
     assert refused.stderr.count("\n") == 1
 
@@ -140,14 +131,14 @@ def test_a_generalised_deck_is_written_as_a_board_with_its_ranks(tmp_path) -> No
     ("search", "--features", "none", "sat, cpsat, external, maxsat"),
 ])
 def test_an_option_of_another_backend_is_refused(backend, flag, value, owner) -> None:
-    result = run("solve", "pysol:1", "--backend", backend, flag, value)
+    result = cli("solve", "pysol:1", "--backend", backend, flag, value)
     assert result.exit_code == 2
     assert result.stderr == f"error: {flag}: does not apply to the {backend} backend " \
                             f"(it is for {owner})\n"
 
 
 def test_options_of_the_chosen_backend_are_taken() -> None:
-    result = run("solve", "pysol:2", "--backend", "cpsat", "--model", "boolean",
+    result = cli("solve", "pysol:2", "--backend", "cpsat", "--model", "boolean",
                  "--workers", "2", "--seed", "5", "--features", "none", "--json")
     stats = json.loads(result.stdout)["stats"]
     assert result.exit_code == 0
@@ -157,7 +148,7 @@ def test_options_of_the_chosen_backend_are_taken() -> None:
 
 @pytest.mark.parametrize("backend", ["sat", "cpsat", "search", "external"])
 def test_a_zero_timeout_is_refused_by_every_backend(backend) -> None:
-    result = run("solve", "pysol:1", "--backend", backend, "--timeout", "0")
+    result = cli("solve", "pysol:1", "--backend", backend, "--timeout", "0")
     assert result.exit_code == 2
     assert result.stderr == ("error: --timeout: must be a positive, finite number of seconds: "
                              "'0.0'\n")
@@ -169,53 +160,49 @@ def test_encode_refuses_options_of_another_format_and_unwritable_files(tmp_path)
               "error: --features: applies to format dimacs or cpsat only"),
              (["--format", "dimacs", "--out", str(tmp_path)], f"error: {tmp_path}: cannot write")]
     for options, message in cases:
-        result = run("encode", "pysol:1", *options)
+        result = cli("encode", "pysol:1", *options)
         assert result.exit_code == 2 and result.stderr.startswith(message)
         assert result.stderr.count("\n") == 1
 
 
 def test_version_and_python_dash_m() -> None:
-    import subprocess
-    import sys
-
     from blackhole import __version__
 
-    assert run("--version").output == f"blackhole {__version__}\n"
-    done = subprocess.run([sys.executable, "-m", "blackhole", "--version"],
-                          capture_output=True, text=True, check=True)
-    assert done.stdout == f"blackhole {__version__}\n"
+    assert cli("--version").output == f"blackhole {__version__}\n"
+    done = blackhole("--version")
+    assert done.returncode == 0 and done.stdout == f"blackhole {__version__}\n"
 
 
 def test_solve_ascii_prints_plain_cards() -> None:
-    result = run("solve", "pysol:2", "--ascii")
+    result = cli("solve", "pysol:2", "--ascii")
     assert result.exit_code == 0
     assert "  1. 2S from fan 2" in result.output and "♠" not in result.output
 
 
 def test_unknown_in_black_hole_solve_format_is_intractable() -> None:
-    result = run("solve", "pysol:837", "--backend", "search", "--timeout", "0.05",
+    result = cli("solve", "pysol:837", "--backend", "search", "--timeout", "0.05",
                  "--format", "pysol")
     assert result.exit_code == 3 and result.output == "Intractable!\n"
 
 
 def test_help_shows_no_type_after_flags() -> None:
-    text = run("solve", "--help").output
+    text = cli("solve", "--help").output
     assert "<bool>" not in text and "--json" in text and "--ascii" in text
 
 
 def test_solve_from_a_position_replays_from_there() -> None:
-    full = json.loads(run("solve", "pysol:2", "--json").output)["moves"]
+    full = json.loads(cli("solve", "pysol:2", "--json").output)["moves"]
     first = " ".join(move["card"] for move in full[:10])
-    result = run("solve", "pysol:2", "--after", first, "--json")
+    result = cli("solve", "pysol:2", "--after", first, "--json")
     assert result.exit_code == 0
     rest = [move["card"] for move in json.loads(result.output)["moves"]]
     assert len(rest) == 41
-    check = run("check", "pysol:2", "-", stdin=first + " " + " ".join(rest))
+    check = cli("check", "pysol:2", "-", stdin=first + " " + " ".join(rest))
     assert check.exit_code == 0
 
 
 def test_solve_after_an_illegal_move_is_a_usage_error() -> None:
-    result = run("solve", "pysol:2", "--after", "KH QS")
+    result = cli("solve", "pysol:2", "--after", "KH QS")
     assert result.exit_code == 2 and result.stderr.count("\n") == 1
     assert result.stderr.startswith("error: --after")
 
@@ -242,17 +229,11 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stder
 def _fresh_process(*args: str):
     """Run the command line in a new Python, stdout piped; return its stdout, exit code and
     every module it imported."""
-    import os
     import subprocess
     import sys
 
-    from .conftest import ROOT
-
-    env = {name: value for name, value in os.environ.items()
-           if name not in ("FORCE_COLOR", "TTY_COMPATIBLE")}  # piped means no terminal
-    env["PYTHONPATH"] = str(ROOT / "src")
     done = subprocess.run([sys.executable, "-c", _MODULES_AFTER, *args], capture_output=True,
-                          text=True, env=env, timeout=120)
+                          text=True, env=child_env(), timeout=120)  # piped: no terminal
     report = json.loads(done.stderr.splitlines()[-1])
     return done.stdout, report["code"], set(report["modules"])
 

@@ -35,9 +35,15 @@ from blackhole.pipeline import Solution, solve_deal
 from blackhole.problem import Problem, build_problem, same_rank_pairs
 from blackhole.sources import load_deal
 
-from .conftest import easy_for_search, reference
-from .helpers import check_order, check_symmetry, feature_sets, small_deal
-from .test_sat import specified
+from .helpers import (
+    check_order,
+    check_symmetry,
+    easy_for_search,
+    feature_sets,
+    reference,
+    small_deal,
+    specified,
+)
 
 TIMEOUT = 60.0
 # The default model, symmetry on and off, and the boolean model (every deal and model:

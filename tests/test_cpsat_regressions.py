@@ -14,7 +14,7 @@ from blackhole.encode.cpsat import DEFAULT_MODEL
 from blackhole.pipeline import solve_deal
 from blackhole.sources import load_deal
 
-from .conftest import reference
+from .helpers import reference
 
 WRONG_ONCE = [82, 112, 161, 164, 175, 255, 288, 304, 442, 444]
 

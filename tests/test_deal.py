@@ -15,9 +15,7 @@ from blackhole.errors import InputError
 from blackhole.formats import board_text, deal_json, parse_board, parse_json
 from blackhole.sources import expand_specs, load_deal, random_deal
 
-from .bench_support import run_command
-from .conftest import EXAMPLES
-from .helpers import small_deal
+from .helpers import EXAMPLES, blackhole, small_deal
 
 
 @pytest.mark.parametrize("token,card", [
@@ -567,7 +565,7 @@ def test_malformed_ranks_are_one_line_errors_of_the_command(tmp_path, first: str
     lines[0] = first  # "Ranks: 16"; line 3 is "14D 2C 6C", line 7 "8C 16D KD"
     (tmp_path / "bad.board").write_text("\n".join(lines) + "\n")
     for command in ("deal", "solve"):
-        done = run_command(command, "bad.board", cwd=tmp_path)
+        done = blackhole(command, "bad.board", cwd=tmp_path)
         assert (done.returncode, done.stdout) == (2, ""), done.stderr
         assert done.stderr == f"error: {message}\n"
 
@@ -575,7 +573,7 @@ def test_malformed_ranks_are_one_line_errors_of_the_command(tmp_path, first: str
 def test_a_deck_outside_the_dealt_ranks_is_one_line_of_the_command(tmp_path) -> None:
     path = tmp_path / "big.json"
     path.write_text(json.dumps({"foundation": "AS", "fans": [["101H"]], "ranks": 101}))
-    done = run_command("deal", str(path), cwd=tmp_path)
+    done = blackhole("deal", str(path), cwd=tmp_path)
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == f"error: {path}:1: \"ranks\" must be a whole number from 2 to 100 " \
                           "(ranks per suit): '101'\n"
@@ -592,13 +590,13 @@ def test_a_board_refuses_a_deck_it_cannot_hold() -> None:
 @pytest.mark.parametrize("spec,code", [("random:8:ranks=4", 1), ("random:1:ranks=4", 0)])
 def test_a_generalised_deal_is_certified_and_verified(tmp_path, spec: str, code: int) -> None:
     """random:8:ranks=4 has no solution (a DRUP proof), random:1:ranks=4 has one."""
-    made = run_command("certify", spec, "--out", "cert", cwd=tmp_path)
+    made = blackhole("certify", spec, "--out", "cert", cwd=tmp_path)
     assert made.returncode == code, made.stderr
     board = (tmp_path / "cert" / "deal.board").read_text()
     assert board.startswith("Ranks: 4\nFoundations: AS\n") and parse_board(board) == \
         load_deal(spec)
-    checked = run_command("verify", "cert", cwd=tmp_path)
+    checked = blackhole("verify", "cert", cwd=tmp_path)
     assert checked.returncode == 0 and "VERIFIED" in checked.stdout, checked.stderr
     assert "dealt again, equal to deal.board" in checked.stdout
     (tmp_path / "cert" / "deal.board").write_text(board.replace("Ranks: 4", "Ranks: 5"))
-    assert run_command("verify", "cert", cwd=tmp_path).returncode == 1
+    assert blackhole("verify", "cert", cwd=tmp_path).returncode == 1

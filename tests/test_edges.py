@@ -15,25 +15,18 @@ import blackhole
 from blackhole.backends import available_backends
 from blackhole.look import engine_in_use
 
-from .conftest import ROOT, default_sigint
-from .helpers import nearly_sorted_deal
-
-
-def _run(*args: str, stdin: str | None = None, cwd=None) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    env.pop("BLACKHOLE_DEBUG", None)
-    return subprocess.run([sys.executable, "-m", "blackhole", *args], capture_output=True,
-                          text=True, env=env, input=stdin, timeout=300, cwd=cwd)
+from .helpers import ROOT, child_env, default_sigint, nearly_sorted_deal
+from .helpers import blackhole as run
 
 
 def test_after_a_saved_answer_plays_its_after_then_its_moves(tmp_path) -> None:
     """`--after @FILE` reads a position's `solve --json` as `check` does."""
-    saved = _run("solve", "pysol:2", "--after", "2S 3H", "--json")
+    saved = run("solve", "pysol:2", "--after", "2S 3H", "--json")
     assert saved.returncode == 0, saved.stderr
     answer = tmp_path / "answer.json"
     answer.write_text(saved.stdout)
-    assert _run("check", "pysol:2", str(answer)).returncode == 0
-    data = json.loads(_run("best", "pysol:2", "--after", f"@{answer}", "--json").stdout)
+    assert run("check", "pysol:2", str(answer)).returncode == 0
+    data = json.loads(run("best", "pysol:2", "--after", f"@{answer}", "--json").stdout)
     assert data["moved"] == 51 and data["best"] == 51  # all of it played: the position won
     assert len(data["after"]) == 51 and [m["card"] for m in data["after"][:2]] == ["2S", "3H"]
 
@@ -53,7 +46,7 @@ def test_an_unknown_answer_says_what_ran_not_what_answered(tmp_path) -> None:
                                    nearly_sorted_deal(60, 1))))
     texts = set()
     for _ in range(2):
-        done = _run("solve", str(deck), "--timeout", "0.5", "--ascii")
+        done = run("solve", str(deck), "--timeout", "0.5", "--ascii")
         assert done.returncode == 3, done.stderr
         line = done.stdout.strip().splitlines()[-1]
         assert line.startswith("unknown: time limit reached (auto: ") and " ran in " in line
@@ -87,7 +80,8 @@ def test_ctrl_c_stops_the_looks_core_within_a_tenth_of_a_second(importer: str) -
         "except KeyboardInterrupt:\n"
         "    print(time.perf_counter() - sent[0]); sys.exit(0)\n"
         "sys.exit(5)\n")
-    env = {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}"}
+    env = child_env()
+    env["PYTHONPATH"] += os.pathsep + str(ROOT)  # for tests.helpers
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           env=env, timeout=120, cwd=ROOT, preexec_fn=default_sigint)
     assert done.returncode == 0, done.stderr
@@ -95,7 +89,7 @@ def test_ctrl_c_stops_the_looks_core_within_a_tenth_of_a_second(importer: str) -
 
 
 def test_best_takes_a_budget_as_the_api_does() -> None:
-    done = _run("best", "pysol:837", "--backend", "look", "--budget", "1000", "--json")
+    done = run("best", "pysol:837", "--backend", "look", "--budget", "1000", "--json")
     assert done.returncode == 3, done.stderr  # 837's best needs millions of moves
     data = json.loads(done.stdout)
     api = blackhole.best_score("pysol:837", "look", budget=1000)
@@ -104,7 +98,7 @@ def test_best_takes_a_budget_as_the_api_does() -> None:
 
 
 def test_debug_after_the_command_is_taken_as_the_message_says() -> None:
-    done = _run("solve", "pysol:2", "--debug")
+    done = run("solve", "pysol:2", "--debug")
     assert done.returncode == 0, done.stderr
 
 
@@ -115,6 +109,6 @@ def test_debug_after_the_command_is_taken_as_the_message_says() -> None:
     (("analyze", "pysol:2", "--line", ""), None, "--line: names no move"),
 ], ids=["a-list", "json-string", "json-null", "empty-line"])
 def test_the_message_names_the_real_problem(args, stdin, says) -> None:
-    done = _run(*args, stdin=stdin)
+    done = run(*args, stdin=stdin)
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
     assert says in done.stderr

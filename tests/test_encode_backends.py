@@ -21,8 +21,7 @@ from blackhole.look import look
 from blackhole.problem import build_problem
 from blackhole.sources import load_deal
 
-from .conftest import reference
-from .helpers import check_order, check_symmetry, small_deal
+from .helpers import check_order, check_symmetry, reference, small_deal
 
 # A deal is "not settled at once" when the look neither wins nor refutes it in this many
 # moves: every one of these takes it longer than its first greedy line.

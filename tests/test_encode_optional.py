@@ -30,9 +30,15 @@ from blackhole.problem import Problem, build_problem
 from blackhole.rules import replay
 from blackhole.sources import load_deal
 
-from .conftest import reference
-from .helpers import check_order, check_symmetry, feature_sets, small_deal
-from .test_sat import COUNT_DEALS, specified
+from .helpers import (
+    COUNT_DEALS,
+    check_order,
+    check_symmetry,
+    feature_sets,
+    reference,
+    small_deal,
+    specified,
+)
 
 SEEDS = range(60)
 SAT_FEATURE_SETS = [frozenset(), DEFAULT_FEATURES, PREFIX_FEATURES,

@@ -14,19 +14,16 @@ from pathlib import Path
 import pytest
 from pysat.formula import CNF
 from pysat.solvers import Solver
-from typer.testing import CliRunner
 
 from blackhole.backends import Options, Verdict
 from blackhole.backends.external import ExternalBackend, parse_answer, proof_args
-from blackhole.cli import app
 from blackhole.encode.cnf import DEFAULT_FEATURES, build_cnf
 from blackhole.errors import InputError, InternalError
 from blackhole.pipeline import solve_deal
 from blackhole.problem import build_problem
 from blackhole.sources import load_deal
 
-from .conftest import reference
-from .test_sat import big_deal
+from .helpers import big_deal, cli, reference
 
 needs_cadical = pytest.mark.skipif(shutil.which("cadical") is None,
                                    reason="cadical binary not installed "
@@ -179,7 +176,7 @@ def test_lies_through_the_cli(tmp_path, lie, proof_arg, code) -> None:
     args = ["solve", deal, "--backend", "external", "--solver-cmd", liar]
     if proof_arg is not None:
         args += ["--proof-arg", proof_arg]
-    result = CliRunner().invoke(app, args)
+    result = cli(*args)
     assert result.exit_code == code, result.output
     if code == 4:
         assert result.stderr.count("\n") == 1

@@ -4,7 +4,6 @@ be imported (a meta-path finder refuses them), as after `pip install blackhole-s
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import tomllib
@@ -13,7 +12,7 @@ import pytest
 
 from blackhole.extras import EXTRAS
 
-from .conftest import ROOT
+from .helpers import ROOT, child_env
 
 BLOCK = """
 import sys
@@ -36,9 +35,8 @@ app()
 def _without_extras(*args: str, cwd) -> subprocess.CompletedProcess:
     blocked = sorted({module for modules in EXTRAS.values() for module in modules})
     script = BLOCK.format(blocked=blocked, args=list(args))
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          env=env, cwd=cwd, timeout=120)
+                          env=child_env(), cwd=cwd, timeout=120)
 
 
 def test_the_core_solves_without_the_extras(tmp_path) -> None:

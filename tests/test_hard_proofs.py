@@ -9,9 +9,6 @@ yet which the referee settles at once; the hard band of issue 22 (R = 22..34) is
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -21,9 +18,7 @@ from blackhole.errors import InputError
 from blackhole.problem import build_problem
 from blackhole.sources import load_deal
 
-from .helpers import ranked_deal
-
-BLACKHOLE = str(Path(sys.executable).with_name("blackhole"))
+from .helpers import blackhole, ranked_deal
 
 # A lost 12-rank deck whose glucose4 proof runs to 1,400 lines.
 HARD_ISH = ["random:13:ranks=12"]
@@ -83,8 +78,8 @@ def test_the_hard_band_is_certified_in_two_jobs_and_verified(tmp_path) -> None:
     verifies."""
     specs = [f"random:{seed}:ranks={ranks}" for ranks in (22, 28) for seed in range(1, 9)]
     out = tmp_path / "certs"
-    made = subprocess.run([BLACKHOLE, "certify", ",".join(specs), "--jobs", "2", "--out",
-                           str(out), "--json"], capture_output=True, text=True, timeout=1800)
+    made = blackhole("certify", ",".join(specs), "--jobs", "2", "--out", str(out), "--json",
+                     timeout=1800)
     assert made.returncode in (0, 1), made.stderr
     rows = {row["deal"]: row for row in json.loads(made.stdout)}
     for spec in specs:
@@ -92,6 +87,5 @@ def test_the_hard_band_is_certified_in_two_jobs_and_verified(tmp_path) -> None:
         assert rows[spec]["verdict"] == expected.value and rows[spec]["certified"], spec
     assert made.returncode == (1 if any(row["verdict"] == "unsolvable"
                                         for row in rows.values()) else 0)
-    checked = subprocess.run([BLACKHOLE, "verify", str(out), "--json"],
-                             capture_output=True, text=True, timeout=1800)
+    checked = blackhole("verify", str(out), "--json", timeout=1800)
     assert checked.returncode == 0, checked.stdout + checked.stderr

@@ -17,9 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import EXAMPLES, ROOT
-
-SRC = ROOT / "src"
+from .helpers import EXAMPLES, blackhole, child_env
 
 
 @dataclass(frozen=True)
@@ -124,17 +122,12 @@ def _run(case: Case, folder: Path) -> subprocess.CompletedProcess:
     if case.setup is not None:
         case.setup(folder)
     args = [arg.replace("{tmp}", str(folder)) for arg in case.args]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        p for p in (str(SRC), os.environ.get("PYTHONPATH")) if p)}
-    env.pop("BLACKHOLE_DEBUG", None)
     if "deal.fifo" in " ".join(args):  # a writer on the other end of the pipe
         writer = subprocess.Popen(["sh", "-c", f"cat > '{folder}/deal.fifo'"],
                                   stdin=subprocess.PIPE, text=True)
         writer.stdin.write(PYSOL_2)
         writer.stdin.close()
-    return subprocess.run([sys.executable, "-m", "blackhole", *args], input=case.stdin,
-                          capture_output=True, text=True, timeout=120, env=env,
-                          cwd=folder)
+    return blackhole(*args, stdin=case.stdin, cwd=folder, timeout=120)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
@@ -153,7 +146,7 @@ def test_hostile_input_gets_one_line_and_its_exit_code(case: Case, tmp_path: Pat
 
 def test_a_bug_is_exit_4_with_one_line_and_debug_shows_the_traceback(tmp_path: Path) -> None:
     # A bug planted in a command: the guard turns it into one line and exit 4.
-    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    env = child_env()
     code = ("from blackhole.cli import app; import blackhole.cli.deals as d; "
             "d.load_position = lambda spec, after: 1 / 0; "
             "app(['show', 'pysol:2'], prog_name='blackhole')")
@@ -167,7 +160,7 @@ def test_a_bug_is_exit_4_with_one_line_and_debug_shows_the_traceback(tmp_path: P
 
 
 def test_a_closed_pipe_keeps_the_verdict(tmp_path: Path) -> None:
-    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    env = child_env()
     for spec, code in (("pysol:2", 0), ("pysol:837", 1)):
         shell = (f"{sys.executable} -m blackhole solve {spec} | head -1 >/dev/null; "
                  "echo ${PIPESTATUS[0]}")

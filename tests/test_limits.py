@@ -36,32 +36,19 @@ from blackhole.positions import load_position
 from blackhole.problem import build_problem
 from blackhole.sources import load_deal
 
-from .conftest import ROOT, default_sigint
-from .helpers import nearly_sorted_deal
+from .helpers import blackhole, child_env, command, default_sigint, nearly_sorted_deal
 
-SRC = ROOT / "src"
 BIG = "random:1:ranks=100"  # 399 cards to play: every model takes seconds to build
 UNSETTLED = "<the unsettled deck>"  # stands for the `unsettled` fixture's file in params
 needs_cadical = pytest.mark.skipif(shutil.which("cadical") is None,
                                    reason="cadical binary not installed")
 
 
-def _env(**extra: str) -> dict[str, str]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        p for p in (str(SRC), os.environ.get("PYTHONPATH")) if p), **extra}
-    env.pop("BLACKHOLE_DEBUG", None)
-    return env
-
-
-def _blackhole(*args: str) -> list[str]:
-    return [sys.executable, "-m", "blackhole", *args]
-
-
 def _interrupted(*args: str) -> tuple[int, str, float]:
     """Run `blackhole ARGS`, send SIGINT once it has worked for a second (its spinner
     shows), and return its exit code, its stderr and the seconds it took to end."""
-    process = subprocess.Popen(_blackhole(*args), stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, env=_env(FORCE_COLOR="1"),
+    process = subprocess.Popen(command(*args), stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=child_env(FORCE_COLOR="1"),
                                preexec_fn=default_sigint)
     try:
         ready, _, _ = select.select([process.stderr], [], [], 60)
@@ -80,8 +67,7 @@ def _interrupted(*args: str) -> tuple[int, str, float]:
 
 def _timed(*args: str) -> tuple[subprocess.CompletedProcess, float]:
     began = time.monotonic()
-    done = subprocess.run(_blackhole(*args), capture_output=True, text=True, env=_env(),
-                          timeout=120)
+    done = blackhole(*args, timeout=120)
     return done, time.monotonic() - began
 
 
@@ -305,9 +291,8 @@ def test_external_answers_a_position_with_no_cards_left() -> None:
 
 @needs_cadical
 def test_external_on_no_cards_left_exits_0_and_names_its_solver() -> None:
-    done = subprocess.run(_blackhole("solve", "pysol:2", "--after", _played_out(),
-                                     "--backend", "external", "--json"),
-                          capture_output=True, text=True, env=_env(), timeout=60)
+    done = blackhole("solve", "pysol:2", "--after", _played_out(), "--backend", "external",
+                     "--json", timeout=60)
     assert done.returncode == 0, done.stderr
     assert '"verdict": "solved"' in done.stdout and '"backend": "external"' in done.stdout
 
@@ -335,6 +320,6 @@ def test_the_cli_ends_at_once_when_a_solver_is_left_running(tmp_path: Path) -> N
             "app(['show', 'pysol:2'], prog_name='blackhole')\n")
     began = time.monotonic()
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env=_env(), timeout=120, cwd=tmp_path)
+                          env=child_env(), timeout=120, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert time.monotonic() - began < 30  # not the 60 s the thread would hold it

@@ -22,12 +22,10 @@ from blackhole.look import (
     ranks_can_chain,
 )
 from blackhole.pipeline import solve_deal
-from blackhole.positions import load_position
 from blackhole.problem import build_problem
-from blackhole.rules import initial_state, legal_cards, play
 from blackhole.sources import load_deal
 
-from .helpers import check_order, small_deal
+from .helpers import check_order, random_position, small_deal
 
 REFERENCE = {int(row["deal"]): row["verdict"] for row in
              csv.DictReader((Path(__file__).parent / "data" / "pysol-1-1000.csv").open())}
@@ -128,22 +126,6 @@ def agrees_with_the_search(deal: Deal, budget: int) -> None:
     if outcome.line is not None or outcome.refuted:
         expected = Verdict.SOLVED if outcome.line is not None else Verdict.UNSOLVABLE
         assert solve_deal(deal, "search", Options(timeout=60)).verdict is expected
-
-
-def random_position(rng: random.Random, variant: str = "", fewest: int = 5) -> Deal:
-    """A pysol deal (`variant` ":all-in-a-row": that game) after fewest to 29 random
-    legal moves, as a position."""
-    spec = f"pysol:{rng.randrange(1, 1001)}{variant}"
-    deal = load_deal(spec)
-    state, played = initial_state(deal), []
-    for _ in range(rng.randrange(fewest, 30)):
-        moves = legal_cards(deal, state)
-        if not moves:
-            break
-        card, fan = rng.choice(moves)
-        state = play(deal, state, fan)
-        played.append(str(card))
-    return load_position(spec, " ".join(played)).deal
 
 
 def walks_counts(modulus: int, hole: int, steps: int) -> set[tuple[int, ...]]:

@@ -8,8 +8,6 @@ from __future__ import annotations
 import csv
 import json
 import random
-import subprocess
-import sys
 import threading
 import time
 from functools import cache
@@ -32,12 +30,16 @@ from blackhole.positions import load_position
 from blackhole.problem import Problem, build_problem
 from blackhole.sources import load_deal
 
-from .conftest import ROOT
-from .helpers import check_order, ranked_deal, small_deal
-from .test_look import random_position
+from .helpers import (
+    ROOT,
+    blackhole,
+    check_order,
+    random_position,
+    ranked_deal,
+    small_deal,
+)
 
 BEST_CSV = ROOT / "tests" / "data" / "pysol-1-1000-best.csv"
-BLACKHOLE = str(Path(sys.executable).parent / "blackhole")
 # Lost deals of every kind: no first move (27), short blocks, 47 (535) and 50 (837, 915:
 # the C solver's hardest, and the look's longest refutation of the 123).
 SAMPLE = (1, 25, 27, 29, 77, 317, 535, 623, 837, 858, 915, 960)
@@ -218,10 +220,6 @@ def test_the_look_backend_at_its_budget_is_not_proven() -> None:
     found = best_score("pysol:837", "look", budget=1000)
     assert not found.proven and found.best <= 50 <= found.upper_bound
     assert found.stats == {**found.stats, "nodes": 1000, "reason": "move budget reached"}
-
-
-def blackhole(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([BLACKHOLE, *args], capture_output=True, text=True, timeout=120)
 
 
 def test_the_command_line_names_the_look_and_says_it_rests_on_exhaustion() -> None:

@@ -29,8 +29,7 @@ from blackhole.positions import load_position
 from blackhole.problem import Problem, build_problem
 from blackhole.sources import load_deal
 
-from .helpers import check_order, ranked_deal, small_deal
-from .test_look import random_position
+from .helpers import check_order, random_position, ranked_deal, small_deal
 
 NO_C_CORE = "BLACKHOLE_NO_C_CORE"
 needs_core = pytest.mark.skipif(not c_engine_built(), reason="the compiled core is not built")

@@ -18,9 +18,8 @@ from blackhole.errors import InputError
 from blackhole.formats import deal_json
 from blackhole.sources import random_deal
 
-from .helpers import nearly_sorted_deal
+from .helpers import child_env, command, nearly_sorted_deal
 
-BLACKHOLE = str(Path(sys.executable).with_name("blackhole"))
 GIB = 2**30
 
 
@@ -41,7 +40,7 @@ def run_measured(args: list[str], timeout: float) -> tuple[int, str, int]:
     with tempfile.TemporaryFile("w+") as err:
         process = subprocess.Popen([sys.executable, "-c", _MEASURE, *args],
                                    stdout=subprocess.PIPE, stderr=err, text=True,
-                                   start_new_session=True)
+                                   env=child_env(), start_new_session=True)
         try:
             out, _ = process.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -75,8 +74,8 @@ def test_every_random_deck_fits_and_a_huge_deck_is_refused_by_every_model() -> N
 
 @pytest.mark.parametrize("backend", ["sat", "auto"])
 def test_a_huge_deck_is_refused_up_front_by_a_real_process(backend, huge_deck) -> None:
-    code, err, peak = run_measured([BLACKHOLE, "solve", str(huge_deck), "--backend",
-                                    backend], timeout=120)
+    code, err, peak = run_measured(command("solve", str(huge_deck), "--backend",
+                                           backend), timeout=120)
     assert code == 2 and err.count("\n") == 1, err
     assert '"ranks" must be a whole number from 2 to 100' in err and "r200.json" in err
     assert peak < 300 * 2**20  # refused before the model: building it takes over 1 GiB
@@ -97,8 +96,8 @@ def test_the_largest_deck_stays_within_a_gib(backend, tmp_path) -> None:
     second solver: two CNFs of this size would not fit the promise)."""
     path = tmp_path / "nearly-sorted-100.json"
     path.write_text(json.dumps(deal_json(nearly_sorted_deal(100, 1))))
-    code, err, peak = run_measured([BLACKHOLE, "solve", str(path), "--backend", backend,
-                                    "--timeout", "30"], timeout=300)
+    code, err, peak = run_measured(command("solve", str(path), "--backend", backend,
+                                           "--timeout", "30"), timeout=300)
     assert code == 3, err  # unknown at the limit: it ran the whole 30 s
     assert peak <= GIB, f"{backend}: {peak / 2**20:.0f} MB"
 
@@ -111,16 +110,16 @@ ENGINES = ["look", "sat:glucose4", "sat:cadical195", "cpsat:inverse", "cpsat:boo
 @pytest.mark.parametrize("seed", [1, 2])
 @pytest.mark.parametrize("engine", ENGINES)
 def test_every_engine_stays_within_a_gib_at_52_ranks(engine, seed) -> None:
-    code, err, peak = run_measured([BLACKHOLE, "solve", f"random:{seed}:ranks=52",
-                                    "--backend", engine, "--timeout", "30"], timeout=300)
+    code, err, peak = run_measured(command("solve", f"random:{seed}:ranks=52",
+                                           "--backend", engine, "--timeout", "30"), timeout=300)
     assert code in (0, 1, 3), err
     assert peak <= GIB, f"{engine}: {peak / 2**20:.0f} MB"
 
 
 @pytest.mark.slow
 def test_certify_stays_within_a_gib_at_52_ranks(tmp_path) -> None:
-    code, err, peak = run_measured([BLACKHOLE, "certify", "random:2:ranks=52", "--out",
-                                    str(tmp_path / "cert"), "--timeout", "60"], timeout=300)
+    code, err, peak = run_measured(command("certify", "random:2:ranks=52", "--out",
+                                           str(tmp_path / "cert"), "--timeout", "60"), timeout=300)
     assert code in (0, 1, 3), err
     assert peak <= GIB, f"certify: {peak / 2**20:.0f} MB"
 
@@ -130,7 +129,7 @@ def test_the_looks_memo_stops_growing_at_its_cap() -> None:
     """16 million moves of the look on a 52-rank deck it cannot settle: the memo's table
     stops at its cap (256 MiB), where it once grew past 1 GiB; the answer stays unknown,
     never a guess."""
-    code, err, peak = run_measured([BLACKHOLE, "solve", "random:2:ranks=52", "--backend",
-                                    "look", "--budget", "16000000"], timeout=600)
+    code, err, peak = run_measured(command("solve", "random:2:ranks=52", "--backend",
+                                           "look", "--budget", "16000000"), timeout=600)
     assert code == 3, err
     assert peak <= 600 * 2**20, f"look: {peak / 2**20:.0f} MB"

@@ -4,23 +4,18 @@ and its exit code is the answer's. Real processes, since the encoding is the pro
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 
 import pytest
 
-from .conftest import ROOT
+from .helpers import blackhole
 
 ENCODINGS = ["ascii", "cp1252", "latin-1"]
 
 
 def _run(encoding: str, *args: str, cwd=None) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONIOENCODING": encoding, "PYTHONUTF8": "0", "LANG": "C",
-           "PYTHONPATH": str(ROOT / "src")}
-    env.pop("BLACKHOLE_DEBUG", None)
-    done = subprocess.run([sys.executable, "-m", "blackhole", *args], capture_output=True,
-                          env=env, timeout=300, cwd=cwd)
+    done = blackhole(*args, env={"PYTHONIOENCODING": encoding, "PYTHONUTF8": "0", "LANG": "C"},
+                     cwd=cwd, text=False)
     # what was written is in that encoding, whole: nothing was half-printed
     return subprocess.CompletedProcess(done.args, done.returncode,
                                        done.stdout.decode(encoding),

@@ -16,11 +16,9 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from blackhole.backends import Verdict
 from blackhole.cards import Card
-from blackhole.cli import app as cli
 from blackhole.errors import InternalError
 from blackhole.game import Game
 from blackhole.pipeline import solve
@@ -38,7 +36,7 @@ from blackhole.play.widgets import (
 from blackhole.positions import load_position
 from blackhole.rules import Outcome
 
-from .conftest import ROOT
+from .helpers import ROOT, blackhole, child_env, cli
 
 SIZE = (80, 24)
 Script = Callable[[PlayApp, object], Awaitable[None]]
@@ -99,7 +97,7 @@ def test_pysol_2_played_to_a_win_from_the_solvers_moves(tmp_path: Path) -> None:
         await pilot.press("s", "enter")
 
     drive(PlayApp("pysol:2", folder=tmp_path), script)
-    won = CliRunner().invoke(cli, ["check", "pysol:2", str(tmp_path / "pysol-2.moves")])
+    won = cli("check", "pysol:2", str(tmp_path / "pysol-2.moves"))
     assert won.exit_code == 0 and "won: all 51 cards moved" in won.output
 
 
@@ -248,7 +246,7 @@ def test_the_saved_file_replays_through_check_and_after(tmp_path: Path) -> None:
 
     drive(PlayApp("pysol:2", " ".join(map(str, line[:20])), folder=tmp_path), script)
     saved = tmp_path / "pysol-2.moves"
-    checked = CliRunner().invoke(cli, ["check", "pysol:2", str(saved), "--json"])
+    checked = cli("check", "pysol:2", str(saved), "--json")
     assert checked.exit_code == 1, checked.output  # unfinished: a legal move remains
     verdict = json.loads(checked.output)
     assert verdict["outcome"] == "unfinished" and verdict["played"] == 19
@@ -360,14 +358,13 @@ def test_a_terminal_too_small_for_every_fan_says_so() -> None:
 
 
 def test_bad_input_is_refused_before_the_screen_opens(tmp_path: Path) -> None:
-    runner = CliRunner()
     for args, needle in [(["pysol:0"], "pysol:0"), (["-"], "terminal"),
                          (["pysol:2", "--after", "10C"], "move 1 is illegal"),
                          (["pysol:2", "--after", "2S ZZ"],
                           "error: --after: unknown suit in card: 'ZZ'"),
                          (["pysol:2", "--after", "@-"], "terminal"),
                          (["random:1:ranks=20"], "at most 17 fans")]:
-        result = runner.invoke(cli, ["play", *args])
+        result = cli("play", *args)
         assert result.exit_code == 2, (args, result.output)
         assert needle in result.output and len(result.output.strip().splitlines()) == 1
 
@@ -379,14 +376,12 @@ def test_quitting_never_waits_for_the_engine() -> None:
            "in_background(time.sleep, 30); print('left')"
     began = time.monotonic()
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, timeout=60)
+                          env=child_env(), timeout=60)
     assert done.stdout == "left\n" and time.monotonic() - began < 20
 
 
 def test_play_without_a_terminal_is_one_line_exit_2() -> None:
-    done = subprocess.run([sys.executable, "-m", "blackhole", "play", "pysol:2"],
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, timeout=60)
+    done = blackhole("play", "pysol:2", stdin="", timeout=60)  # stdin a pipe, no terminal
     assert done.returncode == 2 and done.stdout == "", done.stdout
     assert done.stderr.count("\n") == 1 and "not a terminal" in done.stderr
 

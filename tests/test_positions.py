@@ -8,11 +8,9 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
 from blackhole.backends import Options
 from blackhole.cards import Card, deck, parse_card, rank_adjacent
-from blackhole.cli import app
 from blackhole.deal import Position, position_of
 from blackhole.errors import InputError
 from blackhole.formats import board_text, parse_board, parse_position_text, position_json
@@ -22,15 +20,10 @@ from blackhole.positions import load_position, read_moves
 from blackhole.rules import Outcome, initial_state, legal_moves, play, replay
 from blackhole.sources import expand_specs, load_deal, random_deal
 
-from .conftest import EXAMPLES
+from .helpers import EXAMPLES, cli
 
-runner = CliRunner()
 SOLUTION = [m["card"] for m in
             json.loads((EXAMPLES / "pysol-2.solution.json").read_text())["moves"]]
-
-
-def run(*args: str, stdin: str | None = None):
-    return runner.invoke(app, list(args), input=stdin)
 
 
 def one_error_line(result, code: int = 2) -> str:
@@ -221,7 +214,7 @@ def test_bad_boards_are_one_line_exit_2(tmp_path, edit, words) -> None:
     for old, new in zip(edit[::2], edit[1::2], strict=True):
         text = text.replace(old, new, 1)
     path.write_text(text)
-    assert words in one_error_line(run("show", str(path)))
+    assert words in one_error_line(cli("show", str(path)))
 
 
 @pytest.mark.parametrize("after,message", [
@@ -234,15 +227,15 @@ def test_bad_boards_are_one_line_exit_2(tmp_path, edit, words) -> None:
 def test_an_illegal_move_in_after_names_the_move_and_why(after: str, message: str) -> None:
     for command in (["show", "pysol:2"], ["deal", "pysol:2"],
                     ["check", "pysol:2", str(EXAMPLES / "pysol-2.solution.json")]):
-        assert one_error_line(run(*command, "--after", after)) == message
+        assert one_error_line(cli(*command, "--after", after)) == message
 
 
 def test_illegal_move_in_an_after_file_names_the_file(tmp_path) -> None:
     path = tmp_path / "moves.txt"
     path.write_text("2S\n3H\nQC\n")
-    assert one_error_line(run("show", "pysol:2", "--after", f"@{path}")) == \
+    assert one_error_line(cli("show", "pysol:2", "--after", f"@{path}")) == \
         f"error: {path}: move 3 is illegal: QC is not a top card: 'QC'"
-    assert "no such moves file" in one_error_line(run("show", "pysol:2", "--after", "@nope"))
+    assert "no such moves file" in one_error_line(cli("show", "pysol:2", "--after", "@nope"))
 
 
 @pytest.mark.parametrize("history,words", [
@@ -303,12 +296,12 @@ def test_a_lost_position_is_unsolvable_for_every_backend() -> None:
 
 
 def test_show_draws_a_position_with_its_progress() -> None:
-    result = run("show", "pysol:2", "--after", " ".join(SOLUTION[:30]), "--ascii")
+    result = cli("show", "pysol:2", "--after", " ".join(SOLUTION[:30]), "--ascii")
     assert result.exit_code == 0
     lines = result.output.splitlines()
     assert lines[0] == f"hole: {SOLUTION[29]}   (30 of 51 moved)"
     assert any(line.endswith("-  (empty)") for line in lines)
-    fresh = run("show", "pysol:2", "--ascii").output
+    fresh = cli("show", "pysol:2", "--ascii").output
     assert fresh.splitlines()[0] == "hole: AS"
 
 
@@ -316,37 +309,37 @@ def test_deal_after_writes_a_board_and_json_that_read_back(tmp_path) -> None:
     after = " ".join(SOLUTION[:12])
     expected = load_position("pysol:2", after)
     board, as_json = tmp_path / "p.board", tmp_path / "p.json"
-    board.write_text(run("deal", "pysol:2", "--after", after).output)
-    as_json.write_text(run("deal", "pysol:2", "--after", after, "--format", "json").output)
+    board.write_text(cli("deal", "pysol:2", "--after", after).output)
+    as_json.write_text(cli("deal", "pysol:2", "--after", after, "--format", "json").output)
     assert load_position(str(as_json)) == expected
     assert load_position(str(board)) == Position(expected.deal, 12, 51, ())
-    assert run("deal", str(board)).output == board.read_text()
+    assert cli("deal", str(board)).output == board.read_text()
 
 
 def test_check_after_counts_from_the_start_of_the_deal(tmp_path) -> None:
     rest = tmp_path / "rest.txt"
     rest.write_text(" ".join(SOLUTION[10:]))
-    won = run("check", "pysol:2", str(rest), "--after", " ".join(SOLUTION[:10]))
+    won = cli("check", "pysol:2", str(rest), "--after", " ".join(SOLUTION[:10]))
     assert won.exit_code == 0 and won.output.strip() == "won: all 51 cards moved"
     rest.write_text(" ".join(SOLUTION[10:20]))
-    partial = run("check", "pysol:2", str(rest), "--after", " ".join(SOLUTION[:10]), "--json")
+    partial = cli("check", "pysol:2", str(rest), "--after", " ".join(SOLUTION[:10]), "--json")
     data = json.loads(partial.output)
     assert partial.exit_code == 1
     assert (data["moved"], data["played"], data["total"], data["outcome"]) == \
         (10, 20, 51, "unfinished")
     assert [move["card"] for move in data["after"]] == SOLUTION[:10]
     rest.write_text(SOLUTION[0])
-    again = run("check", "pysol:2", str(rest), "--after", SOLUTION[0])
+    again = cli("check", "pysol:2", str(rest), "--after", SOLUTION[0])
     assert again.exit_code == 1 and "2S is the hole's top card, not on a fan" in again.output
     rest.write_text(SOLUTION[0])
-    gone = run("check", "pysol:2", str(rest), "--after", " ".join(SOLUTION[:2]))
+    gone = cli("check", "pysol:2", str(rest), "--after", " ".join(SOLUTION[:2]))
     assert f"{SOLUTION[0]} is already in the hole" in gone.output
 
 
 def test_check_refuses_black_hole_solve_unsolved_with_one_line(tmp_path) -> None:
     path = tmp_path / "bhs.txt"
     path.write_text("Unsolved!\n")
-    line = one_error_line(run("check", "pysol:1", str(path)))
+    line = one_error_line(cli("check", "pysol:1", str(path)))
     assert line == (f"error: {path}:1: black-hole-solve's Unsolved! holds no moves to "
                     "replay (solve or certify tests that claim)")
 
@@ -354,21 +347,21 @@ def test_check_refuses_black_hole_solve_unsolved_with_one_line(tmp_path) -> None
 def test_check_numbers_fans_from_one(tmp_path) -> None:
     path = tmp_path / "s.json"
     path.write_text(json.dumps({"moves": [{"card": "KH", "fan": 3}]}))
-    result = run("check", "pysol:2", str(path))
+    result = cli("check", "pysol:2", str(path))
     assert result.exit_code == 1
     assert result.output.strip() == "illegal at move 1: KH is in fan 13, not fan 4"
 
 
 def test_folders_and_oversized_files_are_one_line_errors(tmp_path) -> None:
-    assert one_error_line(run("show", str(tmp_path))) == \
+    assert one_error_line(cli("show", str(tmp_path))) == \
         f"error: {tmp_path}: is a directory, not a deal file"
-    assert "is a directory" in one_error_line(run("check", "pysol:2", str(tmp_path)))
+    assert "is a directory" in one_error_line(cli("check", "pysol:2", str(tmp_path)))
     big = tmp_path / "big.board"
     with big.open("wb") as handle:
         handle.truncate(30_000_000)
-    assert one_error_line(run("show", str(big))) == \
+    assert one_error_line(cli("show", str(big))) == \
         f"error: {big}: deal file larger than the 1 MB cap"
-    assert one_error_line(run("check", "pysol:2", str(big))) == \
+    assert one_error_line(cli("check", "pysol:2", str(big))) == \
         f"error: {big}: solution file larger than the 1 MB cap"
 
 
@@ -448,14 +441,14 @@ def test_generalised_ranges_and_json() -> None:
     assert expand_specs("random:1-3:ranks=16") == [f"random:{n}:ranks=16" for n in (1, 2, 3)]
     assert expand_specs("random:1-2:ranks=8:any") == ["random:1:any:ranks=8",
                                                       "random:2:any:ranks=8"]
-    written = run("deal", "random:3:ranks=16", "--format", "json")
+    written = cli("deal", "random:3:ranks=16", "--format", "json")
     data = json.loads(written.output)
     assert written.exit_code == 0 and data["ranks"] == 16 and len(data["fans"]) == 21
     assert parse_position_text(written.output, "j").deal == load_deal("random:3:ranks=16")
-    board = run("deal", "random:3:ranks=16")
+    board = cli("deal", "random:3:ranks=16")
     assert board.exit_code == 0 and board.output.startswith("Ranks: 16\nFoundations: AS\n")
     assert parse_position_text(board.output, "b").deal == load_deal("random:3:ranks=16")
-    assert "2 to 100 ranks" in one_error_line(run("show", "random:3:ranks=101"))
+    assert "2 to 100 ranks" in one_error_line(cli("show", "random:3:ranks=101"))
 
 
 @settings(max_examples=40, deadline=None)
@@ -469,15 +462,15 @@ def test_generalised_positions_round_trip_between_board_json_and_after(
     position = load_position(spec, after)
     of = 4 * ranks - 1
     assert (position.moved, position.of, position.deal.ranks) == (cut, of, ranks)
-    board = run("deal", spec, "--after", after)
+    board = cli("deal", spec, "--after", after)
     assert board.exit_code == 0 and board.output == board_text(position.deal)
     from_board = parse_position_text(board.output, "b")
     assert from_board == Position(position.deal, cut, of, ())  # a board holds no history
-    as_json = run("deal", spec, "--after", after, "--format", "json")
+    as_json = cli("deal", spec, "--after", after, "--format", "json")
     assert parse_position_text(as_json.output, "j") == position
     assert board_text(parse_position_text(as_json.output, "j").deal) == board.output
     rest = " ".join(map(str, line[cut:cut + 3]))  # playing on from the board
-    later = run("deal", "-", "--after", rest, stdin=board.output)
+    later = cli("deal", "-", "--after", rest, stdin=board.output)
     assert later.output == board_text(load_position(spec, f"{after} {rest}").deal)
 
 
@@ -519,11 +512,11 @@ def test_read_moves_reads_cards_and_files_and_names_the_source(tmp_path) -> None
     ("2S QC", "error: --line: move 2 is illegal: QC is not a top card: 'QC'"),
 ])
 def test_analyze_line_errors_name_the_option(line: str, message: str) -> None:
-    assert one_error_line(run("analyze", "pysol:2", "--line", line)) == message
+    assert one_error_line(cli("analyze", "pysol:2", "--line", line)) == message
 
 
 def test_analyze_line_errors_in_a_file_name_the_file(tmp_path) -> None:
     path = tmp_path / "line.txt"
     path.write_text("2S\n3H\nQC\n")
-    assert one_error_line(run("analyze", "pysol:2", "--line", f"@{path}")) == \
+    assert one_error_line(cli("analyze", "pysol:2", "--line", f"@{path}")) == \
         f"error: {path}: move 3 is illegal: QC is not a top card: 'QC'"

@@ -20,8 +20,7 @@ from blackhole.errors import InputError
 from blackhole.formats import deal_json
 from blackhole.sources import load_deal
 
-from .bench_support import results_line, run_cli, winning_moves
-from .conftest import reference
+from .helpers import cli, reference, results_line, winning_moves
 
 
 @pytest.fixture
@@ -180,22 +179,22 @@ def test_plots_are_valid_images(known: Path, tmp_path: Path) -> None:
 
 
 def test_report_command_exits_4_on_a_disagreement(known: Path) -> None:
-    result = run_cli("report", str(known))
+    result = cli("report", str(known))
     assert result.exit_code == 4
     assert "DISAGREEMENT pysol:10: solved by sat; unsolvable per cpsat" in result.stdout
-    as_json = run_cli("report", str(known), "--json")
+    as_json = cli("report", str(known), "--json")
     assert as_json.exit_code == 4
     assert json.loads(as_json.stdout)["disagreements"] == [
         {"deal": "pysol:10", "solved_by": ["sat"], "unsolvable_by": ["cpsat"], "best": {}}]
 
 
 def test_report_command_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
-    missing = run_cli("report", str(tmp_path / "none.jsonl"))
+    missing = cli("report", str(tmp_path / "none.jsonl"))
     assert missing.exit_code == 2
     assert missing.stderr == f"error: {tmp_path / 'none.jsonl'}: no such results file\n"
     bad = tmp_path / "bad.jsonl"
     bad.write_text(results_line("pysol:2", "sat", "solved", 1) + "[1, 2\n")
-    result = run_cli("report", str(bad), "--json")
+    result = cli("report", str(bad), "--json")
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.output
     assert result.stderr.startswith(f"error: {bad}:2: invalid JSON")
@@ -207,7 +206,7 @@ def test_piped_report_keeps_long_names_and_every_figure(tmp_path: Path) -> None:
                             for n in range(2, 5)
                             for backend, seconds in (("cpsat:inverse", 123.25),
                                                      ("sat:cadical195", 1.5))))
-    result = run_cli("report", str(path))
+    result = cli("report", str(path))
     assert result.exit_code == 0, result.output
     rows = {line.split()[0]: line.split() for line in result.stdout.splitlines()
             if line.startswith(("cpsat:", "sat:"))}
@@ -223,14 +222,14 @@ def test_all_in_a_row_is_its_own_source_and_nothing_settled_is_not_outside(
     path.write_text(results_line("pysol:1", "sat", "unsolvable", 1)
                     + results_line("pysol:3:all-in-a-row", "sat", "solved", 1)
                     + results_line("pysol:3", "cpsat", "unknown", 60))
-    data = json.loads(run_cli("report", str(path), "--json").stdout)
+    data = json.loads(cli("report", str(path), "--json").stdout)
     rows = {s["source"]: s for s in data["solvability"]}
     assert (rows["pysol"]["deals"], rows["pysol"]["unsolvable"]) == (2, 1)
     assert rows["pysol:all-in-a-row"]["solvable"] == 1
     assert rows["pysol:all-in-a-row"]["published"] is None
     nothing = tmp_path / "none.jsonl"
     nothing.write_text(results_line("pysol:3", "cpsat", "unknown", 60))
-    text = run_cli("report", str(nothing)).stdout
+    text = cli("report", str(nothing)).stdout
     assert "outside" not in text and "86.94%" in text
 
 
@@ -248,7 +247,7 @@ def test_a_solved_line_whose_moves_do_not_win_is_an_error(tmp_path: Path) -> Non
     assert reasons["cpsat"].startswith("solved, but its moves do not win: illegal at move 1")
     assert "blocked after 0" in reasons["search"] or "unfinished" in reasons["search"]
     assert [b.solved for b in report.backends] == [1, 0, 0]
-    result = run_cli("report", str(path))
+    result = cli("report", str(path))
     assert result.exit_code == 4
 
 
@@ -399,7 +398,7 @@ def test_the_report_names_the_engine_that_answered(tmp_path: Path) -> None:
     assert auto.engines == {"look": 2, "glucose4": 1}  # settled deals only
     assert json.loads(json.dumps(report.to_json()))["backends"][0]["engines"] == \
         {"look": 2, "glucose4": 1}
-    shown = run_cli("report", str(path))
+    shown = cli("report", str(path))
     assert shown.exit_code == 0 and "answered by" in shown.stdout
     assert "look 2, glucose4 1" in shown.stdout
 

@@ -13,7 +13,7 @@ from blackhole.deal import Deal
 from blackhole.rules import Move, Outcome, initial_state, legal_moves, play, replay
 from blackhole.sources import load_deal, random_deal
 
-from .conftest import EXAMPLES
+from .helpers import EXAMPLES
 
 WORKED = str(EXAMPLES / "worked-example.board")
 

@@ -36,16 +36,23 @@ from blackhole.encode.cnf import (
 from blackhole.errors import InputError
 from blackhole.pipeline import solve_deal
 from blackhole.problem import (
-    Problem,
     build_problem,
     must_follow,
     must_precede,
-    same_rank_pairs,
 )
 from blackhole.sources import load_deal
 
-from .conftest import easy_for_search, reference
-from .helpers import check_order, check_symmetry, ranked_deal, small_deal
+from .helpers import (
+    COUNT_DEALS,
+    big_deal,
+    check_order,
+    check_symmetry,
+    easy_for_search,
+    ranked_deal,
+    reference,
+    small_deal,
+    specified,
+)
 
 REFERENCE_SAMPLE = list(range(1, 1001, 8))  # 125 deals, 12 of them unsolvable
 FEATURE_SAMPLE = list(range(3, 1001, 100))  # 10 deals for each feature (100 when slow)
@@ -57,12 +64,6 @@ FEATURE_SEEDS = range(60)  # of those, for each feature (all 200 when slow)
 @cache
 def pysol(number: int) -> Deal:
     return load_deal(f"pysol:{number}")
-
-
-def big_deal(seed: int, ranks: int = 40) -> Deal:
-    """A generalised Black Hole deal (A♠ in the hole, fans of 3) far beyond 52 cards
-    (tests/test_external.py uses it too)."""
-    return ranked_deal(ranks, 3, seed)
 
 
 def verdict(deal: Deal, features: frozenset[str] = DEFAULT_FEATURES,
@@ -105,7 +106,7 @@ def test_reference_verdicts_on_all_1000_deals() -> None:
     assert not wrong
 
 
-# Deals with fewer than 20000 states for the C solver (conftest.easy_for_search) that the
+# Deals with fewer than 20000 states for the C solver (helpers.easy_for_search) that the
 # pure-Python referee also settles in well under a second here, 19 of them unsolvable.
 SEARCH_SAMPLE = [1, 29, 51, 70, 89, 110, 148, 175, 183, 212, 229, 258, 279, 317, 334, 355,
                  371, 398, 416, 430, 448, 463, 478, 497, 543, 557, 582, 602, 643, 667, 686,
@@ -236,133 +237,6 @@ def test_dimacs_names_every_variable() -> None:
 # ---------------------------------------------------------------- counts (encodings/sat.md)
 
 
-def _closure(pairs: list[tuple[int, int]], nodes: tuple[int, ...]) -> dict[int, set[int]]:
-    reach = {v: {b for a, b in pairs if a == v} for v in nodes}
-    changed = True
-    while changed:
-        changed = False
-        for v in nodes:
-            grown = reach[v].union(*(reach[w] for w in reach[v]))
-            if grown != reach[v]:
-                reach[v], changed = grown, True
-    return reach
-
-
-def specified(problem: Problem, features: frozenset[str],
-              optional: bool = False) -> tuple[dict[str, int], int]:
-    """Clauses per family and the number of variables, by the formulas of encodings/sat.md
-    (with `optional`, its section "Optional positions")."""
-    moves, n, m, rank = problem.moves, len(problem.moves), problem.modulus, problem.rank
-    start = problem.start
-    use = features.__contains__
-    ranked = use("rank")
-    # domains
-    after = _closure(list(problem.precedence), moves)  # a → the cards after a
-    before = _closure([(b, a) for a, b in problem.precedence], moves)
-    lo = {c: 1 + len(before[c]) if use("domain") else 1 for c in moves}
-    hi = {c: n - len(after[c]) if use("domain") else n for c in moves}
-    near: dict[int, set[int]] = {}
-    for v in range(problem.size):
-        for d in problem.neighbours[v]:
-            near.setdefault(rank[v], set()).add(rank[d])
-    present = {rank[c] for c in moves}
-    walks = [present] * (n + 1)
-    if use("reach") and start is not None:
-        walks = [{rank[start]}]
-        for _ in range(n):
-            walks.append(set().union(*(near.get(j, set()) for j in walks[-1])) & present)
-    dom = {c: [q for q in range(lo[c], hi[c] + 1) if rank[c] in walks[q]] for c in moves}
-    d = {c: len(dom[c]) for c in moves}
-    f = {c: min(dom[c], default=n + 1) for c in moves}
-    last = {c: max(dom[c], default=0) for c in moves}
-    s = {c: max(0, last[c] - f[c] + 1) for c in moves}
-    cards_at = {q: [c for c in moves if q in dom[c]] for q in range(1, n + 1)}
-    ranks_at = {q: {rank[c] for c in cards_at[q]} for q in range(1, n + 1)}
-    x_total = sum(d.values())
-    r_total = sum(len(ks) for ks in ranks_at.values())
-    counts: dict[str, int] = {}
-    if optional:
-        variables = x_total + sum(s.values()) + n
-        counts["card"] = sum(s[c] + 2 * d[c] - 1 for c in moves if d[c])
-        counts["order"] = sum(s[c] - 1 for c in moves if d[c])
-    else:
-        variables = x_total + sum(max(0, s[c] - 1) for c in moves)
-        counts["card"] = sum(s[c] + 2 * d[c] - 2 if d[c] else 1 for c in moves)
-        counts["order"] = sum(max(0, s[c] - 2) for c in moves)
-
-    def amo(g: int) -> int:
-        if g < 2:
-            return 0
-        return 3 * g - 4 if use("compact") and g > 6 else g * (g - 1) // 2
-
-    groups = []
-    for q in range(1, n + 1):
-        if ranked:
-            groups.append(len(ranks_at[q]))
-            groups += [sum(rank[c] == k for c in cards_at[q]) for k in ranks_at[q]]
-        else:
-            groups.append(len(cards_at[q]))
-    counts["position-amo"] = sum(amo(g) for g in groups)
-    variables += sum(g - 1 for g in groups if use("compact") and g > 6)
-    if optional:
-        counts["filled-prefix"] = n - 1
-        counts["filled-holds"] = n
-        counts["filled-by"] = r_total if ranked else x_total
-        counts["filled-all"] = n
-    else:
-        counts["position-alo"] = n if use("alo") else sum(not cards_at[q] for q in cards_at)
-    if ranked:
-        variables += r_total
-        counts["rank-channel"] = x_total
-        counts["rank-support"] = r_total
-        first_bad = len(ranks_at[1] - near.get(rank[start], set())) if start is not None else 0
-        counts["adjacency"] = r_total - len(ranks_at[1]) + first_bad
-        if use("forward"):
-            counts["forward"] = r_total - len(ranks_at[n])
-    else:
-        first_bad = (len([c for c in cards_at[1] if c not in problem.neighbours[start]])
-                     if start is not None else 0)
-        counts["adjacency"] = x_total - len(cards_at[1]) + first_bad
-        if use("forward"):
-            counts["forward"] = x_total - len(cards_at[n])
-    counts["precedence"] = sum(max(0, (last[b] if optional else last[a]) - f[b] + 1)
-                               for a, b in problem.precedence)
-    if use("rankcount") and ranked:
-        total = 0
-        for k in sorted(present):
-            cards_k = sum(rank[c] == k for c in moves)
-            places = sum(k in ranks_at[q] for q in range(1, n + 1))
-            widths = [0] + [min(i, cards_k + 1) for i in range(1, places + 1)]
-            total += sum(3 * widths[i] - 1 + widths[i - 1] for i in range(1, places + 1))
-            total += 1 + (places > cards_k)
-            variables += sum(widths)
-        counts["rank-count"] = total
-    if use("deadrank"):
-        variables += 2 * m * (n - 1)
-        counts["deadrank-walk"] = sum(
-            2 + 2 * (not any(rank[c] == k and q < f[c] for c in moves))
-            for q in range(1, n) for k in range(1, m + 1))
-        counts["deadrank-need"] = sum(q < last[c] for q in range(1, n) for c in moves)
-    if use("symmetry"):
-        # by(c, q) is TRUE from l(c) on for complete lines, never for prefixes
-        top = {c: n if optional else last[c] for c in moves}
-        total = 0
-        for pair in same_rank_pairs(problem):
-            c1, c2, a1, b2 = pair.first, pair.second, pair.above_first, pair.below_second
-            if a1 is None and b2 is None:
-                total += max(0, top[c1] - f[c2] + 1)
-            elif a1 is None:
-                total += sum(f[c2] + 1 <= q <= top[b2] for q in dom[c1])
-            else:
-                total += sum(f[a1] + 1 <= q <= top[c1] for q in dom[c2])
-                if b2 is not None:
-                    total += sum(q <= top[b2] for q in dom[c1])
-                    variables += 1
-        counts["symmetry"] = total
-    return counts, variables
-
-
-COUNT_DEALS = [pysol(1), pysol(2), pysol(837)] + [small_deal(s) for s in (0, 1, 5, 7, 11)]
 COUNT_FEATURES = [DEFAULT_FEATURES, FEATURES, frozenset(), frozenset({"compact", "alo"}),
                   frozenset({"domain", "forward", "deadrank", "symmetry"}),
                   frozenset({"reach", "rank", "rankcount", "symmetry", "alo"})]
@@ -430,7 +304,6 @@ def test_timeout_gives_unknown_in_time(solver: str) -> None:
     # a solver that ignored the limit would run for many seconds; a second's slack covers
     # a stop that lands late on a busy machine (cadical195 once took 1.59 s for 1.0)
     assert result.seconds <= timeout * 1.1 + 1.0 and elapsed <= timeout * 1.1 + 1.0
-
 
 
 def test_precedence_closure_is_the_cards_above_and_below_in_the_fan() -> None:
