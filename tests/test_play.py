@@ -371,13 +371,13 @@ def test_bad_input_is_refused_before_the_screen_opens(tmp_path: Path) -> None:
 
 def test_quitting_never_waits_for_the_engine() -> None:
     """A question still being worked out runs in a daemon thread: the process ends at
-    once (a pool's thread would hold it for the full 30 s)."""
+    once (a pool's thread would hold it for the full 300 s)."""
     code = "import time; from blackhole.play.engine import in_background; " \
-           "in_background(time.sleep, 30); print('left')"
+           "in_background(time.sleep, 300); print('left')"
     began = time.monotonic()
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env=child_env(), timeout=60)
-    assert done.stdout == "left\n" and time.monotonic() - began < 20
+                          env=child_env(), timeout=240)
+    assert done.stdout == "left\n" and time.monotonic() - began < 120
 
 
 def test_play_without_a_terminal_is_one_line_exit_2() -> None:

@@ -301,9 +301,9 @@ def test_timeout_gives_unknown_in_time(solver: str) -> None:
     result = SatBackend().solve(problem, Options(timeout=timeout, solver=solver))
     elapsed = time.perf_counter() - began
     assert result.verdict is Verdict.UNKNOWN and result.order is None
-    # a solver that ignored the limit would run for many seconds; a second's slack covers
-    # a stop that lands late on a busy machine (cadical195 once took 1.59 s for 1.0)
-    assert result.seconds <= timeout * 1.1 + 1.0 and elapsed <= timeout * 1.1 + 1.0
+    # a solver that ignored the limit would run for about half a minute; ten seconds'
+    # slack covers a stop that lands late on a busy machine
+    assert result.seconds <= timeout + 10 and elapsed <= timeout + 10
 
 
 def test_precedence_closure_is_the_cards_above_and_below_in_the_fan() -> None:
