@@ -157,7 +157,6 @@ def test_two_workers_and_another_seed() -> None:
 
 
 def test_cross_check_with_the_sat_backend() -> None:
-    pytest.importorskip("blackhole.backends.sat")
     for number in range(400, 420):
         sat = solve_deal(pysol(number), "sat", Options(timeout=TIMEOUT))
         assert sat.result.solver == DEFAULT_SOLVER  # the SAT solver, not another engine
