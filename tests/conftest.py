@@ -6,9 +6,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import settings
 
-from .helpers import ROOT, reference
-
-__all__ = ["ROOT"]  # tests/test_layers.py still reads it from here
+from .helpers import reference
 
 # Property tests check outcomes, never time: no per-example deadline, which a busy
 # machine would turn into a failure.

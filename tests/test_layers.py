@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT
+from .helpers import ROOT
 
 SRC = ROOT / "src"
 

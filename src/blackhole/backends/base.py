@@ -155,7 +155,7 @@ class Backend(ABC):
 
     @property
     def finds_best(self) -> bool:
-        return type(self).best is not Backend.best
+        return REGISTRY[self.name].finds_best
 
     def check_best(self, options: Options) -> None:
         """Raise InputError, before any work, when this backend cannot find a best score
@@ -173,27 +173,35 @@ class Backend(ABC):
         raise InternalError(f"{self.name}: check_best let a best() through")
 
 
-# name → "module:Class"; modules are imported only when used.
+@dataclass(frozen=True)
+class Registered:
+    """A backend as the registry names it: where its class is ("module:Class", imported
+    only when used) and whether it finds a best score (it overrides `Backend.best`)."""
+
+    target: str
+    finds_best: bool
+
+
 REGISTRY = {
-    "auto": "blackhole.backends.auto:AutoBackend",
-    "look": "blackhole.backends.look:LookBackend",
-    "sat": "blackhole.backends.sat:SatBackend",
-    "cpsat": "blackhole.backends.cpsat:CpsatBackend",
-    "search": "blackhole.backends.search:SearchBackend",
-    "external": "blackhole.backends.external:ExternalBackend",
-    "maxsat": "blackhole.backends.maxsat:MaxsatBackend",
+    "auto": Registered("blackhole.backends.auto:AutoBackend", finds_best=True),
+    "look": Registered("blackhole.backends.look:LookBackend", finds_best=True),
+    "sat": Registered("blackhole.backends.sat:SatBackend", finds_best=True),
+    "cpsat": Registered("blackhole.backends.cpsat:CpsatBackend", finds_best=True),
+    "search": Registered("blackhole.backends.search:SearchBackend", finds_best=True),
+    "external": Registered("blackhole.backends.external:ExternalBackend", finds_best=False),
+    "maxsat": Registered("blackhole.backends.maxsat:MaxsatBackend", finds_best=True),
 }
 
-# The backends that find a best score (`Backend.finds_best`), named here so that a help
-# text lists them without importing every solver; tests hold the two equal.
-FINDS_BEST = ("auto", "look", "sat", "cpsat", "search", "maxsat")
+# The backends that find a best score, read from the registry (a help text lists them
+# without importing any solver).
+FINDS_BEST = tuple(name for name, entry in REGISTRY.items() if entry.finds_best)
 
 
 def make_backend(name: str) -> Backend:
     if name not in REGISTRY:
         raise InputError(f"unknown backend (choose from {', '.join(REGISTRY)})", "backend",
                          token=name)
-    module_name, _, class_name = REGISTRY[name].partition(":")
+    module_name, _, class_name = REGISTRY[name].target.partition(":")
     try:
         module = importlib.import_module(module_name)
     except ImportError as error:
@@ -205,9 +213,9 @@ def make_backend(name: str) -> Backend:
 def available_backends() -> list[str]:
     """The registered backends whose module imports on this machine."""
     names = []
-    for name, target in REGISTRY.items():
+    for name, entry in REGISTRY.items():
         try:
-            importlib.import_module(target.partition(":")[0])
+            importlib.import_module(entry.target.partition(":")[0])
         except ImportError:
             continue
         names.append(name)
