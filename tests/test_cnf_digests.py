@@ -25,7 +25,7 @@ from pysat.card import CardEnc, EncType
 
 from blackhole.cards import Card
 from blackhole.deal import Deal, position_of
-from blackhole.encode import cnf
+from blackhole.encode import cnf_clauses, cnf_variables
 from blackhole.encode.cnf import (
     CERTIFY_FEATURES,
     DEFAULT_FEATURES,
@@ -170,11 +170,11 @@ def test_the_sequential_counter_is_cardencs(size: int) -> None:
     top = 2 * size + 10
     want = CardEnc.atmost(lits, 1, top_id=top, encoding=EncType.seqcounter)
     assert want.nv == top + size - 1
-    assert cnf.sequential_counter(lits, top + 1) == want.clauses
+    assert cnf_clauses.sequential_counter(lits, top + 1) == want.clauses
 
 
 def test_a_pool_names_reserved_blocks_when_asked() -> None:
-    pool = cnf.Pool()
+    pool = cnf_variables.Pool()
     assert pool.extend([("a", 1), ("a", 2)]) == range(1, 3)
     assert pool.reserve(3, lambda: [("b", i) for i in range(3)]) == range(3, 6)
     assert pool.top == 5 and pool.obj(4) == ("b", 1) and pool.id(("a", 2)) == 2
