@@ -31,7 +31,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("rules", ("rules", "game")),
     ("solutions", ("solutions",)),
     ("positions", ("positions",)),
-    ("problem", ("problem",)),
+    ("problem", ("problem", "longest")),
     ("encodings", ("encode.layout", "encode.cnf_variables", "encode.cnf_clauses",
                    "encode.cnf", "encode.cpsat_names", "encode.cpsat", "encode")),
     ("look", ("look",)),

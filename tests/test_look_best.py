@@ -17,8 +17,8 @@ import pytest
 
 from blackhole.backends.search import best_score as referee_best
 from blackhole.best import best_score
+from blackhole.longest import Longest
 from blackhole.look import (
-    Longest,
     c_engine_built,
     chains_leaving,
     longest,
@@ -58,11 +58,10 @@ def exact() -> dict[int, int]:
 
 
 def checked(problem: Problem, found: Longest) -> Longest:
-    """A Longest whose line is legal and within its bound, and proven only when its line
-    cannot be extended (a line as long as a true bound can be no longer)."""
-    check_order(problem, found.line, complete=False)
-    assert len(found.line) <= found.upper_bound <= len(problem.moves)
-    assert found.proven == (len(found.line) == found.upper_bound)
+    """A Longest whose line is legal and within its bound (proven exactly when the two
+    meet, which `Longest.proven` says by itself)."""
+    check_order(problem, found.order, complete=False)
+    assert len(found.order) <= found.upper_bound <= len(problem.moves)
     return found
 
 
@@ -81,7 +80,7 @@ def test_the_look_s_best_scores_are_the_exact_ones_on_a_sample(engine: str) -> N
     for n in SAMPLE if engine == "auto" else PYTHON_SAMPLE:
         problem = build_problem(load_deal(f"pysol:{n}"))
         found = checked(problem, longest(problem, engine=engine))
-        assert found.proven and len(found.line) == exact()[n], n
+        assert found.proven and len(found.order) == exact()[n], n
 
 
 @pytest.mark.slow
@@ -90,7 +89,7 @@ def test_the_look_s_best_scores_are_the_exact_ones_on_all_123_lost_deals() -> No
     for n, best in exact().items():
         problem = build_problem(load_deal(f"pysol:{n}"))
         found = checked(problem, longest(problem, engine="auto"))
-        assert found.proven and len(found.line) == best, n
+        assert found.proven and len(found.order) == best, n
 
 
 @pytest.mark.parametrize("seed", range(120))
@@ -102,7 +101,7 @@ def test_the_look_s_best_score_is_the_referee_s_on_small_decks(seed: int) -> Non
     problem = build_problem(deal)
     truth = len(referee_best(problem).order)
     found = both(problem)
-    assert found.proven and len(found.line) == truth
+    assert found.proven and len(found.order) == truth
     assert root_bound(problem) >= truth
 
 
@@ -113,7 +112,7 @@ def test_the_look_s_best_score_is_the_referee_s_on_positions(seed: int) -> None:
     problem = build_problem(random_position(rng, rng.choice(["", ":all-in-a-row"]), 20))
     truth = len(referee_best(problem).order)
     found = both(problem)
-    assert found.proven and len(found.line) == truth
+    assert found.proven and len(found.order) == truth
     assert root_bound(problem) >= truth
 
 
@@ -134,10 +133,10 @@ def test_the_engines_agree_at_every_budget_and_never_overstate(budget: int) -> N
     for n in (29, 77, 535, 858, 915):
         problem = build_problem(load_deal(f"pysol:{n}"))
         found = both(problem, budget)
-        assert found.nodes <= budget
-        assert len(found.line) <= exact()[n] <= found.upper_bound, n
+        assert found.stats["nodes"] <= budget
+        assert len(found.order) <= exact()[n] <= found.upper_bound, n
         if not found.proven:
-            assert found.nodes == budget
+            assert found.stats["nodes"] == budget
 
 
 @needs_core
@@ -145,7 +144,7 @@ def test_at_the_time_limit_or_stopped_the_answer_never_overstates() -> None:
     problem = build_problem(load_deal("pysol:2563"))  # best 49, a second of search
     for seconds in (0.001, 0.05):
         found = checked(problem, longest(problem, engine="auto", seconds=seconds))
-        assert not found.proven and len(found.line) <= 49 <= found.upper_bound
+        assert not found.proven and len(found.order) <= 49 <= found.upper_bound
     unsettled = build_problem(nearly_sorted_deal(100, 1))  # unknown to the look at 10 s
     began = time.perf_counter()
     assert not longest(unsettled, engine="auto", seconds=0.05).proven
@@ -160,7 +159,7 @@ def test_at_the_time_limit_or_stopped_the_answer_never_overstates() -> None:
     worker.join(timeout=5)
     assert not worker.is_alive()
     found = checked(problem, answer[0])
-    assert not found.proven and len(found.line) <= 49 <= found.upper_bound
+    assert not found.proven and len(found.order) <= 49 <= found.upper_bound
 
 
 def test_the_bound_counts_only_cards_above_each_fan_s_first_unreachable_rank() -> None:

@@ -25,11 +25,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from blackhole.backends import BestResult, Options, choose, make_backend
+from blackhole.backends import Options, choose, make_backend
 from blackhole.cards import Card
 from blackhole.deal import Deal, Position
 from blackhole.errors import InputError, InternalError
 from blackhole.formats import moves_json
+from blackhole.longest import Longest
 from blackhole.look import look, quick_budget
 from blackhole.positions import as_position
 from blackhole.problem import Problem, build_problem
@@ -112,14 +113,13 @@ def best_position(position: Position, backend: str, options: Options) -> Best:
     if options.timeout is not None:  # the limit covers building the problem too
         left = options.timeout - (time.perf_counter() - began)
         if left <= 0:
-            found = BestResult((), False, len(problem.moves), engine.name, "",
-                               options.timeout)
+            found = Longest((), len(problem.moves), engine.name, "", options.timeout)
             return judged(position, problem, found)
         options = replace(options, timeout=left)
     return judged(position, problem, engine.best(problem, options))
 
 
-def judged(position: Position, problem: Problem, found: BestResult) -> Best:
+def judged(position: Position, problem: Problem, found: Longest) -> Best:
     """A backend's longest line as moves, replayed by the rules engine; any claim the
     rules refute is an InternalError."""
     who = f"{found.backend}/{found.solver}"
@@ -127,8 +127,6 @@ def judged(position: Position, problem: Problem, found: BestResult) -> Best:
     if not len(found.order) <= found.upper_bound <= n:
         raise InternalError(f"{who}: a line of {len(found.order)} cards with the bound "
                             f"{found.upper_bound} of {n}")
-    if found.proven != (len(found.order) == found.upper_bound):
-        raise InternalError(f"{who}: 'proven' disagrees with its bound")
     moves = tuple(Move(problem.cards[v], problem.fan_of[v]) for v in found.order)
     played = replay(position.deal, [card for card, _ in moves])
     if played.outcome is Outcome.ILLEGAL or played.played != len(moves):

@@ -71,6 +71,7 @@ from dataclasses import dataclass
 from blackhole.cards import rank_adjacent
 from blackhole.engines import ENGINES, look_switch
 from blackhole.errors import ArgumentError, InputError
+from blackhole.longest import Longest
 from blackhole.problem import Problem
 
 # Nodes (moves tried, over all passes); a line is 51 moves. On pysol:1-1000 (877
@@ -254,21 +255,6 @@ def look(problem: Problem, budget: int | None = None, *, engine: str | None = No
 
 
 # ---------------------------------------------------------------- the best score
-
-
-@dataclass(frozen=True)
-class Longest:
-    """The longest line the look found (nodes in play order, start excluded), the most
-    cards any line may play as far as its search has shown (`upper_bound`), and the moves
-    it tried. `proven`: the two meet, by exhaustion (no certificate)."""
-
-    line: tuple[int, ...]
-    upper_bound: int
-    nodes: int
-
-    @property
-    def proven(self) -> bool:
-        return len(self.line) == self.upper_bound
 
 
 # The rank-count test with slack (`chains_leaving`) runs while a line may leave at most
@@ -556,7 +542,8 @@ def longest(problem: Problem, budget: int | None = None, *, engine: str | None =
     without one lowers the bound below that floor. It ends at once when the line found
     meets the bound (a win, or the bound proven). `budget` (moves over all rounds; None:
     none), `seconds` and `stop` as for `look`: at the limit, the longest line found and
-    the bound shown so far, unproven. Both engines give the same Longest."""
+    the bound shown so far, unproven; `stats["nodes"]` counts the moves tried. Both
+    engines give the same Longest."""
     if stop is not None and len(stop) < 1:
         raise ArgumentError("stop must hold at least one byte")
     use = _engine(engine)
@@ -578,7 +565,7 @@ def longest(problem: Problem, budget: int | None = None, *, engine: str | None =
             break
         bound = max(len(best), floor - 1)  # no line beats both
         slack = 2 * slack + 1
-    return Longest(best, bound, spent)
+    return Longest(best, bound, stats={"nodes": spent})
 
 
 def _search_longest(problem: Problem, use: str, budget: int, seconds: float | None,

@@ -11,9 +11,10 @@ referee. A helper search may seed one (a starting bound for the best score) but 
 gives its answer. `auto`, the default, is the portfolio of the look and a SAT solver,
 and its Result says which of them answered.
 
-The interface, the Options, the results and the registry are `blackhole.backends.base`,
-re-exported here; this module chooses a backend from a label (`sat:glucose4`) and the
-options a caller gives, refusing an option the backend does not read.
+The interface, the Options, the Result and the registry are `blackhole.backends.base`,
+re-exported here with `blackhole.longest.Longest` (the answer of `best`); this module
+chooses a backend from a label (`sat:glucose4`) and the options a caller gives, refusing
+an option the backend does not read.
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ from blackhole.backends.base import (
     MAX_WORKERS,
     REGISTRY,
     Backend,
-    BestResult,
     Options,
     Result,
     Verdict,
@@ -38,9 +38,10 @@ from blackhole.backends.base import (
     make_backend,
 )
 from blackhole.errors import InputError
+from blackhole.longest import Longest
 
 __all__ = ["DEFAULT_BACKEND", "FINDS_BEST", "MAX_MODEL_CELLS", "MAX_SEED", "MAX_WORKERS",
-           "REGISTRY", "VARIANT_FIELD", "Backend", "BestResult", "Options", "Result",
+           "REGISTRY", "VARIANT_FIELD", "Backend", "Longest", "Options", "Result",
            "Verdict", "available_backends", "best_backends", "check_options_apply",
            "choose", "make_backend", "split_label"]
 

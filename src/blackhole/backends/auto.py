@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any
 from blackhole.backends import (
     MAX_MODEL_CELLS,
     Backend,
-    BestResult,
+    Longest,
     Options,
     Result,
     Verdict,
@@ -333,7 +333,7 @@ class AutoBackend(Backend):
 
         SatBackend().check_best(replace(options, budget=None))
 
-    def best(self, problem: Problem, options: Options) -> BestResult:
+    def best(self, problem: Problem, options: Options) -> Longest:
         """The look's best score (`look.longest`) within its budget (`Options.budget`,
         else the engine's `best_budget`), else the SAT backend's proven best; the answer
         names the engine that gave it, and `stats["stages"]` what each stage did."""
@@ -342,8 +342,8 @@ class AutoBackend(Backend):
         budget = best_budget() if options.budget is None else options.budget
         found = longest(problem, budget, seconds=options.timeout)
         seconds = time.perf_counter() - began
-        stages = [{"engine": "look", "seconds": round(seconds, 6), "nodes": found.nodes,
-                   "found": len(found.line), "upper_bound": found.upper_bound,
+        stages = [{"engine": "look", "seconds": round(seconds, 6), "nodes": found.stats["nodes"],
+                   "found": len(found.order), "upper_bound": found.upper_bound,
                    "answer": "best" if found.proven else "none"}]
         if found.proven:
             answer = best_result(found, budget, self.name, seconds)
@@ -360,8 +360,8 @@ class AutoBackend(Backend):
                        "upper_bound": sat.upper_bound,
                        "answer": "best" if sat.proven else "none"})
         # Both bounds hold: the look's line may be the longer, and its bound the lower.
-        line = max(found.line, sat.order, key=len)
+        line = max(found.order, sat.order, key=len)
         bound = min(found.upper_bound, sat.upper_bound)
-        solver = sat.solver if len(sat.order) >= len(found.line) else "look"
-        return BestResult(line, len(line) == bound, bound, self.name, solver,
-                          time.perf_counter() - began, {**sat.stats, "stages": stages})
+        solver = sat.solver if len(sat.order) >= len(found.order) else "look"
+        return Longest(line, bound, self.name, solver, time.perf_counter() - began,
+                       {**sat.stats, "stages": stages})

@@ -1,5 +1,6 @@
-"""What every backend shares: the Options a user sets, the Result and BestResult it
-returns, the `Backend` interface, and the registry of the backends by name.
+"""What every backend shares: the Options a user sets, the Result it returns (and, for
+a best score, a `blackhole.longest.Longest`), the `Backend` interface, and the registry
+of the backends by name.
 
 A backend module is named in REGISTRY as a string and imported only when used, so this
 module imports none of them; `blackhole.backends` re-exports every name here and chooses
@@ -17,6 +18,7 @@ from enum import StrEnum
 from typing import Any
 
 from blackhole.errors import InputError, InternalError
+from blackhole.longest import Longest
 from blackhole.problem import Problem
 
 
@@ -109,22 +111,6 @@ class Result:
     proof: list[str] | None = None  # DRUP lines of an unsatisfiability proof (Options.proof)
 
 
-@dataclass(frozen=True)
-class BestResult:
-    """The longest line a backend found on a Problem (a position's best score, less the
-    cards moved before it): `order` lists its nodes in play order (start excluded),
-    `upper_bound` is the most cards any line may play as far as the backend has proven,
-    and `proven` says they meet (len(order) == upper_bound)."""
-
-    order: tuple[int, ...]
-    proven: bool
-    upper_bound: int
-    backend: str
-    solver: str
-    seconds: float
-    stats: dict[str, Any] = field(default_factory=dict)
-
-
 class Backend(ABC):
     """Solve a Problem under Options. Subclasses set `name`, the Options fields they read
     besides `timeout` (so a user who sets another gets told), and implement `solve`."""
@@ -166,7 +152,7 @@ class Backend(ABC):
                              "backend", token=self.name)
         self.check(options)
 
-    def best(self, problem: Problem, options: Options) -> BestResult:
+    def best(self, problem: Problem, options: Options) -> Longest:
         """The longest legal line of `problem` under the options' time limit; at the limit,
         the longest line found and the bound proven so far."""
         self.check_best(options)  # raises: this backend finds no best score
@@ -189,6 +175,7 @@ REGISTRY = {
     "cpsat": Registered("blackhole.backends.cpsat:CpsatBackend", finds_best=True),
     "search": Registered("blackhole.backends.search:SearchBackend", finds_best=True),
     "external": Registered("blackhole.backends.external:ExternalBackend", finds_best=False),
+    "kissat": Registered("blackhole.backends.kissat:KissatBackend", finds_best=False),
     "maxsat": Registered("blackhole.backends.maxsat:MaxsatBackend", finds_best=True),
 }
 

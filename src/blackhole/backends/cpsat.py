@@ -19,7 +19,7 @@ from typing import Any
 from ortools.sat.python import cp_model
 
 from blackhole import deadline as clock
-from blackhole.backends import Backend, BestResult, Options, Result, Verdict
+from blackhole.backends import Backend, Longest, Options, Result, Verdict
 from blackhole.encode.cpsat import (
     OPTIONAL_FEATURES,
     Built,
@@ -160,7 +160,7 @@ class CpsatBackend(Backend):
                              token=",".join(unknown))
         check_options(replace(options, features=None))
 
-    def best(self, problem: Problem, options: Options) -> BestResult:
+    def best(self, problem: Problem, options: Options) -> Longest:
         """Maximise the filled positions of the optional-position model, from the quick
         lower bound (a short search) posted as a bound on the objective; at the limit the
         best line found and CP-SAT's bound on the objective."""
@@ -177,9 +177,9 @@ class CpsatBackend(Backend):
             built_at = time.perf_counter()
             solver, status = run(built, options, began)
         except clock.OutOfTime:  # the line of the short search, and no bound
-            return BestResult(lower, len(lower) == len(problem.moves), len(problem.moves),
-                              self.name, "cp-sat:optional", time.perf_counter() - began,
-                              {"lower_bound": len(lower), "stopped": "model"})
+            return Longest(lower, len(problem.moves), self.name, "cp-sat:optional",
+                           time.perf_counter() - began,
+                           {"lower_bound": len(lower), "stopped": "model"})
         verdict = verdict_of(status, built.name)
         if verdict is Verdict.UNSOLVABLE:
             raise InternalError("CP-SAT found no line at all, where the empty line is legal")
@@ -193,5 +193,5 @@ class CpsatBackend(Backend):
             bound = max(len(order), min(bound, math.floor(solver.best_objective_bound + 1e-6)))
         stats = run_stats(solver, status, built, options)
         stats.update(lower_bound=len(lower), build_seconds=built_at - began)
-        return BestResult(order, len(order) == bound, bound, self.name,
-                          f"cp-sat:{built.name}", time.perf_counter() - began, stats)
+        return Longest(order, bound, self.name, f"cp-sat:{built.name}",
+                       time.perf_counter() - began, stats)

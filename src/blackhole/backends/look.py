@@ -22,8 +22,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from blackhole.backends import Backend, BestResult, Options, Result, Verdict
-from blackhole.look import Longest, Look, engine_in_use, longest, look
+from blackhole.backends import Backend, Longest, Options, Result, Verdict
+from blackhole.look import Look, engine_in_use, longest, look
 from blackhole.problem import Problem
 
 UNLIMITED = 1 << 62  # moves: more than any search here could try
@@ -58,7 +58,7 @@ class LookBackend(Backend):
                                else "time limit reached")
         return result
 
-    def best(self, problem: Problem, options: Options) -> BestResult:
+    def best(self, problem: Problem, options: Options) -> Longest:
         """The longest line by the look's exhaustive search (`look.longest`), under
         `Options.budget` moves (None: no limit) and the timeout; at the limit the longest
         line found and the bound shown so far, unproven."""
@@ -69,12 +69,12 @@ class LookBackend(Backend):
         return best_result(found, budget, self.name, time.perf_counter() - began)
 
 
-def best_result(found: Longest, budget: int, name: str, seconds: float) -> BestResult:
-    """The look's longest line as the BestResult of backend `name` (the engine that
-    answered is "look"), with its moves and, unproven, why it stopped."""
-    stats: dict[str, Any] = {"nodes": found.nodes, "engine": engine_in_use()}
+def best_result(found: Longest, budget: int, name: str, seconds: float) -> Longest:
+    """The look's longest line as the answer of backend `name` (the engine that answered
+    is "look"), with its moves and, unproven, why it stopped."""
+    nodes = found.stats["nodes"]
+    stats: dict[str, Any] = {"nodes": nodes, "engine": engine_in_use()}
     if not found.proven:
-        stats["reason"] = ("move budget reached" if found.nodes >= budget
+        stats["reason"] = ("move budget reached" if nodes >= budget
                            else "time limit reached")
-    return BestResult(found.line, found.proven, found.upper_bound, name, "look", seconds,
-                      stats)
+    return Longest(found.order, found.upper_bound, name, "look", seconds, stats)

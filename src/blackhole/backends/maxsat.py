@@ -26,7 +26,7 @@ from pysat.examples.rc2 import RC2
 from pysat.formula import WCNF
 
 from blackhole import deadline as clock
-from blackhole.backends import Backend, BestResult, Options, Result, Verdict
+from blackhole.backends import Backend, Longest, Options, Result, Verdict
 from blackhole.backends.pysat_tools import INTERRUPTIBLE, best_features, solver_name
 from blackhole.backends.seeding import starting_line
 from blackhole.encode.cnf import Encoding, build_cnf, gc_paused
@@ -62,7 +62,7 @@ class MaxsatBackend(Backend):
         return Result(verdict, found.order if won else None, self.name, found.solver,
                       found.seconds, found.stats)
 
-    def best(self, problem: Problem, options: Options) -> BestResult:
+    def best(self, problem: Problem, options: Options) -> Longest:
         self.check_best(options)
         oracle = oracle_name(options)
         began = time.perf_counter()
@@ -76,8 +76,8 @@ class MaxsatBackend(Backend):
                                      deadline=deadline)
             except clock.OutOfTime:
                 stats["stopped"] = "encoding"
-                return BestResult(lower, len(lower) == n, n, self.name, f"rc2/{oracle}",
-                                  time.perf_counter() - began, stats)
+                return Longest(lower, n, self.name, f"rc2/{oracle}",
+                               time.perf_counter() - began, stats)
             formula = WCNF()  # the soft clauses; the hard ones go to the oracle below
             for literal in encoding.filled:
                 formula.append([literal], weight=1)
@@ -102,13 +102,13 @@ class MaxsatBackend(Backend):
         stats.update(encode_seconds=round(built - began, 6),
                      solve_seconds=round(time.perf_counter() - built, 6))
         if order is None:  # stopped: RC2 shows no line before the optimum
-            return BestResult(lower, len(lower) == n - cost, n - cost, self.name,
-                              f"rc2/{oracle}", time.perf_counter() - began, stats)
+            return Longest(lower, n - cost, self.name, f"rc2/{oracle}",
+                           time.perf_counter() - began, stats)
         if len(order) != n - cost:
             raise InternalError(f"maxsat/{oracle}: an optimum of cost {cost} plays "
                                 f"{len(order)} of {n} cards")
-        return BestResult(order, True, len(order), self.name, f"rc2/{oracle}",
-                          time.perf_counter() - began, stats)
+        return Longest(order, len(order), self.name, f"rc2/{oracle}",
+                       time.perf_counter() - began, stats)
 
 
 def _decoded(encoding: Encoding, model: list[int], oracle: str) -> tuple[int, ...]:

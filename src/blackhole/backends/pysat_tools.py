@@ -23,7 +23,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any
 
 from pysat.solvers import Solver, SolverNames
@@ -38,6 +37,7 @@ from blackhole.encode.cnf import (
     known_features,
 )
 from blackhole.errors import InputError, InternalError
+from blackhole.longest import Longest
 from blackhole.problem import Problem
 
 # glucose4 needed the fewest conflicts on the deals the look leaves to a solver
@@ -217,20 +217,6 @@ def best_features(options: Options) -> frozenset[str]:
     return known_features(options.features, optional=True)
 
 
-@dataclass(frozen=True)
-class Climb:
-    """The longest line found under some first cards: its nodes in play order, the most
-    cards a line may play as far as proven, and whether the two meet."""
-
-    order: tuple[int, ...]
-    upper_bound: int
-    calls: int
-
-    @property
-    def proven(self) -> bool:
-        return len(self.order) == self.upper_bound
-
-
 class LineSolver:
     """One incremental SAT solver over the optional-position CNF of a Problem, asked for
     the longest line that starts with given cards.
@@ -314,7 +300,7 @@ class LineSolver:
             raise InternalError(f"sat/{self.solver}: model does not decode: {error}") from None
 
     def longest(self, prefix: Sequence[int] = (), lower: Sequence[int] = (),
-                upper: int | None = None, *, top_first: bool = False) -> Climb:
+                upper: int | None = None, *, top_first: bool = False) -> Longest:
         """The longest line that starts with `prefix` (a legal line), climbing from
         `lower` (a known legal line starting with `prefix`, or nothing) one card past the
         longest found at a time, up to `upper` (a proven bound, or the cards to play).
@@ -326,7 +312,6 @@ class LineSolver:
             raise InternalError("sat: a lower-bound line that does not start with its prefix")
         high = self.n if upper is None else min(upper, self.n)
         fixed = self.placed(prefix)
-        calls = self.calls
         self._phase(best)
         while len(best) < high:
             wanted = high if top_first else len(best) + 1
@@ -340,7 +325,7 @@ class LineSolver:
             if found[:len(prefix)] != prefix or len(found) < wanted:
                 raise InternalError(f"sat/{self.solver}: a line that breaks its assumptions")
             best = found
-        return Climb(best, max(high, len(best)), self.calls - calls)
+        return Longest(best, max(high, len(best)))
 
     def _phase(self, line: Sequence[int]) -> None:
         """Point the solver's first guesses at `line`: a longer line most often shares

@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 from blackhole import deadline as clock
-from blackhole.backends import Backend, BestResult, Options, Result, Verdict
+from blackhole.backends import Backend, Longest, Options, Result, Verdict
 from blackhole.backends.pysat_tools import (
     BEST_SOLVER,
     LineSolver,
@@ -85,7 +85,7 @@ class SatBackend(Backend):
                              "written by certify_best)", "proof", token="True")
         best_features(options)
 
-    def best(self, problem: Problem, options: Options) -> BestResult:
+    def best(self, problem: Problem, options: Options) -> Longest:
         """The longest line: one incremental solver over the optional-position CNF, from a
         quick lower bound (a short search), asking for one card more than the longest line
         found until that is refuted; the refutation of filled(best + 1) is the proof. The
@@ -105,5 +105,5 @@ class SatBackend(Backend):
             stats = lines.stats()
         stats.update(lower_bound=len(lower), encode_seconds=round(built - began, 6),
                      solve_seconds=round(time.perf_counter() - built, 6))
-        return BestResult(climb.order, climb.proven, climb.upper_bound, self.name, solver,
-                          time.perf_counter() - began, stats)
+        return Longest(climb.order, climb.upper_bound, self.name, solver,
+                       time.perf_counter() - began, stats)

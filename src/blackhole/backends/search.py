@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass
 
-from blackhole.backends import Backend, BestResult, Options, Result, Verdict
+from blackhole.backends import Backend, Longest, Options, Result, Verdict
 from blackhole.cards import rank_adjacent
 from blackhole.problem import Problem
 
@@ -70,7 +69,7 @@ class SearchBackend(Backend):
         return Result(verdict, order, self.name, "dfs", time.perf_counter() - began,
                       {"states": searcher.states})
 
-    def best(self, problem: Problem, options: Options) -> BestResult:
+    def best(self, problem: Problem, options: Options) -> Longest:
         """The referee's longest line: a win when the solving search finds one (its
         rank-reach cut makes it far faster than the longest-line search on a winnable
         position), else `best_score`. At the limit the longest line seen, with no bound
@@ -82,40 +81,30 @@ class SearchBackend(Backend):
         try:
             won = searcher.run()
         except _OutOfTime:
-            return BestResult((), False, len(problem.moves), self.name, "dfs",
-                              time.perf_counter() - began, {"states": searcher.states})
+            return Longest((), len(problem.moves), self.name, "dfs",
+                           time.perf_counter() - began, {"states": searcher.states})
         if won:
-            return BestResult(tuple(searcher.path), True, len(problem.moves), self.name,
-                              "dfs", time.perf_counter() - began, {"states": searcher.states})
+            return Longest(tuple(searcher.path), len(problem.moves), self.name, "dfs",
+                           time.perf_counter() - began, {"states": searcher.states})
         found = best_score(problem, deadline)
         # The solving search has refuted a win, so n - 1 bounds every line; a line that long
         # found before the limit is then proven longest all the same.
-        bound = len(found.order) if found.proven else len(problem.moves) - 1
-        return BestResult(found.order, len(found.order) == bound, bound, self.name, "dfs",
-                          time.perf_counter() - began,
-                          {"states": searcher.states + found.states})
+        bound = min(found.upper_bound, len(problem.moves) - 1)
+        return Longest(found.order, bound, self.name, "dfs", time.perf_counter() - began,
+                       {"states": searcher.states + found.stats["states"]})
 
 
-@dataclass(frozen=True)
-class BestLine:
-    """The longest line found: its nodes in play order, whether it is proven longest (the
-    search ended before the deadline), and the states expanded."""
-
-    order: tuple[int, ...]
-    proven: bool
-    states: int
-
-
-def best_score(problem: Problem, deadline: float | None = None) -> BestLine:
-    """The longest legal line of `problem` (every card played is a win). `deadline` is a
-    `time.perf_counter()` value; past it the longest line seen so far comes back, not
-    proven."""
+def best_score(problem: Problem, deadline: float | None = None) -> Longest:
+    """The longest legal line of `problem` (every card played is a win), with the states
+    expanded (`stats["states"]`). `deadline` is a `time.perf_counter()` value; past it the
+    longest line seen so far comes back with no bound below the cards to play."""
     searcher = _Searcher(problem, deadline)
     try:
         order = searcher.longest()
     except _OutOfTime:
-        return BestLine(tuple(searcher.best_path), False, searcher.states)
-    return BestLine(order, True, searcher.states)
+        return Longest(tuple(searcher.best_path), len(problem.moves),
+                       stats={"states": searcher.states})
+    return Longest(order, len(order), stats={"states": searcher.states})
 
 
 class _Searcher:

@@ -1,0 +1,33 @@
+"""The longest line an engine found on a Problem, and the bound it proved.
+
+Every engine that looks for a best score answers with a `Longest`: the look's exhaustive
+search (`look.longest`), the referee's (`backends.search.best_score`), the incremental SAT
+climb (`backends.pysat_tools.LineSolver.longest`) and every backend's `best`, which also
+says who answered and how long it took. `blackhole.best` turns one into a position's
+score, replayed by the rules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Longest:
+    """`order`: the nodes of the longest line found, in play order (start excluded);
+    `upper_bound`: the most cards any line may play, as far as the engine has proven;
+    `proven`: the two meet. A backend's answer also names the backend, the engine or
+    solver that answered, and the seconds taken; `stats` holds the engine's counters
+    (the look's "nodes", the referee's "states", a solver's statistics)."""
+
+    order: tuple[int, ...]
+    upper_bound: int
+    backend: str = ""
+    solver: str = ""
+    seconds: float = 0.0
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def proven(self) -> bool:
+        return len(self.order) == self.upper_bound
