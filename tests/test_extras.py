@@ -4,6 +4,7 @@ be imported (a meta-path finder refuses them), as after `pip install blackhole-s
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -49,6 +50,9 @@ def test_the_core_solves_without_the_extras(tmp_path) -> None:
     (["play", "pysol:2"], "play"),
     (["bench", "pysol:2", "--backends", "look", "--out", "r.jsonl", "--plots", "plots"],
      "bench"),
+    pytest.param(["solve", "pysol:2", "--backend", "kissat"], "kissat",
+                 marks=pytest.mark.skipif(shutil.which("kissat") is not None,
+                                          reason="kissat on PATH stands in for the extra")),
 ])
 def test_a_missing_extra_is_named(tmp_path, args, extra) -> None:
     done = _without_extras(*args, cwd=tmp_path)
@@ -61,9 +65,9 @@ def test_the_extras_install_what_extras_py_names() -> None:
     """pyproject's extras and EXTRAS agree (the distributions' import names)."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     imports = {"matplotlib": "matplotlib", "dask[distributed]": "distributed",
-               "textual": "textual"}
+               "textual": "textual", "passagemath-kissat": "sage_wheels"}
     for extra, modules in EXTRAS.items():
         named = {imports[spec.split(">=")[0]] for spec in
                  project["optional-dependencies"][extra]}
         assert named == set(modules)
-    assert "blackhole-solitaire[bench,play]" in project["optional-dependencies"]["all"]
+    assert "blackhole-solitaire[bench,play,kissat]" in project["optional-dependencies"]["all"]

@@ -38,7 +38,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("backend interface", ("backends.base", "backends")),
     ("backends", ("backends.search", "backends.pysat_tools", "backends.seeding",
                   "backends.look", "backends.sat", "backends.cpsat", "backends.maxsat",
-                  "backends.external", "backends.auto")),
+                  "backends.external", "backends.kissat", "backends.auto")),
     ("answers", ("pipeline", "best")),
     ("certificates", ("certificates.drat_trim", "certificates.files", "certificates.place",
                       "certificates.labels", "certificates.make",

@@ -1,9 +1,10 @@
 """The optional parts of the install, and the check that one is there before it is used.
 
 The core install solves, certifies and answers; `[bench]` adds the plots (matplotlib)
-and Dask clusters (dask[distributed]); `[play]` adds the terminal game (textual); `[all]`
-adds both. A feature whose extra is missing raises `MissingExtra`, an InputError (the
-CLI's exit 2) that says what to install.
+and Dask clusters (dask[distributed]); `[play]` adds the terminal game (textual);
+`[kissat]` the kissat backend's binary (passagemath-kissat, whose wheel ships it in
+`sage_wheels/bin`); `[all]` adds them all. A feature whose extra is missing raises
+`MissingExtra`, an InputError (the CLI's exit 2) that says what to install.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ DISTRIBUTION = "blackhole-solitaire"
 EXTRAS: dict[str, tuple[str, ...]] = {
     "bench": ("matplotlib", "distributed"),
     "play": ("textual",),
+    "kissat": ("sage_wheels",),
 }
 
 
@@ -30,5 +32,10 @@ def require(extra: str, module: str, feature: str) -> None:
     if module not in EXTRAS[extra]:
         raise InternalError(f"{module} is in no extra of {sorted(EXTRAS)}")
     if find_spec(module) is None:
-        raise MissingExtra(f"{feature} needs the [{extra}] extra, which is not installed: "
-                           f"pip install '{DISTRIBUTION}[{extra}]'")
+        raise missing(extra, feature)
+
+
+def missing(extra: str, feature: str) -> MissingExtra:
+    """The error of a `feature` whose `extra` is not installed: what to install."""
+    return MissingExtra(f"{feature} needs the [{extra}] extra, which is not installed: "
+                        f"pip install '{DISTRIBUTION}[{extra}]'")

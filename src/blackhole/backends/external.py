@@ -51,16 +51,20 @@ class ExternalBackend(Backend):
     def check(self, options: Options) -> None:
         super().check(options)
         features_of(options)
-        _argv(options.solver_cmd or DEFAULT_COMMAND)
-        proof_args(options)
+        self.command(options)
+
+    def command(self, options: Options) -> tuple[list[str], str, list[str] | None]:
+        """The solver's arguments (its binary found), the command as the answer names it,
+        and the arguments that ask for a proof in {proof} (None: none asked); an
+        InputError when the binary is not found or the arguments do not parse."""
+        command = options.solver_cmd or DEFAULT_COMMAND
+        return _argv(command), command, proof_args(options)
 
     def solve(self, problem: Problem, options: Options) -> Result:
         began = time.perf_counter()
         deadline = clock.after(options.timeout, began)
-        command = options.solver_cmd or DEFAULT_COMMAND
-        argv = _argv(command)
+        argv, command, asked = self.command(options)
         solver = Path(argv[0]).name
-        asked = proof_args(options)
         features = features_of(options)
         try:
             encoding = build_cnf(problem, features, deadline=deadline)
