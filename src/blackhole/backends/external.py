@@ -82,7 +82,7 @@ class ExternalBackend(Backend):
             path.write_text(text, encoding="ascii")
             del text
             extra = [arg.replace(PROOF, str(proof_path)) for arg in asked or ()]
-            output, code = _run(argv + [str(path)] + extra, command, clock.left(deadline))
+            output, code = run_binary(argv + [str(path)] + extra, command, clock.left(deadline))
             finished = time.perf_counter()
             stats.update(encode_seconds=round(encoded - began, 6),
                          solve_seconds=round(finished - encoded, 6), exit_code=code)
@@ -95,7 +95,7 @@ class ExternalBackend(Backend):
                 order = None
             else:
                 if answer:
-                    _check_model(encoding.clauses, model, who)
+                    check_model(encoding.clauses, model, who)
                 verdict, order = read_answer(answer, model, encoding, who)
         return Result(verdict, order, self.name, solver, time.perf_counter() - began, stats)
 
@@ -158,7 +158,7 @@ def _unchecked(stats: dict, reason: str, proof: str = "unchecked") -> Verdict:
     return Verdict.UNKNOWN
 
 
-def _check_model(clauses: list[list[int]], model: list[int], who: str) -> None:
+def check_model(clauses: list[list[int]], model: list[int], who: str) -> None:
     """A model must make a literal of every clause true."""
     true = set(model)
     for number, clause in enumerate(clauses, start=1):
@@ -185,7 +185,8 @@ def _argv(command: str) -> list[str]:
     return [found] + argv[1:]
 
 
-def _run(argv: list[str], command: str, timeout: float | None) -> tuple[str | None, int | None]:
+def run_binary(argv: list[str], command: str,
+               timeout: float | None) -> tuple[str | None, int | None]:
     """The solver's standard output and exit code, or (None, None) when time ran out."""
     if timeout is not None and timeout <= 0:
         return None, None

@@ -1,7 +1,8 @@
 """Kissat, as an engine of its own: the `external` backend's run (the CNF written as
 DIMACS, the binary in its own process group, killed at the timeout or on Ctrl-C, its
 model checked against every clause, its DRAT proof checked by `blackhole.drat`), with
-the binary found here rather than named by the user.
+the binary found here rather than named by the user; and `refute`, kissat's run for a
+certificate (`certify --solver kissat`), whose proof is text.
 
 The binary is the one the `passagemath-kissat` wheel ships (the `[kissat]` extra: a
 standalone kissat that needs only libc), found beside its namespace package
@@ -13,15 +14,28 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from importlib.util import find_spec
 from pathlib import Path
+from typing import Any
 
+from blackhole import deadline as clock
+from blackhole import drat
 from blackhole.backends import Options
-from blackhole.backends.external import PROOF, ExternalBackend
+from blackhole.backends.external import (
+    PROOF,
+    ExternalBackend,
+    check_model,
+    parse_answer,
+    run_binary,
+)
+from blackhole.encode.cnf import Encoding
+from blackhole.errors import InternalError
 from blackhole.extras import EXTRAS, missing
 
 PACKAGE = EXTRAS["kissat"][0]  # the wheel's folder that holds bin/kissat
 ARGUMENTS = ("-q",)  # only the answer: the `s` line and the model's `v` lines
+TEXT_PROOF = "--no-binary"  # a certificate's proof is text (the backend takes binary)
 
 
 def wheel_binary() -> Path | None:
@@ -53,3 +67,35 @@ class KissatBackend(ExternalBackend):
     def command(self, options: Options) -> tuple[list[str], str, list[str] | None]:
         argv = [binary(), *ARGUMENTS]
         return argv, " ".join(["kissat", *ARGUMENTS]), [PROOF]
+
+
+def refute(encoding: Encoding, deadline: float | None) -> tuple[
+        bool | None, list[int], list[str] | None, dict[str, Any]]:
+    """Kissat on the encoding's CNF, asked for a text DRAT proof, for a certificate:
+    (True, its model, None, stats), (False, [], the proof's lines, stats), or (None, [],
+    None, stats) when the deadline came first or the proof is larger than the checker
+    reads (why in stats["reason"]). Its model is checked against every clause."""
+    argv = [binary(), *ARGUMENTS]
+    stats: dict[str, Any] = {"command": " ".join([KissatBackend.name, *ARGUMENTS])}
+    with tempfile.TemporaryDirectory(prefix="blackhole-") as folder:
+        path = Path(folder) / "formula.cnf"
+        proof = Path(folder) / "proof.drat"
+        path.write_text(encoding.dimacs(names=False), encoding="ascii")
+        output, code = run_binary(argv + [str(path), TEXT_PROOF, str(proof)],
+                                  KissatBackend.name, clock.left(deadline))
+        stats["exit_code"] = code
+        answer, model = (None, []) if output is None else \
+            parse_answer(output, code, KissatBackend.name, encoding.num_vars)
+        if answer:
+            check_model(encoding.clauses, model, KissatBackend.name)
+            return True, model, None, stats
+        if answer is None:
+            return None, [], None, stats
+        try:
+            data = drat.read_capped(proof, drat.MAX_PROOF_BYTES)
+        except FileNotFoundError:
+            raise InternalError("kissat said UNSATISFIABLE but wrote no proof") from None
+        except drat.DratError as error:
+            stats["reason"] = f"kissat's proof is larger than verify reads: {error}"
+            return None, [], None, stats
+    return False, [], data.decode("ascii").splitlines(), stats

@@ -173,6 +173,9 @@ def manifest(cert: Certificate) -> dict[str, Any]:
                  "position": {"moved": cert.moved, "moves": list(cert.history)},
                  "bound": {"best": cert.best,
                            "refuted": f"at least {cert.best + 1} cards moved from the start"}}
+    # kissat (certify --solver kissat) runs as a binary and writes DRAT; pysat's, DRUP
+    package, proof_format = ("kissat", "drat") if cert.solver == "kissat" else \
+        ("python-sat", "drup")
     return {
         "format": CERTIFICATE_FORMAT,
         **claim,
@@ -182,9 +185,9 @@ def manifest(cert: Certificate) -> dict[str, Any]:
                      "features": sorted(cert.features)},
         "cnf": {"file": cert.cnf.name, "sha256": cert.cnf.sha256, "bytes": cert.cnf.bytes,
                 "variables": cert.variables, "clauses": cert.clauses},
-        "proof": {"file": cert.proof.name, "format": "drup", "sha256": cert.proof.sha256,
+        "proof": {"file": cert.proof.name, "format": proof_format, "sha256": cert.proof.sha256,
                   "lines": cert.proof.lines, "bytes": cert.proof.bytes},
-        "solver": {"name": cert.solver, "package": "python-sat", "stats": cert.solver_stats},
+        "solver": {"name": cert.solver, "package": package, "stats": cert.solver_stats},
         "tool": {"name": "blackhole", "version": installed_version()},
         "seconds": {"encode": round(cert.seconds.encode, 6),
                     "solve": round(cert.seconds.solve, 6),

@@ -58,6 +58,10 @@ from blackhole.sources import load_deal
 if TYPE_CHECKING:
     from blackhole.best import Best
 
+# The one proof solver that is no pysat solver: the kissat backend's binary, whose proof
+# is DRAT (text).
+KISSAT = "kissat"
+
 
 def check_choices(solver: str | None, checker: str) -> str:
     """The canonical proof solver for `solver` (any name or alias `solve` takes), after
@@ -70,8 +74,14 @@ def check_choices(solver: str | None, checker: str) -> str:
 
     if solver is not None and not isinstance(solver, str):
         raise InputError(f"must be a solver's name, not {type(solver).__name__}", "solver")
-    canonical = solver_name(solver or DEFAULT_PROOF_SOLVER)
-    check_proof_solver(canonical, proof=True)
+    if solver == KISSAT:
+        from blackhole.backends.kissat import binary
+
+        binary()  # installed, or the error that says how to install it
+        canonical = KISSAT
+    else:
+        canonical = solver_name(solver or DEFAULT_PROOF_SOLVER)
+        check_proof_solver(canonical, proof=True)
     check_checker(checker)
     if checker == "drat-trim":
         drat_trim.binary()
@@ -189,10 +199,11 @@ def _certify_in(staged: Path, deal: Deal, spec: str, folder: Path, board: str,
                 clauses=len(encoding.clauses), checker=checker, solver_stats=stats,
                 moved=moved, history=moves)
     if answer is None:
-        return Certificate(verdict=Verdict.UNKNOWN, seconds=seconds,
-                           reason="time limit reached while solving", **base)
+        return Certificate(verdict=Verdict.UNKNOWN, seconds=seconds, reason=stats.pop(
+            "reason", "time limit reached while solving"), **base)
     if answer:
-        result = Result(Verdict.SOLVED, order, "sat", solver, solved - encoded, stats)
+        backend = KISSAT if solver == KISSAT else "sat"
+        result = Result(Verdict.SOLVED, order, backend, solver, solved - encoded, stats)
         solution = decode(problem, result, deal)  # replays through the rules engine
         facts = solution_json(spec, solution)
         if moves:
@@ -235,23 +246,39 @@ def _certify_in(staged: Path, deal: Deal, spec: str, folder: Path, board: str,
 
 def _refute(encoding: cnf.Encoding, solver: str, deadline: float | None) -> tuple[
         bool | None, tuple[int, ...] | None, list[str] | None, dict[str, Any]]:
-    """Solve the encoding's clauses with a proof-logging pysat solver, under the deadline:
-    (True, the winning order, None, stats), (False, None, the DRUP lines, stats) or
-    (None, None, None, stats) when the deadline came first."""
-    from pysat.solvers import Solver
+    """Solve the encoding's clauses with a proof-logging solver, under the deadline:
+    (True, the winning order, None, stats), (False, None, the proof's lines, stats) or
+    (None, None, None, stats) when the deadline came first (or, from kissat, the proof
+    is too large to check: why in stats["reason"])."""
+    from blackhole.backends.pysat_tools import read_answer
 
-    from blackhole.backends.pysat_tools import (
-        check_proof_solver,
-        interruptible,
-        read_answer,
-        run_solver,
-    )
-
-    check_proof_solver(solver, proof=True)
     stats: dict[str, Any] = {"vars": encoding.num_vars, "clauses": len(encoding.clauses),
                              "features": sorted(encoding.features)}
     if deadline is not None and deadline <= time.perf_counter():
         return None, None, None, stats
+    answer, model, proof, more = _prove(encoding, solver, deadline)
+    stats.update(more)
+    _, order = read_answer(answer, model, encoding, _who(solver))
+    return answer, order, proof, stats
+
+
+def _who(solver: str) -> str:
+    return solver if solver == KISSAT else f"sat/{solver}"
+
+
+def _prove(encoding: cnf.Encoding, solver: str, deadline: float | None) -> tuple[
+        bool | None, list[int] | None, list[str] | None, dict[str, Any]]:
+    """The solver's answer on the encoding's clauses (None: the deadline came first), its
+    model when satisfiable, its proof's lines when not, and its counters."""
+    if solver == KISSAT:
+        from blackhole.backends.kissat import refute
+
+        return refute(encoding, deadline)
+    from pysat.solvers import Solver
+
+    from blackhole.backends.pysat_tools import check_proof_solver, interruptible, run_solver
+
+    check_proof_solver(solver, proof=True)
     proof = model = None
     with cnf.gc_paused(), Solver(name=solver, bootstrap_with=encoding.clauses,
                                  with_proof=True) as sat, interruptible():
@@ -260,9 +287,7 @@ def _refute(encoding: cnf.Encoding, solver: str, deadline: float | None) -> tupl
             model = sat.get_model()
         elif answer is False:
             proof = list(sat.get_proof())
-        stats.update(sat.accum_stats() or {})
-    _, order = read_answer(answer, model, encoding, f"sat/{solver}")
-    return answer, order, proof, stats
+        return answer, model, proof, dict(sat.accum_stats() or {})
 
 
 def _too_large(proof_lines: Sequence[str]) -> str:
@@ -310,32 +335,26 @@ def certify_best(position: Position, best: int, folder: str | os.PathLike[str], 
 
 def _certify_best_in(staged: Path, position: Position, best: int, folder: Path, spec: str,
                      board: str, solver: str, checker: str) -> Certificate:
-    from pysat.solvers import Solver
-
-    from blackhole.backends.pysat_tools import interruptible
-
     began = time.perf_counter()
     encoding, _ = bound_encoding(position, best)
     encoded = time.perf_counter()
     write(staged / DEAL_FILE, board)
-    with Solver(name=solver, bootstrap_with=encoding.clauses, with_proof=True) as sat, \
-            interruptible():
-        if sat.solve():
-            played = len(encoding.decode(sat.get_model()))
-            raise InputError(f"not the best score: a line from the position scores "
-                             f"{position.moved + played}", "best", token=str(best))
-        proof_lines = list(sat.get_proof())
-        stats = dict(sat.accum_stats() or {})
+    answer, model, proof, stats = _prove(encoding, solver, None)
+    if answer:
+        played = len(encoding.decode(model or []))
+        raise InputError(f"not the best score: a line from the position scores "
+                         f"{position.moved + played}", "best", token=str(best))
     solved = time.perf_counter()
     base = dict(spec=spec, folder=folder, board=board, solver=solver,
                 features=encoding.features, variables=encoding.num_vars,
                 clauses=len(encoding.clauses), checker=checker, solver_stats=stats,
                 best=best, moved=position.moved,
                 history=tuple(str(card) for card in position.history))
-    too_large = _too_large(proof_lines)
+    too_large = stats.pop("reason", "") if proof is None else _too_large(proof)
     if too_large:
         return Certificate(verdict=Verdict.UNKNOWN, reason=too_large,
                            seconds=Seconds(encoded - began, solved - encoded), **base)
+    proof_lines = proof or []
     if checker == "blackhole":
         check = drat.check_proof(encoding.clauses,
                                  drat.parse_proof_lines(proof_lines))

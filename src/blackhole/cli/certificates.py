@@ -34,8 +34,9 @@ def certify_command(
     out: Annotated[Path, typer.Option(help="Certificate folder (one subfolder per deal "
                                            "when several are given).")] = Path("certificate"),
     solver: Annotated[str, typer.Option(
-        help="Proof-logging pysat solver: "
-             f"{choices([f'{name} ({short_name(name)})' for name in PROOF_SOLVERS])}.")]
+        help="Proof-logging solver: "
+             f"{choices([f'{name} ({short_name(name)})' for name in PROOF_SOLVERS])} "
+             "(pysat's), or kissat (the [kissat] extra; a DRAT proof).")]
     = DEFAULT_PROOF_SOLVER,
     checker: Annotated[str, typer.Option(help="blackhole (own checker) or drat-trim.")]
     = "blackhole",
