@@ -128,7 +128,7 @@ def test_a_generalised_deck_is_written_as_a_board_with_its_ranks(tmp_path) -> No
     ("sat", "--model", "circuit", "cpsat"),
     ("sat", "--workers", "2", "cpsat"),
     ("cpsat", "--solver-cmd", "cadical -q", "external"),
-    ("search", "--features", "none", "sat, cpsat, external, maxsat"),
+    ("search", "--features", "none", "sat, cpsat, external, kissat, maxsat"),
 ])
 def test_an_option_of_another_backend_is_refused(backend, flag, value, owner) -> None:
     result = cli("solve", "pysol:1", "--backend", backend, flag, value)
