@@ -15,7 +15,7 @@ import pytest
 from pysat.formula import CNF
 from pysat.solvers import Solver
 
-from blackhole.backends import Options, Verdict
+from blackhole.backends import Options, Verdict, external
 from blackhole.backends.external import ExternalBackend, parse_answer, proof_args
 from blackhole.encode.cnf import DEFAULT_FEATURES, build_cnf
 from blackhole.errors import InputError, InternalError
@@ -50,6 +50,20 @@ def test_cadical_text_proofs_check_too() -> None:
     solution = solve_deal(load_deal("pysol:837"), "external", options)
     assert solution.verdict is Verdict.UNSOLVABLE
     assert solution.result.stats["proof"] == "checked"
+
+
+@needs_cadical
+def test_a_proof_past_the_memory_bound_is_unknown_not_unsolvable(monkeypatch) -> None:
+    """The check holds the parsed proof in memory: a proof larger than the bound that
+    keeps a solve within 1 GiB is not checked, so the answer is unknown, never a guess."""
+    result = ExternalBackend().solve(build_problem(load_deal("pysol:837")),
+                                     Options(solver_cmd="cadical -q", timeout=60))
+    assert result.verdict is Verdict.UNSOLVABLE and result.stats["proof_bytes"] > 1000
+    monkeypatch.setattr(external, "MAX_CHECKED_PROOF_BYTES", 1000)
+    result = ExternalBackend().solve(build_problem(load_deal("pysol:837")),
+                                     Options(solver_cmd="cadical -q", timeout=60))
+    assert result.stats["exit_code"] == 20
+    assert result.verdict is Verdict.UNKNOWN and "cap of 1000 bytes" in result.stats["reason"]
 
 
 @needs_cadical
