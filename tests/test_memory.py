@@ -102,8 +102,8 @@ def test_the_largest_deck_stays_within_a_gib(backend, tmp_path) -> None:
     assert peak <= GIB, f"{backend}: {peak / 2**20:.0f} MB"
 
 
-ENGINES = ["look", "sat:glucose4", "sat:cadical195", "cpsat:inverse", "cpsat:boolean",
-           "maxsat", "search", "auto"]
+ENGINES = ["look", "sat:glucose4", "sat:cadical195", "kissat", "cpsat:inverse",
+           "cpsat:boolean", "maxsat", "search", "auto"]
 
 
 @pytest.mark.slow
