@@ -8,6 +8,7 @@ import csv
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -16,9 +17,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from blackhole.backends import Options, Verdict
+from blackhole.backends import Options, Verdict, available_backends, kissat
 from blackhole.cards import Card, deck
 from blackhole.deal import Deal
+from blackhole.errors import InputError
 from blackhole.pipeline import solve_deal
 from blackhole.positions import load_position
 from blackhole.problem import Problem, same_rank_pairs
@@ -374,3 +376,17 @@ def specified(problem: Problem, features: frozenset[str],
 # Deals whose clause counts are checked against `specified`.
 COUNT_DEALS = ([load_deal(f"pysol:{n}") for n in (1, 2, 837)]
                + [small_deal(s) for s in (0, 1, 5, 7, 11)])
+
+
+def runnable_backends() -> list[str]:
+    """The backends this machine can run: external needs its default solver (cadical) on
+    PATH, kissat its binary (the [kissat] extra's, or one on PATH)."""
+    def kissat_found() -> bool:
+        try:
+            kissat.binary()
+        except InputError:
+            return False
+        return True
+
+    binaries = {"external": shutil.which("cadical") is not None, "kissat": kissat_found()}
+    return [name for name in available_backends() if binaries.get(name, True)]

@@ -5,17 +5,15 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 
 import pytest
 
 import blackhole
-from blackhole.backends import available_backends
 from blackhole.look import engine_in_use
 
-from .helpers import ROOT, child_env, default_sigint, nearly_sorted_deal
+from .helpers import ROOT, child_env, default_sigint, nearly_sorted_deal, runnable_backends
 from .helpers import blackhole as run
 
 
@@ -31,8 +29,7 @@ def test_after_a_saved_answer_plays_its_after_then_its_moves(tmp_path) -> None:
     assert len(data["after"]) == 51 and [m["card"] for m in data["after"][:2]] == ["2S", "3H"]
 
 
-@pytest.mark.parametrize("backend", [name for name in available_backends()
-                                     if name != "external" or shutil.which("cadical")])
+@pytest.mark.parametrize("backend", runnable_backends())
 def test_an_answer_at_a_spent_limit_is_unknown_and_names_its_engine(backend: str) -> None:
     solution = blackhole.solve(nearly_sorted_deal(30, 1), backend, timeout=1e-6)
     assert solution.verdict is blackhole.Verdict.UNKNOWN

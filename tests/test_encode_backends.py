@@ -6,12 +6,11 @@ one the backend names, so no encoding is tested by another engine's answer."""
 
 from __future__ import annotations
 
-import shutil
 from functools import cache
 
 import pytest
 
-from blackhole.backends import Options, Verdict, available_backends, make_backend
+from blackhole.backends import Options, Verdict, make_backend
 from blackhole.backends.pysat_tools import DEFAULT_SOLVER
 from blackhole.deal import Deal
 from blackhole.encode.cnf import CERTIFY_FEATURES, DEFAULT_FEATURES, FEATURES, NEEDS
@@ -21,7 +20,7 @@ from blackhole.look import look
 from blackhole.problem import build_problem
 from blackhole.sources import load_deal
 
-from .helpers import check_order, check_symmetry, reference, small_deal
+from .helpers import check_order, check_symmetry, reference, runnable_backends, small_deal
 
 # A deal is "not settled at once" when the look neither wins nor refutes it in this many
 # moves: every one of these takes it longer than its first greedy line.
@@ -33,13 +32,7 @@ PYSOL_DEALS = [202, 400, 837]
 # The engine each backend's answer must come from (external: its binary's name).
 ENGINES = {"look": {"look"}, "sat": {DEFAULT_SOLVER}, "cpsat": {"cp-sat:inverse"},
            "maxsat": {"rc2/glucose3"}, "search": {"dfs"}, "external": {"cadical"},
-           "auto": {"look", DEFAULT_SOLVER}}
-
-
-def usable() -> list[str]:
-    """The backends this machine can run (external needs its default solver on PATH)."""
-    return [name for name in available_backends()
-            if name != "external" or shutil.which("cadical")]
+           "auto": {"look", DEFAULT_SOLVER}, "kissat": {"kissat"}}
 
 
 def deal_of(seed: int) -> Deal:
@@ -91,7 +84,7 @@ def solve_and_check(name: str, deal: Deal, expected: Verdict, options: Options,
         assert result.order is None
 
 
-@pytest.mark.parametrize("name", usable())
+@pytest.mark.parametrize("name", runnable_backends())
 def test_every_backend_agrees_with_the_referee_and_answers_itself(name: str) -> None:
     for deal, expected in hard_deals():
         solve_and_check(name, deal, expected, Options(timeout=60), ENGINES[name])
