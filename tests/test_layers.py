@@ -25,7 +25,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ground", ("errors", "engines", "deadline", "version", "extras")),
     ("proof checker", ("drat.parse", "drat.python_engine", "drat.check", "drat")),
     ("cards", ("cards",)),
-    ("deals", ("deal",)),
+    ("deals", ("games", "deal")),
     ("formats", ("formats",)),
     ("sources", ("sources",)),
     ("rules", ("rules", "game")),

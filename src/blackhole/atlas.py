@@ -36,10 +36,13 @@ from pathlib import Path
 from typing import Any
 
 from blackhole.errors import InputError
+from blackhole.games import DEFAULT_GAME, VARIANTS
 
 FORMAT = "blackhole-atlas"
 VERSION = 1
-GAMES = {"": "black-hole", "all-in-a-row": "all-in-a-row"}  # pysol variant → game
+# a pysol spec's game suffix → the game's name (`blackhole.games`; Black Hole: no suffix)
+GAMES = {"" if game == DEFAULT_GAME else name: name
+         for name, game in VARIANTS.items() if game.pysol}
 DATA_PACKAGE = "blackhole"
 DATA_FOLDER = "atlas_data"
 UNSETTLED, UNKNOWN_BEST = "?", "-"
@@ -113,7 +116,8 @@ class Atlas:
 
 def spec_of(number: int, game: str) -> str:
     """The spec of PySolFC deal `number` of `game`."""
-    return f"pysol:{number}" if game == "black-hole" else f"pysol:{number}:{game}"
+    suffix = next(suffix for suffix, name in GAMES.items() if name == game)
+    return f"pysol:{number}:{suffix}" if suffix else f"pysol:{number}"
 
 
 # ---------------------------------------------------------------- reading
@@ -143,6 +147,9 @@ def lookup(spec: str, path: Path | str | None = None) -> Answer:
     Only the lines from the index entry before the deal on are read."""
     number, game = parse_deal(spec)
     source = Path(path) if path is not None else shipped_path(game)
+    if path is None and not source.is_file():
+        raise InputError(f"no atlas of {game} is shipped yet (give one with its file)", spec,
+                         token=game)
     header, body = _load(source)
     if header["game"] != game:
         raise InputError(f"an atlas of {header['game']}, not of {game}", str(source))

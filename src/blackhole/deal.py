@@ -19,23 +19,30 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from blackhole.cards import STANDARD_RANKS, SUITS, Card, deck, rank_adjacent
+from blackhole.cards import STANDARD_RANKS, SUITS, Card, deck
 from blackhole.errors import InputError
+from blackhole.games import ALL_IN_A_ROW, BLACK_HOLE, Start, Variant, Won, rank_fits
 
 FOUNDATION_SPADE_ACE = Card(1, "S")
-BLACK_HOLE_LAYOUT = (17, 3)  # fans, cards per fan, with the A♠ in the hole
-ALL_IN_A_ROW_LAYOUT = (13, 4)  # with an empty foundation
 
 
-def dealt_sizes(ranks: int, all_in_a_row: bool = False) -> tuple[int, ...]:
-    """The sizes of the fans of a fresh deal of a deck of `ranks` ranks per suit, as every
-    source deals it: All in a Row (13 ranks only), 13 fans of 4; Black Hole, the 4·ranks − 1
-    cards other than the hole's in fans of 3, the last holding what is left."""
-    if all_in_a_row:
-        count, size = ALL_IN_A_ROW_LAYOUT
-        return (size,) * count
-    cards, size = len(SUITS) * ranks - 1, BLACK_HOLE_LAYOUT[1]
-    return tuple(min(size, cards - first) for first in range(0, cards, size))
+def dealt_sizes(ranks: int, game: Variant = BLACK_HOLE) -> tuple[int, ...]:
+    """The sizes of the fans of a fresh deal of `game` with a deck of `ranks` ranks per
+    suit, as every source deals it: the game's fans when it fixes their number (All in a
+    Row 13 of 4, Golf 7 of 5), else the cards off the foundation and the talon in fans of
+    the game's size, the last holding what is left (Black Hole: 17 of 3 at 13 ranks)."""
+    if game.fans is not None:
+        return (game.fan_size,) * game.fans
+    cards = len(SUITS) * ranks - game.talon - (0 if game.start is Start.EMPTY else 1)
+    return tuple(min(game.fan_size, cards - first) for first in range(0, cards, game.fan_size))
+
+
+def layout_game(foundation: Card | None, ranks: int, fans: int) -> Variant:
+    """The game of a layout that names none, as the layout shows it: All in a Row with an
+    empty foundation or a 13-rank deck on its 13 fans, Black Hole otherwise."""
+    if foundation is None or (ranks == STANDARD_RANKS and fans == ALL_IN_A_ROW.fans):
+        return ALL_IN_A_ROW
+    return BLACK_HOLE
 
 
 class Move(NamedTuple):
@@ -49,7 +56,9 @@ class Move(NamedTuple):
 
 @dataclass(frozen=True)
 class Deal:
-    """A layout: the foundation card (None for an empty foundation) and fans bottom → top.
+    """A layout: the foundation card (None for an empty foundation), fans bottom → top,
+    the talon (next card first; empty but in Golf) and the game whose rules it is played
+    by (`blackhole.games`).
 
     It may also hold a *position*, a deal part played: fans may be shorter or empty,
     `foundation` is the hole's top card, and cards of the deck that lie nowhere are
@@ -61,12 +70,19 @@ class Deal:
     foundation: Card | None = FOUNDATION_SPADE_ACE
     ranks: int = STANDARD_RANKS
     name: str = field(default="", compare=False)
+    talon: tuple[Card, ...] = ()
+    # None: the game the layout shows (`layout_game`), as a board that names none is read
+    game: Variant = None  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
+        if self.game is None:
+            object.__setattr__(self, "game",
+                               layout_game(self.foundation, self.ranks, len(self.fans)))
         if len(self.fans) > self.deck_size:  # every fan starts with a card
             raise InputError(f"more fans than the {self.deck_size} cards of the deck",
                              self.name or "deal", token=f"{len(self.fans)} fans")
         entries: list[Entry] = [(card, None, None) for fan in self.fans for card in fan]
+        entries.extend((card, None, None) for card in self.talon)
         if self.foundation is not None:
             entries.insert(0, (self.foundation, None, None))
         check_deck(entries, self.ranks, self.name or "deal", self.foundation)
@@ -74,6 +90,11 @@ class Deal:
     @property
     def cards_in_fans(self) -> int:
         return sum(len(fan) for fan in self.fans)
+
+    @property
+    def turned(self) -> int:
+        """The talon cards turned onto the foundation since the deal started."""
+        return self.game.talon - len(self.talon)
 
     @property
     def deck_size(self) -> int:
@@ -130,17 +151,24 @@ class Position:
     after: tuple[Move, ...] = field(default=(), compare=False)
 
     @property
+    def history_known(self) -> bool:
+        """True when `history` holds every card moved onto the foundation: the `moved`
+        cards off the fans and the talon cards turned."""
+        return len(self.history) == self.moved + self.deal.turned
+
+    @property
     def progress(self) -> str:
         return f"{self.moved} of {self.of} moved"
 
 
 def cards_to_move(deal: Deal) -> int:
-    """The cards the whole deal moves: the deck less the hole's starting card. Only All
-    in a Row starts with an empty hole; a standard deck on its 13 fans is All in a Row
-    even after its first move has filled the hole."""
-    all_in_a_row = deal.foundation is None or (
-        deal.ranks == STANDARD_RANKS and len(deal.fans) == ALL_IN_A_ROW_LAYOUT[0])
-    return deal.deck_size - (0 if all_in_a_row else 1)
+    """The cards the whole deal moves, as its game counts a win: the deck less the hole's
+    starting card (All in a Row starts with an empty hole, so all of it), or the tableau
+    cards only when talon cards may remain (Golf)."""
+    game = deal.game
+    if game.won is Won.TABLEAU:
+        return sum(dealt_sizes(deal.ranks, game))
+    return deal.deck_size - (0 if game.start is Start.EMPTY else 1)
 
 
 def position_of(deal: Deal, history: list[Entry] | None = None,
@@ -153,10 +181,11 @@ def position_of(deal: Deal, history: list[Entry] | None = None,
     if not history:
         return Position(deal, moved, of, ())
     source = source or deal.name or "deal"
-    if len(history) != moved:
+    if len(history) != moved + deal.turned:
+        turned = f" and {deal.turned} talon cards turned" if deal.turned else ""
         raise InputError(f"\"history\" holds {len(history)} moves but the layout shows "
-                         f"{moved} cards moved", source, history[-1][1], "history")
-    on_fans = set(deal.where())
+                         f"{moved} cards moved{turned}", source, history[-1][1], "history")
+    on_fans = set(deal.where()) | set(deal.talon)
     seen: set[Card] = set()
     for card, line, token in history:
         if not 1 <= card.rank <= deal.ranks:
@@ -176,17 +205,24 @@ def position_of(deal: Deal, history: list[Entry] | None = None,
 def _check_history_plays(deal: Deal, history: list[Entry], placed: set[Card],
                          source: str) -> None:
     """The cards of "history", in order, form a legal line from the hole's starting card:
-    each is rank-adjacent to the one before it (the first to the starting card, which is
-    the one card of the deck on no fan and not in the history; All in a Row starts with
-    an empty hole, so its first card is free).
+    each fits on the one before it as the game says (the first on the starting card,
+    which is the one card of the deck on no fan, in no talon and not in the history; All
+    in a Row starts with an empty hole, so its first card is free). In a game with a talon
+    a card that does not fit may be a talon card turned: at most the talon cards turned
+    may be such.
 
     Nothing else can be illegal: the history's cards came off the tops of the fans, and
     putting them back in reverse order, each onto a fan with room, rebuilds a deal from
     which the history is a legal line (a card played later lay lower in its fan)."""
     start = next((card for card in deck(deal.ranks) if card not in placed), None)
     hole = start
+    turns = deal.turned
     for number, (card, line, token) in enumerate(history, start=1):
-        if hole is not None and not rank_adjacent(card.rank, hole.rank, deal.ranks):
+        fits = rank_fits(deal.game, card.rank, None if hole is None else hole.rank,
+                         deal.ranks)
+        if not fits and turns:
+            turns -= 1
+        elif not fits:
             raise InputError(f"\"history\" move {number} is illegal: {card} is not "
                              f"rank-adjacent to {hole}", source, line, token)
         hole = card

@@ -1,10 +1,13 @@
 """Deal formats: the board and JSON texts of a deal or position, read and written.
 
 - The board is black-hole-solve's format (`parse_board`, `board_text`): a generalised
-  deck adds a `Ranks: R` line, and a position writes an empty fan as `-`.
-- JSON is `{"foundation": "AS", "fans": [...], "ranks": 13}`; a position may add its
-  `"history"` (`parse_json_position`, `position_json`), and answers write their moves
-  with `moves_json`.
+  deck adds a `Ranks: R` line, a position writes an empty fan as `-`, and Golf adds its
+  `Talon:` line (the next card first). The three Golf games share that board, so one is
+  read only with its game named: a `Game: NAME` line of ours, or the caller's `game`.
+- JSON is `{"foundation": "AS", "fans": [...], "ranks": 13}`, with `"game"` and
+  `"talon"` for a game other than Black Hole; a position may add its `"history"`
+  (`parse_json_position`, `position_json`), and answers write their moves with
+  `moves_json`.
 - `parse_position_text` tells the two apart by their first character.
 
 Formats turn text into the model of `blackhole.deal` and back. They stand on that model
@@ -18,15 +21,16 @@ from collections.abc import Iterable
 
 from blackhole.cards import STANDARD_RANKS, Card, deck, parse_card, rank_adjacent
 from blackhole.deal import (
-    ALL_IN_A_ROW_LAYOUT,
     Deal,
     Entry,
     Position,
     check_deck,
     dealt_sizes,
+    layout_game,
     position_of,
 )
 from blackhole.errors import InputError
+from blackhole.games import BLACK_HOLE, Start, Variant, game_named
 
 EMPTY_FAN = "-"  # how a board writes an empty fan, keeping its place
 # Ranks per suit of every deck read or dealt: a board's `Ranks: R` line, JSON's "ranks" and
@@ -34,14 +38,15 @@ EMPTY_FAN = "-"  # how a board writes an empty fan, keeping its place
 DECK_RANKS = (2, 100)
 
 
-def parse_position_text(text: str, source: str) -> Position:
-    """A deal or position, as JSON or as a board (see `parse_deal_text`)."""
+def parse_position_text(text: str, source: str, game: Variant | None = None) -> Position:
+    """A deal or position, as JSON or as a board (see `parse_deal_text`); `game`, when
+    given, is the game the text is played by (a file that names another is refused)."""
     if text.lstrip("\ufeff \t\r\n")[:1] in ("{", "["):
-        return parse_json_position(text, source)
+        return parse_json_position(text, source, game)
     try:
         value = json.loads(text.lstrip("\ufeff"))
     except ValueError:  # not JSON (every board): read as a board
-        return position_of(parse_board(text, source))
+        return position_of(parse_board(text, source, game))
     kind = {str: "string", type(None): "null", bool: "true or false"}.get(type(value),
                                                                         "number")
     raise InputError(f"a JSON {kind} is no deal: a deal is a JSON object with a \"fans\" "
@@ -53,8 +58,14 @@ def parse_deal_text(text: str, source: str) -> Deal:
     return parse_position_text(text, source).deal
 
 
-def parse_board(text: str, source: str = "<board>") -> Deal:
+def parse_board(text: str, source: str = "<board>", game: Variant | None = None) -> Deal:
     """black-hole-solve's board format: `Foundations: AS`, then one fan per line, bottom → top.
+
+    Golf's board has a `Talon:` line first (the next card first); the three Golf games
+    share it, so such a board is read only with its game named, by `game` or by a
+    `Game: NAME` line (`blackhole.games.GAME_NAMES`) before the fans. A board that names
+    no game is Black Hole, or All in a Row when its layout is (an empty foundation, or a
+    13-rank deck on 13 fans).
 
     `Foundations: -` (or no Foundations line) means an empty foundation, as in All in a Row.
     A position writes an empty fan as a line `-` (or `: -`), so every fan keeps its place.
@@ -66,6 +77,9 @@ def parse_board(text: str, source: str = "<board>") -> Deal:
     text = text.lstrip("\ufeff")
     foundation: Card | None = None
     ranks: int | None = None
+    named: Variant | None = None
+    talon: tuple[Card, ...] | None = None
+    talon_line = 0
     headers: set[str] = set()
     fans: list[tuple[Card, ...]] = []
     entries: list[Entry] = []
@@ -88,8 +102,21 @@ def parse_board(text: str, source: str = "<board>") -> Deal:
             if name == "Ranks":
                 ranks = _board_ranks(tokens, source, number, line)
                 continue
+            if name == "Game":
+                named = game_named(" ".join(tokens), source, number)
+                if game is not None and named != game:
+                    raise InputError(f"the board is {named.name}, not {game.name} as "
+                                     "asked", source, number, line)
+                continue
+            if name == "Talon":
+                cards = [] if tokens == [EMPTY_FAN] else tokens
+                talon = tuple(read_card(token, source, number) for token in cards)
+                entries.extend((card, number, token) for card, token
+                               in zip(talon, cards, strict=True))
+                talon_line = number
+                continue
             if len(tokens) > 1:
-                raise InputError("Black Hole has one foundation", source, number, tokens[1])
+                raise InputError("the game has one foundation", source, number, tokens[1])
             if tokens and tokens[0] != "-":
                 foundation = read_card(tokens[0], source, number)
                 entries.append((foundation, number, tokens[0]))
@@ -103,6 +130,14 @@ def parse_board(text: str, source: str = "<board>") -> Deal:
         fan_lines.append(number)
     if not fans:
         raise InputError("no fans found (empty deal file)", source, last_line or None)
+    game = game or named
+    if game is None and talon is not None:
+        raise InputError("a board with a Talon line is a Golf game: name it with --game or "
+                         "a 'Game: NAME' line (golf, dead-king-golf or relaxed-golf)",
+                         source, talon_line, "Talon:")
+    game = game or layout_game(foundation, ranks or STANDARD_RANKS, len(fans))
+    if talon is not None and not game.talon:
+        raise InputError(f"{game.title} has no talon", source, talon_line, "Talon:")
     if ranks is None:
         beyond = next((entry for entry in entries if entry[0].rank > STANDARD_RANKS), None)
         if beyond is not None:
@@ -110,11 +145,14 @@ def parse_board(text: str, source: str = "<board>") -> Deal:
                              "its ranks in a 'Ranks: R' line first)", source, *beyond[1:])
         ranks = STANDARD_RANKS
     check_deck(entries, ranks, source, foundation)
-    _check_layout(fans, fan_lines, foundation, ranks, source, last_line)
-    return Deal(tuple(fans), foundation, ranks, name=source)
+    _check_layout(fans, fan_lines, foundation, ranks, source, last_line, game=game,
+                  talon=talon or ())
+    return Deal(tuple(fans), foundation, ranks, name=source, talon=talon or (), game=game)
 
 
-BOARD_HEADERS = {"foundations": "Foundations", "ranks": "Ranks"}  # lines before the fans
+# lines before the fans
+BOARD_HEADERS = {"foundations": "Foundations", "ranks": "Ranks", "talon": "Talon",
+                 "game": "Game"}
 
 
 def _board_ranks(tokens: list[str], source: str, number: int, line: str) -> int:
@@ -150,24 +188,33 @@ def read_card(token: str, source: str, line: int | None) -> Card:
 
 def _check_layout(fans: list[tuple[Card, ...]], fan_lines: list[int], foundation: Card | None,
                   ranks: int, source: str, last_line: int, history: bool = False,
-                  empty: str = f"'{EMPTY_FAN}'") -> None:
+                  empty: str = f"'{EMPTY_FAN}'", game: Variant = BLACK_HOLE,
+                  talon: tuple[Card, ...] = ()) -> None:
     """A position that play can reach from a deal the sources deal, as far as that shows
     without a search: the deal's fans, each in its place (`empty` says how the format
-    writes an empty fan) and at most its dealt size; an empty hole only in All in a Row
-    (13 ranks, 13 fans of 4) with nothing played; and, without a history (which is
+    writes an empty fan) and at most its dealt size, and the talon at most the game's;
+    an empty hole only in a game that starts so (All in a Row: 13 ranks, 13 fans of 4)
+    with nothing played; and, in a game without a talon and without a history (which is
     replayed instead), a card on the hole that some line can end with: once a card is
     played, the card under it in the hole (the starting card or an earlier played card,
     so a card off the fans) is rank-adjacent to it. So Black Hole's A♠ shows with cards
     played only where "any card as the hole" played it last, after a 2 or a top rank.
     Runs after the deck check, so each card lies once."""
-    all_in_a_row = foundation is None or (ranks == STANDARD_RANKS
-                                          and len(fans) == ALL_IN_A_ROW_LAYOUT[0])
-    if all_in_a_row and ranks != STANDARD_RANKS:
-        raise InputError(f"an empty hole is All in a Row, dealt with {STANDARD_RANKS} ranks "
-                         f"only, not {ranks}", source, last_line, "Foundations: -")
-    sizes = dealt_sizes(ranks, all_in_a_row)
+    empty_start = game.start is Start.EMPTY
+    if foundation is None and not empty_start:
+        raise InputError(f"{game.title}'s foundation always holds a card", source, last_line,
+                         "Foundations: -")
+    if ranks != STANDARD_RANKS and not game.any_ranks:
+        shown = "an empty hole is All in a Row" if foundation is None else game.title + " is"
+        raise InputError(f"{shown}, dealt with {STANDARD_RANKS} ranks only, not {ranks}",
+                         source, last_line, "Foundations: -" if foundation is None
+                         else f"Ranks: {ranks}")
+    if len(talon) > game.talon:
+        raise InputError(f"{game.title}'s talon holds at most {game.talon} cards, found "
+                         f"{len(talon)}", source, last_line, "Talon:")
+    sizes = dealt_sizes(ranks, game)
     on_fans = [card for fan in fans for card in fan]
-    fresh = foundation is None or len(on_fans) == sum(sizes)
+    fresh = foundation is None or (len(on_fans) == sum(sizes) and len(talon) == game.talon)
     if len(fans) != len(sizes):
         shape = f"{len(sizes)} fans of {max(sizes)}" + (
             f" (the last of {sizes[-1]})" if sizes[-1] != sizes[0] else "")
@@ -181,8 +228,9 @@ def _check_layout(fans: list[tuple[Card, ...]], fan_lines: list[int], foundation
                 f"a fan of this layout holds at most {size} cards"
             raise InputError(f"{message}, found {len(fan)}", source, line, _fan_text(fan))
     played = sum(sizes) - len(on_fans)
-    if history or foundation is None or played < (2 if all_in_a_row else 1):
-        return  # nothing played, or All in a Row's first card, which is free
+    if history or game.talon or foundation is None or played < (2 if empty_start else 1):
+        return  # nothing played, or All in a Row's first card, which is free; a talon
+        # card goes on anything, so Golf's foundation may show any card
     below = set(deck(ranks)) - set(on_fans) - {foundation}
     if not any(rank_adjacent(card.rank, foundation.rank, ranks) for card in below):
         raise InputError(f"{played} card(s) are off the fans, yet none could lie under "
@@ -196,7 +244,9 @@ def _fan_text(fan: tuple[Card, ...]) -> str:
 
 def board_text(deal: Deal) -> str:
     """The board of a deal or position; a deck of other than 13 ranks starts with its
-    `Ranks: R` line, so a 13-rank board is black-hole-solve's, byte for byte."""
+    `Ranks: R` line, so a 13-rank board is black-hole-solve's, byte for byte. A game with
+    a talon writes its `Talon:` line first (the next card first, `-` when it is spent),
+    as black-hole-solve reads Golf; which Golf it is, the reader names (`--game`)."""
     header = []
     if deal.ranks != STANDARD_RANKS:
         low, high = DECK_RANKS
@@ -204,6 +254,8 @@ def board_text(deal: Deal) -> str:
             raise InputError(f"a board holds {low} to {high} ranks per suit (use --format "
                              "json)", deal.name or "deal", token=f"ranks {deal.ranks}")
         header = [f"Ranks: {deal.ranks}"]
+    if deal.game.talon:
+        header.append("Talon: " + (_fan_text(deal.talon)))
     foundation = str(deal.foundation) if deal.foundation is not None else "-"
     lines = [*header, f"Foundations: {foundation}"] + [_fan_text(fan) for fan in deal.fans]
     return "\n".join(lines) + "\n"
@@ -219,9 +271,13 @@ def parse_json(text: str, source: str = "<json>") -> Deal:
     return parse_json_position(text, source).deal
 
 
-def parse_json_position(text: str, source: str = "<json>") -> Position:
+def parse_json_position(text: str, source: str = "<json>",
+                        game: Variant | None = None) -> Position:
     """A JSON deal or position; `"history"`, when given, must hold exactly the cards
-    moved (in the hole and not its starting card), the last of them on the hole."""
+    moved (in the hole and not its starting card; talon cards turned included), the
+    last of them on the hole. `"game"` names the game (`game`, when given, must agree);
+    without one the layout tells Black Hole from All in a Row, and a `"talon"` is
+    refused, as a board's is."""
     data = load_json(text, source)
     if not isinstance(data, dict) or not isinstance(data.get("fans"), list):
         raise InputError("JSON deal needs an object with a \"fans\" list", source, 1, "fans")
@@ -239,6 +295,20 @@ def parse_json_position(text: str, source: str = "<json>") -> Position:
         line = lines.get(token)
         return read_card(token, source, line), line, token
 
+    named = None
+    if "game" in data:
+        raw_game = data["game"]
+        if not isinstance(raw_game, str):
+            raise InputError("\"game\" is a game's name", source, lines.get("game"),
+                             json_shown(raw_game))
+        named = game_named(raw_game, source, lines.get(raw_game))
+        if game is not None and named != game:
+            raise InputError(f"the deal is {named.name}, not {game.name} as asked", source,
+                             lines.get(raw_game), raw_game)
+    raw_talon = data.get("talon")
+    if raw_talon is not None and not isinstance(raw_talon, list):
+        raise InputError("\"talon\" is a list of cards", source, lines.get("talon"),
+                         json_shown(raw_talon))
     raw_foundation = data.get("foundation", "AS")
     entries = [] if raw_foundation in (None, "-", "") else [card_of(raw_foundation)]
     foundation = entries[0][0] if entries else None
@@ -252,14 +322,25 @@ def parse_json_position(text: str, source: str = "<json>") -> Position:
         fan_lines.append(cards[-1][1] or 0 if cards else 0)
     if not fans:
         raise InputError("no fans found", source, 1, "fans")
+    talon_entries = [card_of(token) for token in raw_talon or []]
+    entries.extend(talon_entries)
+    talon = tuple(card for card, _, _ in talon_entries)
+    game = game or named
+    if game is None and raw_talon is not None:
+        raise InputError("a deal with a talon is a Golf game: name it with --game or "
+                         "\"game\" (golf, dead-king-golf or relaxed-golf)", source,
+                         lines.get("talon"), "talon")
+    game = game or layout_game(foundation, ranks, len(fans))
+    if raw_talon is not None and not game.talon:
+        raise InputError(f"{game.title} has no talon", source, lines.get("talon"), "talon")
     check_deck(entries, ranks, source, foundation)
     raw_history = data.get("history", [])
     if not isinstance(raw_history, list):
         raise InputError("\"history\" is a list of cards", source, None,
                          json_shown(raw_history))
     _check_layout(fans, fan_lines, foundation, ranks, source, text.count("\n") + 1,
-                  history=bool(raw_history), empty="[]")
-    deal = Deal(tuple(fans), foundation, ranks, name=source)
+                  history=bool(raw_history), empty="[]", game=game, talon=talon)
+    deal = Deal(tuple(fans), foundation, ranks, name=source, talon=talon, game=game)
     return position_of(deal, [card_of(token) for token in raw_history], source)
 
 
@@ -300,17 +381,25 @@ def json_token_lines(text: str) -> dict[str, int]:
 
 
 def deal_json(deal: Deal) -> dict:
-    return {
+    """The deal's JSON; a game of other rules than Black Hole's (whose layout tells Black
+    Hole from All in a Row, see `layout_game`) adds `"game"`, and one with a talon its
+    `"talon"` (the next card first)."""
+    data = {
         "foundation": str(deal.foundation) if deal.foundation is not None else None,
         "fans": [[str(card) for card in fan] for fan in deal.fans],
         "ranks": deal.ranks,
     }
+    if not deal.game.plain:
+        data["game"] = deal.game.name
+    if deal.game.talon:
+        data["talon"] = [str(card) for card in deal.talon]
+    return data
 
 
 def position_json(position: Position) -> dict:
     """The deal's JSON, plus `"history"` when the position knows its moves."""
     data = deal_json(position.deal)
-    if position.moved and len(position.history) == position.moved:
+    if position.history and position.history_known:
         data["history"] = [str(card) for card in position.history]
     return data
 

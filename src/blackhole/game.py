@@ -13,6 +13,7 @@ from blackhole.cards import Card
 from blackhole.deal import Deal, Move, Position, position_of
 from blackhole.errors import IllegalMove
 from blackhole.rules import (
+    TALON,
     Outcome,
     State,
     fan_name,
@@ -30,7 +31,8 @@ from blackhole.rules import (
 class Game:
     """A game in play from a position, with unlimited undo and redo.
 
-    `moves` are the fans played since `start` (0-based); `undone` are moves taken back,
+    `moves` are the fans played since `start` (0-based; `blackhole.rules.TALON` turns the
+    talon); `undone` are moves taken back,
     the next one to redo last. A Game never changes: `play`, `undo` and `redo` return a
     new one, so keeping the old one is another way to undo. Playing a move clears the
     redo list, as in every card game.
@@ -70,8 +72,9 @@ class Game:
 
     @property
     def score(self) -> int:
-        """Cards moved since the start of the deal (out of `start.of`)."""
-        return self.start.moved + len(self.moves)
+        """Cards moved off the fans since the start of the deal (out of `start.of`);
+        talon cards turned do not count."""
+        return self.start.moved + sum(1 for fan in self.moves if fan != TALON)
 
     @property
     def outcome(self) -> Outcome:
@@ -84,8 +87,9 @@ class Game:
         return top_card(self.deal, self.state, fan)
 
     def play(self, fan: int) -> Game:
-        """Play the top card of `fan`; ValueError (with the reason) when it is illegal."""
-        if not 0 <= fan < len(self.deal.fans):
+        """Play the top card of `fan` (TALON: turn the talon); ValueError (with the
+        reason) when it is illegal."""
+        if not 0 <= fan < len(self.deal.fans) and fan != TALON:
             raise IllegalMove(f"no such fan ({fan_name(fan, len(self.deal.fans))})")
         play(self.deal, self.state, fan)  # raises when illegal
         return Game(self.start, (*self.moves, fan), ())
@@ -94,7 +98,7 @@ class Game:
         """Play `card` if it is a top card that fits; ValueError otherwise."""
         for top, fan in self.legal():
             if top == card:
-                return self.play(fan)
+                return self.play(TALON if fan is None else fan)
         judged = replay(self.position.deal, [card])
         raise IllegalMove(judged.reason or f"{card} cannot be played")
 
@@ -124,6 +128,6 @@ class Game:
     def position(self) -> Position:
         """Where the game stands, as a Position (history grows when it was known)."""
         start = self.start
-        known = len(start.history) == start.moved
+        known = start.history_known
         return Position(layout(self.deal, self.state), self.score, start.of,
                         start.history + self.played if known else ())

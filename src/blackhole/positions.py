@@ -58,7 +58,7 @@ def play_after(position: Position, moves: list[Move], source: str) -> Position:
     InputError naming `source`), which records them in its `after`."""
     later = advance(position, moves, source)
     where = position.deal.where()
-    played = tuple(Move(card, where[card][0])
+    played = tuple(Move(card, where[card][0] if card in where else None)  # None: talon
                    for card in replay(position.deal, moves).order)
     return replace(later, after=position.after + played)
 

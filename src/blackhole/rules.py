@@ -1,9 +1,14 @@
-"""The reference rules engine: the only place the rules of Black Hole are written.
+"""The reference rules engine: the only place the rules of the games are written.
 
-A state is the height of each fan plus the card on top of the hole. Only the top card of
-a fan plays, and it goes onto the hole when its rank is one above or below the rank of
-the hole's top card (wrapping K–A). With an empty foundation (All in a Row) the first
-card is free. Every answer from every backend is replayed here before anyone sees it.
+A state is the height of each fan, the card on top of the hole (the foundation) and the
+talon cards turned. Only the top card of a fan plays, and it goes onto the hole when its
+rank fits the hole's top card as the deal's game says (`blackhole.games.rank_fits`: one
+rank above or below, wrapping K–A in Black Hole, not in Golf; on a King only what the
+game allows). With an empty foundation (All in a Row) the first card is free. A game with
+a talon (Golf) may also turn the next talon card onto the hole at any time, whatever lies
+there; that move is named by its card. The game is won when its fans are empty (in Golf
+talon cards may remain). Every answer from every backend is replayed here before anyone
+sees it.
 
 It also holds what a player needs: the legal moves from a state, playing one, the
 outcome, and the position a state stands for (`layout`, `advance`); a game in play, with
@@ -22,15 +27,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from blackhole.cards import SUITS, Card, parse_card, rank_adjacent
+from blackhole.cards import SUITS, Card, parse_card
 from blackhole.deal import Deal, Move, Position
 from blackhole.errors import IllegalMove, InputError
+from blackhole.games import rank_fits
+
+# The "fan" a move turns the talon from, in `legal_moves`, `play` and `Game.play`; an
+# answer's Move names a talon card with no fan (None), as its JSON writes `"fan": null`.
+TALON = -1
 
 
 @dataclass(frozen=True)
 class State:
     heights: tuple[int, ...]
     hole: Card | None
+    turned: int = 0  # talon cards turned onto the hole (of the deal's talon)
 
     @property
     def cards_left(self) -> int:
@@ -42,36 +53,47 @@ def initial_state(deal: Deal) -> State:
 
 
 def top_card(deal: Deal, state: State, fan: int) -> Card | None:
+    """The top card of `fan`, or the next talon card for TALON; None when there is none."""
+    if fan == TALON:
+        return deal.talon[state.turned] if state.turned < len(deal.talon) else None
     height = state.heights[fan]
     return deal.fans[fan][height - 1] if height else None
 
 
 def fits(deal: Deal, card: Card, hole: Card | None) -> bool:
-    return hole is None or rank_adjacent(card.rank, hole.rank, deal.ranks)
+    """May `card`, a top card of a fan, go onto the hole's top card `hole`?"""
+    return rank_fits(deal.game, card.rank, None if hole is None else hole.rank, deal.ranks)
 
 
 def legal_moves(deal: Deal, state: State) -> list[int]:
-    """The fans whose top card may go onto the hole now."""
-    return [fan for fan in range(len(deal.fans))
+    """The fans whose top card may go onto the hole now, then TALON while the talon
+    has a card."""
+    fans = [fan for fan in range(len(deal.fans))
             if (card := top_card(deal, state, fan)) is not None and fits(deal, card, state.hole)]
+    return fans + [TALON] if state.turned < len(deal.talon) else fans
 
 
 def play(deal: Deal, state: State, fan: int) -> State:
-    """Move the top card of `fan` to the hole. Raises ValueError when that is illegal."""
+    """Move the top card of `fan` to the hole, or turn the next talon card onto it for
+    TALON. Raises IllegalMove (a ValueError) when that is illegal."""
     card = top_card(deal, state, fan)
     if card is None:
-        raise IllegalMove(f"fan {fan + 1} is empty")
+        raise IllegalMove("the talon is spent" if fan == TALON else f"fan {fan + 1} is empty")
+    if fan == TALON:
+        return State(state.heights, card, state.turned + 1)
     if not fits(deal, card, state.hole):
         raise IllegalMove(f"{card} is not rank-adjacent to {state.hole}")
     heights = list(state.heights)
     heights[fan] -= 1
-    return State(tuple(heights), card)
+    return State(tuple(heights), card, state.turned)
 
 
 def fan_name(fan: int | None, fans: int) -> str:
     """A 0-based fan index as messages number fans: from 1, as `show` draws them."""
     if fan is None:
         return "none given"
+    if fan == TALON:
+        return "the talon"
     return str(fan + 1) if 0 <= fan < fans else f"index {fan}, outside 0..{fans - 1}"
 
 
@@ -85,12 +107,13 @@ class Outcome(StrEnum):
 @dataclass(frozen=True)
 class Replay:
     outcome: Outcome
-    played: int  # legal moves made
+    played: int  # legal moves made off the fans (talon turns are `turned`)
     total: int  # cards in the fans at the start
     index: int | None = None  # 0-based index of the illegal move
     reason: str = ""
-    order: tuple[Card, ...] = ()  # the cards played, in order
+    order: tuple[Card, ...] = ()  # the cards moved onto the hole, talon turns included
     state: State | None = None  # the state after the legal moves
+    turned: int = 0  # talon cards turned
 
     @property
     def won(self) -> bool:
@@ -149,17 +172,36 @@ def replay(deal: Deal | Position, moves: Sequence[Card | Move | str] | str) -> R
             and all(isinstance(move, Card | Move) for move in moves)):
         moves = as_moves(moves)
     where = deal.where()
+    talon = {card: index for index, card in enumerate(deal.talon)}
     heights = [len(fan) for fan in deal.fans]  # the state as it changes: fan heights
     hole = deal.foundation  # and the hole's top card
+    turned = 0  # and the talon cards turned
     total = deal.cards_in_fans
     played: list[Card] = []
 
     def illegal(i: int, reason: str) -> Replay:
-        return Replay(Outcome.ILLEGAL, len(played), total, i, reason, tuple(played),
-                      State(tuple(heights), hole))
+        return Replay(Outcome.ILLEGAL, len(played) - turned, total, i, reason,
+                      tuple(played), State(tuple(heights), hole, turned), turned)
 
     for i, move in enumerate(moves):
         card, fan = (move, None) if isinstance(move, Card) else (move.card, move.fan)
+        if fan == TALON and card is None:
+            card = top_card(deal, State((), None, turned), TALON)
+            if card is None:
+                return illegal(i, "the talon is spent")
+        if card in talon:  # a talon card: the next one turns, onto anything
+            if fan is not None and fan != TALON:
+                return illegal(i, f"{card} is in the talon, not fan "
+                                  f"{fan_name(fan, len(deal.fans))}")
+            if talon[card] < turned:
+                return illegal(i, f"{card} already played")
+            if talon[card] != turned:
+                return illegal(i, f"{card} is not the next talon card "
+                                  f"({deal.talon[turned]} is)")
+            turned += 1
+            hole = card
+            played.append(card)
+            continue
         if card is None:
             if fan is None or not 0 <= fan < len(deal.fans):
                 return illegal(i, f"no such fan ({fan_name(fan, len(deal.fans))})")
@@ -186,8 +228,9 @@ def replay(deal: Deal | Position, moves: Sequence[Card | Move | str] | str) -> R
         heights[home] -= 1  # the move, as `play` makes it
         hole = card
         played.append(card)
-    state = State(tuple(heights), hole)
-    return Replay(outcome(deal, state), len(played), total, None, "", tuple(played), state)
+    state = State(tuple(heights), hole, turned)
+    return Replay(outcome(deal, state), len(played) - turned, total, None, "", tuple(played),
+                  state, turned)
 
 
 def outcome(deal: Deal, state: State) -> Outcome:
@@ -201,7 +244,8 @@ def layout(deal: Deal, state: State) -> Deal:
     """The deal as it lies in `state`: each fan cut to its height, the hole's card as
     the foundation; a position, as `blackhole.deal.Deal` holds one."""
     fans = tuple(fan[:height] for fan, height in zip(deal.fans, state.heights, strict=True))
-    return Deal(fans, state.hole, deal.ranks, name=deal.name)
+    return Deal(fans, state.hole, deal.ranks, name=deal.name, talon=deal.talon[state.turned:],
+                game=deal.game)
 
 
 def advance(position: Position, moves: Sequence[Card | Move],
@@ -212,7 +256,7 @@ def advance(position: Position, moves: Sequence[Card | Move],
     if judged.outcome is Outcome.ILLEGAL:
         raise InputError(f"move {judged.index + 1} is illegal: {judged.reason}", source,
                          None, move_text(moves[judged.index]))
-    known = len(position.history) == position.moved
+    known = position.history_known
     return Position(layout(position.deal, judged.state), position.moved + judged.played,
                     position.of, position.history + judged.order if known else ())
 
@@ -227,5 +271,7 @@ def move_text(move: Card | Move) -> str:
 
 
 def legal_cards(deal: Deal, state: State) -> list[Move]:
-    """The legal moves now, with their 0-based fans, in fan order."""
-    return [Move(top_card(deal, state, fan), fan) for fan in legal_moves(deal, state)]
+    """The legal moves now, with their 0-based fans, in fan order; turning the talon
+    last, its card with no fan."""
+    return [Move(top_card(deal, state, fan), None if fan == TALON else fan)
+            for fan in legal_moves(deal, state)]

@@ -4,8 +4,8 @@
   or a plain JSON list of cards; an answer from a position adds `"after"`, the moves
   played on its deal spec's position first (`parse_answer`);
 - plain text: cards separated by spaces, commas or new lines;
-- black-hole-solve's output: `Move a card from stack N to the foundations` blocks, each
-  with `Info: Card moved is KH`.
+- black-hole-solve's output: `Move a card from stack N to the foundations` blocks (and,
+  in Golf, `Deal talon` blocks), each with `Info: Card moved is KH`.
 
 black-hole-solve's `Unsolved!` (or `Intractable!`) holds no moves: it is a claim about the
 deal, not a line of play, so it is refused as input (exit 2) with a pointer to `solve` and
@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from blackhole.cards import Card
 from blackhole.errors import InputError
 from blackhole.formats import json_shown, json_token_lines, load_json, read_card
-from blackhole.rules import Move
+from blackhole.rules import TALON, Move
 
-_STACK = re.compile(r"Move a card from stack ([0-9]{1,6}) to the foundations")
+_STACK = re.compile(r"Move a card from stack ([0-9]{1,6}) to the foundations|Deal talon")
 _INFO = re.compile(r"Info: Card moved is (\S+)")
 _SEPARATORS = re.compile(r"[\s,;]+")
 _MAX_FAN = 10**6  # far beyond any layout; keeps a huge index out of messages
@@ -119,7 +119,7 @@ def _parse_black_hole_solve(text: str, source: str) -> list[Move]:
         if stack := _STACK.search(line):
             if fan is not None:
                 moves.append(Move(fan=fan))  # a move block without its Info line
-            fan = int(stack.group(1))
+            fan = TALON if stack.group(1) is None else int(stack.group(1))
         elif info := _INFO.search(line):
             if fan is None:
                 raise InputError("Info line without its Move line", source, number, line.strip())
@@ -130,11 +130,13 @@ def _parse_black_hole_solve(text: str, source: str) -> list[Move]:
     return moves
 
 
-def black_hole_solve_text(moves: Sequence[tuple[Card, int]], solved: bool) -> str:
-    """The solution as black-hole-solve prints it, so its users can switch tools."""
+def black_hole_solve_text(moves: Sequence[tuple[Card, int | None]], solved: bool) -> str:
+    """The solution as black-hole-solve prints it, so its users can switch tools; a talon
+    card (no fan) is its `Deal talon`."""
     if not solved:
         return "Unsolved!\n"
-    blocks = [f"Move a card from stack {fan} to the foundations\n\n"
-              f"Info: Card moved is {card}\n\n\n====================\n\n"
+    blocks = [("Deal talon" if fan is None or fan == TALON else
+               f"Move a card from stack {fan} to the foundations") +
+              f"\n\nInfo: Card moved is {card}\n\n\n====================\n\n"
               for card, fan in moves]
     return "Solved!\n" + "".join(blocks)

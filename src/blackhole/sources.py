@@ -7,10 +7,15 @@ A deal spec is the one string every command takes:
 - `-` for standard input,
 - `pysol:N`, PySolFC's Black Hole game number N (dealt by pysol-cards, as PySolFC deals it),
 - `pysol:N:all-in-a-row`, PySolFC's All in a Row game N (13 fans of 4, empty foundation),
+- `pysol:N:golf`, `pysol:N:dead-king-golf`, `pysol:N:relaxed-golf`: PySolFC's Golf deal
+  N (7 columns of 5, a talon of 16, one card on the foundation), played by the rules of
+  the game named (`blackhole.games`); the three share the deal,
 - `random:SEED`, a reproducible shuffle (see `random_deal`),
 - `random:SEED:any`, the variant where the last dealt card becomes the black hole,
 - `random:SEED:ranks=R` and `random:SEED:any:ranks=R`, a generalised deck of R ranks in
-  each of the four suits, dealt the same way (the last fan holds what is left).
+  each of the four suits, dealt the same way (the last fan holds what is left),
+- `random:SEED:GAME` for another game of `blackhole.games` (`random:SEED:golf`), a
+  shuffle of its deck dealt in its layout.
 
 Ranges such as `pysol:1-1000` and `random:1-20:ranks=16`, folders of deal files and
 `@FILE` lists of specs are expanded by `expand_specs`. Files are read through
@@ -30,9 +35,10 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from blackhole.cards import STANDARD_RANKS, deck
-from blackhole.deal import BLACK_HOLE_LAYOUT, FOUNDATION_SPADE_ACE, Deal, Position, position_of
+from blackhole.deal import FOUNDATION_SPADE_ACE, Deal, Position, dealt_sizes, position_of
 from blackhole.errors import InputError, shorten
 from blackhole.formats import DECK_RANKS, deck_ranks, parse_position_text
+from blackhole.games import DEFAULT_GAME, VARIANTS, Start, Variant
 
 PYSOL_LAST_GAME = 10**20  # PySolFC's largest game number (its generators' MAX_SEED)
 RANDOM_LAST_SEED = 10**20  # random:SEED takes 0 to 10^20, as the README says
@@ -44,10 +50,11 @@ MAX_LIST_BYTES = 256_000_000
 _PATH_SHOWN = 200  # characters of a path quoted in a message (one line, never 4 KB)
 
 
-def load_deal(spec: str | os.PathLike[str]) -> Deal:
+def load_deal(spec: str | os.PathLike[str], game: Variant | None = None) -> Deal:
     """Turn one deal spec (a str, or a file's path as `os.PathLike`) into a Deal (the
-    layout of a position file as it lies); every user error is an InputError."""
-    return read_position(spec).deal
+    layout of a position file as it lies); every user error is an InputError. `game`
+    names the game a file is played by (see `read_position`)."""
+    return read_position(spec, game).deal
 
 
 def as_spec(spec: object) -> str:
@@ -60,10 +67,12 @@ def as_spec(spec: object) -> str:
     return spec
 
 
-def read_position(spec: str | os.PathLike[str]) -> Position:
+def read_position(spec: str | os.PathLike[str], game: Variant | None = None) -> Position:
     """The position `spec` holds, as it lies: a fresh deal is a position with nothing
     moved, and a file may hold one part played. Every user error is an InputError;
-    `blackhole.positions.load_position` plays `--after` on top."""
+    `blackhole.positions.load_position` plays `--after` on top. `game` (`--game`) names
+    the game a file is played by, as its `Game:` line would (a Golf board names no game
+    of its own); a dealt spec names its own, which must agree."""
     spec = as_spec(spec)
     if ("," in spec or spec.startswith("@")) and not Path(spec).exists():
         raise InputError("names several deals (a list); this takes one, and bench and "
@@ -72,13 +81,21 @@ def read_position(spec: str | os.PathLike[str]) -> Position:
     if dealt is not None:
         kind, number, variant = dealt
         if kind == "pysol":
-            return position_of(pysol_deal(number, variant))
-        any_card, ranks = _random_variant(spec, variant)
-        return position_of(random_deal(number, any_card, ranks))
-    return parse_position_text(read_input(spec, "deal"), source_name(spec))
+            deal = pysol_deal(number, variant)
+        else:
+            any_card, ranks, named = _random_variant(spec, variant)
+            deal = random_deal(number, any_card, ranks, named)
+        if game is not None and deal.game != game:
+            raise InputError(f"the spec deals {deal.game.name}, not {game.name} as --game "
+                             "says", shorten(spec), None, game.name)
+        return position_of(deal)
+    return parse_position_text(read_input(spec, "deal"), source_name(spec), game)
 
 
-PYSOL_GAMES = {"": "black_hole", "all-in-a-row": "all_in_a_row"}
+# The games PySolFC deals, by the suffix a spec names them with (Black Hole: none).
+PYSOL_GAMES: dict[str, Variant] = {
+    "" if game == DEFAULT_GAME else name: game
+    for name, game in VARIANTS.items() if game.pysol}
 PYSOL_SUITS = "CSHD"  # pysol_cards' suit numbers 0-3
 # pysol_cards' (rank, suit number) → the Card, made once rather than 51 times a deal
 _PYSOL_CARDS = {(card.rank, PYSOL_SUITS.index(card.suit)): card for card in deck()}
@@ -88,10 +105,11 @@ PYSOL_MS_BELOW = 32_000
 
 
 def pysol_deal(number: int, variant: str = "") -> Deal:
-    """PySolFC's Black Hole game `number` (or All in a Row's), dealt as PySolFC deals it:
-    shuffled by the generator PySolFC picks for the number (PYSOL_MS_BELOW), then laid
-    out by pysol_cards; Black Hole's A♠ goes to the hole, All in a Row starts with an
-    empty hole."""
+    """PySolFC's game `number` of the game `variant` names (a key of PYSOL_GAMES: "" for
+    Black Hole), dealt as PySolFC deals it: shuffled by the generator PySolFC picks for
+    the number (PYSOL_MS_BELOW), then laid out by pysol_cards. Black Hole's A♠ goes to
+    the hole, All in a Row starts with an empty hole, and Golf's foundation takes the
+    first card of the talon."""
     from pysol_cards.cards import createCards
     from pysol_cards.deal_game import Game
     from pysol_cards.random import LCRandom31, MTRandom, ms_rearrange
@@ -104,17 +122,25 @@ def pysol_deal(number: int, variant: str = "") -> Deal:
     else:
         cards = MTRandom(number).shuffle(createCards(1))
     cards.reverse()  # pysol_cards deals from the end of the shuffled deck
-    game = Game(PYSOL_GAMES[variant], number, RandomBase.DEALS_PYSOLFC)
+    rules = PYSOL_GAMES[variant]
+    game = Game(rules.pysol, number, RandomBase.DEALS_PYSOLFC)
     game.new_cards(cards)
     getattr(game, game.game_class)()
     fans = tuple(tuple(_PYSOL_CARDS[card.rank, card.suit] for card in column)
                  for column in game.board.columns.cols)
+    talon = tuple(_PYSOL_CARDS[card.rank, card.suit]
+                  for card in (game.board.talon if rules.talon else ()))
+    foundation = {Start.CARD: FOUNDATION_SPADE_ACE, Start.EMPTY: None}.get(rules.start)
+    if rules.start is Start.TALON:  # the one card dealt to neither fans nor talon
+        foundation = next(iter(set(_PYSOL_CARDS.values()) - set(talon)
+                               - {card for fan in fans for card in fan}))
     suffix = f":{variant}" if variant else ""
-    return Deal(fans, None if variant else FOUNDATION_SPADE_ACE, STANDARD_RANKS,
-                name=f"pysol:{number}{suffix}")
+    return Deal(fans, foundation, STANDARD_RANKS, name=f"pysol:{number}{suffix}",
+                talon=talon, game=rules)
 
 
-def random_deal(seed: int, any_card_hole: bool = False, ranks: int = STANDARD_RANKS) -> Deal:
+def random_deal(seed: int, any_card_hole: bool = False, ranks: int = STANDARD_RANKS,
+                game: Variant = DEFAULT_GAME) -> Deal:
     """A reproducible shuffle: `random.Random(seed).shuffle` of the deck in `deck(ranks)`
     order (clubs, diamonds, hearts, spades; ace up to the top rank in each suit).
 
@@ -123,23 +149,39 @@ def random_deal(seed: int, any_card_hole: bool = False, ranks: int = STANDARD_RA
     holds what is left (with R=13, 17 fans of exactly 3).
     Variant `any`: all 4R are shuffled, the first 4R-1 are dealt the same way and the last
     card becomes the black hole.
+    Another `game` deals all its deck, shuffled, in order to its fans (Golf: cards 0-4 to
+    fan 0 bottom → top, and so on), then the foundation's card when the game starts with
+    one off the talon, then its talon (the next card first).
     """
+    if game.start is not Start.CARD:
+        cards = deck(ranks)
+        random.Random(seed).shuffle(cards)
+        sizes = dealt_sizes(ranks, game)
+        fans, first = [], 0
+        for size in sizes:
+            fans.append(tuple(cards[first:first + size]))
+            first += size
+        hole = cards[first] if game.start is Start.TALON else None
+        talon = tuple(cards[first + 1:first + 1 + game.talon]) if game.talon else ()
+        return Deal(tuple(fans), hole, ranks, name=f"random:{seed}:{game.name}", talon=talon,
+                    game=game)
     cards = deck(ranks)
     if not any_card_hole:
         cards.remove(FOUNDATION_SPADE_ACE)
     random.Random(seed).shuffle(cards)
     hole = cards.pop() if any_card_hole else FOUNDATION_SPADE_ACE
-    size = BLACK_HOLE_LAYOUT[1]
+    size = game.fan_size
     fans = tuple(tuple(cards[i:i + size]) for i in range(0, len(cards), size))
     variant = (["any"] if any_card_hole else []) + \
         ([f"ranks={ranks}"] if ranks != STANDARD_RANKS else [])
-    return Deal(fans, hole, ranks, name=":".join([f"random:{seed}", *variant]))
+    return Deal(fans, hole, ranks, name=":".join([f"random:{seed}", *variant]), game=game)
 
 
 def generated_spec(spec: str) -> tuple[str, int, str] | None:
     """(`pysol` or `random`, number, variant) for a dealt spec, None for any other spec;
     a malformed pysol:/random: spec is an InputError. Nothing is dealt here. The variant
-    is canonical: `""`, `all-in-a-row`; `""`, `any`, `ranks=R`, `any:ranks=R`."""
+    is canonical: `""` or a game's name (`all-in-a-row`, `golf`, ...); `""`, `any`,
+    `ranks=R`, `any:ranks=R` or a game's name."""
     kind, _, rest = spec.partition(":")
     if kind not in ("pysol", "random"):
         return None
@@ -152,26 +194,41 @@ def _generated(spec: str, kind: str, number: str, variant: str) -> tuple[str, in
     spec = shorten(spec)
     if kind == "pysol":
         if variant not in PYSOL_GAMES:
-            raise InputError("unknown PySolFC game (use pysol:N or pysol:N:all-in-a-row)",
+            raise InputError("unknown PySolFC game (use pysol:N or pysol:N:GAME, GAME one of "
+                             f"{', '.join(name for name in PYSOL_GAMES if name)})",
                              spec, None, variant)
         return "pysol", _number(spec, number, minimum=1, maximum=PYSOL_LAST_GAME), variant
-    any_card, ranks = _random_variant(spec, variant)
+    any_card, ranks, game = _random_variant(spec, variant)
     canonical = ["any"] if any_card else []
     if ranks != STANDARD_RANKS:
         canonical.append(f"ranks={ranks}")
+    if game != DEFAULT_GAME:
+        canonical.append(game.name)
     return "random", _number(spec, number, minimum=0, maximum=RANDOM_LAST_SEED), \
         ":".join(canonical)
 
 
-def _random_variant(spec: str, variant: str) -> tuple[bool, int]:
-    """`any` and `ranks=R`, each at most once, in either order → (any card hole, ranks)."""
-    any_card, ranks, seen = False, STANDARD_RANKS, set()
+def _random_variant(spec: str, variant: str) -> tuple[bool, int, Variant]:
+    """`any`, `ranks=R` and a game's name, each at most once, in any order → (any card
+    hole, ranks, game). `any` and `ranks=R` are Black Hole's only (a game of a fixed deck,
+    such as Golf, is dealt from 13 ranks)."""
+    any_card, ranks, game, seen = False, STANDARD_RANKS, DEFAULT_GAME, set()
     for part in variant.split(":") if variant else []:
-        key = "ranks" if part.startswith("ranks=") else part
-        if key not in ("any", "ranks") or key in seen:
-            raise InputError("unknown random variant (use random:SEED[:any][:ranks=R])",
-                             spec, None, part)
+        key = "ranks" if part.startswith("ranks=") else \
+            "game" if part in VARIANTS and part != DEFAULT_GAME.name else part
+        if key not in ("any", "ranks", "game") or key in seen:
+            raise InputError("unknown random variant (use random:SEED[:any][:ranks=R] or "
+                             "random:SEED:GAME)", spec, None, part)
         seen.add(key)
+        if key == "game":
+            game = VARIANTS[part]
+            if seen - {"game"}:
+                raise InputError(f"{game.name} is dealt from a standard deck: any and "
+                                 "ranks=R are Black Hole's", spec, None, part)
+            continue
+        if "game" in seen:
+            raise InputError(f"{game.name} is dealt from a standard deck: any and "
+                             "ranks=R are Black Hole's", spec, None, part)
         if key == "any":
             any_card = True
             continue
@@ -181,7 +238,7 @@ def _random_variant(spec: str, variant: str) -> tuple[bool, int]:
             raise InputError(f"ranks=R takes {low} to {high} ranks per suit (4R cards)", spec,
                              None, part)
         ranks = found
-    return any_card, ranks
+    return any_card, ranks, game
 
 
 def _number(spec: str, text: str, minimum: int, maximum: int) -> int:
