@@ -36,7 +36,7 @@ from blackhole.drat.python_engine import Checker
 # The checker under test: both engines, held to each other
 # --------------------------------------------------------------------------
 
-COUNTS = ("core_lemmas", "rup_literals", "ignored_deletions", "trivial")
+COUNTS = ("core_lemmas", "rup_literals", "rat_lemmas", "ignored_deletions", "trivial")
 
 
 def variables(clauses, proof) -> int:
@@ -53,7 +53,8 @@ def check_proof(clauses, proof, **options) -> CheckResult:
     """``drat.check_proof`` as the project runs it (the compiled core first, when
     built), after checking it against the pure-Python checker: the same verdict and
     reason; and the compiled core on its own accepts exactly the proofs the Python
-    checker accepts without RAT or extension variables, with the same counts."""
+    checker accepts (RAT lemmas and extension variables included), with the same
+    counts, and hands over exactly those it rejects."""
     result = drat.check_proof(clauses, proof, **options)
     if "deadline" in options or not drat.c_engine_built():
         return result
@@ -63,15 +64,14 @@ def check_proof(clauses, proof, **options) -> CheckResult:
     if "proof variable" in python.reason:  # refused before either engine looks
         return result
     status, note, counts = c_core(clauses, proof)
-    extended = variables(clauses, []) < variables([], proof)  # check_proof keeps these
     if status == drat_check._C_ACCEPT:
         assert python.ok, "the compiled core accepted a proof the Python checker rejects"
         assert {k: counts[k] for k in COUNTS} == {k: python.stats[k] for k in COUNTS}
     else:
         assert status == drat_check._C_HANDOVER and note
-        assert not python.ok or python.stats["rat_lemmas"] or extended, note
+        assert not python.ok, f"the compiled core handed over a valid proof: {note}"
     core_first = (options.get("engine") or drat_check._engine(None)) == "auto"
-    assert result.engine == ("c" if core_first and status == drat_check._C_ACCEPT and not extended
+    assert result.engine == ("c" if core_first and status == drat_check._C_ACCEPT
                              else "python")
     return result
 
@@ -242,6 +242,46 @@ def test_parse_binary_proof() -> None:
     assert list(parse_binary_proof(bytes([0x61, 0xC8, 0x01, 0]))) == [(False, [100])]
     with pytest.raises(DratError):
         parse_binary_proof(bytes([0x61, 2]))
+
+
+def parsed(parse, data):
+    """What a parser makes of data: its steps and lines, or its error message."""
+    try:
+        proof = parse(data)
+    except DratError as error:
+        return str(error)
+    return list(proof), proof.lines
+
+
+TEXT_PIECES = ["1", "-2", "0", "12", "-0", "007", " ", "  ", "\t", "\n", "\n", "d", "c", "x",
+               "\r", "\x0b", "\x1c", "+3", "2147483648", "-", "é"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(TEXT_PIECES), max_size=30),
+       st.lists(st.integers(0, 255), max_size=24))
+def test_the_compiled_parsers_read_as_the_python_parsers_do(pieces, raw) -> None:
+    """The compiled core reads only what it is sure of and leaves the rest (and every
+    error message) to the Python parser: both read every input to the same steps and
+    lines, or refuse it with the same message."""
+    from blackhole.drat import parse as drat_parse
+
+    if drat_parse._drat_core is None:
+        pytest.skip("no compiled core in this install")
+    source = "".join(pieces)
+    binary = bytes([0x61, *raw, 0])
+    found = [parsed(drat_parse.parse_proof, source), parsed(drat_parse.parse_any_proof,
+             source.encode()), parsed(drat_parse.parse_binary_proof, binary),
+             parsed(drat_parse.parse_proof_lines, source.split("\n"))]
+    core = drat_parse._drat_core
+    try:
+        drat_parse._drat_core = None
+        python = [parsed(drat_parse.parse_proof, source), parsed(drat_parse.parse_any_proof,
+                  source.encode()), parsed(drat_parse.parse_binary_proof, binary),
+                  parsed(drat_parse.parse_proof_lines, source.split("\n"))]
+    finally:
+        drat_parse._drat_core = core
+    assert found == python
 
 
 def test_check_proof_rejects_literal_zero() -> None:
@@ -898,17 +938,21 @@ def test_the_engine_is_chosen_by_argument_or_variable(monkeypatch) -> None:
 
 
 def test_what_the_compiled_core_hands_over() -> None:
-    """RAT lemmas, extension variables, rejections and input it does not take go to
-    the Python checker, which judges them."""
+    """Rejections and input it does not take go to the Python checker, which judges
+    them; RAT lemmas and extension variables it checks itself."""
     if not drat.c_engine_built():
         pytest.skip("no compiled core in this install")
     result = drat.check_proof(RAT_FORMULA, text(["1 0", "0"]), engine="auto")
-    assert result.ok and result.engine == "python" and result.stats["rat_lemmas"] == 1
-    assert result.stats["c_seconds"] >= 0
-    assert c_core(RAT_FORMULA, text(["1 0", "0"]))[:2] == (
-        drat_check._C_HANDOVER, "a core lemma is not RUP")
+    assert result.ok and result.engine == "c" and result.stats["rat_lemmas"] == 1
+    assert c_core(RAT_FORMULA, text(["1 0", "0"]))[:2] == (drat_check._C_ACCEPT, "")
     result = drat.check_proof(ALL_2VARS, text(["3 0", "1 0", "0"]), engine="auto")
-    assert result.ok and result.engine == "python"  # variable 3 is new: not for the core
+    assert result.ok and result.engine == "c"  # variable 3 is new: RAT on it
+    pivot_second = text(["5 1 0", "-5 1 0", "1 0", "0"])  # (-5 1) is not RAT on -5
+    result = drat.check_proof(RAT_FORMULA, pivot_second, engine="auto")
+    assert not result.ok and result.engine == "python" and "c_seconds" in result.stats
+    assert result.reason == "lemma 2 (line 2) is not RUP/RAT"
+    assert c_core(RAT_FORMULA, pivot_second)[:2] == (
+        drat_check._C_HANDOVER, "a core lemma is neither RUP nor RAT")
     result = drat.check_proof(ALL_2VARS, text(["0"]), engine="auto")
     assert not result.ok and result.engine == "python" and "c_seconds" in result.stats
     for clauses, proof in [([[1, 2**40]], []), ([[1, "2"]], []), ([[1]], [(False, [1.5])]),
@@ -995,3 +1039,76 @@ def test_the_engines_agree_on_random_resolution_proofs(clauses, moves) -> None:
     event(f"{result.engine} {'accepts' if result.ok else 'rejects'}")
     if result.ok:
         assert not brute_force_sat(6, clauses)
+
+
+# --------------------------------------------------------------------------
+# Kissat's proofs: RAT lemmas on the variables it introduces
+# --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def kissat_837(tmp_path_factory) -> tuple[list[list[int]], drat.FlatProof]:
+    """The certification CNF of pysol:837 and kissat's binary DRAT proof of it (a few
+    hundred RAT lemmas: kissat introduces variables, each defined by RAT lemmas)."""
+    import subprocess
+
+    from blackhole.backends import kissat
+    from blackhole.encode import cnf
+    from blackhole.errors import InputError
+    from blackhole.problem import build_problem
+    from blackhole.sources import load_deal
+
+    try:
+        binary = kissat.binary()
+    except InputError:
+        pytest.skip("kissat not installed (pip install 'blackhole-solitaire[kissat]')")
+    encoding = cnf.build_cnf(build_problem(load_deal("pysol:837")), cnf.CERTIFY_FEATURES)
+    folder = tmp_path_factory.mktemp("kissat")
+    (folder / "f.cnf").write_text(encoding.dimacs())
+    done = subprocess.run([binary, "-q", str(folder / "f.cnf"), str(folder / "p.drat")],
+                          capture_output=True, timeout=120, check=False)
+    assert done.returncode == 20  # UNSATISFIABLE
+    proof = drat.parse_any_proof((folder / "p.drat").read_bytes())
+    assert isinstance(proof, drat.FlatProof) and not proof.lines  # binary: no lines
+    return encoding.clauses, proof
+
+
+def test_the_compiled_core_checks_kissat_rat_lemmas(kissat_837) -> None:
+    """The core accepts kissat's proof itself, variables beyond the formula's and RAT
+    lemmas included, with the Python checker's counts (`check_proof` above)."""
+    clauses, proof = kissat_837
+    assert proof.top > variables(clauses, [])  # kissat's own variables
+    result = check_proof(clauses, proof)
+    assert result.ok and result.stats["rat_lemmas"] > 100
+    assert result.stats["rat_lemmas"] < result.stats["core_lemmas"]
+    assert result.engine == ("c" if drat.c_engine_built() else "python")
+
+
+def test_a_tampered_kissat_rat_lemma_is_rejected(kissat_837, monkeypatch) -> None:
+    """A RAT lemma is RAT on its first literal only: the same clause with that literal
+    written last is rejected, by the Python checker (the core hands it over), at that
+    very lemma."""
+    clauses, proof = kissat_837
+    needed_rat: list[int] = []  # lemma numbers (from 0), in the backward pass's order
+    rat = Checker._rat
+
+    def recording(self, c: int, pivot: int) -> bool:
+        passed = rat(self, c, pivot)
+        if passed:
+            needed_rat.append(c - self.num_formula)
+        return passed
+
+    monkeypatch.setattr(Checker, "_rat", recording)
+    assert drat.check_proof(clauses, proof, engine="python").ok
+    monkeypatch.undo()
+    lemma = needed_rat[0]  # the last lemma of the proof that needed RAT
+    step = [i for i, (deletion, _) in enumerate(proof) if not deletion][lemma]
+    _, lits = proof[step]
+    steps = list(proof)
+    steps[step] = (False, [*lits[1:], lits[0]])
+    result = check_proof(clauses, steps)
+    assert not result.ok and result.engine == "python"
+    assert result.reason == f"lemma {lemma + 1} (proof step {step + 1}) is not RUP/RAT"
+    if drat.c_engine_built():
+        assert c_core(clauses, steps)[:2] == (drat_check._C_HANDOVER,
+                                              "a core lemma is neither RUP nor RAT")

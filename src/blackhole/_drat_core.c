@@ -1,13 +1,18 @@
 /*
- * Compiled core of the project's DRUP checker (blackhole.drat).
+ * Compiled core of the project's DRAT checker (blackhole.drat).
  *
- * It runs the same algorithm as drat/python_engine.py's Checker, step for step
- * and in the same order (the forward pass, then the backward core-first RUP checks), over
- * flat int arrays instead of Python lists, so the two engines count the same
- * core lemmas and the same RUP literals on every proof.  It may only ACCEPT: a
- * lemma that is not RUP (it may be RAT, or the proof may be wrong), a proof
- * without a conflict, anything it does not expect or cannot allocate, all end
- * in HANDOVER, and the caller then lets the Python checker give the verdict.
+ * check() and check_flat() run the same algorithm as drat/python_engine.py's Checker,
+ * step for step and in the same order (the forward pass, then the backward core-first
+ * checks: RUP, and RAT on the lemma's first literal when RUP fails), over flat int
+ * arrays instead of Python lists, so the two engines count the same core lemmas, RUP
+ * literals and RAT lemmas on every proof.  It may only ACCEPT: a lemma that is
+ * neither RUP nor RAT (the proof may be wrong), a proof without a conflict, anything
+ * it does not expect or cannot allocate, all end in HANDOVER, and the caller then
+ * lets the Python checker give the verdict.
+ *
+ * parse_binary() and parse_text() read a well-formed DRAT proof into flat buffers
+ * (int32 literals, int64 step offsets, a byte per step); on anything else they return
+ * None and the Python parser reads the file and says what is wrong with it.
  *
  * Literals index per-literal arrays through a pointer to the middle of each
  * allocation (arr[-v] and arr[v] are both valid for 1 <= v <= n).  tv[l] is
@@ -61,6 +66,12 @@ typedef struct {
     uint64_t nbuckets;
     int32_t conf_lit;
     Vec touched, stack;
+    /* RAT checks: each lemma's pivot (its first literal as written), the clauses
+     * holding each literal (built at the first RAT check), a resolvent */
+    int32_t *pivot;
+    int64_t *occ_base, *occ_start; /* clause ids with literal l: occ[occ_start[l]..[l+1]) */
+    int32_t *occ;
+    Vec res, cands;
     /* the formula and proof as given */
     int32_t *flits;      /* formula literals */
     int64_t *fstart;     /* nf + 1 offsets */
@@ -68,6 +79,7 @@ typedef struct {
     int64_t *pstart;     /* nsteps + 1 offsets */
     uint8_t *pdel;       /* step is a deletion */
     int32_t nsteps;
+    int borrowed;        /* plits, pstart and pdel are a caller's buffers, not ours */
     /* forward-pass record, for the backward pass */
     int32_t *step_c, *step_t;
     int32_t nrec;
@@ -81,7 +93,7 @@ typedef struct {
     jmp_buf fail;
     int status;
     const char *note;
-    int64_t core_lemmas, rup_literals, ignored_deletions, trivial;
+    int64_t core_lemmas, rup_literals, ignored_deletions, trivial, rat_lemmas;
 } Ck;
 
 /* Leave the check: HANDOVER (note says why) or TIMEOUT. */
@@ -393,10 +405,11 @@ static void analyze(Ck *k, int32_t conf, int32_t start)
     }
 }
 
-/* Is lemma c implied by unit propagation on the active clauses? (Checker._rup) */
-static int rup(Ck *k, int32_t c)
+/* Is the clause cl (size literals) implied by unit propagation on the active
+ * clauses? (Checker._rup) */
+static int rup(Ck *k, const int32_t *cl, int32_t size)
 {
-    int32_t *cl = CL(k, c), size = k->len[c], s = k->stamp, base = k->tlen, i;
+    int32_t s = k->stamp, base = k->tlen, i;
     int32_t *tv = k->tv, conf = 0;
     uint32_t m;
     int early = 0;
@@ -436,6 +449,78 @@ static int rup(Ck *k, int32_t c)
     }
     k->touched.n = 0;
     return conf != 0;
+}
+
+/* The clauses holding each literal, every clause so far in order of id (their
+ * literal sets never change, only the order of their literals): built once, at the
+ * first RAT check. */
+static void build_occurrences(Ck *k)
+{
+    int64_t total = (int64_t)2 * k->n + 1, sum = 0, *at;
+    int32_t c, i, l;
+    k->occ_base = zalloc(k, (size_t)total + 1, sizeof(int64_t));
+    k->occ_start = k->occ_base + k->n;
+    for (c = 0; c < k->ncls; c++)
+        for (i = 0; i < k->len[c]; i++)
+            k->occ_start[CL(k, c)[i] + 1]++;
+    for (l = -k->n + 1; l <= k->n + 1; l++) /* the count of l - 1 at l: to offsets */
+        k->occ_start[l] += k->occ_start[l - 1];
+    sum = k->occ_start[k->n + 1];
+    k->occ = zalloc(k, (size_t)sum, sizeof(int32_t));
+    at = zalloc(k, (size_t)total, sizeof(int64_t));
+    at += k->n;
+    for (l = -k->n; l <= k->n; l++)
+        at[l] = k->occ_start[l];
+    for (c = 0; c < k->ncls; c++)
+        for (i = 0; i < k->len[c]; i++)
+            k->occ[at[CL(k, c)[i]]++] = c;
+    free(at - k->n);
+}
+
+/* RAT on the pivot (Checker._rat): every resolvent of lemma c with an active clause
+ * d < c holding -pivot is RUP (tautologies skipped), in order of d; then those
+ * clauses that are lemmas are core. */
+static int rat(Ck *k, int32_t c, int32_t pivot)
+{
+    int32_t neg = -pivot, *cl = CL(k, c), size = k->len[c], i;
+    int64_t m;
+    uint32_t j;
+    if (!k->occ)
+        build_occurrences(k);
+    k->cands.n = 0;
+    for (m = k->occ_start[neg]; m < k->occ_start[neg + 1]; m++) {
+        int32_t d = k->occ[m];
+        if (d >= c)
+            break;
+        if (k->active[d])
+            push(k, &k->cands, d);
+    }
+    for (j = 0; j < k->cands.n; j++) {
+        int32_t d = k->cands.a[j], *dl = CL(k, d), tautology = 0;
+        k->res.n = 0;
+        for (i = 0; i < size; i++)
+            push(k, &k->res, cl[i]);
+        for (i = 0; i < k->len[d]; i++)
+            if (dl[i] != neg)
+                push(k, &k->res, dl[i]);
+        for (m = 0; m < k->res.n; m++)
+            k->mark[k->res.a[m]] = 1;
+        for (m = 0; m < k->res.n && !tautology; m++)
+            tautology = k->mark[-k->res.a[m]];
+        for (m = 0; m < k->res.n; m++)
+            k->mark[k->res.a[m]] = 0;
+        if (tautology)
+            continue;
+        poll(k);
+        if (!rup(k, k->res.a, (int32_t)k->res.n))
+            return 0;
+    }
+    for (j = 0; j < k->cands.n; j++) {
+        int32_t d = k->cands.a[j];
+        if (d >= k->nf && !k->core[d])
+            mark_core(k, d);
+    }
+    return 1;
 }
 
 /* ------------------------------------------------------------------ clause index */
@@ -549,6 +634,7 @@ static int run(Ck *k)
     k->active = zalloc(k, (size_t)k->maxcls, 1);
     k->hash = zalloc(k, (size_t)k->maxcls, sizeof(uint64_t));
     k->next = zalloc(k, (size_t)k->maxcls, sizeof(int32_t));
+    k->pivot = zalloc(k, (size_t)k->maxcls, sizeof(int32_t));
     k->lits = zalloc(k, (size_t)k->litcap, sizeof(int32_t));
     k->step_c = zalloc(k, (size_t)k->nsteps + 1, sizeof(int32_t));
     k->step_t = zalloc(k, (size_t)k->nsteps + 1, sizeof(int32_t));
@@ -639,6 +725,7 @@ static int run(Ck *k)
             bail(k, HANDOVER, "the empty clause is not RUP");
         }
         cl = CL(k, c);
+        k->pivot[c] = cl[0];
         k->active[c] = 1;
         index_clause(k, c);
         k->step_c[k->nrec] = c;
@@ -698,8 +785,11 @@ static int run(Ck *k)
             continue;
         poll(k);
         k->core_lemmas++;
-        if (!rup(k, c))
-            bail(k, HANDOVER, "a core lemma is not RUP");
+        if (rup(k, CL(k, c), k->len[c]))
+            continue;
+        if (!rat(k, c, k->pivot[c]))
+            bail(k, HANDOVER, "a core lemma is neither RUP nor RAT");
+        k->rat_lemmas++;
     }
     return ACCEPT;
 }
@@ -732,15 +822,22 @@ static void release(Ck *k)
     free(k->bucket);
     free(k->flits);
     free(k->fstart);
-    free(k->plits);
-    free(k->pstart);
-    free(k->pdel);
+    if (!k->borrowed) {
+        free(k->plits);
+        free(k->pstart);
+        free(k->pdel);
+    }
     free(k->step_c);
     free(k->step_t);
     free(k->units);
     free(k->scratch);
     free(k->touched.a);
     free(k->stack.a);
+    free(k->pivot);
+    free(k->occ_base);
+    free(k->occ);
+    free(k->res.a);
+    free(k->cands.a);
 }
 
 /* ------------------------------------------------------------------ Python side */
@@ -780,17 +877,107 @@ static int read_lits(PyObject *seq, int32_t n, int32_t **arr, int64_t *count, in
     return 0;
 }
 
+static PyObject *result(int status, const char *note, Ck *k);
+
+/* A handover for input the core does not take; frees k. */
+static PyObject *unusual_input(Ck *k)
+{
+    PyObject *out;
+    PyErr_Clear();
+    out = result(HANDOVER, "input the compiled core does not take", k);
+    release(k);
+    free(k);
+    return out;
+}
+
 static PyObject *result(int status, const char *note, Ck *k)
 {
-    return Py_BuildValue("(isLLLL)", status, note ? note : "", (long long)k->core_lemmas,
+    return Py_BuildValue("(isLLLLL)", status, note ? note : "", (long long)k->core_lemmas,
                          (long long)k->rup_literals, (long long)k->ignored_deletions,
-                         (long long)k->trivial);
+                         (long long)k->trivial, (long long)k->rat_lemmas);
+}
+
+/* The check of k (formula and proof read in), with the GIL released; frees k. */
+static PyObject *run_check(Ck *k, int timed, double seconds)
+{
+    PyObject *out;
+    int status;
+    if (k->nf + k->maxcls + (int64_t)k->n + 2 >= INT32_MAX) {
+        out = result(HANDOVER, "input the compiled core does not take", k);
+        release(k);
+        free(k);
+        return out; /* clause codes c + K must fit */
+    }
+    k->maxcls += k->nf;
+    if (timed) { /* seconds from now, within a few years either way */
+        k->has_deadline = 1;
+        seconds = seconds > 1e8 ? 1e8 : seconds < -1e8 ? -1e8 : seconds;
+        k->deadline_ns = now_ns() + (int64_t)(seconds * 1e9);
+    }
+    k->polled_ns = now_ns();
+    k->save = PyEval_SaveThread();
+    if (setjmp(k->fail) == 0)
+        status = run(k);
+    else
+        status = k->status;
+    PyEval_RestoreThread(k->save);
+    out = status == INTERRUPTED ? NULL : result(status, k->note, k);
+    release(k);
+    free(k);
+    return out;
+}
+
+/* A new check of variables 1..n (TOP stamp top), with the formula clauses read in;
+ * NULL with *out set (a handover, or an exception) when it cannot be. */
+static Ck *start_check(long n_in, long top_in, PyObject *clauses, PyObject **out)
+{
+    Ck *k = calloc(1, sizeof *k);
+    PyObject *fast;
+    int64_t fcap = 0, nf, i;
+    *out = NULL;
+    if (!k) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    if (n_in < 0 || n_in >= (1L << 29) || top_in < 2 || top_in >= INT32_MAX) {
+        *out = result(HANDOVER, "sizes out of range", k);
+        free(k);
+        return NULL;
+    }
+    k->n = (int32_t)n_in;
+    k->K = k->n + 1;
+    k->top = (int32_t)top_in;
+    fast = PySequence_Fast(clauses, "clauses must be a sequence");
+    if (!fast)
+        goto unusual;
+    nf = PySequence_Fast_GET_SIZE(fast);
+    if (nf >= INT32_MAX / 4)
+        goto unusual;
+    k->nf = (int32_t)nf;
+    k->fstart = malloc((size_t)(nf + 1) * sizeof(int64_t));
+    if (!k->fstart)
+        goto unusual;
+    k->fstart[0] = 0;
+    for (i = 0; i < nf; i++) {
+        int64_t count = k->fstart[i];
+        if (read_lits(PySequence_Fast_GET_ITEM(fast, i), k->n, &k->flits, &count, &fcap) < 0)
+            goto unusual;
+        k->fstart[i + 1] = count;
+    }
+    Py_DECREF(fast);
+    k->litcap = k->fstart[nf] + 1;
+    return k;
+
+unusual:
+    Py_XDECREF(fast);
+    *out = unusual_input(k);
+    return NULL;
 }
 
 PyDoc_STRVAR(check_doc,
 "check(n, top, clauses, proof, timed, seconds) -> (status, note, core_lemmas,\n"
-"rup_literals, ignored_deletions, trivial)\n\n"
-"Check the DRUP proof (a sequence of (is_deletion, literals)) of the formula clauses\n"
+"rup_literals, ignored_deletions, trivial, rat_lemmas)\n\n"
+"Check the DRAT proof (a sequence of (is_deletion, literals)) of the formula clauses\n"
 "over variables 1..n, as blackhole.drat's Python checker does (top: its TOP stamp).\n"
 "status 0: accepted; 1: handed over (note says why; the Python checker must judge);\n"
 "2: timed and the deadline, seconds from now, came first.  An exception raised by a\n"
@@ -799,49 +986,28 @@ PyDoc_STRVAR(check_doc,
 static PyObject *check(PyObject *self, PyObject *args)
 {
     long n_in, top_in;
-    PyObject *clauses, *proof, *fclauses = NULL, *fproof = NULL, *out;
+    PyObject *clauses, *proof, *fproof = NULL, *out;
     int timed;
     double seconds;
     Ck *k;
-    int64_t fcap = 0, pcap = 0, nf, nsteps, nlemmas = 0, i;
-    int status;
+    int64_t pcap = 0, nsteps, nlemmas = 0, i;
     (void)self;
     if (!PyArg_ParseTuple(args, "llOOpd", &n_in, &top_in, &clauses, &proof, &timed, &seconds))
         return NULL;
-    k = calloc(1, sizeof *k);
+    k = start_check(n_in, top_in, clauses, &out);
     if (!k)
-        return PyErr_NoMemory();
-    if (n_in < 0 || n_in >= (1L << 29) || top_in < 2 || top_in >= INT32_MAX) {
-        out = result(HANDOVER, "sizes out of range", k);
-        free(k);
         return out;
-    }
-    k->n = (int32_t)n_in;
-    k->K = k->n + 1;
-    k->top = (int32_t)top_in;
-    fclauses = PySequence_Fast(clauses, "clauses must be a sequence");
-    fproof = fclauses ? PySequence_Fast(proof, "proof must be a sequence") : NULL;
+    fproof = PySequence_Fast(proof, "proof must be a sequence");
     if (!fproof)
         goto unusual;
-    nf = PySequence_Fast_GET_SIZE(fclauses);
     nsteps = PySequence_Fast_GET_SIZE(fproof);
-    if (nf >= INT32_MAX / 4 || nsteps >= INT32_MAX / 4)
+    if (nsteps >= INT32_MAX / 4)
         goto unusual;
-    k->nf = (int32_t)nf;
     k->nsteps = (int32_t)nsteps;
-    k->fstart = malloc((size_t)(nf + 1) * sizeof(int64_t));
     k->pstart = malloc((size_t)(nsteps + 1) * sizeof(int64_t));
     k->pdel = malloc((size_t)nsteps + 1);
-    if (!k->fstart || !k->pstart || !k->pdel)
+    if (!k->pstart || !k->pdel)
         goto unusual;
-    k->fstart[0] = 0;
-    for (i = 0; i < nf; i++) {
-        int64_t count = k->fstart[i];
-        if (read_lits(PySequence_Fast_GET_ITEM(fclauses, i), k->n, &k->flits, &count,
-                      &fcap) < 0)
-            goto unusual;
-        k->fstart[i + 1] = count;
-    }
     k->pstart[0] = 0;
     for (i = 0; i < nsteps; i++) {
         PyObject *step = PySequence_Fast(PySequence_Fast_GET_ITEM(fproof, i),
@@ -859,50 +1025,346 @@ static PyObject *check(PyObject *self, PyObject *args)
         }
         Py_DECREF(step);
         k->pdel[i] = (uint8_t)del;
-        nlemmas += !del;
+        if (!del) {
+            nlemmas++;
+            k->litcap += count - k->pstart[i];
+        }
         k->pstart[i + 1] = count;
     }
-    Py_CLEAR(fclauses);
     Py_CLEAR(fproof);
-    if (nf + nlemmas + (int64_t)k->n + 2 >= INT32_MAX)
-        goto unusual; /* clause codes c + K must fit */
-    k->maxcls = (int32_t)(nf + nlemmas);
-    k->litcap = k->fstart[nf] + k->pstart[nsteps] + 1;
-    if (timed) { /* seconds from now, within a few years either way */
-        k->has_deadline = 1;
-        seconds = seconds > 1e8 ? 1e8 : seconds < -1e8 ? -1e8 : seconds;
-        k->deadline_ns = now_ns() + (int64_t)(seconds * 1e9);
+    k->maxcls = (int32_t)nlemmas;
+    return run_check(k, timed, seconds);
+
+unusual:
+    Py_XDECREF(fproof);
+    return unusual_input(k);
+}
+
+PyDoc_STRVAR(check_flat_doc,
+"check_flat(n, top, clauses, lits, starts, dels, timed, seconds) -> as check()\n\n"
+"check() with the proof in flat buffers: the literals of step i are\n"
+"lits[starts[i]:starts[i + 1]] (int32 and int64 items), and dels[i] is 1 for a\n"
+"deletion (bytes); len(starts) == len(dels) + 1.  The buffers are read in place.");
+
+static PyObject *check_flat(PyObject *self, PyObject *args)
+{
+    long n_in, top_in;
+    PyObject *clauses, *bl, *bs, *bd, *out;
+    Py_buffer vl = {0}, vs = {0}, vd = {0};
+    int timed, have = 0;
+    double seconds;
+    Ck *k;
+    int64_t nsteps, nlemmas = 0, i, j, nlits;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "llOOOOpd", &n_in, &top_in, &clauses, &bl, &bs, &bd, &timed,
+                          &seconds))
+        return NULL;
+    k = start_check(n_in, top_in, clauses, &out);
+    if (!k)
+        return out;
+    if (PyObject_GetBuffer(bl, &vl, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
+        goto unusual;
+    have = 1;
+    if (PyObject_GetBuffer(bs, &vs, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
+        goto unusual;
+    have = 2;
+    if (PyObject_GetBuffer(bd, &vd, PyBUF_C_CONTIGUOUS) < 0)
+        goto unusual;
+    have = 3;
+    if (vl.itemsize != 4 || vs.itemsize != 8 || !vl.format || !vs.format
+        || !strchr("il", vl.format[0] == '=' || vl.format[0] == '@' ? vl.format[1] : vl.format[0])
+        || !strchr("qlL", vs.format[0] == '=' || vs.format[0] == '@' ? vs.format[1] : vs.format[0]))
+        goto unusual;
+    nlits = vl.len / 4;
+    nsteps = vd.len;
+    if (vs.len / 8 != nsteps + 1 || nsteps >= INT32_MAX / 4)
+        goto unusual;
+    k->plits = vl.buf;
+    k->pstart = vs.buf;
+    k->pdel = vd.buf;
+    k->borrowed = 1;
+    k->nsteps = (int32_t)nsteps;
+    if (k->pstart[0] != 0)
+        goto unusual;
+    for (i = 0; i < nsteps; i++) {
+        int64_t a = k->pstart[i], b = k->pstart[i + 1];
+        if (b < a || b > nlits || k->pdel[i] > 1)
+            goto unusual;
+        if (!k->pdel[i]) {
+            nlemmas++;
+            k->litcap += b - a;
+        }
     }
-    k->polled_ns = now_ns();
-    k->save = PyEval_SaveThread();
-    if (setjmp(k->fail) == 0)
-        status = run(k);
-    else
-        status = k->status;
-    PyEval_RestoreThread(k->save);
-    out = status == INTERRUPTED ? NULL : result(status, k->note, k);
-    release(k);
-    free(k);
+    for (j = 0; j < k->pstart[nsteps]; j++) {
+        int32_t v = k->plits[j];
+        if (v == 0 || v > k->n || v < -k->n)
+            goto unusual;
+    }
+    k->maxcls = (int32_t)nlemmas;
+    out = run_check(k, timed, seconds);
+    PyBuffer_Release(&vl);
+    PyBuffer_Release(&vs);
+    PyBuffer_Release(&vd);
     return out;
 
 unusual:
-    PyErr_Clear();
-    Py_XDECREF(fclauses);
-    Py_XDECREF(fproof);
-    out = result(HANDOVER, "input the compiled core does not take", k);
-    release(k);
-    free(k);
-    return out;
+    if (have >= 1)
+        PyBuffer_Release(&vl);
+    if (have >= 2)
+        PyBuffer_Release(&vs);
+    if (have >= 3)
+        PyBuffer_Release(&vd);
+    return unusual_input(k);
+}
+
+/* ------------------------------------------------------------------ parsing */
+
+/* The parsers read only well-formed proofs into flat buffers; on anything else they
+ * return None and the Python parser reads the proof (and says what is wrong). */
+
+typedef struct {
+    PyObject *lits, *starts, *dels, *lines; /* bytes, sized for the most there can be */
+    int32_t *l;
+    int64_t *s;
+    uint8_t *d;
+    int32_t *ln;
+    int64_t nl, ns;
+    int64_t top;
+} Out;
+
+static int out_open(Out *o, int64_t max_lits, int64_t max_steps, int with_lines)
+{
+    memset(o, 0, sizeof *o);
+    o->lits = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(max_lits * 4));
+    o->starts = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((max_steps + 1) * 8));
+    o->dels = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)max_steps);
+    o->lines = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(with_lines ? max_steps * 4 : 0));
+    if (!o->lits || !o->starts || !o->dels || !o->lines)
+        return -1;
+    o->l = (int32_t *)PyBytes_AS_STRING(o->lits);
+    o->s = (int64_t *)PyBytes_AS_STRING(o->starts);
+    o->d = (uint8_t *)PyBytes_AS_STRING(o->dels);
+    o->ln = (int32_t *)PyBytes_AS_STRING(o->lines);
+    o->s[0] = 0;
+    return 0;
+}
+
+static void out_drop(Out *o)
+{
+    Py_XDECREF(o->lits);
+    Py_XDECREF(o->starts);
+    Py_XDECREF(o->dels);
+    Py_XDECREF(o->lines);
+}
+
+/* (lits, starts, dels, lines, top) shrunk to what was read. */
+static PyObject *out_close(Out *o, int with_lines)
+{
+    if (_PyBytes_Resize(&o->lits, (Py_ssize_t)(o->nl * 4)) < 0
+        || _PyBytes_Resize(&o->starts, (Py_ssize_t)((o->ns + 1) * 8)) < 0
+        || _PyBytes_Resize(&o->dels, (Py_ssize_t)o->ns) < 0
+        || _PyBytes_Resize(&o->lines, (Py_ssize_t)(with_lines ? o->ns * 4 : 0)) < 0) {
+        out_drop(o);
+        return NULL;
+    }
+    return Py_BuildValue("(NNNNL)", o->lits, o->starts, o->dels, o->lines, (long long)o->top);
+}
+
+static void out_literal(Out *o, int64_t lit)
+{
+    int64_t a = lit < 0 ? -lit : lit;
+    o->l[o->nl++] = (int32_t)lit;
+    if (a > o->top)
+        o->top = a;
+}
+
+/* Take the bytes of arg and buffers for the most a proof of that size can hold: a
+ * binary literal takes a byte at least, a text literal two, and a step two either way
+ * (a tag and a 0, or a 0 and a newline).  -1 with an exception set when it cannot. */
+static int in_open(PyObject *arg, Py_buffer *v, Out *o, int text)
+{
+    if (PyObject_GetBuffer(arg, v, PyBUF_SIMPLE) < 0)
+        return -1;
+    if (out_open(o, text ? v->len / 2 + 1 : v->len + 1, v->len / 2 + 1, text) < 0) {
+        out_drop(o);
+        PyBuffer_Release(v);
+        return -1;
+    }
+    return 0;
+}
+
+/* The parse's result: None when it was bad, else the buffers shrunk to what was read. */
+static PyObject *in_close(Py_buffer *v, Out *o, int bad, int text)
+{
+    PyBuffer_Release(v);
+    if (bad) {
+        out_drop(o);
+        Py_RETURN_NONE;
+    }
+    return out_close(o, text);
+}
+
+PyDoc_STRVAR(parse_binary_doc,
+"parse_binary(data) -> (lits, starts, dels, b'', top) or None\n\n"
+"A binary DRAT proof read into flat buffers (int32 literals, int64 step offsets,\n"
+"a byte per step: 1 for a deletion) with the largest variable; None when the proof\n"
+"is malformed or has a literal beyond 2**31 - 1 (the Python parser then reads it).");
+
+static PyObject *parse_binary(PyObject *self, PyObject *arg)
+{
+    Py_buffer v;
+    const uint8_t *p, *end;
+    Out o;
+    int bad = 0;
+    (void)self;
+    if (in_open(arg, &v, &o, 0) < 0)
+        return NULL;
+    p = v.buf;
+    end = p + v.len;
+    Py_BEGIN_ALLOW_THREADS
+    while (p < end && !bad) {
+        uint8_t tag = *p++;
+        if (tag != 0x61 && tag != 0x64) {
+            bad = 1;
+            break;
+        }
+        o.d[o.ns] = tag == 0x64;
+        for (;;) {
+            uint64_t code = 0;
+            int shift = 0;
+            for (;;) {
+                uint8_t b;
+                if (p >= end || shift > 35) {
+                    bad = 1;
+                    break;
+                }
+                b = *p++;
+                code |= (uint64_t)(b & 0x7f) << shift;
+                shift += 7;
+                if (b < 0x80)
+                    break;
+            }
+            if (bad || code == 0)
+                break;
+            if (code == 1 || (code >> 1) > INT32_MAX) {
+                bad = 1;
+                break;
+            }
+            out_literal(&o, code & 1 ? -(int64_t)(code >> 1) : (int64_t)(code >> 1));
+        }
+        if (!bad)
+            o.s[++o.ns] = o.nl;
+    }
+    Py_END_ALLOW_THREADS
+    return in_close(&v, &o, bad, 0);
+}
+
+PyDoc_STRVAR(parse_text_doc,
+"parse_text(data) -> (lits, starts, dels, lines, top) or None\n\n"
+"A text DRAT proof (ASCII bytes) read into flat buffers as parse_binary does, with\n"
+"the 1-based line of each step (int32).  Lines end in \\n; a line that is blank or\n"
+"starts with 'c' (after spaces and tabs) is skipped.  None for anything else the\n"
+"Python parser might read otherwise or reject: other control characters, bytes\n"
+"beyond ASCII, a token not of the form -?[0-9]+, a literal beyond 2**31 - 1, a line\n"
+"without its closing 0 or with a 0 before it.");
+
+static PyObject *parse_text(PyObject *self, PyObject *arg)
+{
+    Py_buffer v;
+    const uint8_t *p, *end;
+    Out o;
+    int64_t line = 0;
+    int bad = 0;
+    (void)self;
+    if (in_open(arg, &v, &o, 1) < 0)
+        return NULL;
+    p = v.buf;
+    end = p + v.len;
+    Py_BEGIN_ALLOW_THREADS
+    while (p < end && !bad) {
+        int closed = 0;
+        line++;
+        while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+        if (p == end)
+            break;
+        if (*p == '\n') {
+            p++;
+            continue;
+        }
+        if (*p == 'c') { /* a comment: to the end of the line */
+            for (; p < end && *p != '\n'; p++)
+                if ((*p < 0x20 && *p != '\t') || *p >= 0x7f) {
+                    bad = 1;
+                    break;
+                }
+            p++;
+            continue;
+        }
+        o.d[o.ns] = 0;
+        if (*p == 'd') {
+            o.d[o.ns] = 1;
+            p++;
+        }
+        for (;;) {
+            int64_t value = 0;
+            int negative = 0, digits = 0;
+            while (p < end && (*p == ' ' || *p == '\t'))
+                p++;
+            if (p == end || *p == '\n')
+                break;
+            if (closed) {
+                bad = 1; /* something after the closing 0 */
+                break;
+            }
+            if (*p == '-') {
+                negative = 1;
+                p++;
+            }
+            while (p < end && *p >= '0' && *p <= '9') {
+                value = value * 10 + (*p++ - '0');
+                if (value > INT32_MAX) {
+                    bad = 1;
+                    break;
+                }
+                digits++;
+            }
+            if (bad || !digits || (p < end && *p != ' ' && *p != '\t' && *p != '\n')) {
+                bad = 1;
+                break;
+            }
+            if (value == 0)
+                closed = 1;
+            else
+                out_literal(&o, negative ? -value : value);
+        }
+        if (bad || !closed) {
+            bad = 1;
+            break;
+        }
+        if (p < end)
+            p++; /* the \n */
+        o.ln[o.ns] = (int32_t)(line > INT32_MAX ? INT32_MAX : line);
+        o.s[++o.ns] = o.nl;
+        if (line > INT32_MAX)
+            bad = 1;
+    }
+    Py_END_ALLOW_THREADS
+    return in_close(&v, &o, bad, 1);
 }
 
 static PyMethodDef methods[] = {
     {"check", check, METH_VARARGS, check_doc},
+    {"check_flat", check_flat, METH_VARARGS, check_flat_doc},
+    {"parse_binary", parse_binary, METH_O, parse_binary_doc},
+    {"parse_text", parse_text, METH_O, parse_text_doc},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_drat_core",
-    "Compiled core of blackhole.drat: the forward pass and the backward RUP checks.",
+    "Compiled core of blackhole.drat: proof parsing, the forward pass and the backward\n"
+    "RUP and RAT checks.",
     -1, methods, NULL, NULL, NULL, NULL,
 };
 

@@ -4,35 +4,44 @@ every verdict the core does not give.
 
 Bounds: the checker's memory grows with its input, never with a number written in
 it.  A proof may use the formula's variables and at most one new variable per
-lemma (extended resolution introduces them one definition at a time); any other
-variable rejects the proof before a single array is sized by it.  Files are
-read up to a cap (``MAX_PROOF_BYTES``, ``MAX_CNF_BYTES``) and a larger one is
-rejected unread.  ``check_proof`` also takes a ``deadline``: past it the check
+lemma (extended resolution introduces them one definition at a time, as kissat
+does); any other variable rejects the proof before a single array is sized by it.
+Files are read up to a cap (``MAX_PROOF_BYTES``, ``MAX_CNF_BYTES``) and a larger one
+is rejected unread.  ``check_proof`` also takes a ``deadline``: past it the check
 stops with ``timed_out`` set, which is no verdict either way.
 
 Cost: the RUP checks are the cost, counted in ``stats["rup_literals"]`` (the
 literals they assign, independent of the machine's load).  On the project's Black
 Hole CNFs a check propagates one to three thousand literals (its conflict's cone
 is about a tenth of that: Glucose 4's proof of pysol:265 has 1,944 core lemmas and
-3.45 million RUP literals), at roughly a microsecond each.  Half of those checks
-meet their conflict before any non-core lemma is used, after about 1,200
-literals; the other half reach the core fixpoint (about 1,500) first.  Tried and
-dropped, each slower on that proof: binary implications to fixpoint before longer
-clauses (1.45x), a LIFO queue (1.12x), non-core lemmas alongside core ones
-(1.40x, 50% more core lemmas), and formula clauses outside every cone so far
-propagated after the others (no gain).  RAT checks scan all clauses, which is
-fine for the rare RAT lemma (Glucose writes none).
+3.45 million RUP literals), at roughly a microsecond each in Python and a few
+nanoseconds in the compiled core.  Half of those checks meet their conflict before
+any non-core lemma is used, after about 1,200 literals; the other half reach the
+core fixpoint (about 1,500) first.  Tried and dropped, each slower on that proof:
+binary implications to fixpoint before longer clauses (1.45x), a LIFO queue
+(1.12x), non-core lemmas alongside core ones (1.40x, 50% more core lemmas), and
+formula clauses outside every cone so far propagated after the others (no gain).
+
+RAT: a lemma that is not RUP is checked for RAT on its first literal: every
+resolvent with an active earlier clause holding the pivot's negation must be RUP,
+each its own RUP check (counted in ``rup_literals``).  The candidates come from a
+list of the clauses holding each literal, made once, at the first RAT check.
+Glucose writes no RAT lemma; kissat writes them for the variables it introduces
+(14,202 of the 103,080 core lemmas of its proof of random:29:ranks=31).
 
 Compiled core: ``_drat_core.c``, a CPython extension built at install time where a
 C compiler is at hand (optional: without it the Python engine checks alone).  It
-runs the algorithm of ``python_engine.py`` step for step, in the same order, over flat
-int arrays, so both engines count the same core lemmas and RUP literals on every proof (the
-tests hold them to that).  It may only accept: a lemma that is not RUP (RAT or
-wrong), a proof without a conflict, extension variables, input or sizes it does
-not take, all go to the Python checker, which gives the verdict; it stops at the
-deadline and polls signal handlers (Ctrl-C) every 50 ms.  ``CheckResult.engine``
-says who judged; ``engine="python"`` or ``BLACKHOLE_DRAT_ENGINE=python`` skips
-the core.  Its speed is measured in docs/performance.md.
+runs the algorithm of ``python_engine.py`` step for step, in the same order, over
+flat int arrays, RAT checks and extension variables included, so both engines count
+the same core lemmas, RUP literals and RAT lemmas on every proof (the tests hold
+them to that).  It may only accept: a lemma that is neither RUP nor RAT, a proof
+without a conflict, input or sizes it does not take, all go to the Python checker,
+which gives the verdict; it stops at the deadline and polls signal handlers
+(Ctrl-C) every 50 ms.  A :class:`~blackhole.drat.parse.FlatProof` (what the parsers
+return) is read in place: the core copies only the formula and the lemmas.
+``CheckResult.engine`` says who judged; ``engine="python"`` or
+``BLACKHOLE_DRAT_ENGINE=python`` skips the core.  Its speed and memory are measured
+in docs/performance.md.
 """
 
 from __future__ import annotations
@@ -49,6 +58,7 @@ from blackhole.drat.parse import (
     MAX_CNF_BYTES,
     MAX_PROOF_BYTES,
     DratError,
+    FlatProof,
     parse_any_proof,
     parse_dimacs,
     read_capped,
@@ -109,12 +119,17 @@ def _c_check(
     proof: Sequence[tuple[bool, Sequence[int]]],
     deadline: float | None,
 ) -> tuple[int, str, dict[str, float]]:
-    """Run the compiled core: (status, why it handed over, counters)."""
+    """Run the compiled core: (status, why it handed over, counters).  A FlatProof's
+    arrays are read in place."""
     assert _drat_core is not None
     left = 0.0 if deadline is None else deadline - time.perf_counter()
-    status, note, core, literals, ignored, trivial = _drat_core.check(
-        n, Checker.TOP, clauses, proof, deadline is not None, left)
-    return status, note, {"core_lemmas": core, "rat_lemmas": 0, "ignored_deletions": ignored,
+    if isinstance(proof, FlatProof):
+        found = _drat_core.check_flat(n, Checker.TOP, clauses, proof.literals, proof.starts,
+                                      proof.deletions, deadline is not None, left)
+    else:
+        found = _drat_core.check(n, Checker.TOP, clauses, proof, deadline is not None, left)
+    status, note, core, literals, ignored, trivial, rat = found
+    return status, note, {"core_lemmas": core, "rat_lemmas": rat, "ignored_deletions": ignored,
                           "trivial": trivial, "rup_literals": literals}
 
 
@@ -138,10 +153,9 @@ def check_proof(
     is a ``time.perf_counter()`` value; past it the result has ``timed_out``.
 
     ``engine`` is "auto" or "python" (None: ``$BLACKHOLE_DRAT_ENGINE``, else
-    "auto").  With "auto" the compiled core, when built, checks first; it may only
-    accept (or time out): a proof it would reject, one with a lemma that needs RAT
-    or with extension variables, anything unusual, goes to the Python checker,
-    which gives the verdict.
+    "auto").  With "auto" the compiled core, when built, checks first (RUP, RAT and
+    extension variables alike); it may only accept (or time out): a proof it would
+    reject, or anything unusual, goes to the Python checker, which gives the verdict.
     """
     start = time.perf_counter()
     core_first = _engine(engine) == "auto" and _drat_core is not None
@@ -150,12 +164,15 @@ def check_proof(
         raise DratError("a formula clause contains literal 0")
     base = max(max(flat, default=0), -min(flat, default=0))  # the variables used
     del flat
-    lemmas = sum(not is_del for is_del, _ in proof)
-    flat = list(chain.from_iterable(lits for _, lits in proof))
-    if 0 in flat:
-        raise DratError("a proof clause contains literal 0")
-    top = max(max(flat, default=0), -min(flat, default=0))
-    del flat
+    if isinstance(proof, FlatProof):  # no literal 0, and its largest variable known
+        lemmas, top = proof.lemmas, proof.top
+    else:
+        lemmas = sum(not is_del for is_del, _ in proof)
+        flat = list(chain.from_iterable(lits for _, lits in proof))
+        if 0 in flat:
+            raise DratError("a proof clause contains literal 0")
+        top = max(max(flat, default=0), -min(flat, default=0))
+        del flat
     if top > base + lemmas:
         stats = {"lemmas": lemmas, "deletions": len(proof) - lemmas,
                  "seconds": time.perf_counter() - start}
@@ -163,8 +180,8 @@ def check_proof(
                            f"{base} variables plus one per lemma ({lemmas})", stats=stats,
                            engine="python")
     counts = {"lemmas": lemmas, "deletions": len(proof) - lemmas}
-    if core_first and top <= base:
-        status, _, found = _c_check(base, clauses, proof, deadline)
+    if core_first:
+        status, _, found = _c_check(max(base, top), clauses, proof, deadline)
         seconds = time.perf_counter() - start
         if status == _C_ACCEPT:
             return CheckResult(ok=True, stats={**counts, **found, "seconds": seconds},

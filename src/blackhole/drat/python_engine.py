@@ -100,6 +100,7 @@ class Checker:
         # Trail positions, set once the forward pass is over: the backward pass
         # only truncates the trail, so they stay right for what remains.
         self.pos: dict[int, int] | None = None
+        self.occ: list[list[int]] | None = None  # clause ids by literal, for RAT checks
         self.stats: dict[str, float] = {
             "lemmas": lemmas,  # in the whole proof
             "deletions": len(proof) - lemmas,  # in the whole proof
@@ -394,13 +395,26 @@ class Checker:
         return conf != 0
 
     def _rat(self, c: int, pivot: int) -> bool:
-        """RAT on ``pivot``: every resolvent with an active clause holding
-        ``-pivot`` must be RUP.  Rare in practice, so a linear scan is fine."""
+        """RAT on ``pivot``: every resolvent with an active clause ``d < c`` holding
+        ``-pivot`` must be RUP (tautologies skipped), in order of ``d``; then those
+        clauses that are lemmas are core.  The clauses holding each literal are
+        listed once, at the first RAT check (a clause's literals change order,
+        never their set)."""
         cls = self.cls
         active = self.active
         lits = cls[c]
         neg = -pivot
-        cands = [d for d in range(c) if active[d] and neg in cls[d]]
+        if self.occ is None:
+            self.occ = occ = [[] for _ in range(2 * self.n + 1)]
+            for d, cl in enumerate(cls):
+                for lit in cl:
+                    occ[lit].append(d)
+        cands = []
+        for d in self.occ[neg]:
+            if d >= c:
+                break
+            if active[d]:
+                cands.append(d)
         for d in cands:
             res = lits + [lit for lit in cls[d] if lit != neg]
             lset = set(res)
