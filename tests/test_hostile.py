@@ -148,7 +148,7 @@ def test_a_bug_is_exit_4_with_one_line_and_debug_shows_the_traceback(tmp_path: P
     # A bug planted in a command: the guard turns it into one line and exit 4.
     env = child_env()
     code = ("from blackhole.cli import app; import blackhole.cli.deals as d; "
-            "d.load_position = lambda spec, after: 1 / 0; "
+            "d.load_position = lambda *given: 1 / 0; "
             "app(['show', 'pysol:2'], prog_name='blackhole')")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env=env)

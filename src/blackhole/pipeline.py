@@ -53,7 +53,9 @@ def decode(problem: Problem, result: Result, deal: Deal) -> Solution:
         return Solution(deal, result, (), None)
     if result.order is None:
         raise InternalError(f"{result.backend} said solved but gave no move order")
-    moves = tuple(Move(problem.cards[v], problem.fan_of[v]) for v in result.order)
+    # a node on no fan is a talon card: its move names no fan
+    moves = tuple(Move(problem.cards[v], problem.fan_of[v] if problem.fan_of[v] >= 0 else None)
+                  for v in result.order)
     judged = replay(deal, [card for card, _ in moves])
     if not judged.won:
         raise InternalError(f"{result.backend}/{result.solver} answer fails replay: "
@@ -70,7 +72,7 @@ def solve_deal(deal: Deal, backend: str, options: Options) -> Solution:
     solver = make_backend(backend)
     solver.check(options)
     solver.check_size(deal.cards_in_fans, deal.name or "deal")
-    problem = build_problem(deal)
+    problem = build_problem(deal, solver.name, solver.reads_rules)
     if options.timeout is not None:  # the limit covers building the problem too
         left = options.timeout - (time.perf_counter() - began)
         # A limit already spent still goes to the backend, which stops at once and names

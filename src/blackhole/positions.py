@@ -16,21 +16,24 @@ from dataclasses import replace
 from blackhole.cards import Card
 from blackhole.deal import Deal, Position, position_of
 from blackhole.errors import InputError
+from blackhole.games import Variant
 from blackhole.rules import Move, Replay, advance, as_moves, replay
 from blackhole.solutions import parse_answer, parse_cards
 from blackhole.sources import read_input, read_position, source_name, stdin_once
 
 
 def load_position(spec: str | os.PathLike[str],
-                  after: str | Sequence[Card | Move | str] | None = None) -> Position:
-    """The position `spec` holds, then `after` played through the rules engine.
+                  after: str | Sequence[Card | Move | str] | None = None,
+                  game: Variant | None = None) -> Position:
+    """The position `spec` holds, then `after` played through the rules engine. `game`
+    (`--game`) names the game a file is played by (see `sources.read_position`).
 
     `after` is cards separated by spaces or commas (`#` starts a comment), `@FILE`
     holding moves in any format `check` reads (`@-`: stdin), or a sequence of Cards,
     Moves and card names. An illegal move is an InputError naming the move and why; its
     source is `after` (the option's field) or the file."""
     stdin_once(("the deal", spec == "-"), ("--after", after == "@-"))
-    position = read_position(spec)
+    position = read_position(spec, game)
     if after is None:
         return position
     if isinstance(after, str):
@@ -82,14 +85,15 @@ def read_moves(text: str, option: str) -> tuple[list[Move], str]:
         raise InputError(error.detail, option, None, error.token) from None
 
 
-def check_answer(spec: str, after: str | None, solution: str) -> tuple[Position, Replay]:
+def check_answer(spec: str, after: str | None, solution: str,
+                 game: Variant | None = None) -> tuple[Position, Replay]:
     """What `check` replays: the position `spec` holds, after the moves the solution file
     names in its `"after"` (an answer from a position) or `after` (`--after`; when both
     are given they must name the same moves), then the file's moves through the rules
     engine. Bad input, and an `"after"` that does not play from `spec`, are InputErrors."""
     stdin_once(("the deal", spec == "-"), ("--after", after == "@-"),
                ("the solution", solution == "-"))
-    start = read_position(spec)
+    start = read_position(spec, game)
     position = start if after is None else play_after(start, *read_moves(after, "after"))
     source = source_name(solution)
     answer = parse_answer(read_input(solution, "solution"), source)

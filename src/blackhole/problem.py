@@ -6,6 +6,14 @@ rank-adjacent cards. Within each fan a card must be played before the card under
 precedence pairs run top → middle → bottom. A solution visits every node once, moving
 only along arcs, and respects every precedence pair. No backend re-derives game rules:
 they all read this structure.
+
+A game of other rules (`blackhole.games`: Golf) is held the same way, with its game: arcs
+run from a card to each card that may follow it (directed where a King takes less than
+its neighbours), the talon's cards are nodes after the fans' (`talon`, the next first)
+chained by precedence, any card may precede a talon card, and a solution visits every
+fan card and a prefix of the talon (`required` are the nodes it must visit). Only the
+engines that read `game` take such a Problem (`build_problem`'s `reads_rules`); every
+other is refused before any work.
 """
 
 from __future__ import annotations
@@ -16,6 +24,7 @@ from functools import lru_cache
 from blackhole.cards import Card, adjacent_ranks
 from blackhole.deal import Deal
 from blackhole.errors import InputError
+from blackhole.games import BLACK_HOLE, Variant, rank_fits
 
 
 @dataclass(frozen=True)
@@ -29,10 +38,18 @@ class Problem:
     depth: tuple[int, ...]  # node → cards lying on it (0 = top card; 0 for the start)
     neighbours: tuple[tuple[int, ...], ...]  # node → rank-adjacent nodes, start excluded
     precedence: tuple[tuple[int, int], ...]  # (before, after): a card before the one under it
+    talon: tuple[int, ...] = ()  # the talon's nodes, the next card first
+    game: Variant = BLACK_HOLE  # the rules the arcs were built from
 
     @property
     def size(self) -> int:
         return len(self.cards)
+
+    @property
+    def required(self) -> tuple[int, ...]:
+        """The nodes every solution plays: all but the start and the talon's."""
+        talon = set(self.talon)
+        return tuple(v for v in self.moves if v not in talon)
 
     @property
     def moves(self) -> tuple[int, ...]:
@@ -67,12 +84,20 @@ class Problem:
         }
 
 
-def build_problem(deal: Deal) -> Problem:
+def build_problem(deal: Deal, engine: str = "", reads_rules: bool = False) -> Problem:
     """The deal (or position's layout) as a Hamiltonian path with precedence; anything
-    but a Deal is an InputError (`blackhole.load_deal` reads a spec)."""
+    but a Deal is an InputError (`blackhole.load_deal` reads a spec). A deal of a game
+    with other rules than Black Hole's path (`Variant.plain`) is built only for an
+    engine that `reads_rules` (the Problem's `game`, `talon` and directed arcs); for
+    any other it is an InputError naming the game and `engine`."""
     if not isinstance(deal, Deal):
         raise InputError("build_problem takes a Deal (load_deal reads a spec)", "deal",
                          token=type(deal).__name__)
+    game = deal.game
+    if not game.plain and not reads_rules:
+        who = f"the {engine} engine" if engine else "this command"
+        raise InputError(f"{game.title} is not played by {who} yet (solve --backend search "
+                         "plays it)", deal.name or "deal", token=game.name)
     cards: list[Card] = []
     fan_of: list[int] = []
     depth: list[int] = []
@@ -91,7 +116,16 @@ def build_problem(deal: Deal) -> Problem:
             fan_of.append(f)
             depth.append(len(fan) - 1 - height)
         fans.append(tuple(ids))
+    talon = tuple(range(len(cards), len(cards) + len(deal.talon)))
+    for card in deal.talon:
+        cards.append(card)
+        fan_of.append(-1)
+        depth.append(0)
     rank = tuple(card.rank for card in cards)
+    precedence = tuple((fan[h + 1], fan[h]) for fan in fans for h in range(len(fan) - 1))
+    if not game.plain:
+        return _ruled_problem(deal, cards, start, rank, fans, fan_of, depth, talon,
+                              precedence)
     # A node's neighbours depend on its rank alone: work them out once a rank (in node
     # order), not once a pair of nodes, which cost half a millisecond a deal.
     nodes_of: dict[int, list[int]] = {}
@@ -102,9 +136,25 @@ def build_problem(deal: Deal) -> Problem:
                                for node in nodes_of.get(other, ())))
                for r in set(rank)}
     neighbours = tuple(by_rank[r] for r in rank)
-    precedence = tuple((fan[h + 1], fan[h]) for fan in fans for h in range(len(fan) - 1))
     return Problem(tuple(cards), start, rank, deal.ranks, tuple(fans), tuple(fan_of),
                    tuple(depth), neighbours, precedence)
+
+
+def _ruled_problem(deal: Deal, cards: list[Card], start: int | None, rank: tuple[int, ...],
+                   fans: list[tuple[int, ...]], fan_of: list[int], depth: list[int],
+                   talon: tuple[int, ...],
+                   precedence: tuple[tuple[int, int], ...]) -> Problem:
+    """The Problem of a game with other rules: arcs from each card to the fan cards that
+    may follow it as the game says (`rank_fits`) and to every talon card; the talon
+    chained, its next card first."""
+    fan_nodes = [v for fan in fans for v in fan]
+    follows = {r: tuple(v for v in fan_nodes if rank_fits(deal.game, rank[v], r, deal.ranks))
+               for r in set(rank)}
+    neighbours = tuple(tuple(sorted(w for w in follows[rank[v]] + talon if w != v))
+                       for v in range(len(cards)))
+    chain = tuple(zip(talon, talon[1:], strict=False))
+    return Problem(tuple(cards), start, rank, deal.ranks, tuple(fans), tuple(fan_of),
+                   tuple(depth), neighbours, precedence + chain, talon, deal.game)
 
 
 def rank_links(problem: Problem) -> dict[int, tuple[int, ...]]:

@@ -118,6 +118,10 @@ class Backend(ABC):
     name: str = ""
     reads: frozenset[str] = frozenset()
     max_cells: int | None = MAX_MODEL_CELLS  # None: the backend builds no model
+    # True: it reads a game's rules from the Problem (its `game`, talon and directed
+    # arcs), so it plays every game of `blackhole.games`; False: Black Hole's path only,
+    # and a deal of other rules is refused before any work (`build_problem`).
+    reads_rules: bool = False
 
     def check_size(self, cards: int, source: str = "deal") -> None:
         """Refuse, before any work, a deal with `cards` to play whose model would not fit

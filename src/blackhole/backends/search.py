@@ -8,6 +8,13 @@ that still have cards: every later hole rank is the rank of a card still in the 
 and each move changes the hole's rank by one. Both the memo and the cut keep it
 complete, so "unsolvable" here is a proof by exhaustion.
 
+It reads the game's rules from the Problem (`reads_rules`), so it plays Golf too: what
+fits on each hole rank is the game's (`blackhole.games.rank_fits`), the talon's next
+card may be turned onto any hole (the talon cards turned are part of the state), and it
+wins when the fans are empty. The rank-reach cut argues from ranks that wrap and from
+every card coming off the fans, so it runs for Black Hole's rules only; a game with a
+talon is searched with the memo alone.
+
 `best_score` is the referee for the best score: the longest legal line, by the same
 search over the same states with a memo of the longest line left from each state.
 """
@@ -18,7 +25,8 @@ import sys
 import time
 
 from blackhole.backends import Backend, Longest, Options, Result, Verdict
-from blackhole.cards import rank_adjacent
+from blackhole.errors import InputError
+from blackhole.games import rank_fits
 from blackhole.problem import Problem
 
 _CHECK_EVERY = 256  # nodes between clock reads (a node takes ~0.1 ms on a 100-rank deck)
@@ -55,6 +63,7 @@ def reachable_ranks_hold_all(count: list[int], hole: int, left: int, modulus: in
 class SearchBackend(Backend):
     name = "search"
     max_cells = None  # no model: the search holds the fans and the states it left
+    reads_rules = True
 
     def solve(self, problem: Problem, options: Options) -> Result:
         began = time.perf_counter()
@@ -75,6 +84,9 @@ class SearchBackend(Backend):
         position), else `best_score`. At the limit the longest line seen, with no bound
         below the cards to play."""
         self.check_best(options)
+        if not problem.game.plain:
+            raise InputError(f"the best score of {problem.game.title} is not found by the "
+                             "search engine yet", problem.game.name)
         began = time.perf_counter()
         deadline = None if options.timeout is None else began + options.timeout
         searcher = _Searcher(problem, deadline)
@@ -114,16 +126,22 @@ class _Searcher:
         self.fans = [list(fan) for fan in problem.fans]
         self.rank = problem.rank
         self.heights = [len(fan) for fan in problem.fans]
-        # fits[h][r]: rank r may go onto hole rank h; row 0 is the empty foundation (no
-        # start node: the first card is free).
+        game = problem.game
+        # fits[h][r]: rank r may go onto hole rank h as the game says; row 0 is the empty
+        # foundation (no start node: the first card is free).
         self.fits = [[True] * (m + 1)] + [
-            [r != 0 and rank_adjacent(r, h, m) for r in range(m + 1)] for h in range(1, m + 1)]
+            [r != 0 and rank_fits(game, r, h, m) for r in range(m + 1)]
+            for h in range(1, m + 1)]
+        self.cut = game.plain  # the rank-reach cut holds for Black Hole's rules only
+        self.talon = list(problem.talon)
+        self.turned = 0
         self.count = [0] * (m + 1)
         for fan in problem.fans:
             for node in fan:
                 self.count[problem.rank[node]] += 1
-        base = max(self.heights, default=0) + 1
+        base = max([*self.heights, len(self.talon)], default=0) + 1
         self.weight = [base ** f for f in range(len(self.fans))]
+        self.talon_weight = base ** len(self.fans)  # the state counts the talon turned
         self.hole = 0 if problem.start is None else problem.rank[problem.start]
         self.deadline = deadline
         self.seen: set[int] = set()
@@ -135,7 +153,7 @@ class _Searcher:
         code = sum(h * w for h, w in zip(self.heights, self.weight, strict=True))
         left = sum(self.heights)
         limit = sys.getrecursionlimit()
-        sys.setrecursionlimit(max(limit, left + 100))
+        sys.setrecursionlimit(max(limit, left + len(self.talon) + 100))
         try:
             return self._dfs(self.hole, code, left)
         finally:
@@ -205,7 +223,8 @@ class _Searcher:
         if self.states % _CHECK_EVERY == 0 and self.deadline is not None \
                 and time.perf_counter() > self.deadline:
             raise _OutOfTime
-        if hole and not reachable_ranks_hold_all(self.count, hole, left, self.modulus):
+        if hole and self.cut and not reachable_ranks_hold_all(self.count, hole, left,
+                                                              self.modulus):
             return False
         fits = self.fits[hole]
         heights, fans, rank, count = self.heights, self.fans, self.rank, self.count
@@ -220,4 +239,13 @@ class _Searcher:
                 self.path.pop()
                 count[r] += 1
                 heights[f] = h
+        turned = self.turned
+        if turned < len(self.talon):  # turn the talon's next card, onto any hole
+            node = self.talon[turned]
+            self.turned = turned + 1
+            self.path.append(node)
+            if self._dfs(rank[node], code + self.talon_weight, left):
+                return True
+            self.path.pop()
+            self.turned = turned
         return False

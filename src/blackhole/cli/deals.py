@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.text import Text
 
 from blackhole.cli.guard import EXIT_NO, EXIT_OK, user_errors
-from blackhole.cli.options import AfterOption, DealSpec, JsonFlag
+from blackhole.cli.options import AfterOption, DealSpec, GameOption, JsonFlag, read_game
 from blackhole.cli.output import card_text, console
 from blackhole.formats import board_text, moves_json, position_json
 from blackhole.positions import check_answer, load_position
@@ -18,11 +18,13 @@ from blackhole.positions import check_answer, load_position
 
 def show(spec: DealSpec,
          after: AfterOption = None,
+         game: GameOption = None,
          ascii_only: Annotated[bool, typer.Option("--ascii", help="Plain ASCII, no colour.")]
          = False) -> None:
-    """Draw a deal or position: the hole, then each fan bottom → top, its top card marked."""
+    """Draw a deal or position: the hole, then each fan bottom → top, its top card marked
+    (and a talon, its next card first)."""
     with user_errors():
-        position = load_position(spec, after)
+        position = load_position(spec, after, read_game(game))
     deal = position.deal
     out = Console(highlight=False, no_color=ascii_only, emoji=False)
     brackets = ascii_only or not out.is_terminal  # underline only shows on a terminal
@@ -31,6 +33,12 @@ def show(spec: DealSpec,
     if position.moved:
         hole.append(f"   ({position.progress})")
     out.print(hole)
+    if deal.game.talon:
+        talon = Text(f"talon ({len(deal.talon)}, next first): ")
+        for card in deal.talon:
+            talon.append(card_text(card, ascii_only))
+            talon.append(" ")
+        out.print(talon)
     for number, fan in enumerate(deal.fans, start=1):
         line = Text(f"{number:>3}  ")
         if not fan:
@@ -56,12 +64,14 @@ class DealFormat(StrEnum):
 def deal_command(spec: DealSpec,
                  format: Annotated[DealFormat, typer.Option(help="Output format.")]
                  = DealFormat.board,
-                 after: AfterOption = None) -> None:
+                 after: AfterOption = None,
+                 game: GameOption = None) -> None:
     """Write a deal or position as a board file or as JSON (which keeps the moves made).
 
-    A board of a deck of other than 13 ranks starts with a `Ranks: R` line."""
+    A board of a deck of other than 13 ranks starts with a `Ranks: R` line; Golf's starts
+    with its `Talon:` line, as black-hole-solve reads it (read it back with --game)."""
     with user_errors():
-        position = load_position(spec, after)
+        position = load_position(spec, after, read_game(game))
         text = json.dumps(position_json(position)) + "\n" if format is DealFormat.json \
             else board_text(position.deal)
     typer.echo(text, nl=False)
@@ -71,6 +81,7 @@ def check(spec: DealSpec,
           solution: Annotated[Path, typer.Argument(
               help="Our JSON, a list of cards, or black-hole-solve's output ('-': stdin).")],
           after: AfterOption = None,
+          game: GameOption = None,
           as_json: JsonFlag = False) -> None:
     """Replay a solution through the rules engine; exit 0 if it wins, 1 if not.
 
@@ -79,7 +90,7 @@ def check(spec: DealSpec,
     names its moves before (its "after"): they are replayed first.
     """
     with user_errors():
-        position, judged = check_answer(spec, after, str(solution))
+        position, judged = check_answer(spec, after, str(solution), read_game(game))
     illegal = None if judged.index is None else position.moved + judged.index + 1
     if as_json:
         typer.echo(json.dumps({"deal": spec, "after": moves_json(position.after),

@@ -8,6 +8,7 @@ import typer
 
 from blackhole.backends import Options
 from blackhole.errors import InputError
+from blackhole.games import GAME_NAMES, Variant, game_named
 
 
 def choices(names: Sequence[str], default: str | None = None) -> str:
@@ -17,8 +18,20 @@ def choices(names: Sequence[str], default: str | None = None) -> str:
 
 
 DealSpec = Annotated[str, typer.Argument(
-    help="A board or JSON file, '-' for stdin, pysol:N[:all-in-a-row] or random:SEED[:any].",
+    help="A board or JSON file, '-' for stdin, pysol:N[:GAME] or random:SEED[:any|:GAME]; "
+         f"GAME one of {', '.join(GAME_NAMES[1:])}.",
     show_default=False)]
+GameOption = Annotated[str | None, typer.Option(
+    "--game", metavar="NAME",
+    help=f"The game a file is played by: {choices(GAME_NAMES)}. A board with a Talon line "
+         "(Golf) needs it, or a 'Game: NAME' line; a dealt spec names its own.",
+    show_default=False)]
+
+
+def read_game(name: str | None) -> Variant | None:
+    """The game `--game` names (None when it is not given); an unknown name is an
+    InputError listing the names."""
+    return None if name is None else game_named(name, "--game")
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 WorkersOption = Annotated[int | None, typer.Option(
     min=1, help=f"CP-SAT search workers (default {Options.workers}).", show_default=False)]

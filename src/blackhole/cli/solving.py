@@ -15,11 +15,13 @@ from blackhole.cli.options import (
     AsciiFlag,
     BudgetOption,
     DealSpec,
+    GameOption,
     JsonFlag,
     SeedOption,
     WorkersOption,
     choices,
     parse_features,
+    read_game,
 )
 from blackhole.cli.output import Styled, card_piece, console, plain_console, working
 from blackhole.deal import Position
@@ -66,6 +68,7 @@ def solve(
     = OutputFormat.text,
     ascii_only: AsciiFlag = False,
     after: AfterOption = None,
+    game: GameOption = None,
 ) -> None:
     """Solve a deal, or a position with --after; every solution is replayed through the
     rules engine before it is shown."""
@@ -77,7 +80,7 @@ def solve(
                                workers=workers, seed=seed, solver_cmd=solver_cmd,
                                proof_arg=proof_arg, features=parse_features(features),
                                budget=budget)
-        position = load_position(spec, after)
+        position = load_position(spec, after, read_game(game))
         options = replace(options, timeout=command_timeout(options.timeout))
         with working(f"solving {spec}"):
             solution = solve_deal(position.deal, name, options)
@@ -112,7 +115,7 @@ def _print_solution(solution: Solution, position: Position, ascii_only: bool) ->
         for number, (card, fan) in enumerate(solution.moves, start=position.moved + 1):
             text.append(f"{number:>3}. ")
             text.append(*card_piece(card, ascii_only))
-            text.append(f" from fan {fan + 1}\n")
+            text.append(" from the talon\n" if fan is None else f" from fan {fan + 1}\n")
         judged = solution.replay
         text.append(f"{position.moved + judged.played} of {position.of} cards moved; "
                     "replayed by the rules engine")

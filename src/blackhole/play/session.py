@@ -34,6 +34,9 @@ def start_game(spec: str, after: str | None = None) -> Game:
             raise InputError("play reads its keys from the terminal, so it cannot read "
                              "from stdin: give a file", source, token="-")
     origin = load_position(spec)
+    if not origin.deal.game.plain:  # no key turns a talon yet, and hints need an engine
+        raise InputError(f"play does not play {origin.deal.game.title} yet", spec,
+                         token=origin.deal.game.name)
     check_fits(origin.deal, spec)
     game = Game(origin)
     if after is None:

@@ -1,0 +1,327 @@
+"""The Golf family: the game descriptions, Golf's deals and files, its rules, the search
+referee's verdicts against black-hole-solve's, and the engines that refuse Golf."""
+
+from __future__ import annotations
+
+import csv
+import json
+import random
+from functools import cache
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from blackhole.backends import REGISTRY, Options
+from blackhole.cards import Card, parse_card
+from blackhole.deal import Deal, position_of
+from blackhole.errors import InputError
+from blackhole.formats import board_text, parse_board, parse_position_text
+from blackhole.game import Game
+from blackhole.games import (
+    ALL_IN_A_ROW,
+    BLACK_HOLE,
+    DEAD_KING_GOLF,
+    GAME_NAMES,
+    GOLF,
+    RELAXED_GOLF,
+    VARIANTS,
+    rank_fits,
+)
+from blackhole.pipeline import solve_deal
+from blackhole.positions import load_position
+from blackhole.rules import TALON, Move, Outcome, initial_state, legal_cards, play, replay
+from blackhole.sources import expand_specs, load_deal
+
+from .helpers import ROOT, SRC, cli
+
+GOLF_CSV = ROOT / "tests" / "data" / "golf-1-1000.csv"
+GOLF_GAMES = ("golf", "dead-king-golf", "relaxed-golf")
+K, Q, A = 13, 12, 1
+
+
+@cache
+def golf_reference() -> dict[tuple[int, str], dict[str, str]]:
+    """(deal, game) → black-hole-solve 1.14's row for PySolFC Golf deals 1-1000."""
+    with GOLF_CSV.open(newline="") as handle:
+        return {(int(row["deal"]), row["game"]): row for row in csv.DictReader(handle)}
+
+
+# ---------------------------------------------------------------- the descriptions
+
+
+def test_the_table_holds_every_game_and_the_names_derive_from_it() -> None:
+    assert GAME_NAMES == ("black-hole", "all-in-a-row", *GOLF_GAMES)
+    assert all(VARIANTS[name].name == name for name in GAME_NAMES)
+    assert [game.plain for game in VARIANTS.values()] == [True, True, False, False, False]
+    assert {(g.fans, g.fan_size, g.talon) for g in (GOLF, DEAD_KING_GOLF, RELAXED_GOLF)} \
+        == {(7, 5, 16)}
+
+
+def test_no_module_tests_a_flag_of_all_in_a_row() -> None:
+    """The game is read from its description: the former flag and layout constant are
+    gone, and only the table (pysol_cards' name) spells the game's pysol name."""
+    for path in (SRC / "blackhole").rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        assert "ALL_IN_A_ROW_LAYOUT" not in text and "all_in_a_row:" not in text, path
+        if path.name != "games.py":
+            assert "all_in_a_row" not in text, path
+
+
+@pytest.mark.parametrize("game, on_king", [
+    (BLACK_HOLE, {Q, A}), (ALL_IN_A_ROW, {Q, A}), (GOLF, {Q}), (DEAD_KING_GOLF, set()),
+    (RELAXED_GOLF, {Q, A})])
+def test_what_goes_on_a_king_and_round_the_corner(game, on_king) -> None:
+    assert {rank for rank in range(1, 14) if rank_fits(game, rank, K, 13)} == on_king
+    wraps = game.wrap
+    assert rank_fits(game, K, A, 13) is wraps  # a King on an Ace only where ranks wrap
+    assert rank_fits(game, K, Q, 13)  # a King on a Queen in every game
+    assert rank_fits(game, 2, A, 13) and rank_fits(game, 6, 7, 13) and rank_fits(game, 8, 7, 13)
+    assert not rank_fits(game, 7, 7, 13) and not rank_fits(game, 9, 7, 13)
+
+
+# ---------------------------------------------------------------- deals and files
+
+
+def test_golf_deals_equal_pysol_cards_own_layout_text() -> None:
+    """PySolFC's Golf deal N as pysol_cards prints it (Microsoft's generator below 32000,
+    the Mersenne Twister above; 32000 itself is the Black Hole test's)."""
+    from pysol_cards.cards import CardRenderer
+    from pysol_cards.deal_game import Game as PysolGame
+    from pysol_cards.random_base import RandomBase
+
+    for number in (1, 2, 24, 31_999, 32_001, 10**6, *random.Random(3).sample(range(10**6), 10)):
+        text = PysolGame("golf", number, RandomBase.DEALS_PYSOLFC, 13).calc_layout_string(
+            CardRenderer(print_ts=True))
+        for name in GOLF_GAMES:
+            deal = load_deal(f"pysol:{number}:{name}")
+            assert board_text(deal) == text, number
+            assert parse_board(text, "b", VARIANTS[name]) == deal
+
+
+def test_the_thousand_reference_deals_deal_and_read_back_in_each_game() -> None:
+    numbers = sorted({number for number, _ in golf_reference()})
+    assert numbers == list(range(1, 1001))
+    assert {game for _, game in golf_reference()} == set(GOLF_GAMES)
+    for number in numbers:
+        deal = load_deal(f"pysol:{number}:golf")
+        assert (len(deal.fans), len(deal.talon), deal.cards_in_fans) == (7, 16, 35)
+        for name in GOLF_GAMES:
+            game = VARIANTS[name]
+            assert parse_position_text(board_text(deal), "b", game).deal.talon == deal.talon
+            assert parse_board(board_text(deal), "b", game).game is game
+
+
+def test_specs_and_ranges_name_the_golf_games() -> None:
+    assert expand_specs("pysol:9-10:relaxed-golf") == ["pysol:9:relaxed-golf",
+                                                       "pysol:10:relaxed-golf"]
+    assert expand_specs("random:1-2:golf") == ["random:1:golf", "random:2:golf"]
+    one = load_deal("random:5:dead-king-golf")
+    assert one == load_deal("random:5:dead-king-golf") and one.game is DEAD_KING_GOLF
+    assert sorted(card for fan in one.fans for card in fan) != [] and len(one.talon) == 16
+    with pytest.raises(InputError, match="unknown PySolFC game"):
+        load_deal("pysol:1:putt-putt")
+    with pytest.raises(InputError, match="standard deck"):
+        load_deal("random:1:golf:ranks=9")
+
+
+def test_a_talon_board_needs_its_game_named() -> None:
+    text = board_text(load_deal("pysol:4:golf"))
+    with pytest.raises(InputError) as raised:
+        parse_board(text, "g.board")
+    error = raised.value
+    assert (error.source, error.line, error.token) == ("g.board", 1, "Talon:")
+    assert "golf, dead-king-golf or relaxed-golf" in str(error)
+    named = parse_board("Game: relaxed-golf\n" + text, "g.board")
+    assert named.game is RELAXED_GOLF and named == load_deal("pysol:4:relaxed-golf")
+    with pytest.raises(InputError, match="not golf as asked"):
+        parse_board("Game: relaxed-golf\n" + text, "g.board", GOLF)
+    with pytest.raises(InputError, match="unknown game"):
+        parse_board("Game: mini-golf\n" + text, "g.board")
+    with pytest.raises(InputError, match="Black Hole has no talon"):
+        parse_board(text, "g.board", BLACK_HOLE)
+
+
+def test_the_cli_reads_and_writes_golf_boards_and_json(tmp_path) -> None:
+    board = cli("deal", "pysol:7:golf")
+    assert board.exit_code == 0 and board.output.startswith("Talon: ")
+    assert board.output.splitlines()[1].startswith("Foundations: ")
+    refused = cli("deal", "-", stdin=board.output)
+    assert refused.exit_code == 2 and "--game" in refused.output
+    assert len(refused.output.strip().splitlines()) == 1
+    again = cli("deal", "-", "--game", "golf", stdin=board.output)
+    assert again.exit_code == 0 and again.output == board.output
+    as_json = json.loads(cli("deal", "pysol:7:dead-king-golf", "--format", "json").output)
+    assert as_json["game"] == "dead-king-golf" and len(as_json["talon"]) == 16
+    path = tmp_path / "deal.json"
+    path.write_text(json.dumps(as_json))
+    assert load_deal(str(path)) == load_deal("pysol:7:dead-king-golf")
+    del as_json["game"]
+    path.write_text(json.dumps(as_json))
+    with pytest.raises(InputError, match="talon is a Golf game"):
+        load_deal(str(path))
+    assert cli("deal", "pysol:7:golf", "--game", "relaxed-golf").exit_code == 2
+    assert cli("deal", str(path), "--game", "mini-golf").exit_code == 2
+
+
+# ---------------------------------------------------------------- the rules
+
+
+def _naive_fits(game: str, card: int, hole: int) -> bool:
+    """Golf's rules as the tables state them, written apart from `blackhole.games`."""
+    if hole == K:
+        return {"golf": card == Q, "dead-king-golf": False,
+                "relaxed-golf": card in (Q, A)}[game]
+    if game == "relaxed-golf" and {card, hole} == {A, K}:
+        return True
+    return abs(card - hole) == 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 10**6), st.sampled_from(GOLF_GAMES), st.integers(0, 10**6))
+def test_random_lines_follow_the_rules_as_stated(number, name, seed) -> None:
+    """Legal moves, as the engine lists them, are exactly the naive checker's, along a
+    random line; the line replays to the same state and outcome."""
+    deal = load_deal(f"pysol:{number}:{name}")
+    rng = random.Random(seed)
+    state, line = initial_state(deal), []
+    while True:
+        tops = [fan[h - 1] for fan, h in zip(deal.fans, state.heights, strict=True) if h]
+        expected = {card for card in tops if _naive_fits(name, card.rank, state.hole.rank)}
+        if state.turned < len(deal.talon):
+            expected.add(deal.talon[state.turned])
+        legal = legal_cards(deal, state)
+        assert {move.card for move in legal} == expected
+        if not legal:
+            break
+        move = rng.choice(legal)
+        state = play(deal, state, TALON if move.fan is None else move.fan)
+        line.append(move.card)
+    judged = replay(deal, line)
+    assert judged.state == state and judged.played + judged.turned == len(line)
+    assert judged.outcome is (Outcome.WON if not state.cards_left else Outcome.BLOCKED)
+    assert judged.played == 35 - state.cards_left
+
+
+def test_the_talon_turns_in_order_and_a_win_leaves_it() -> None:
+    deal = load_deal("pysol:1:relaxed-golf")
+    first, second = deal.talon[:2]
+    assert replay(deal, [second]).reason == f"{second} is not the next talon card ({first} is)"
+    assert replay(deal, [first, first]).reason == f"{first} already played"
+    assert replay(deal, [Move(None, TALON), Move(None, TALON)]).order == (first, second)
+    solved = solve_deal(deal, "search", Options())
+    judged = replay(deal, list(solved.moves))
+    assert judged.won and judged.played == 35
+    assert judged.describe() == "won: all 35 cards moved"
+    # one tableau card left and two in the talon: playing it wins, the talon stays
+    last = Deal(((Card(5, "H"),), (), (), (), (), (), ()), Card(4, "S"), name="end",
+                talon=(Card(9, "C"), Card(10, "C")), game=GOLF)
+    assert position_of(last).moved == 34 and position_of(last).of == 35
+    ending = replay(last, "5H")
+    assert ending.won and ending.state.turned == 0 and ending.describe(34, 35) == \
+        "won: all 35 cards moved"
+    assert replay(last, "9C").outcome is Outcome.UNFINISHED  # the talon's next card goes
+    assert replay(last, "9C TC").outcome is Outcome.BLOCKED  # spent, and 5H fits not on TC
+
+
+def test_positions_hold_the_talon_progress() -> None:
+    deal = load_deal("pysol:2:dead-king-golf")
+    line = [move.card for move in solve_deal(deal, "search", Options()).moves]
+    after = " ".join(map(str, line[:10]))
+    position = load_position("pysol:2:dead-king-golf", after)
+    turned = sum(1 for card in line[:10] if card in deal.talon)
+    assert position.deal.talon == deal.talon[turned:] and position.moved == 10 - turned
+    assert position.of == 35 and position.history_known
+    written = json.loads(cli("deal", "pysol:2:dead-king-golf", "--after", after,
+                             "--format", "json").output)
+    assert written["history"] == [str(card) for card in line[:10]]
+    assert parse_position_text(json.dumps(written), "j") == position
+    board = cli("deal", "pysol:2:dead-king-golf", "--after", after).output
+    later = cli("deal", "-", "--game", "dead-king-golf", "--after",
+                " ".join(map(str, line[10:])), stdin=board)
+    assert later.exit_code == 0 and "Foundations: " + str(line[-1]) in later.output
+
+
+def test_a_game_in_play_turns_the_talon_and_undoes_it() -> None:
+    game = Game.of(load_deal("pysol:3:golf"))
+    turned = game.play(TALON)
+    assert turned.state.hole == game.deal.talon[0] and turned.score == 0
+    assert turned.position.deal.talon == game.deal.talon[1:]
+    assert turned.undo().state == game.state
+    assert game.play_card(game.deal.talon[0]).state == turned.state
+
+
+# ---------------------------------------------------------------- the referee's verdicts
+
+
+def _sample(game: str, solved: int, unsolved: int) -> list[int]:
+    """The deals of `game` black-hole-solve settled in fewest states, of each verdict."""
+    rows = [row for (_, name), row in golf_reference().items() if name == game]
+    rows.sort(key=lambda row: int(row["states_checked"]))
+    pick = [row for row in rows if row["verdict"] == "solved"][:solved] + \
+        [row for row in rows if row["verdict"] == "unsolvable"][:unsolved]
+    return sorted(int(row["deal"]) for row in pick)
+
+
+@pytest.mark.parametrize("game", GOLF_GAMES)
+def test_search_agrees_with_black_hole_solve_on_a_sample(game: str) -> None:
+    for number in _sample(game, 12, 3):
+        found = solve_deal(load_deal(f"pysol:{number}:{game}"), "search", Options())
+        assert found.verdict.value == golf_reference()[number, game]["verdict"], number
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", GOLF_GAMES)
+def test_search_agrees_with_black_hole_solve_on_the_first_hundred(game: str) -> None:
+    for number in range(1, 101):
+        found = solve_deal(load_deal(f"pysol:{number}:{game}"), "search", Options())
+        assert found.verdict.value == golf_reference()[number, game]["verdict"], number
+
+
+def test_a_search_win_replays_in_black_hole_solves_terms(tmp_path) -> None:
+    board = tmp_path / "golf.board"
+    board.write_text(cli("deal", "pysol:2:golf").output)
+    text = cli("solve", str(board), "--game", "golf", "--backend", "search",
+               "--format", "pysol")
+    assert text.exit_code == 0 and "Deal talon" in text.output
+    answer = tmp_path / "answer.txt"
+    answer.write_text(text.output)
+    checked = cli("check", str(board), str(answer), "--game", "golf")
+    assert checked.exit_code == 0 and "won: all 35 cards moved" in checked.output
+    assert cli("check", str(board), str(answer), "--game", "dead-king-golf").exit_code == 1
+
+
+# ---------------------------------------------------------------- engines that refuse
+
+
+@pytest.mark.parametrize("backend", [name for name in REGISTRY if name != "search"])
+def test_every_other_engine_refuses_golf_by_name(backend: str) -> None:
+    with pytest.raises(InputError) as raised:
+        solve_deal(load_deal("pysol:5:golf"), backend, Options())
+    assert raised.value.token == "golf" and f"the {backend} engine" in str(raised.value)
+
+
+@pytest.mark.parametrize("command", [
+    ("solve", "pysol:5:relaxed-golf", "--backend", "sat"),
+    ("solve", "pysol:5:golf"), ("best", "pysol:5:golf"), ("hint", "pysol:5:golf"),
+    ("analyze", "pysol:5:dead-king-golf"), ("encode", "pysol:5:golf")])
+def test_commands_refuse_golf_with_one_line(command) -> None:
+    result = cli(*command)
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "pysol:5:" in lines[0] and "Golf" in lines[0]
+
+
+def test_cards_of_a_golf_deal_are_the_whole_deck() -> None:
+    deal = load_deal("pysol:11:golf")
+    cards = [*deal.talon, deal.foundation, *(card for fan in deal.fans for card in fan)]
+    assert sorted(cards) == sorted(Card(rank, suit) for suit in "CDHS" for rank in range(1, 14))
+    assert parse_card(str(deal.foundation)) == deal.foundation
+
+
+def test_play_refuses_golf_until_a_key_turns_the_talon() -> None:
+    from blackhole.play.session import start_game
+
+    with pytest.raises(InputError, match="play does not play Golf yet") as raised:
+        start_game("pysol:1:golf")
+    assert raised.value.token == "golf"
