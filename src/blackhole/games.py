@@ -88,8 +88,8 @@ RELAXED_GOLF = Variant("relaxed-golf", "Relaxed Golf", 7, 5, 16, Start.TALON, Tr
 VARIANTS: dict[str, Variant] = {game.name: game for game in (
     BLACK_HOLE, ALL_IN_A_ROW, GOLF, DEAD_KING_GOLF, RELAXED_GOLF)}
 GAME_NAMES: tuple[str, ...] = tuple(VARIANTS)
-# The games a spec names after its number (`pysol:N:GAME`, `random:SEED:GAME`): Black
-# Hole is the one named by no suffix.
+# The game a spec deals when it names none after its number (`pysol:N`, `random:SEED`);
+# any other is named so (`pysol:N:GAME`, `random:SEED:GAME`).
 DEFAULT_GAME = BLACK_HOLE
 
 

@@ -8,7 +8,7 @@ import typer
 
 from blackhole.backends import Options
 from blackhole.errors import InputError
-from blackhole.games import GAME_NAMES, Variant, game_named
+from blackhole.games import DEFAULT_GAME, GAME_NAMES, Variant, game_named
 
 
 def choices(names: Sequence[str], default: str | None = None) -> str:
@@ -19,7 +19,7 @@ def choices(names: Sequence[str], default: str | None = None) -> str:
 
 DealSpec = Annotated[str, typer.Argument(
     help="A board or JSON file, '-' for stdin, pysol:N[:GAME] or random:SEED[:any|:GAME]; "
-         f"GAME one of {', '.join(GAME_NAMES[1:])}.",
+         f"GAME one of {', '.join(n for n in GAME_NAMES if n != DEFAULT_GAME.name)}.",
     show_default=False)]
 GameOption = Annotated[str | None, typer.Option(
     "--game", metavar="NAME",
