@@ -325,3 +325,28 @@ def test_play_refuses_golf_until_a_key_turns_the_talon() -> None:
     with pytest.raises(InputError, match="play does not play Golf yet") as raised:
         start_game("pysol:1:golf")
     assert raised.value.token == "golf"
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10**6), st.sampled_from(GOLF_GAMES), st.integers(0, 10**6))
+def test_golf_positions_round_trip_through_board_and_json(seed, name, line_seed) -> None:
+    """A position part played (a random legal line, cut anywhere) reads back from its
+    board, with its game named by a Game line, and from its JSON, history and all."""
+    spec = f"random:{seed}:{name}"
+    deal = load_deal(spec)
+    rng, state, line = random.Random(line_seed), initial_state(deal), []
+    for _ in range(rng.randint(0, 40)):
+        legal = legal_cards(deal, state)
+        if not legal:
+            break
+        move = rng.choice(legal)
+        state = play(deal, state, TALON if move.fan is None else move.fan)
+        line.append(move.card)
+    position = load_position(spec, " ".join(map(str, line)))
+    board = board_text(position.deal)
+    from_board = parse_position_text(f"Game: {name}\n{board}", "b")
+    assert from_board.deal == position.deal and from_board.moved == position.moved
+    assert board_text(from_board.deal) == board
+    written = json.loads(cli("deal", spec, "--after", " ".join(map(str, line)),
+                             "--format", "json").output)
+    assert parse_position_text(json.dumps(written), "j") == position
