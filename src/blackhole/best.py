@@ -233,7 +233,7 @@ class _Engine:
         from blackhole.backends.pysat_tools import LineSolver
 
         self.position = position
-        self.problem = build_problem(position.deal)
+        self.problem = build_problem(position.deal, f"sat:{HINT_SOLVER}")
         self.node = {card: v for v, card in enumerate(self.problem.cards)}
         self.lines = LineSolver(self.problem, HINT_SOLVER, HINT_FEATURES, deadline)
         self.deadline = deadline
