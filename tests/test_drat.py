@@ -959,8 +959,18 @@ def test_what_the_compiled_core_hands_over() -> None:
                            ([[1]], [(False, [1], 3)]), ([[1]], [None])]:
         status, note, _ = drat_check._c_check(2, clauses, proof, None)
         assert (status, note) == (drat_check._C_HANDOVER, "input the compiled core does not take")
+    from array import array
+
+    for flat in [drat.FlatProof([1], [0, 1, 1], b"\0\0"),  # lists, not buffers
+                 drat.FlatProof(array("l", [1]), array("q", [0, 1, 1]), b"\0\0"),
+                 drat.FlatProof(array("i", [1]), array("q", [0, 2, 1]), b"\0\0"),
+                 drat.FlatProof(array("i", [1]), array("q", [0, 1, 1]), b"\0\2")]:
+        status, note, _ = drat_check._c_check(2, ALL_2VARS, flat, None)
+        assert (status, note) == (drat_check._C_HANDOVER, "input the compiled core does not take")
     accepted = drat_check._c_check(2, ALL_2VARS, text(["1 0", "0"]), None)[:2]
     assert accepted == (drat_check._C_ACCEPT, "")
+    flat = drat.FlatProof(array("i", [1]), array("q", [0, 1, 1]), b"\0\0")
+    assert drat_check._c_check(2, ALL_2VARS, flat, None)[:2] == accepted
 
 
 def test_the_compiled_core_stops_at_the_deadline() -> None:

@@ -1046,6 +1046,16 @@ PyDoc_STRVAR(check_flat_doc,
 "lits[starts[i]:starts[i + 1]] (int32 and int64 items), and dels[i] is 1 for a\n"
 "deletion (bytes); len(starts) == len(dels) + 1.  The buffers are read in place.");
 
+/* Is format (a buffer's struct format) one item of a kind in kinds, native or '='? */
+static int integer_format(const char *format, const char *kinds)
+{
+    if (!format)
+        return 0;
+    if (format[0] == '=' || format[0] == '@')
+        format++;
+    return format[0] && !format[1] && strchr(kinds, format[0]);
+}
+
 static PyObject *check_flat(PyObject *self, PyObject *args)
 {
     long n_in, top_in;
@@ -1071,9 +1081,8 @@ static PyObject *check_flat(PyObject *self, PyObject *args)
     if (PyObject_GetBuffer(bd, &vd, PyBUF_C_CONTIGUOUS) < 0)
         goto unusual;
     have = 3;
-    if (vl.itemsize != 4 || vs.itemsize != 8 || !vl.format || !vs.format
-        || !strchr("il", vl.format[0] == '=' || vl.format[0] == '@' ? vl.format[1] : vl.format[0])
-        || !strchr("qlL", vs.format[0] == '=' || vs.format[0] == '@' ? vs.format[1] : vs.format[0]))
+    if (vl.itemsize != 4 || vs.itemsize != 8 || !integer_format(vl.format, "i")
+        || !integer_format(vs.format, "qlL"))
         goto unusual;
     nlits = vl.len / 4;
     nsteps = vd.len;
