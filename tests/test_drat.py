@@ -110,7 +110,7 @@ def num_vars_of(clauses: list[list[int]]) -> int:
     return max(abs(lit) for clause in clauses for lit in clause)
 
 
-def solver_proof(clauses: list[list[int]]) -> Proof:
+def solver_proof(clauses: list[list[int]]) -> drat.FlatProof:
     """Glucose 4's DRUP proof of an unsatisfiable formula, parsed."""
     with Solver(name="g4", bootstrap_with=clauses, with_proof=True) as solver:
         assert solver.solve() is False, "the test formula must be unsatisfiable"
@@ -159,7 +159,7 @@ def hopeless(clauses: list[list[int]], proof: list[tuple[bool, list[int]]]) -> b
     return not up_conflict(clauses + [lits for lits in lemmas_of(proof) if lits])
 
 
-def text(steps: list[str]) -> Proof:
+def text(steps: list[str]) -> drat.FlatProof:
     return parse_proof("\n".join(steps))
 
 
