@@ -92,8 +92,6 @@ def fan_name(fan: int | None, fans: int) -> str:
     """A 0-based fan index as messages number fans: from 1, as `show` draws them."""
     if fan is None:
         return "none given"
-    if fan == TALON:
-        return "the talon"
     return str(fan + 1) if 0 <= fan < fans else f"index {fan}, outside 0..{fans - 1}"
 
 
@@ -185,7 +183,7 @@ def replay(deal: Deal | Position, moves: Sequence[Card | Move | str] | str) -> R
 
     for i, move in enumerate(moves):
         card, fan = (move, None) if isinstance(move, Card) else (move.card, move.fan)
-        if fan == TALON and card is None:
+        if fan == TALON and card is None and deal.game.talon:
             card = top_card(deal, State((), None, turned), TALON)
             if card is None:
                 return illegal(i, "the talon is spent")
