@@ -54,7 +54,9 @@ typedef struct {
     /* trail */
     int32_t *trail;
     int32_t tlen;
-    /* clauses: literals of clause c at lits[start[c]], len[c] of them */
+    /* clauses: literals of clause c at lits[start[c]], len[c] of them, after c and
+     * len[c] (lits[start[c] - 2], lits[start[c] - 1]); the watch lists hold start[c],
+     * so that a visit reads the clause's cache line and nothing else */
     int32_t *lits;
     int64_t nlits, litcap;
     int64_t *start;
@@ -176,8 +178,7 @@ static void poll(Ck *k)
 static int32_t propagate(Ck *k, int32_t q)
 {
     int32_t *tv = k->tv, *why = k->why, *trail = k->trail;
-    int32_t *lits = k->lits, *len = k->len;
-    int64_t *start = k->start;
+    int32_t *lits = k->lits;
     int32_t s = k->stamp, K = k->K;
     int32_t qn = q;
     for (;;) {
@@ -216,9 +217,9 @@ static int32_t propagate(Ck *k, int32_t q)
         end = ws->n;
         i = j = 0;
         while (i < end) {
-            int32_t c = wa[i++];
-            int32_t *cl = lits + start[c];
-            int32_t size = len[c], other = cl[0], m;
+            int32_t w = wa[i++]; /* where the clause's literals start */
+            int32_t *cl = lits + w;
+            int32_t c = cl[-2], size = cl[-1], other = cl[0], m;
             int moved = 0;
             if (other == fl) {
                 other = cl[1];
@@ -228,7 +229,7 @@ static int32_t propagate(Ck *k, int32_t q)
                 bail(k, HANDOVER, "internal: a clause is watched on a literal it does not watch");
             }
             if (tv[other] >= s) {
-                wa[j++] = c;
+                wa[j++] = w;
                 continue;
             }
             for (m = 2; m < size; m++) {
@@ -236,14 +237,14 @@ static int32_t propagate(Ck *k, int32_t q)
                 if (tv[-lit] < s) {
                     cl[1] = lit;
                     cl[m] = fl;
-                    push(k, &watch[lit], c); /* lit != fl: never the list walked */
+                    push(k, &watch[lit], w); /* lit != fl: never the list walked */
                     moved = 1;
                     break;
                 }
             }
             if (moved)
                 continue;
-            wa[j++] = c;
+            wa[j++] = w;
             if (tv[-other] >= s) {
                 memmove(wa + j, wa + i, (size_t)(end - i) * sizeof *wa);
                 ws->n = j + (end - i);
@@ -287,8 +288,8 @@ static void rewatch(Ck *k, int32_t c, void (*op)(Ck *, Vec *, int32_t))
         op(k, &k->imp[-cl[1]], cl[0]);
     } else {
         Vec *w = k->core[c] ? k->wcore : k->wnon;
-        op(k, &w[cl[0]], c);
-        op(k, &w[cl[1]], c);
+        op(k, &w[cl[0]], (int32_t)k->start[c]);
+        op(k, &w[cl[1]], (int32_t)k->start[c]);
     }
 }
 
@@ -339,10 +340,11 @@ static void mark_core(Ck *k, int32_t c)
     k->core[c] = 1;
     if (k->len[c] >= 2 && k->active[c]) {
         int32_t *cl = CL(k, c);
-        drop(k, &k->wnon[cl[0]], c);
-        drop(k, &k->wnon[cl[1]], c);
-        push(k, &k->wcore[cl[0]], c);
-        push(k, &k->wcore[cl[1]], c);
+        int32_t w = (int32_t)k->start[c];
+        drop(k, &k->wnon[cl[0]], w);
+        drop(k, &k->wnon[cl[1]], w);
+        push(k, &k->wcore[cl[0]], w);
+        push(k, &k->wcore[cl[1]], w);
     }
 }
 
@@ -586,6 +588,7 @@ static void add_clause(Ck *k, const int32_t *src, int64_t count)
     int64_t i;
     if (c >= k->maxcls)
         bail(k, HANDOVER, "internal: more clauses than expected");
+    k->nlits += 2; /* its id and its length, before its literals: propagate() reads them */
     k->start[c] = k->nlits;
     for (i = 0; i < count; i++) {
         int32_t lit = src[i];
@@ -597,6 +600,8 @@ static void add_clause(Ck *k, const int32_t *src, int64_t count)
     for (i = 0; i < size; i++)
         k->mark[k->lits[k->nlits + i]] = 0;
     k->len[c] = size;
+    k->lits[k->nlits - 2] = c;
+    k->lits[k->nlits - 1] = size;
     k->nlits += size;
     k->ncls++;
 }
@@ -635,7 +640,9 @@ static int run(Ck *k)
     k->hash = zalloc(k, (size_t)k->maxcls, sizeof(uint64_t));
     k->next = zalloc(k, (size_t)k->maxcls, sizeof(int32_t));
     k->pivot = zalloc(k, (size_t)k->maxcls, sizeof(int32_t));
-    k->lits = zalloc(k, (size_t)k->litcap, sizeof(int32_t));
+    if (k->litcap + 2 * (int64_t)k->maxcls >= INT32_MAX)
+        bail(k, HANDOVER, "sizes out of range"); /* watches hold int32 offsets */
+    k->lits = zalloc(k, (size_t)(k->litcap + 2 * (int64_t)k->maxcls), sizeof(int32_t));
     k->step_c = zalloc(k, (size_t)k->nsteps + 1, sizeof(int32_t));
     k->step_t = zalloc(k, (size_t)k->nsteps + 1, sizeof(int32_t));
     units = k->units = zalloc(k, (size_t)k->nf, sizeof(int32_t));
@@ -661,8 +668,8 @@ static int run(Ck *k)
             push(k, &k->imp[-cl[0]], cl[1]);
             push(k, &k->imp[-cl[1]], cl[0]);
         } else if (k->len[c] > 2) {
-            push(k, &k->wcore[cl[0]], c);
-            push(k, &k->wcore[cl[1]], c);
+            push(k, &k->wcore[cl[0]], (int32_t)k->start[c]);
+            push(k, &k->wcore[cl[1]], (int32_t)k->start[c]);
         } else if (k->len[c] == 1) {
             units[nunits++] = c;
         } else {
