@@ -17,10 +17,11 @@ is about a tenth of that: Glucose 4's proof of pysol:265 has 1,944 core lemmas a
 3.45 million RUP literals), at roughly a microsecond each in Python and 50 to 150
 nanoseconds in the compiled core, most of it waiting for memory.  Half of those
 checks meet their conflict before any non-core lemma is used, after about 1,200
-literals; the other half reach the core fixpoint (about 1,500) first.  Tried and dropped, each slower on that proof:
-binary implications to fixpoint before longer clauses (1.45x), a LIFO queue
-(1.12x), non-core lemmas alongside core ones (1.40x, 50% more core lemmas), and
-formula clauses outside every cone so far propagated after the others (no gain).
+literals; the other half reach the core fixpoint (about 1,500) first.  Tried and
+dropped, each slower on that proof: binary implications to fixpoint before longer
+clauses (1.45x), a LIFO queue (1.12x), non-core lemmas alongside core ones (1.40x,
+50% more core lemmas), and formula clauses outside every cone so far propagated
+after the others (no gain).
 
 RAT: a lemma that is not RUP is checked for RAT on its first literal: every
 resolvent with an active earlier clause holding the pivot's negation must be RUP,
