@@ -7,6 +7,8 @@ asked for makes every refutation the SAT solver's. Verdicts are held to the refe
 from __future__ import annotations
 
 import json
+import threading
+import time
 
 import pytest
 
@@ -14,6 +16,7 @@ import blackhole
 from blackhole import drat
 from blackhole.backends import Options, Verdict
 from blackhole.backends.auto import RACE_BUDGET, free_cores
+from blackhole.backends.kissat import installed as kissat_installed
 from blackhole.backends.pysat_tools import DEFAULT_SOLVER
 from blackhole.best import best_score
 from blackhole.encode.cnf import DEFAULT_FEATURES, build_cnf
@@ -26,6 +29,9 @@ from blackhole.sources import load_deal
 
 from .helpers import blackhole as run
 from .helpers import reference
+
+# The solver that takes the racing look's core once it gives up.
+SECOND = "kissat" if kissat_installed() else DEFAULT_SOLVER
 
 needs_core = pytest.mark.skipif(not c_engine_built(), reason="the compiled core is not built")
 
@@ -68,13 +74,17 @@ def test_auto_is_the_default_and_says_the_look_answered(cores: str) -> None:
 
 def test_what_the_look_leaves_within_its_budget_sat_answers(cores: str) -> None:
     """At 2,000 moves the look settles neither 400 (lost) nor 922 (won): the SAT solver
-    answers, in turn (sequential) or against a look with no budget (parallel)."""
+    answers, in turn (sequential), or in a race against the look, which gives up at once
+    and hands its core to the second solver (parallel)."""
     for number in (400, 922):
         result = solve(number, budget=2000).result
         assert result.stats["mode"] == cores
         stages = result.stats["stages"]
         assert stages[0] == {**stages[0], "engine": "look", "nodes": 2000, "answer": "none"}
-        assert result.solver in ("look", DEFAULT_SOLVER)
+        assert result.solver in (DEFAULT_SOLVER, SECOND)
+        if cores == "parallel":
+            assert stages[1] == {**stages[1], "engine": "look", "answer": "none"}
+            assert SECOND in [s["engine"] for s in stages]
         if cores == "sequential":  # the look's budget spent, SAT alone
             assert [s["engine"] for s in stages] == ["look", DEFAULT_SOLVER]
             assert result.solver == DEFAULT_SOLVER
@@ -195,3 +205,20 @@ def test_the_command_line_says_which_engine_answered() -> None:
     refused = run("solve", "pysol:2", "--backend", "sat", "--budget", "100")
     assert refused.returncode == 2 and "--budget" in refused.stderr
     assert "look's refutations carry no proof" in " ".join(run("solve", "--help").stdout.split())
+
+
+@pytest.mark.skipif(not kissat_installed(), reason="kissat is not installed (the [kissat] extra)")
+def test_the_second_entrant_kissat_is_stopped_when_the_race_is_over() -> None:
+    """kissat needs about 30 s for random:24:ranks=31; told to stop after half a second (as
+    the race tells it once another engine has answered), it is killed within moments and
+    its answer is unknown."""
+    from blackhole.backends.kissat import KissatBackend
+
+    problem = build_problem(load_deal("random:24:ranks=31"))
+    stop = bytearray(1)
+    timer = threading.Timer(0.5, stop.__setitem__, (0, 1))
+    began = time.perf_counter()
+    timer.start()
+    result = KissatBackend().solve(problem, Options(timeout=60), stop=stop)
+    assert result.verdict is Verdict.UNKNOWN and result.solver == "kissat"
+    assert 0.5 < time.perf_counter() - began < 3

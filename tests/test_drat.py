@@ -31,6 +31,7 @@ from blackhole.drat import (
 )
 from blackhole.drat import check as drat_check
 from blackhole.drat.python_engine import Checker
+from blackhole.errors import ArgumentError
 
 # --------------------------------------------------------------------------
 # The checker under test: both engines, held to each other
@@ -690,6 +691,20 @@ def test_a_deadline_stops_the_check_without_a_verdict() -> None:
     assert result.timed_out and not result.ok
     assert "time limit" in result.reason
     assert check_proof(php, text(PHP43_PROOF), deadline=time.perf_counter() + 60).ok
+
+
+@pytest.mark.parametrize("engine", ["auto", "python"])
+def test_a_stop_flag_ends_the_check_without_a_verdict(engine: str) -> None:
+    """Another thread sets the flag (auto's race, once an engine has answered): the check
+    ends as one out of time, saying it was stopped; a flag left clear changes nothing."""
+    php = pigeonhole(4, 3)
+    result = drat.check_proof(php, text(PHP43_PROOF), engine=engine,
+                              stop=bytearray(b"\x01"))
+    assert result.timed_out and not result.ok and result.reason.startswith("stopped")
+    assert result.engine == ("c" if engine == "auto" and drat.c_engine_built() else "python")
+    assert drat.check_proof(php, text(PHP43_PROOF), engine=engine, stop=bytearray(1)).ok
+    with pytest.raises(ArgumentError):
+        drat.check_proof(php, text(PHP43_PROOF), engine=engine, stop=bytearray())
 
 
 def test_a_variable_beyond_the_bound_is_rejected_before_any_work() -> None:

@@ -188,12 +188,14 @@ BUILT_IN_ERRORS = {"ValueError", "RuntimeError", "TypeError", "KeyError", "Index
 def test_the_library_raises_only_its_own_errors() -> None:
     """errors.py promises that every error raised on purpose is a BlackholeError: no
     `raise` in src/ names a built-in exception (a bare `raise`, re-raising, is fine), save
-    the AttributeError of a module's `__getattr__`, which Python's protocol asks for."""
+    those Python's protocols ask for: the AttributeError of a module's `__getattr__` and
+    the IndexError of a sequence's `__getitem__`."""
     bare = []
     for path in sorted((SRC / "blackhole").rglob("*.py")):
         tree = ast.parse(path.read_text())
         protocol = {id(node) for function in ast.walk(tree)
-                    if isinstance(function, ast.FunctionDef) and function.name == "__getattr__"
+                    if isinstance(function, ast.FunctionDef)
+                    and function.name in ("__getattr__", "__getitem__")
                     for node in ast.walk(function)}
         for node in ast.walk(tree):
             if isinstance(node, ast.Raise) and node.exc is not None \

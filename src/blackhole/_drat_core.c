@@ -89,6 +89,7 @@ typedef struct {
     int has_deadline;
     int64_t deadline_ns; /* CLOCK_MONOTONIC */
     int64_t polled_ns;
+    PyObject *stop;      /* a caller's bytearray, or NULL: its first byte set stops the check */
     PyThreadState *save;
     int32_t *units, *scratch;
     /* outcome */
@@ -151,20 +152,25 @@ static int64_t now_ns(void)
     return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 }
 
-/* Stop at the deadline; now and then, run Python's signal handlers (Ctrl-C). */
+/* Stop at the deadline; now and then, run Python's signal handlers (Ctrl-C) and read
+ * the caller's stop flag, both with the GIL held. */
 static void poll(Ck *k)
 {
     int64_t now = now_ns();
     if (k->has_deadline && now > k->deadline_ns)
         bail(k, TIMEOUT, "deadline");
     if (now - k->polled_ns > POLL_NS) {
-        int raised;
+        int raised, stopped;
         k->polled_ns = now;
         PyEval_RestoreThread(k->save);
         raised = PyErr_CheckSignals();
+        stopped = k->stop && PyByteArray_GET_SIZE(k->stop) > 0
+                  && PyByteArray_AS_STRING(k->stop)[0];
         k->save = PyEval_SaveThread();
         if (raised)
             bail(k, INTERRUPTED, "interrupted");
+        if (stopped)
+            bail(k, TIMEOUT, "stopped");
     }
 }
 
@@ -905,10 +911,11 @@ static PyObject *result(int status, const char *note, Ck *k)
 }
 
 /* The check of k (formula and proof read in), with the GIL released; frees k. */
-static PyObject *run_check(Ck *k, int timed, double seconds)
+static PyObject *run_check(Ck *k, int timed, double seconds, PyObject *stop)
 {
     PyObject *out;
     int status;
+    k->stop = stop; /* borrowed: the caller's arguments hold it for the call */
     if (k->nf + k->maxcls + (int64_t)k->n + 2 >= INT32_MAX) {
         out = result(HANDOVER, "input the compiled core does not take", k);
         release(k);
@@ -922,6 +929,12 @@ static PyObject *run_check(Ck *k, int timed, double seconds)
         k->deadline_ns = now_ns() + (int64_t)(seconds * 1e9);
     }
     k->polled_ns = now_ns();
+    if (stop && PyByteArray_GET_SIZE(stop) > 0 && PyByteArray_AS_STRING(stop)[0]) {
+        out = result(TIMEOUT, "stopped", k); /* stopped before it began */
+        release(k);
+        free(k);
+        return out;
+    }
     k->save = PyEval_SaveThread();
     if (setjmp(k->fail) == 0)
         status = run(k);
@@ -981,25 +994,40 @@ unusual:
     return NULL;
 }
 
+/* The optional stop argument: None becomes NULL; anything but a bytearray is a
+ * TypeError (0). */
+static int stop_flag(PyObject **stop)
+{
+    if (*stop == Py_None)
+        *stop = NULL;
+    if (*stop && !PyByteArray_Check(*stop)) {
+        PyErr_SetString(PyExc_TypeError, "stop must be a bytearray");
+        return 0;
+    }
+    return 1;
+}
+
 PyDoc_STRVAR(check_doc,
-"check(n, top, clauses, proof, timed, seconds) -> (status, note, core_lemmas,\n"
+"check(n, top, clauses, proof, timed, seconds[, stop]) -> (status, note, core_lemmas,\n"
 "rup_literals, ignored_deletions, trivial, rat_lemmas)\n\n"
 "Check the DRAT proof (a sequence of (is_deletion, literals)) of the formula clauses\n"
 "over variables 1..n, as blackhole.drat's Python checker does (top: its TOP stamp).\n"
 "status 0: accepted; 1: handed over (note says why; the Python checker must judge);\n"
-"2: timed and the deadline, seconds from now, came first.  An exception raised by a\n"
+"2: timed and the deadline, seconds from now, came first, or the first byte of the\n"
+"bytearray stop was set (read every 50 ms).  An exception raised by a\n"
 "signal handler (KeyboardInterrupt) during the check stops it and propagates.");
 
 static PyObject *check(PyObject *self, PyObject *args)
 {
     long n_in, top_in;
-    PyObject *clauses, *proof, *fproof = NULL, *out;
+    PyObject *clauses, *proof, *fproof = NULL, *out, *stop = NULL;
     int timed;
     double seconds;
     Ck *k;
     int64_t pcap = 0, nsteps, nlemmas = 0, i;
     (void)self;
-    if (!PyArg_ParseTuple(args, "llOOpd", &n_in, &top_in, &clauses, &proof, &timed, &seconds))
+    if (!PyArg_ParseTuple(args, "llOOpd|O", &n_in, &top_in, &clauses, &proof, &timed,
+                          &seconds, &stop) || !stop_flag(&stop))
         return NULL;
     k = start_check(n_in, top_in, clauses, &out);
     if (!k)
@@ -1040,7 +1068,7 @@ static PyObject *check(PyObject *self, PyObject *args)
     }
     Py_CLEAR(fproof);
     k->maxcls = (int32_t)nlemmas;
-    return run_check(k, timed, seconds);
+    return run_check(k, timed, seconds, stop);
 
 unusual:
     Py_XDECREF(fproof);
@@ -1048,7 +1076,7 @@ unusual:
 }
 
 PyDoc_STRVAR(check_flat_doc,
-"check_flat(n, top, clauses, lits, starts, dels, timed, seconds) -> as check()\n\n"
+"check_flat(n, top, clauses, lits, starts, dels, timed, seconds[, stop]) -> as check()\n\n"
 "check() with the proof in flat buffers: the literals of step i are\n"
 "lits[starts[i]:starts[i + 1]] (int32 and int64 items), and dels[i] is 1 for a\n"
 "deletion (bytes); len(starts) == len(dels) + 1.  The buffers are read in place.");
@@ -1066,15 +1094,15 @@ static int integer_format(const char *format, const char *kinds)
 static PyObject *check_flat(PyObject *self, PyObject *args)
 {
     long n_in, top_in;
-    PyObject *clauses, *bl, *bs, *bd, *out;
+    PyObject *clauses, *bl, *bs, *bd, *out, *stop = NULL;
     Py_buffer vl = {0}, vs = {0}, vd = {0};
     int timed, have = 0;
     double seconds;
     Ck *k;
     int64_t nsteps, nlemmas = 0, i, j, nlits;
     (void)self;
-    if (!PyArg_ParseTuple(args, "llOOOOpd", &n_in, &top_in, &clauses, &bl, &bs, &bd, &timed,
-                          &seconds))
+    if (!PyArg_ParseTuple(args, "llOOOOpd|O", &n_in, &top_in, &clauses, &bl, &bs, &bd, &timed,
+                          &seconds, &stop) || !stop_flag(&stop))
         return NULL;
     k = start_check(n_in, top_in, clauses, &out);
     if (!k)
@@ -1117,7 +1145,7 @@ static PyObject *check_flat(PyObject *self, PyObject *args)
             goto unusual;
     }
     k->maxcls = (int32_t)nlemmas;
-    out = run_check(k, timed, seconds);
+    out = run_check(k, timed, seconds, stop);
     PyBuffer_Release(&vl);
     PyBuffer_Release(&vs);
     PyBuffer_Release(&vd);

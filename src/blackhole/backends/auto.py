@@ -13,11 +13,16 @@ Two ways to run, chosen per solve (`races`) by the cores free at that moment
   for HEAD_START seconds. If the look is still searching, this thread builds the CNF
   (with the symmetry cut, SAT_EXTRA_FEATURES) and runs the SAT solver in short slices of
   conflicts, checking between slices whether another engine has answered. A look that
-  gives up hands its thread to a second SAT solver on the default CNF: the two searches
-  differ, and on the hard band each was the faster on some deals (encodings/sat.md). The
-  look's core and the solvers let the GIL go, so all run at once. The first sound answer
-  is taken and the others stopped (the look through its stop flag, a solver at the end
-  of its slice, within a few milliseconds).
+  gives up hands its core to a second solver on the default CNF: kissat where it is
+  installed (the `[kissat]` extra; in its own process, its model checked and its proof
+  checked by `blackhole.drat` as for the `kissat` backend) unless `auto:NAME` names the
+  SAT solver, else a second SAT solver of python-sat. The searches differ: on the hard
+  band each SAT solver was the faster on some deals (encodings/sat.md), and kissat
+  settles deals of docs/hard.md that glucose4 leaves. The look's core and the solvers
+  let the GIL go, so all run at once.
+  The first sound answer is taken and the others stopped (the look through its stop
+  flag, a solver at the end of its slice, kissat killed within
+  `external.STOP_POLL`).
 - **sequential** (one free core on a deck of up to 13 ranks, `BLACKHOLE_AUTO_CORES=1`,
   or the look in pure Python, which holds the GIL): the look with a budget
   (`Options.budget`, else the engine's default), then the SAT solver (on the CNF with
@@ -187,6 +192,19 @@ def _sat_beside(problem: Problem, options: Options, over: Callable[[], bool]) ->
     return SatBackend().solve_with(problem, options, run)
 
 
+def _second_entrant(problem: Problem, options: Options, over: Callable[[], bool],
+                    stop: bytearray) -> Result:
+    """The solver that takes the look's core once it gives up, on the default CNF: kissat
+    where it is installed and no SAT solver was named (`auto:NAME` races that solver
+    alone), killed or its proof's check ended once `stop` is set; else the SAT backend's
+    solver, which asks `over()` between its slices."""
+    from blackhole.backends.kissat import KissatBackend, installed
+
+    if options.solver is None and installed():
+        return KissatBackend().solve(problem, options, stop=stop)
+    return _sat_beside(problem, options, over)
+
+
 def _settles(outcome: Look, options: Options) -> bool:
     """A look's answer the portfolio may give: a win, or a refutation when no proof is
     asked for (the look's refutations carry none)."""
@@ -267,6 +285,7 @@ class AutoBackend(Backend):
         def hand_in(who: str, answer: Look | Result) -> None:
             with lock:
                 answers.append((who, answer))
+            stop[0] = 1  # the look and kissat stop at once, a SAT solver after its slice
             over.set()
 
         def left() -> float | None:
@@ -286,8 +305,9 @@ class AutoBackend(Backend):
                 if options.proof or over.is_set() or not room_for_two_models(problem) or (
                         time_left is not None and time_left <= 0):
                     return
-                sat = _sat_beside(problem, replace(options, timeout=time_left, budget=None,
-                                                   features=None), over.is_set)
+                sat = _second_entrant(problem, replace(options, timeout=time_left,
+                                                       budget=None, features=None),
+                                      over.is_set, stop)
                 found["second"] = sat
                 if sat.verdict is not Verdict.UNKNOWN:
                     hand_in("second", sat)

@@ -42,6 +42,7 @@ PROOF = "{proof}"  # stands for the proof file's path in Options.proof_arg
 # second positional argument, after the DIMACS file.
 PROOF_ARGS = {"cadical": PROOF, "kissat": PROOF}
 _EXIT_VERDICT = {10: True, 20: False}
+STOP_POLL = 0.02  # seconds between two looks at a stop flag while the solver runs
 # The check holds the proof in this process, so a larger outside proof is left unchecked
 # (unknown) and a solve stays within the 1 GiB the README promises; `certify` keeps its
 # own, larger bound. Measured on kissat's binary proofs (2026-12-05): the compiled check
@@ -69,7 +70,11 @@ class ExternalBackend(Backend):
         command = options.solver_cmd or DEFAULT_COMMAND
         return _argv(command), command, proof_args(options)
 
-    def solve(self, problem: Problem, options: Options) -> Result:
+    def solve(self, problem: Problem, options: Options, *,
+              stop: bytearray | None = None) -> Result:
+        """The solver's checked answer. `stop` is a flag another thread may set (its first
+        byte made non-zero): the solver is then killed, or its proof's check ended, and
+        the answer is UNKNOWN."""
         began = time.perf_counter()
         deadline = clock.after(options.timeout, began)
         argv, command, asked = self.command(options)
@@ -91,7 +96,8 @@ class ExternalBackend(Backend):
             path.write_text(text, encoding="ascii")
             del text
             extra = [arg.replace(PROOF, str(proof_path)) for arg in asked or ()]
-            output, code = run_binary(argv + [str(path)] + extra, command, clock.left(deadline))
+            output, code = run_binary(argv + [str(path)] + extra, command, clock.left(deadline),
+                                      stop)
             finished = time.perf_counter()
             stats.update(encode_seconds=round(encoded - began, 6),
                          solve_seconds=round(finished - encoded, 6), exit_code=code)
@@ -100,7 +106,7 @@ class ExternalBackend(Backend):
             if answer is False:
                 verdict = _checked_refutation(encoding.clauses,
                                               proof_path if asked else None, deadline, stats,
-                                              who)
+                                              who, stop)
                 order = None
             else:
                 if answer:
@@ -130,7 +136,8 @@ def proof_args(options: Options) -> list[str] | None:
 
 
 def _checked_refutation(clauses: list[list[int]], proof_path: Path | None,
-                        deadline: float | None, stats: dict, who: str) -> Verdict:
+                        deadline: float | None, stats: dict, who: str,
+                        stop: bytearray | None = None) -> Verdict:
     """UNSOLVABLE once the solver's proof checks; UNKNOWN (why in stats) when there is no
     proof the check accepts."""
     if proof_path is None:
@@ -149,11 +156,11 @@ def _checked_refutation(clauses: list[list[int]], proof_path: Path | None,
         return _unchecked(stats, f"{who} said UNSATISFIABLE but its proof is malformed: "
                                  f"{error}", "rejected")
     del data
-    check = drat.check_proof(clauses, proof, deadline=deadline)
+    check = drat.check_proof(clauses, proof, deadline=deadline, stop=stop)
     stats["check_seconds"] = round(check.stats.get("seconds", 0.0), 6)
     if check.timed_out:
-        return _unchecked(stats, "the solver said UNSATISFIABLE; the time ran out while its "
-                                 "proof was checked")
+        return _unchecked(stats, "the solver said UNSATISFIABLE; its proof's check ended "
+                                 f"early: {check.reason}")
     if not check.ok:
         return _unchecked(stats, f"{who} said UNSATISFIABLE but its proof fails the check: "
                                  f"{check.reason}", "rejected")
@@ -194,9 +201,11 @@ def _argv(command: str) -> list[str]:
     return [found] + argv[1:]
 
 
-def run_binary(argv: list[str], command: str,
-               timeout: float | None) -> tuple[str | None, int | None]:
-    """The solver's standard output and exit code, or (None, None) when time ran out."""
+def run_binary(argv: list[str], command: str, timeout: float | None,
+               stop: bytearray | None = None) -> tuple[str | None, int | None]:
+    """The solver's standard output and exit code, or (None, None) when time ran out or
+    the first byte of `stop` was set (looked at every STOP_POLL seconds); the solver is
+    then killed."""
     if timeout is not None and timeout <= 0:
         return None, None
     try:
@@ -206,15 +215,22 @@ def run_binary(argv: list[str], command: str,
     except OSError as error:
         raise InputError(f"cannot run solver command ({error.strerror})", "solver_cmd",
                          token=command) from None
+    ends = None if timeout is None else time.perf_counter() + timeout
     try:
-        output, _ = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _kill(process)
-        return None, None
+        while True:
+            left = None if ends is None else max(0.0, ends - time.perf_counter())
+            wait = left if stop is None else STOP_POLL if left is None else min(STOP_POLL,
+                                                                                  left)
+            try:
+                output, _ = process.communicate(timeout=wait)
+                return output, process.returncode
+            except subprocess.TimeoutExpired:
+                if (left is not None and left <= wait) or (stop is not None and stop[0]):
+                    _kill(process)
+                    return None, None
     except BaseException:
         _kill(process)
         raise
-    return output, process.returncode
 
 
 def _kill(process: subprocess.Popen) -> None:

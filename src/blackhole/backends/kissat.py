@@ -48,6 +48,11 @@ def wheel_binary() -> Path | None:
     return None
 
 
+def installed() -> bool:
+    """Is there a kissat to run (the wheel's, or one on PATH)?"""
+    return wheel_binary() is not None or shutil.which("kissat") is not None
+
+
 def binary() -> str:
     """The kissat binary to run: the wheel's, else `kissat` on PATH; else the error that
     says how to install it."""

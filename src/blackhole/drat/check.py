@@ -119,6 +119,7 @@ def _c_check(
     clauses: Sequence[Sequence[int]],
     proof: Sequence[tuple[bool, Sequence[int]]],
     deadline: float | None,
+    stop: bytearray | None = None,
 ) -> tuple[int, str, dict[str, float]]:
     """Run the compiled core: (status, why it handed over, counters).  A FlatProof's
     arrays are read in place."""
@@ -126,12 +127,19 @@ def _c_check(
     left = 0.0 if deadline is None else deadline - time.perf_counter()
     if isinstance(proof, FlatProof):
         found = _drat_core.check_flat(n, Checker.TOP, clauses, proof.literals, proof.starts,
-                                      proof.deletions, deadline is not None, left)
+                                      proof.deletions, deadline is not None, left, stop)
     else:
-        found = _drat_core.check(n, Checker.TOP, clauses, proof, deadline is not None, left)
+        found = _drat_core.check(n, Checker.TOP, clauses, proof, deadline is not None, left,
+                                 stop)
     status, note, core, literals, ignored, trivial, rat = found
     return status, note, {"core_lemmas": core, "rat_lemmas": rat, "ignored_deletions": ignored,
                           "trivial": trivial, "rup_literals": literals}
+
+
+def _ended_early(stop: bytearray | None) -> str:
+    if stop is not None and stop[0]:
+        return "stopped before the proof check ended"
+    return "time limit reached during the proof check"
 
 
 def check_proof(
@@ -140,6 +148,7 @@ def check_proof(
     *,
     deadline: float | None = None,
     engine: str | None = None,
+    stop: bytearray | None = None,
 ) -> CheckResult:
     """Check that ``proof`` (DRUP/DRAT steps) refutes the CNF ``clauses``.
 
@@ -151,7 +160,9 @@ def check_proof(
     The arrays are sized by the variables the formula and the proof really use
     (a DIMACS header's count is not needed).  A proof variable
     beyond the formula's plus one per lemma is rejected at once.  ``deadline``
-    is a ``time.perf_counter()`` value; past it the result has ``timed_out``.
+    is a ``time.perf_counter()`` value; past it the result has ``timed_out``, as it has
+    once another thread sets the first byte of ``stop`` (both engines look at it every
+    50 ms or so).
 
     ``engine`` is "auto" or "python" (None: ``$BLACKHOLE_DRAT_ENGINE``, else
     "auto").  With "auto" the compiled core, when built, checks first (RUP, RAT and
@@ -159,6 +170,8 @@ def check_proof(
     reject, or anything unusual, goes to the Python checker, which gives the verdict.
     """
     start = time.perf_counter()
+    if stop is not None and (not isinstance(stop, bytearray) or len(stop) < 1):
+        raise ArgumentError("stop must be a bytearray of at least one byte")
     core_first = _engine(engine) == "auto" and _drat_core is not None
     flat = list(chain.from_iterable(clauses))
     if 0 in flat:
@@ -182,24 +195,24 @@ def check_proof(
                            engine="python")
     counts = {"lemmas": lemmas, "deletions": len(proof) - lemmas}
     if core_first:
-        status, _, found = _c_check(max(base, top), clauses, proof, deadline)
+        status, _, found = _c_check(max(base, top), clauses, proof, deadline, stop)
         seconds = time.perf_counter() - start
         if status == _C_ACCEPT:
             return CheckResult(ok=True, stats={**counts, **found, "seconds": seconds},
                                engine="c")
         if status == _C_TIMEOUT:
-            return CheckResult(ok=False, reason="time limit reached during the proof check",
+            return CheckResult(ok=False, reason=_ended_early(stop),
                                stats={**counts, **found, "seconds": seconds},
                                timed_out=True, engine="c")
         counts["c_seconds"] = seconds
-    checker = Checker(max(base, top), clauses, proof, lemmas, deadline)
+    checker = Checker(max(base, top), clauses, proof, lemmas, deadline, stop)
     collecting = gc.isenabled()
     gc.disable()  # the clause lists hold no cycles; walking them again and again costs
     try:
         reason = checker.run()
         timed_out = False
     except OutOfTime:
-        reason = "time limit reached during the proof check"
+        reason = _ended_early(stop)
         timed_out = True
     finally:
         if collecting:

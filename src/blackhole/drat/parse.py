@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import overload
 
-from blackhole.errors import BlackholeError
+from blackhole.errors import ArgumentError, BlackholeError
 
 try:  # the compiled core, built at install time where a C compiler is at hand
     import blackhole._drat_core as _drat_core
@@ -67,7 +67,7 @@ class FlatProof(Sequence[tuple[bool, list[int]]]):
     def __init__(self, literals: Sequence[int], starts: Sequence[int], deletions: bytes,
                  lines: Sequence[int] = (), top: int | None = None) -> None:
         if len(starts) != len(deletions) + 1:
-            raise ValueError("starts must hold one offset more than there are steps")
+            raise ArgumentError("starts must hold one offset more than there are steps")
         if top is None:
             if 0 in literals:
                 raise DratError("a proof clause contains literal 0")

@@ -40,7 +40,7 @@ from collections.abc import Iterable, Sequence
 
 
 class OutOfTime(Exception):
-    """The deadline passed during a check."""
+    """The deadline passed, or the stop flag was set, during a check."""
 
 
 class Checker:
@@ -76,10 +76,12 @@ class Checker:
         proof: Sequence[tuple[bool, Sequence[int]]],
         lemmas: int,
         deadline: float | None,
+        stop: bytearray | None = None,
     ) -> None:
         self.formula = clauses
         self.proof = proof
         self.deadline = deadline
+        self.stop = stop  # its first byte set (by another thread) ends the check as late
         self.n = n
         self.K = n + 1
         size = 2 * n + 1
@@ -429,6 +431,11 @@ class Checker:
 
     # -- driver --------------------------------------------------------------
 
+    def _late(self) -> bool:
+        """Past the deadline, or stopped by another thread."""
+        return (self.deadline is not None and time.perf_counter() > self.deadline) or (
+            self.stop is not None and self.stop[0] != 0)
+
     def run(self) -> str:
         """Check; return "" if the proof is valid, else the reason."""
         if not self.formula:
@@ -500,9 +507,8 @@ class Checker:
         n = self.n
         canon = [*range(n + 1), *range(-n, 0)]  # canon[lit] is lit
         trail = self.trail
-        deadline = self.deadline
         for idx, (is_del, lits0) in enumerate(self.proof):
-            if deadline is not None and not idx & 1023 and time.perf_counter() > deadline:
+            if not idx & 1023 and self._late():
                 raise OutOfTime
             if is_del:
                 if index is None:
@@ -576,7 +582,7 @@ class Checker:
             self._truncate(step_t[s])
             if not core[c]:
                 continue
-            if deadline is not None and time.perf_counter() > deadline:
+            if self._late():
                 raise OutOfTime
             stats["core_lemmas"] += 1
             if self._rup(cls[c]):
