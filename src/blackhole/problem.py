@@ -220,11 +220,14 @@ def same_rank_pairs(problem: Problem) -> list[SameRankPair]:
     Cards of each rank are ordered by (depth, fan); ordering every pair the same way
     cannot form a cycle, so at least one solution survives: swapping an inverted pair
     lowers the number of inversions, so repeated swaps end in a solution that obeys
-    every pair.
+    every pair. Only fan cards are paired: a talon card (on no fan) may follow any card
+    and waits for the talon cards before it, so it cannot trade places with a fan card
+    of its rank.
     """
     by_rank: dict[int, list[int]] = {}
     for node in problem.moves:
-        by_rank.setdefault(problem.rank[node], []).append(node)
+        if problem.fan_of[node] >= 0:
+            by_rank.setdefault(problem.rank[node], []).append(node)
     pairs = []
     for nodes in by_rank.values():
         nodes.sort(key=lambda v: (problem.depth[v], problem.fan_of[v]))

@@ -42,9 +42,10 @@ from blackhole.encode.cnf_clauses import (
     rank_channel,
     rank_count,
     symmetry,
+    talon_channel,
 )
 from blackhole.encode.cnf_variables import Clause, Pool, make_variables
-from blackhole.encode.layout import Layout, make_domains, make_layout
+from blackhole.encode.layout import Layout, make_domains, make_layout, played_line
 from blackhole.errors import ArgumentError, DecodeError, InputError
 from blackhole.problem import Problem
 
@@ -75,6 +76,19 @@ CERTIFY_FEATURES: frozenset[str] = DEFAULT_FEATURES - {"symmetry"}
 PREFIX_FEATURES: frozenset[str] = FEATURES - {"alo", "deadrank"}
 # A feature that only works on top of another.
 NEEDS: dict[str, str] = {"rankcount": "rank"}
+# A game of other rules (Golf: directed arcs, a talon, won with talon cards left) is
+# encoded as a path over every node, the talon turned to its end (encodings/golf.md);
+# these features argue from Black Hole's rules and are refused there.
+PLAIN_ONLY_FEATURES: frozenset[str] = frozenset({"deadrank"})
+# Golf's default: card-level adjacency. A rank at a position cannot say whether a talon
+# card (which follows anything) or a fan card shows it, and the rank-level clauses took
+# 10-50 times the conflicts on pysol:1-3:golf (encodings/golf.md, "Measured").
+DIRECTED_DEFAULT_FEATURES: frozenset[str] = frozenset({"domain", "compact", "forward"})
+
+
+def default_features(problem: Problem) -> frozenset[str]:
+    """The features a solve uses when none are chosen, for this Problem's game."""
+    return DEFAULT_FEATURES if problem.game.plain else DIRECTED_DEFAULT_FEATURES
 
 _DIMACS_BLOCK = 50_000  # clauses rendered between two looks at the clock
 
@@ -136,7 +150,7 @@ class Encoding:
                 after = f" after the empty position {ended}" if ended else ""
                 raise DecodeError(f"model places {len(placed)} cards at position {position}"
                                  + after)
-        return tuple(order)
+        return tuple(order) if self.optional else played_line(self.problem, tuple(order))
 
     def describe(self, var: int) -> str:
         """What variable `var` means, in words."""
@@ -186,6 +200,8 @@ def describe_key(problem: Problem, key: object) -> str:
         return f"by card {card[rest[0]]} played at position {rest[1]} or earlier"
     if kind == "rank":
         return f"rank at position {rest[0]} is {rest[1]}"
+    if kind == "talon":
+        return f"talon position {rest[0]} holds a talon card"
     if kind == "filled":
         return f"filled position {rest[0]} holds a card"
     if kind == "seq":
@@ -222,6 +238,22 @@ def known_features(features: Iterable[str], *, optional: bool = False) -> frozen
     return chosen
 
 
+def check_game(problem: Problem, features: frozenset[str], optional: bool) -> None:
+    """A game of other rules than Black Hole's (encodings/golf.md) is encoded as complete
+    lines only, without the features that argue from Black Hole's rules: an InputError
+    naming the game otherwise."""
+    game = problem.game
+    if game.plain:
+        return
+    if optional:
+        raise InputError(f"{game.title}: no optional positions (its best score counts "
+                         "fan cards only)", "optional", token=game.name)
+    unsound = features & PLAIN_ONLY_FEATURES
+    if unsound:
+        raise InputError(f"not sound for {game.title} (a talon card follows any card)",
+                         "features", token=",".join(sorted(unsound)))
+
+
 @contextmanager
 def gc_paused() -> Iterator[None]:
     """Pause Python's cyclic garbage collector. An encoding is tens of thousands of small
@@ -249,6 +281,7 @@ def build_cnf(problem: Problem, features: Iterable[str] = DEFAULT_FEATURES, *,
     clock is read between clause families: `blackhole.deadline.OutOfTime` when the
     `deadline` (a `time.perf_counter()` reading) passes before the CNF is complete."""
     chosen = known_features(features, optional=optional)
+    check_game(problem, chosen, optional)
     check(deadline)
     with gc_paused():
         try:
@@ -284,6 +317,9 @@ def _build(layout: Layout, features: frozenset[str], optional: bool,
         add("position-alo", position_at_least_one(v, use("alo")))
     if use("rank"):
         for family, found in rank_channel(v).items():
+            add(family, found)
+    if v.talon_at is not None:
+        for family, found in talon_channel(v).items():
             add(family, found)
     for family, found in adjacency(v, use("forward")).items():
         add(family, found)

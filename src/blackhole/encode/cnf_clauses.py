@@ -154,34 +154,55 @@ def rank_channel(v: Variables) -> dict[str, list[Clause]]:
     return {"rank-channel": channel, "rank-support": support}
 
 
+def talon_channel(v: Variables) -> dict[str, list[Clause]]:
+    """Golf (encodings/golf.md): talon(q) is true exactly when a talon card is at q."""
+    talon_at, at = v.talon_at or [], v.at
+    talon = v.layout.problem.talon
+    channel = [[-x, talon_at[q]] for t in talon for q, x in at[t].items()]
+    support = [[-talon_at[q], *(at[t][q] for t in talon if q in at[t])]
+               for q in v.layout.positions if talon_at[q]]
+    return {"talon-channel": channel, "talon-support": support}
+
+
 def adjacency(v: Variables, forward: bool) -> dict[str, list[Clause]]:
-    """Each card has a rank-adjacent predecessor (and, with `forward`, a successor when
-    the next position is played)."""
+    """Each card has a predecessor it may follow (and, with `forward`, a successor when
+    the next position is played). In a game of directed arcs (Golf, encodings/golf.md)
+    the card-level clauses read the arcs into a card, and the rank-level ones the fan
+    cards' links, where a talon card at the position (talon(q)) satisfies them: it
+    follows any card."""
     layout = v.layout
     p, n, links = layout.problem, layout.n, layout.links
+    directed = layout.directed
     back: list[Clause] = []
     ahead: list[Clause] = []
-    filled = v.filled
+    filled, talon_at = v.filled, v.talon_at
+
+    def free(q: int) -> list[int]:  # talon(q), where a talon card can be at q
+        return [talon_at[q]] if talon_at is not None and talon_at[q] else []
+
     if v.rank_at is not None:
         rank_at = v.rank_at
         if p.start is not None and n:
-            near_start = links.get(p.rank[p.start], ())
-            back += [[-x] for k, x in rank_at[1].items() if k not in near_start]
-        linked = _RankLinks(links)
+            near_start = (layout.fan_after if directed else links).get(p.rank[p.start], ())
+            first = free(1)
+            back += [[-x, *first] for k, x in rank_at[1].items() if k not in near_start]
+        linked = _RankLinks(layout.fan_before if directed else links)
+        onward = _RankLinks(layout.fan_after) if directed else linked
         for q in range(1, n + 1):
             if q > 1:
-                back += linked.clauses(rank_at[q], rank_at[q - 1], [])
+                back += linked.clauses(rank_at[q], rank_at[q - 1], free(q))
             if forward and q < n:
                 guard = [] if filled is None else [-filled[q + 1]]
-                ahead += linked.clauses(rank_at[q], rank_at[q + 1], guard)
+                ahead += onward.clauses(rank_at[q], rank_at[q + 1], guard + free(q + 1))
     else:
         at, cards_at = v.at, v.domains.cards_at
+        before = layout.predecessors if directed else p.neighbours
         for q in range(1, n + 1):
             guard = [] if filled is None or q == n else [-filled[q + 1]]
             for c in cards_at[q]:
                 x = at[c][q]
                 if q > 1:
-                    back.append([-x] + [at[d][q - 1] for d in p.neighbours[c]
+                    back.append([-x] + [at[d][q - 1] for d in before[c]
                                         if q - 1 in at[d]])
                 elif p.start is not None and c not in p.neighbours[p.start]:
                     back.append([-x])

@@ -1,7 +1,7 @@
 """The variables of the SAT encoding (encodings/sat.md, "Variables"): the `Pool` that
 numbers every variable under a readable key, and the variables every clause family reads
-(at, the "played by" ladder, rank, filled), made once in a fixed order by
-`make_variables`, which fixes their numbers."""
+(at, the "played by" ladder, rank, talon (Golf, encodings/golf.md), filled), made once in
+a fixed order by `make_variables`, which fixes their numbers."""
 
 from __future__ import annotations
 
@@ -85,6 +85,9 @@ class Variables:
     slots: list[tuple[tuple[int, int], ...]]  # position → ((at-variable, card), ...)
     rank_at: list[dict[int, int]] | None  # position → rank → variable (feature rank)
     filled: list[int] | None  # position → variable (optional positions; index 0 unused)
+    # position → "a talon card is played here" (0: no talon card can be; index 0 unused);
+    # None without a talon (encodings/golf.md)
+    talon_at: list[int] | None = None
 
     @property
     def layout(self) -> Layout:
@@ -114,7 +117,8 @@ class Variables:
 
 def make_variables(domains: Domains, pool: Pool, *, rank: bool) -> Variables:
     """at (by position, cards in node order), the by ladders (card by card), rank (by
-    position, ranks ascending), filled (by position)."""
+    position, ranks ascending), talon (by position, where a talon card can be), filled
+    (by position)."""
     layout, cards_at = domains.layout, domains.cards_at
     n, moves, rank_of = layout.n, layout.moves, layout.problem.rank
     positions = range(1, n + 1)
@@ -155,8 +159,14 @@ def make_variables(domains: Domains, pool: Pool, *, rank: bool) -> Variables:
             var += len(ks)
         pool.reserve(var - pool.top,
                      lambda: [("rank", q, k) for q in positions for k in groups[q]])
+    talon_at = None
+    if layout.talon:
+        talon = layout.talon
+        held = [q for q in positions if any(c in talon for c in cards_at[q])]
+        made = dict(zip(held, pool.extend(("talon", q) for q in held), strict=True))
+        talon_at = [0] + [made.get(q, 0) for q in positions]
     filled = None
     if domains.optional:
         filled = [0, *pool.extend(("filled", q) for q in positions)]
-    return Variables(domains, at, by_base, groups, slots, rank_at, filled)
+    return Variables(domains, at, by_base, groups, slots, rank_at, filled, talon_at)
 

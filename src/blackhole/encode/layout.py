@@ -90,6 +90,61 @@ class Layout:
         """The same-rank symmetry pairs (`problem.same_rank_pairs`)."""
         return tuple(same_rank_pairs(self.problem))
 
+    # A game of other rules (Golf, encodings/golf.md): arcs are directed, and a talon
+    # card follows any card. The encodings read these instead of `links` there.
+
+    @property
+    def directed(self) -> bool:
+        """True for a game whose arcs are not Black Hole's (`Variant.plain`)."""
+        return not self.problem.game.plain
+
+    @cached_property
+    def talon(self) -> frozenset[int]:
+        return frozenset(self.problem.talon)
+
+    @cached_property
+    def fan_before(self) -> dict[int, tuple[int, ...]]:
+        """rank k → the ranks j such that a fan card of rank k may follow a card of rank
+        j (read from the arcs into fan cards; empty when rank k has no fan card)."""
+        return self._fan_links(into=True)
+
+    @cached_property
+    def fan_after(self) -> dict[int, tuple[int, ...]]:
+        """rank j → the ranks of the fan cards that may follow a card of rank j."""
+        return self._fan_links(into=False)
+
+    def _fan_links(self, into: bool) -> dict[int, tuple[int, ...]]:
+        problem, talon = self.problem, self.talon
+        found: dict[int, set[int]] = {k: set() for k in problem.rank}
+        for d in range(problem.size):
+            for c in problem.neighbours[d]:
+                if c not in talon:
+                    j, k = problem.rank[d], problem.rank[c]
+                    found[k if into else j].add(j if into else k)
+        return {k: tuple(sorted(ranks)) for k, ranks in found.items()}
+
+    @cached_property
+    def predecessors(self) -> dict[int, tuple[int, ...]]:
+        """card → the cards with an arc into it (node order), the start left out."""
+        into: dict[int, list[int]] = {c: [] for c in self.moves}
+        for d in self.moves:
+            for c in self.problem.neighbours[d]:
+                into[c].append(d)
+        return {c: tuple(ds) for c, ds in into.items()}
+
+
+def played_line(problem: Problem, order: tuple[int, ...]) -> tuple[int, ...]:
+    """The line a path over every node plays: up to its last required card (all of it in
+    Black Hole; in Golf the talon cards turned after the last fan card are dropped, as the
+    game is won before them)."""
+    if not problem.talon:
+        return order
+    talon = frozenset(problem.talon)
+    end = len(order)
+    while end and order[end - 1] in talon:
+        end -= 1
+    return order[:end]
+
 
 @lru_cache(maxsize=64)
 def _walk(start: int | None, links: tuple[tuple[int, tuple[int, ...]], ...],

@@ -1,0 +1,221 @@
+"""The SAT encoding of the Golf family (encodings/golf.md) and the `sat` backend on Golf:
+verdicts against black-hole-solve's (tests/data/golf-1-1000.csv) and the search
+referee, on PySolFC deals and on small generated Golf deals of every variant; every
+decoded line replayed by the rules engine; the features it refuses; the clause counts
+recomputed from the formulas of encodings/golf.md."""
+
+from __future__ import annotations
+
+import csv
+import random
+from functools import cache
+
+import pytest
+from pysat.solvers import Solver
+
+from blackhole.backends import Options, Verdict
+from blackhole.cards import deck
+from blackhole.deal import Deal
+from blackhole.encode.cnf import (
+    DEFAULT_FEATURES,
+    DIRECTED_DEFAULT_FEATURES,
+    FEATURES,
+    build_cnf,
+    default_features,
+)
+from blackhole.errors import InputError
+from blackhole.games import VARIANTS
+from blackhole.pipeline import solve_deal
+from blackhole.problem import build_problem, same_rank_pairs
+from blackhole.rules import replay
+from blackhole.sources import load_deal
+
+from .helpers import ROOT, check_symmetry, specified
+
+GOLF_CSV = ROOT / "tests" / "data" / "golf-1-1000.csv"
+GOLF_GAMES = ("golf", "dead-king-golf", "relaxed-golf")
+# Feature sets every small deal is solved with: the Golf default (card-level), the
+# Black Hole default (rank-level, with talon(q)), everything sound, and the bare core.
+SOUND = FEATURES - {"deadrank"}
+FEATURE_SETS = [DIRECTED_DEFAULT_FEATURES, DEFAULT_FEATURES, SOUND, frozenset(),
+                frozenset({"rank", "forward", "symmetry"})]
+
+
+@cache
+def golf_reference() -> dict[tuple[int, str], str]:
+    with GOLF_CSV.open(newline="") as handle:
+        return {(int(row["deal"]), row["game"]): row["verdict"]
+                for row in csv.DictReader(handle)}
+
+
+def small_golf(seed: int, game: str) -> Deal:
+    """A small Golf deal of `game`: a deck of 5 to 8 ranks shuffled by `seed`, its first
+    card on the foundation, 0 to 6 talon cards, 2 to 5 fans of 1 to 4 cards (the rest of
+    the deck is left out, as if played)."""
+    rng = random.Random(seed)
+    ranks = rng.randint(5, 8)
+    cards = deck(ranks)
+    rng.shuffle(cards)
+    foundation, cards = cards[0], cards[1:]
+    talon = tuple(cards[:rng.randint(0, 6)])
+    cards = cards[len(talon):]
+    size, count = rng.randint(1, 4), rng.randint(2, 5)
+    fans = tuple(tuple(cards[i * size:(i + 1) * size]) for i in range(count))
+    return Deal(fans, foundation, ranks, name=f"small-golf:{seed}:{game}", talon=talon,
+                game=VARIANTS[game])
+
+
+def sat_verdict(deal: Deal, features: frozenset[str] | None = None) -> Verdict:
+    solution = solve_deal(deal, "sat", Options(timeout=60, features=features))
+    assert solution.result.backend == "sat"
+    if solution.verdict is Verdict.SOLVED:  # solve_deal replayed it; check it again
+        assert solution.replay is not None and solution.replay.won
+        assert replay(deal, [card for card, _ in solution.moves]).won
+    return solution.verdict
+
+
+@cache
+def referee(seed: int, game: str) -> Verdict:
+    return solve_deal(small_golf(seed, game), "search", Options()).verdict
+
+
+# ---------------------------------------------------------------- verdicts
+
+
+@pytest.mark.parametrize("game", GOLF_GAMES)
+def test_small_golf_deals_agree_with_the_search_referee(game: str) -> None:
+    verdicts = set()
+    for seed in range(40):
+        deal = small_golf(seed, game)
+        expected = referee(seed, game)
+        verdicts.add(expected)
+        for features in FEATURE_SETS:
+            assert sat_verdict(deal, features) is expected, (seed, sorted(features))
+    assert verdicts == {Verdict.SOLVED, Verdict.UNSOLVABLE}  # both verdicts are tested
+
+
+@pytest.mark.parametrize("game", GOLF_GAMES)
+def test_pysol_golf_deals_agree_with_black_hole_solve(game: str) -> None:
+    for number in range(1, 9):
+        deal = load_deal(f"pysol:{number}:{game}")
+        assert sat_verdict(deal).value == golf_reference()[number, game], number
+
+
+# Deals 9-40: about 55 s for `golf`, the slowest variant (one process, load about 2);
+# all 1000 would take well over an hour (encodings/golf.md, "Measured").
+@pytest.mark.slow
+@pytest.mark.parametrize("game", GOLF_GAMES)
+def test_pysol_golf_deals_9_to_40_agree_with_black_hole_solve(game: str) -> None:
+    for number in range(9, 41):
+        deal = load_deal(f"pysol:{number}:{game}")
+        assert sat_verdict(deal).value == golf_reference()[number, game], number
+
+
+@pytest.mark.parametrize("game", GOLF_GAMES)
+def test_pysol_golf_sat_agrees_with_the_search_referee(game: str) -> None:
+    for number in range(1, 6):
+        deal = load_deal(f"pysol:{number}:{game}")
+        assert sat_verdict(deal) is solve_deal(deal, "search", Options()).verdict, number
+
+
+def test_a_golf_position_and_a_won_one() -> None:
+    deal = load_deal("pysol:2:golf")
+    line = [card for card, _ in solve_deal(deal, "search", Options()).moves]
+    from blackhole.positions import load_position
+
+    for cut in (5, 20, len(line) - 1, len(line)):
+        position = load_position("pysol:2:golf", " ".join(map(str, line[:cut])))
+        found = solve_deal(position.deal, "sat", Options())
+        assert found.verdict is Verdict.SOLVED and found.replay is not None, cut
+        if cut == len(line):
+            assert found.moves == ()  # won already: nothing to play
+
+
+# ---------------------------------------------------------------- the encoding
+
+
+def test_the_path_turns_the_whole_talon_and_decoding_drops_its_tail() -> None:
+    """The CNF places every node (the talon turned to its end); the decoded line ends
+    with a fan card, and the rules engine wins with it."""
+    for seed in range(30):
+        deal = small_golf(seed, "golf")
+        problem = build_problem(deal, "sat", reads_rules=True)
+        encoding = build_cnf(problem, DIRECTED_DEFAULT_FEATURES)
+        assert len(encoding.slots) == len(problem.moves)
+        with Solver(name="glucose4", bootstrap_with=encoding.clauses) as sat:
+            if not sat.solve():
+                continue
+            model = sat.get_model()
+        line = encoding.decode(model)
+        assert not line or line[-1] not in problem.talon
+        assert set(problem.required) <= set(line)
+        assert replay(deal, [problem.cards[v] for v in line]).won, seed
+
+
+def test_the_symmetry_cut_pairs_fan_cards_only_and_keeps_a_line() -> None:
+    for seed in range(40):
+        deal = small_golf(seed, "relaxed-golf")
+        problem = build_problem(deal, "sat", reads_rules=True)
+        assert all(problem.fan_of[v] >= 0 for pair in same_rank_pairs(problem)
+                   for v in (pair.first, pair.second))
+        encoding = build_cnf(problem, DIRECTED_DEFAULT_FEATURES | {"symmetry"})
+        with Solver(name="glucose4", bootstrap_with=encoding.clauses) as sat:
+            if sat.solve():
+                full = [node for slot in encoding.slots for var, node in slot
+                        if var in set(sat.get_model())]
+                check_symmetry(problem, full)
+
+
+def test_features_and_forms_golf_refuses() -> None:
+    problem = build_problem(load_deal("pysol:3:golf"), "sat", reads_rules=True)
+    with pytest.raises(InputError) as raised:
+        build_cnf(problem, DEFAULT_FEATURES | {"deadrank"})
+    assert raised.value.token == "deadrank" and "Golf" in str(raised.value)
+    with pytest.raises(InputError) as raised:
+        build_cnf(problem, DEFAULT_FEATURES & {"domain", "rank", "forward"}, optional=True)
+    assert raised.value.token == "golf"
+    assert default_features(problem) == DIRECTED_DEFAULT_FEATURES
+    assert default_features(build_problem(load_deal("pysol:3"))) == DEFAULT_FEATURES
+
+
+# ---------------------------------------------------------------- counts (encodings/golf.md)
+
+
+def golf_specified(problem, features: frozenset[str]) -> tuple[dict[str, int], int]:
+    """encodings/golf.md's counts: Black Hole's formulas of encodings/sat.md for every
+    family it shares, the talon families, and the rank-level adjacency read from the fan
+    cards' links."""
+    counts, variables = specified(problem, features)
+    moves, n, rank, start = problem.moves, len(problem.moves), problem.rank, problem.start
+    fan_cards = [c for c in moves if c not in problem.talon]
+    encoding = build_cnf(problem, features)  # only its slots: the domains it chose
+    dom = {c: [q for q, slot in enumerate(encoding.slots, 1) if any(v == c for _, v in slot)]
+           for c in moves}
+    talon_positions = {q for t in problem.talon for q in dom[t]}
+    if problem.talon:
+        counts["talon-channel"] = sum(len(dom[t]) for t in problem.talon)
+        counts["talon-support"] = len(talon_positions)
+        variables += len(talon_positions)
+    if "rank" in features and start is not None:
+        ranks_1 = {rank[c] for c in moves if 1 in dom[c]}
+        follow_start = {rank[c] for c in fan_cards if c in problem.neighbours[start]}
+        r_total = sum(len({rank[c] for c in moves if q in dom[c]}) for q in range(1, n + 1))
+        counts["adjacency"] = r_total - len(ranks_1) + len(ranks_1 - follow_start)
+    return counts, variables
+
+
+@pytest.mark.parametrize("features", [DIRECTED_DEFAULT_FEATURES, DEFAULT_FEATURES, SOUND,
+                                      frozenset(), frozenset({"rank", "alo"})],
+                         ids=lambda f: "+".join(sorted(f)) or "-")
+def test_golf_counts_match_the_specification(features: frozenset[str]) -> None:
+    deals = [load_deal(f"pysol:{n}:{game}") for n, game in ((1, "golf"), (2, "dead-king-golf"),
+                                                            (3, "relaxed-golf"))]
+    deals += [small_golf(seed, game) for seed in (1, 4, 9) for game in GOLF_GAMES]
+    for deal in deals:
+        problem = build_problem(deal, "sat", reads_rules=True)
+        encoding = build_cnf(problem, features)
+        counts, variables = golf_specified(problem, features)
+        order = [family for family in counts if family in encoding.counts()]
+        assert {f: encoding.counts()[f] for f in order} == counts, deal.name
+        assert encoding.num_vars == variables, deal.name
+        assert len(encoding.clauses) == sum(counts.values())
