@@ -50,6 +50,7 @@ def test_the_core_solves_without_the_extras(tmp_path) -> None:
     (["play", "pysol:2"], "play"),
     (["bench", "pysol:2", "--backends", "look", "--out", "r.jsonl", "--plots", "plots"],
      "bench"),
+    (["serve", "--port", "0"], "web"),
     pytest.param(["solve", "pysol:2", "--backend", "kissat"], "kissat",
                  marks=pytest.mark.skipif(shutil.which("kissat") is not None,
                                           reason="kissat on PATH stands in for the extra")),
@@ -65,9 +66,11 @@ def test_the_extras_install_what_extras_py_names() -> None:
     """pyproject's extras and EXTRAS agree (the distributions' import names)."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     imports = {"matplotlib": "matplotlib", "dask[distributed]": "distributed",
-               "textual": "textual", "passagemath-kissat": "sage_wheels"}
+               "textual": "textual", "passagemath-kissat": "sage_wheels",
+               "starlette": "starlette", "uvicorn": "uvicorn"}
     for extra, modules in EXTRAS.items():
         named = {imports[spec.split(">=")[0]] for spec in
                  project["optional-dependencies"][extra]}
         assert named == set(modules)
-    assert "blackhole-solitaire[bench,play,kissat]" in project["optional-dependencies"]["all"]
+    assert "blackhole-solitaire[bench,play,kissat,web]" in \
+        project["optional-dependencies"]["all"]

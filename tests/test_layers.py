@@ -49,9 +49,10 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("atlas", ("atlas", "atlas_build")),
     ("play", ("play", "play.board", "play.engine", "play.session", "play.widgets",
               "play.app")),
+    ("web", ("web.api", "web.app", "web")),
     ("command line", ("cli.output", "cli.options", "cli.guard", "cli.atlas", "cli.bench",
                       "cli.certificates", "cli.deals", "cli.play", "cli.positions",
-                      "cli.solving", "cli", "__main__", "__init__")),
+                      "cli.solving", "cli.web", "cli", "__main__", "__init__")),
 )
 
 

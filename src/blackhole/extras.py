@@ -3,7 +3,8 @@
 The core install solves, certifies and answers; `[bench]` adds the plots (matplotlib)
 and Dask clusters (dask[distributed]); `[play]` adds the terminal game (textual);
 `[kissat]` the kissat backend's binary (passagemath-kissat, whose wheel ships it in
-`sage_wheels/bin`); `[all]` adds them all. A feature whose extra is missing raises
+`sage_wheels/bin`); `[web]` the local web page of `blackhole serve` (starlette, uvicorn);
+`[all]` adds them all. A feature whose extra is missing raises
 `MissingExtra`, an InputError (the CLI's exit 2) that says what to install.
 """
 
@@ -20,6 +21,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "bench": ("matplotlib", "distributed"),
     "play": ("textual",),
     "kissat": ("sage_wheels",),
+    "web": ("starlette", "uvicorn"),
 }
 
 

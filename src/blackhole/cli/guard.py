@@ -60,6 +60,7 @@ COMMANDS = {
     "best": "positions:best", "hint": "positions:hint", "analyze": "positions:analyze",
     "solve": "solving:solve", "encode": "solving:encode",
     "atlas": "atlas:atlas", "atlas-build": "atlas:atlas_build",
+    "serve": "web:serve",
 }
 
 

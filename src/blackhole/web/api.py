@@ -1,0 +1,214 @@
+"""The JSON API's answers: a request's deal and options in, the CLI's `--json` document
+out, from the same library functions and the same JSON builders the CLI calls.
+
+Nothing here reads the server's disk on a request's behalf: a deal is a dealt spec
+(`pysol:N[:GAME]`, `random:SEED[:...]`) or the text of a board or JSON deal sent as the
+body (answered as `blackhole CMD -` answers that text on stdin); a file, a folder, `-`,
+a list and `@FILE` moves are refused. Every limit is capped by the server.
+
+`check` runs in the server and refuses bad requests before they take a worker;
+`answer` runs in a worker process and never raises for an error a request can cause:
+it returns the error's one line with its HTTP status.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from blackhole.errors import InputError, InternalError, shorten
+
+SERVER_TIMEOUT = 60.0  # seconds: the most any request may take, and its default
+MAX_BODY_BYTES = 1_000_000  # a board or JSON deal sent as the body
+BODY_SPEC = "-"  # a body's deal is named as the CLI names stdin
+# The CLI's exit codes, which the answer's X-Blackhole-Exit header carries.
+EXIT_OK, EXIT_NO, EXIT_USAGE, EXIT_UNKNOWN, EXIT_INTERNAL = 0, 1, 2, 3, 4
+EXIT_INTERRUPTED = 130
+
+# Each question and the query parameters it takes (the CLI's options of the same name).
+PARAMETERS: dict[str, frozenset[str]] = {
+    "solve": frozenset({"deal", "backend", "timeout", "after"}),
+    "best": frozenset({"deal", "backend", "timeout", "after"}),
+    "hint": frozenset({"deal", "timeout", "after"}),
+    "analyze": frozenset({"deal", "timeout", "after", "line"}),
+    "atlas": frozenset({"deal"}),
+    "deal": frozenset({"deal", "after"}),
+}
+# The questions that solve, and so run in the bounded pool of workers; the others
+# (the atlas, a deal's layout) answer at once beside them.
+SOLVING = frozenset({"solve", "best", "hint", "analyze"})
+_TAKES_BODY = frozenset(PARAMETERS) - {"atlas"}
+
+
+@dataclass(frozen=True)
+class Request:
+    """One checked request: the question, the deal's spec or body, and its options."""
+
+    question: str
+    spec: str  # a dealt spec, or BODY_SPEC when the deal is `body`
+    body: str | None = None
+    backend: str = "auto"
+    timeout: float = SERVER_TIMEOUT
+    after: str | None = None
+    line: str | None = None
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What a request gets: an HTTP status, the JSON document, and the CLI's exit code."""
+
+    status: int
+    data: dict
+    exit_code: int
+
+
+def check(question: str, query: Mapping[str, str], body: str | None,
+          cap: float = SERVER_TIMEOUT) -> Request:
+    """The request `question` with these query parameters and body, checked: an unknown
+    question or parameter, a deal that names a file, both a spec and a body, a bad or
+    missing timeout are InputErrors. A timeout above `cap`, or none, is `cap`."""
+    from blackhole.backends import DEFAULT_BACKEND
+    from blackhole.sources import generated_spec
+
+    if question not in PARAMETERS:
+        raise InputError(f"unknown question (ask one of {', '.join(PARAMETERS)})", "path",
+                         token=question)
+    unknown = sorted(set(query) - PARAMETERS[question])
+    if unknown:
+        raise InputError(f"{question} takes no such parameter (it takes "
+                         f"{', '.join(sorted(PARAMETERS[question]))})", unknown[0])
+    spec = query.get("deal")
+    if body is not None and not body.strip():
+        body = None
+    if body is not None:
+        if question not in _TAKES_BODY:
+            raise InputError(f"{question} takes a PySolFC deal number as deal=pysol:N, "
+                             "not a body", "body")
+        if spec is not None:
+            raise InputError("give the deal either as deal= or as the body, not both",
+                             "deal", token=spec)
+        spec = BODY_SPEC
+    elif spec is None:
+        raise InputError("no deal: give deal=pysol:N[:GAME] or deal=random:SEED[:...], or "
+                         "send a board or JSON deal as the body", "deal")
+    elif question != "atlas" and generated_spec(spec) is None:
+        raise InputError("the server reads no files: give pysol:N[:GAME] or "
+                         "random:SEED[:...], or send the deal as the body", "deal",
+                         token=spec)
+    for name in ("after", "line"):
+        if query.get(name, "").lstrip().startswith("@"):
+            raise InputError("the server reads no files: give the moves as cards", name,
+                             token=query[name])
+    return Request(question, spec, body, query.get("backend", DEFAULT_BACKEND),
+                   _timeout(query.get("timeout"), cap), query.get("after"),
+                   query.get("line"))
+
+
+def _timeout(text: str | None, cap: float) -> float:
+    if text is None:
+        return cap
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise InputError("expected a number of seconds > 0", "timeout", token=text)
+    return min(value, cap)
+
+
+def answer(request: Request) -> Answer:
+    """The CLI's `--json` document for `request`, with its HTTP status and the exit code
+    the CLI gives; an error is its one-line message (`{"error", "exit"}`), 400 for bad
+    input and 500 for an internal error, never a traceback."""
+    try:
+        data, code = _ANSWERS[request.question](request)
+    except InputError as error:
+        return Answer(400, {"error": error.describe(), "exit": EXIT_USAGE}, EXIT_USAGE)
+    except InternalError as error:
+        return Answer(500, {"error": f"internal error: {error}", "exit": EXIT_INTERNAL},
+                      EXIT_INTERNAL)
+    except Exception as error:  # noqa: BLE001 — a bug is one line, never a traceback
+        return Answer(500, {"error": f"internal error (a bug in blackhole): "
+                                     f"{type(error).__name__}: {shorten(str(error), 120)}",
+                            "exit": EXIT_INTERNAL}, EXIT_INTERNAL)
+    return Answer(200, data, code)
+
+
+def _position(request: Request):  # noqa: ANN202 — a Position, imported on use
+    from blackhole.formats import parse_position_text
+    from blackhole.positions import load_position, play_after, read_moves
+    from blackhole.sources import source_name
+
+    if request.body is None:
+        return load_position(request.spec, request.after)
+    position = parse_position_text(request.body, source_name(BODY_SPEC))
+    if request.after is None:
+        return position
+    return play_after(position, *read_moves(request.after, "after"))
+
+
+def _solve(request: Request) -> tuple[dict, int]:
+    from blackhole.backends import Verdict, choose
+    from blackhole.pipeline import solve_deal
+
+    name, options = choose(request.backend, request.timeout)
+    position = _position(request)
+    solution = solve_deal(position.deal, name, options)
+    code = {Verdict.SOLVED: EXIT_OK, Verdict.UNSOLVABLE: EXIT_NO}.get(solution.verdict,
+                                                                      EXIT_UNKNOWN)
+    return solution.to_json(request.spec, position), code
+
+
+def _best(request: Request) -> tuple[dict, int]:
+    from blackhole.best import best_position, choose_best
+
+    name, options = choose_best(request.backend, request.timeout)
+    position = _position(request)
+    found = best_position(position, name, options)
+    return found.to_json(request.spec, position.after), \
+        EXIT_OK if found.proven else EXIT_UNKNOWN
+
+
+def _hint(request: Request) -> tuple[dict, int]:
+    from blackhole.best import hints, hints_json, summarise
+
+    position = _position(request)
+    began = time.perf_counter()
+    found = hints(position, timeout=request.timeout)
+    seconds = time.perf_counter() - began
+    return hints_json(request.spec, position, found, seconds), \
+        EXIT_OK if summarise(position, found).proven else EXIT_UNKNOWN
+
+
+def _analyze(request: Request) -> tuple[dict, int]:
+    from blackhole.best import analyze
+    from blackhole.positions import read_moves
+    from blackhole.rules import advance
+
+    position = _position(request)
+    moves = None
+    if request.line is not None:
+        moves, source = read_moves(request.line, "line")
+        advance(position, moves, source)
+    found = analyze(position, moves, timeout=request.timeout)
+    return found.to_json(request.spec, position.after), \
+        EXIT_OK if found.proven else EXIT_UNKNOWN
+
+
+def _atlas(request: Request) -> tuple[dict, int]:
+    from blackhole.atlas import lookup
+
+    found = lookup(request.spec)
+    return found.to_json(), \
+        EXIT_UNKNOWN if found.won is None else EXIT_OK if found.won else EXIT_NO
+
+
+def _deal(request: Request) -> tuple[dict, int]:
+    from blackhole.formats import position_json
+
+    return position_json(_position(request)), EXIT_OK
+
+
+_ANSWERS = {"solve": _solve, "best": _best, "hint": _hint, "analyze": _analyze,
+            "atlas": _atlas, "deal": _deal}

@@ -1,0 +1,273 @@
+"""The local web app: the page, the JSON API (`blackhole.web.api`), and the server.
+
+Safe by default: it binds 127.0.0.1 unless told otherwise; a request whose Host header
+names neither the bound host, a localhost name nor an IP address is refused (400), which
+stops DNS rebinding (a page of another site that resolves its name to this server);
+bodies over 1 MB are refused (413); every limit is capped (`api.SERVER_TIMEOUT`); the
+solving questions run in a pool of at most `workers` processes, and a request beyond it
+is answered 503 with Retry-After at once, never queued; the atlas and the page answer
+in the server's own threads, so a long solve never blocks them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ipaddress
+import json
+import multiprocessing
+import os
+import socket
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import FileResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from blackhole.errors import InputError, InternalError
+from blackhole.web import api
+
+STATIC = Path(__file__).parent / "static"
+LOCAL_NAMES = frozenset({"localhost", "localhost.", "ip6-localhost"})
+RETRY_AFTER_SECONDS = 5  # what a 503 asks a client to wait
+_GRACE_SECONDS = 5.0  # a worker's answer may come this long after its capped limit
+
+
+def default_workers() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def allowed_host(header: str, bound: str) -> bool:
+    """Whether a request's Host header names this server: the host it is bound to, a
+    localhost name, or an IP address (a literal address is no DNS name to rebind)."""
+    name = header.strip().lower()
+    if name.startswith("["):  # [::1]:8000
+        name = name[1:].partition("]")[0]
+    elif name.count(":") == 1:
+        name = name.partition(":")[0]
+    if not name:
+        return False
+    if name in LOCAL_NAMES or name == bound.strip("[]").lower():
+        return True
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+def _json(data: dict, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    """A JSON answer written as the CLI's `--json` writes it (one line)."""
+    return Response(json.dumps(data) + "\n", status_code=status, headers=headers,
+                    media_type="application/json")
+
+
+def _error(status: int, message: str, headers: dict[str, str] | None = None,
+           code: int = api.EXIT_USAGE) -> Response:
+    """An error's one line, with the exit code the CLI would give (`api.Answer`)."""
+    return _json({"error": message, "exit": code}, status, headers)
+
+
+class HostCheck:
+    """ASGI middleware: refuse (400) a request whose Host names another host."""
+
+    def __init__(self, app: Any, bound: str) -> None:
+        self.app, self.bound = app, bound
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] == "http":
+            hosts = [value.decode("latin-1") for key, value in scope["headers"]
+                     if key == b"host"]
+            if len(hosts) != 1 or not allowed_host(hosts[0], self.bound):
+                shown = hosts[0] if hosts else ""
+                response = _error(400, f"Host: this server answers only to {self.bound} "
+                                       f"and localhost: {shown[:80]!r}")
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+class Pool:
+    """At most `size` solves at once, each in a worker process; one more is refused
+    (`run` gives None), never queued."""
+
+    def __init__(self, size: int) -> None:
+        self.size, self.running, self.stopping = size, 0, False
+        self._executor: ProcessPoolExecutor | None = None
+
+    def _workers(self) -> ProcessPoolExecutor:
+        if self._executor is None:
+            self._executor = ProcessPoolExecutor(
+                self.size, mp_context=multiprocessing.get_context("forkserver"))
+        return self._executor
+
+    async def run(self, request: api.Request) -> api.Answer | None:
+        """The worker's answer, or None when every worker is busy."""
+        if self.running >= self.size or self.stopping:
+            return None
+        self.running += 1
+        try:
+            future = self._workers().submit(api.answer, request)
+            return await asyncio.wait_for(asyncio.wrap_future(future),
+                                          request.timeout + _GRACE_SECONDS)
+        except (BrokenProcessPool, TimeoutError):
+            # a worker died (killed, out of memory), or overran its limit and is stopped
+            # here (it would hold its process past what `running` counts): start anew
+            if not self.stopping:
+                self.close()
+            raise
+        finally:
+            self.running -= 1
+
+    def stop(self) -> None:
+        """The server is stopping: stop every solve now, and start none."""
+        self.stopping = True
+        self.close()
+
+    def close(self) -> None:
+        """Stop the workers at once, a running solve with them."""
+        executor, self._executor = self._executor, None
+        if executor is None:
+            return
+        processes = list((getattr(executor, "_processes", None) or {}).values())
+        executor.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            with contextlib.suppress(OSError, ValueError):
+                process.kill()
+
+
+async def _body(request: Request) -> str | None:
+    """The request's body as text (None when empty); over the limit it is InputError
+    carrying 413 (`_TooLarge`)."""
+    length = request.headers.get("content-length")
+    if length is not None and length.isdigit() and int(length) > api.MAX_BODY_BYTES:
+        raise _TooLarge
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > api.MAX_BODY_BYTES:
+            raise _TooLarge
+        chunks.append(chunk)
+    if not size:
+        return None
+    try:
+        return b"".join(chunks).decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError("the body is not UTF-8 text", "body") from None
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def create_app(host: str = "127.0.0.1", pool: Pool | None = None,
+               cap: float = api.SERVER_TIMEOUT) -> Any:
+    """The ASGI app for a server bound to `host`, solving in `pool` (default: as many
+    processes as cores), with every limit capped at `cap` seconds."""
+    pool = pool or Pool(default_workers())
+
+    async def question(request: Request) -> Response:
+        name = request.path_params["question"]
+        try:
+            body = await _body(request) if request.method == "POST" else None
+            checked = api.check(name, dict(request.query_params), body, cap)
+        except _TooLarge:
+            return _error(413, f"body: larger than {api.MAX_BODY_BYTES} bytes")
+        except InputError as error:
+            return _error(404 if error.source == "path" else 400, error.describe())
+        if checked.question in api.SOLVING:
+            try:
+                found = await pool.run(checked)
+            except (BrokenProcessPool, TimeoutError):
+                if pool.stopping:
+                    return _error(503, "the server is stopping", code=api.EXIT_INTERRUPTED)
+                return _json({"error": "internal error: the worker stopped without an "
+                                       "answer", "exit": api.EXIT_INTERNAL}, 500)
+            if found is None and pool.stopping:
+                return _error(503, "the server is stopping", code=api.EXIT_INTERRUPTED)
+            if found is None:
+                return _error(503, f"busy: all {pool.size} workers are solving; retry "
+                                   f"after {RETRY_AFTER_SECONDS} s",
+                              {"Retry-After": str(RETRY_AFTER_SECONDS)}, api.EXIT_UNKNOWN)
+        else:
+            found = await run_in_threadpool(api.answer, checked)
+        return _json(found.data, found.status,
+                     {"X-Blackhole-Exit": str(found.exit_code)})
+
+    async def page(request: Request) -> Response:
+        return FileResponse(STATIC / "index.html")
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            pool.close()
+
+    app = Starlette(routes=[
+        Route("/", page),
+        Route("/api/{question}", question, methods=["GET", "POST"]),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ], lifespan=lifespan)
+    return HostCheck(app, host)
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A listening socket on host:port (port 0: a free one); an address that cannot be
+    bound is an InputError naming it."""
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+        sock = socket.socket(family, socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as error:
+        why = getattr(error, "strerror", None) or error
+        raise InputError(f"cannot listen there ({why})", "host", token=host) from None
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError as error:
+        sock.close()
+        raise InputError(f"cannot listen there ({error.strerror})", "port",
+                         token=f"{host}:{port}") from None
+    return sock
+
+
+def url_of(sock: socket.socket) -> str:
+    """The page's address on a listening socket."""
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}/"
+
+
+def serve(sock: socket.socket, host: str, workers: int | None = None) -> None:
+    """Serve the app on a listening socket until a signal stops it. Ctrl-C ends it with
+    KeyboardInterrupt once the workers are stopped (uvicorn raises the signal again after
+    its shutdown; where it does not, this does)."""
+    import uvicorn
+
+    pool = Pool(workers or default_workers())
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            pool.stop()  # a running solve ends now, its request answered 503
+            super().handle_exit(sig, frame)
+
+    config = uvicorn.Config(create_app(host, pool), log_level="warning", access_log=False,
+                            proxy_headers=False, timeout_graceful_shutdown=2,
+                            lifespan="on")
+    server = Server(config)
+    server.run(sockets=[sock])
+    if not server.started:
+        raise InternalError("the web server stopped before it started")
+    raise KeyboardInterrupt

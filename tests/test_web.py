@@ -1,0 +1,272 @@
+"""`blackhole serve`: the server runs as a real process on a free port, and its JSON API
+answers as the CLI's --json does for the same deal; it refuses files, large bodies,
+foreign Host headers and more solves than it has workers; Ctrl-C stops it (exit 130)."""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from .helpers import blackhole, child_env, children, command, default_sigint
+
+pytest.importorskip("starlette")
+pytest.importorskip("uvicorn")
+
+HARD = "random:24:ranks=31"  # the look spends well over 10 s on it: a solve that lasts
+VOLATILE = ("seconds", "stats")  # measured per run: they differ between any two runs
+
+
+class Server:
+    """`blackhole serve --port 0` in its own process, and requests to it."""
+
+    def __init__(self, *args: str) -> None:
+        self.process = subprocess.Popen(
+            command("serve", "--port", "0", *args), stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True, env=child_env(), preexec_fn=default_sigint)
+        first = self.process.stdout.readline()
+        assert first.startswith("serving http://127.0.0.1:"), \
+            first + self.process.stderr.read()
+        self.url = first.split()[1].rstrip("/")
+        self.host = self.url.removeprefix("http://")
+
+    def ask(self, path: str, query: dict[str, str] | None = None, body: bytes | None = None,
+            headers: dict[str, str] | None = None,
+            timeout: float = 60) -> tuple[int, dict[str, str], Any]:
+        """(status, headers, the JSON document) of one request."""
+        url = self.url + path + ("?" + urllib.parse.urlencode(query) if query else "")
+        request = urllib.request.Request(url, data=body, headers=headers or {})
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                status, got, raw = response.status, dict(response.headers), response.read()
+        except urllib.error.HTTPError as error:
+            status, got, raw = error.code, dict(error.headers), error.read()
+        kind = got.get("content-type", "")
+        return status, got, json.loads(raw) if kind.startswith("application/json") else raw
+
+    def interrupt(self) -> subprocess.CompletedProcess:
+        self.process.send_signal(signal.SIGINT)
+        out, err = self.process.communicate(timeout=20)
+        return subprocess.CompletedProcess(self.process.args, self.process.returncode, out,
+                                           err)
+
+    def stop(self) -> None:
+        """Stop it as Ctrl-C does (so that it stops its workers), else kill it."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process.stdout.close()
+        self.process.stderr.close()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[Server]:
+    running = Server("--workers", "2")
+    yield running
+    running.stop()
+
+
+def _steady(data: dict) -> dict:
+    return {key: value for key, value in data.items() if key not in VOLATILE}
+
+
+@pytest.mark.parametrize(("question", "args", "query"), [
+    ("solve", ["pysol:2", "--backend", "look"], {"deal": "pysol:2", "backend": "look"}),
+    ("solve", ["pysol:25", "--backend", "look"], {"deal": "pysol:25", "backend": "look"}),
+    ("solve", ["pysol:2", "--after", "2S 3H"],
+     {"deal": "pysol:2", "after": "2S 3H", "timeout": "30"}),
+    ("best", ["pysol:25", "--backend", "look"], {"deal": "pysol:25", "backend": "look"}),
+    ("hint", ["pysol:2", "--after", "2S"], {"deal": "pysol:2", "after": "2S"}),
+    ("analyze", ["pysol:2", "--line", "2S 3S"], {"deal": "pysol:2", "line": "2S 3S"}),
+    ("atlas", ["pysol:25"], {"deal": "pysol:25"}),
+    ("atlas", ["pysol:2:all-in-a-row"], {"deal": "pysol:2:all-in-a-row"}),
+])
+def test_each_answer_is_the_clis_json(server, question, args, query) -> None:
+    cli = blackhole(question, *args, "--json")
+    status, headers, data = server.ask(f"/api/{question}", query)
+    assert status == 200, data
+    assert _steady(data) == _steady(json.loads(cli.stdout))
+    assert headers["x-blackhole-exit"] == str(cli.returncode)
+    assert set(data) == set(json.loads(cli.stdout))
+
+
+def test_a_posted_board_or_json_is_answered_as_stdin_is(server) -> None:
+    board = blackhole("deal", "pysol:2").stdout
+    as_json = blackhole("deal", "pysol:2", "--after", "2S", "--format", "json").stdout
+    for text in (board, as_json):
+        cli = blackhole("solve", "-", "--backend", "look", "--json", stdin=text)
+        status, _, data = server.ask("/api/solve", {"backend": "look"}, text.encode())
+        assert status == 200 and data["deal"] == "-"
+        assert _steady(data) == _steady(json.loads(cli.stdout))
+    status, _, data = server.ask("/api/deal", body=board.encode())
+    assert status == 200
+    assert data == json.loads(blackhole("deal", "pysol:2", "--format", "json").stdout)
+
+
+def test_bad_input_is_the_clis_one_line_message(server) -> None:
+    for question, spec in (("solve", "pysol:abc"), ("best", "random:1:ranks=999"),
+                           ("atlas", "pysol:0")):
+        cli = blackhole(question, spec, "--json")
+        status, _, data = server.ask(f"/api/{question}", {"deal": spec})
+        assert cli.returncode == 2 and status == 400
+        assert data == {"error": cli.stderr.strip().removeprefix("error: "), "exit": 2}
+    status, _, data = server.ask("/api/solve", {"deal": "pysol:2", "after": "KH QC"})
+    assert status == 400 and "move 2 is illegal" in data["error"]
+    status, _, data = server.ask("/api/solve", body=b"this is no deal\n")
+    assert status == 400 and data["error"].startswith("<stdin>")
+    status, _, data = server.ask("/api/solve", {"deal": "pysol:2", "timeout": "-1"})
+    assert status == 400 and data["error"].startswith("timeout:")
+    status, _, data = server.ask("/api/solve", {"deal": "pysol:2", "solver_cmd": "rm"})
+    assert status == 400 and data["error"].startswith("solver_cmd:")
+    status, _, data = server.ask("/api/nothing", {"deal": "pysol:2"})
+    assert status == 404 and "unknown question" in data["error"]
+
+
+@pytest.mark.parametrize("query", [
+    {"deal": "/etc/passwd"}, {"deal": "tests"}, {"deal": "-"}, {"deal": "@specs.txt"},
+    {"deal": "examples/worked-example.board"},
+    {"deal": "pysol:2", "after": "@/etc/passwd"},
+])
+def test_a_spec_naming_a_file_is_refused(server, query) -> None:
+    status, _, data = server.ask("/api/solve", query)
+    assert status == 400 and "reads no files" in data["error"] and data["exit"] == 2
+
+
+def test_an_oversized_body_is_413(server) -> None:
+    """Refused from its Content-Length, before the body is read; one sent in chunks is
+    cut where it passes the limit."""
+    for chunked in (False, True):
+        connection = http.client.HTTPConnection(server.host, timeout=30)
+        connection.putrequest("POST", "/api/solve")
+        if chunked:
+            connection.putheader("Transfer-Encoding", "chunked")
+            connection.endheaders()
+            piece = b"x" * 100_000
+            for _ in range(11):
+                with contextlib.suppress(OSError):  # it may stop reading at the limit
+                    connection.send(b"%x\r\n%s\r\n" % (len(piece), piece))
+        else:
+            connection.putheader("Content-Length", "1000001")
+            connection.endheaders()
+        response = connection.getresponse()
+        data = json.loads(response.read())
+        connection.close()
+        assert response.status == 413 and "larger than 1000000 bytes" in data["error"]
+
+
+def test_a_foreign_host_is_refused(server) -> None:
+    port = server.host.rpartition(":")[2]
+    for host in ("evil.example", f"evil.example:{port}", "localhost.evil.example"):
+        status, _, data = server.ask("/api/atlas", {"deal": "pysol:2"}, headers={"Host": host})
+        assert status == 400 and "Host" in data["error"]
+    for host in (f"localhost:{port}", server.host, f"[::1]:{port}"):
+        status, _, data = server.ask("/api/atlas", {"deal": "pysol:2"}, headers={"Host": host})
+        assert status == 200 and data["won"] is True
+
+
+def test_the_page_is_served_from_the_package(server) -> None:
+    status, headers, page = server.ask("/")
+    assert status == 200 and headers["content-type"].startswith("text/html")
+    assert b"/static/app.js" in page and b"http" not in page.replace(b"http-equiv", b"")
+    for name in ("app.js", "style.css"):
+        status, _, text = server.ask(f"/static/{name}")
+        assert status == 200 and b"http" not in text
+
+
+def test_a_busy_pool_answers_503_and_ctrl_c_stops_the_server() -> None:
+    """One worker: a long solve takes it, a second solve is refused at once with
+    Retry-After while the atlas still answers; Ctrl-C during the solve ends with 130."""
+    busy = Server("--workers", "1")
+    try:
+        status, _, data = busy.ask("/api/solve", {"deal": "pysol:2", "backend": "look"})
+        assert status == 200 and data["verdict"] == "solved"  # the worker has started
+        slow: dict[str, Any] = {}
+        thread = threading.Thread(target=lambda: slow.update(zip(
+            ("status", "headers", "data"),
+            busy.ask("/api/solve", {"deal": HARD, "backend": "look", "timeout": "3"}),
+            strict=True)))
+        thread.start()
+        time.sleep(0.5)
+        began = time.monotonic()
+        status, headers, data = busy.ask("/api/solve", {"deal": HARD, "backend": "look"})
+        assert status == 503 and headers["retry-after"].isdigit(), data
+        status, _, data = busy.ask("/api/atlas", {"deal": "pysol:837"})
+        assert status == 200 and data["won"] is False
+        assert time.monotonic() - began < 2  # neither waited for the solve
+        thread.join(timeout=20)
+        assert slow["status"] == 200 and slow["data"]["verdict"] == "unknown"
+        assert slow["headers"]["x-blackhole-exit"] == "3"
+        # Ctrl-C while a solve runs: the server and its worker stop at once
+        thread = threading.Thread(target=lambda: busy.ask(
+            "/api/solve", {"deal": HARD, "backend": "look", "timeout": "50"}))
+        thread.start()
+        time.sleep(0.5)
+        family = children(busy.process.pid)
+        family += [pid for child in family for pid in children(child)]
+        began = time.monotonic()
+        done = busy.interrupt()
+        assert done.returncode == 130 and done.stderr.strip().endswith("interrupted")
+        assert "Traceback" not in done.stderr and "ERROR" not in done.stderr
+        assert time.monotonic() - began < 10
+        thread.join(timeout=20)
+        assert len(family) >= 2  # the worker and the process that started it
+        while _alive(family) and time.monotonic() - began < 15:
+            time.sleep(0.1)
+        assert not _alive(family)  # no worker left solving
+    finally:
+        busy.stop()
+
+
+def _alive(pids: list[int]) -> list[int]:
+    found = []
+    for pid in pids:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            continue
+        found.append(pid)
+    return found
+
+
+def test_a_port_in_use_is_exit_2(server) -> None:
+    port = server.host.rpartition(":")[2]
+    done = blackhole("serve", "--port", port, timeout=30)
+    assert done.returncode == 2 and "cannot listen there" in done.stderr
+
+
+def test_the_host_check() -> None:
+    from blackhole.web.app import allowed_host
+
+    assert allowed_host("127.0.0.1:8000", "127.0.0.1")
+    assert allowed_host("LOCALHOST", "127.0.0.1")
+    assert allowed_host("myhost:80", "myhost")
+    assert allowed_host("[::1]:8000", "127.0.0.1")
+    assert allowed_host("192.168.1.9:8000", "0.0.0.0")  # an address, not a name
+    assert not allowed_host("attacker.example:8000", "127.0.0.1")
+    assert not allowed_host("", "127.0.0.1")
+    assert not allowed_host("127.0.0.1.nip.io", "127.0.0.1")
+
+
+def test_every_limit_is_capped() -> None:
+    from blackhole.web.api import SERVER_TIMEOUT, check
+
+    assert check("solve", {"deal": "pysol:2"}, None).timeout == SERVER_TIMEOUT
+    assert check("solve", {"deal": "pysol:2", "timeout": "1e9"}, None).timeout \
+        == SERVER_TIMEOUT
+    assert check("hint", {"deal": "pysol:2", "timeout": "2.5"}, None).timeout == 2.5
