@@ -1,6 +1,6 @@
 """The Golf family: the game descriptions, Golf's deals and files, its rules, the search
 referee's verdicts against black-hole-solve's, and the engines that refuse Golf (the
-`sat` backend's Golf is tested in test_golf_sat.py)."""
+`sat` and `cpsat` backends' Golf is tested in test_golf_sat.py)."""
 
 from __future__ import annotations
 
@@ -296,7 +296,7 @@ def test_a_search_win_replays_in_black_hole_solves_terms(tmp_path) -> None:
 
 
 @pytest.mark.parametrize("backend", [name for name in REGISTRY
-                                     if name not in ("search", "sat")])
+                                     if name not in ("search", "sat", "cpsat")])
 def test_every_other_engine_refuses_golf_by_name(backend: str) -> None:
     with pytest.raises(InputError) as raised:
         solve_deal(load_deal("pysol:5:golf"), backend, Options())

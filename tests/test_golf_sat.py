@@ -1,4 +1,5 @@
-"""The SAT encoding of the Golf family (encodings/golf.md) and the `sat` backend on Golf:
+"""The SAT encoding of the Golf family (encodings/golf.md) and the `sat` backend on Golf
+(and CP-SAT's `inverse` and `cnf` models, the `cpsat` backend):
 verdicts against black-hole-solve's (tests/data/golf-1-1000.csv) and the search
 referee, on PySolFC deals and on small generated Golf deals of every variant; every
 decoded line replayed by the rules engine; the features it refuses; the clause counts
@@ -219,3 +220,49 @@ def test_golf_counts_match_the_specification(features: frozenset[str]) -> None:
         assert {f: encoding.counts()[f] for f in order} == counts, deal.name
         assert encoding.num_vars == variables, deal.name
         assert len(encoding.clauses) == sum(counts.values())
+
+
+# ---------------------------------------------------------------- CP-SAT
+
+
+def cpsat_verdict(deal: Deal, model: str | None = None) -> Verdict:
+    solution = solve_deal(deal, "cpsat", Options(timeout=60, model=model))
+    assert solution.result.backend == "cpsat"
+    if solution.verdict is Verdict.SOLVED:
+        assert solution.replay is not None and solution.replay.won
+    return solution.verdict
+
+
+@pytest.mark.parametrize("game", GOLF_GAMES)
+def test_cpsat_models_agree_with_the_search_referee_on_small_golf_deals(game: str) -> None:
+    for seed in range(40):
+        deal = small_golf(seed, game)
+        for model in ("inverse", "cnf"):
+            assert cpsat_verdict(deal, model) is referee(seed, game), (seed, model)
+
+
+@pytest.mark.parametrize("game", GOLF_GAMES)
+def test_cpsat_agrees_with_black_hole_solve_on_pysol_golf(game: str) -> None:
+    for number in range(1, 6):
+        deal = load_deal(f"pysol:{number}:{game}")
+        assert cpsat_verdict(deal).value == golf_reference()[number, game], number
+
+
+@pytest.mark.parametrize("model", ["boolean", "circuit"])
+def test_cpsat_models_without_golf_refuse_it(model: str) -> None:
+    with pytest.raises(InputError) as raised:
+        solve_deal(load_deal("pysol:2:golf"), "cpsat", Options(model=model))
+    assert raised.value.token == model and "Golf" in str(raised.value)
+
+
+def test_inverse_model_counts_on_golf() -> None:
+    from blackhole.encode.cpsat import build_model
+
+    for spec in ("pysol:1:golf", "pysol:2:dead-king-golf", "pysol:3:relaxed-golf"):
+        problem = build_problem(load_deal(spec), "cpsat", reads_rules=True)
+        built = build_model(problem, "inverse", frozenset())
+        size = problem.size
+        assert (size, len(problem.precedence)) == (52, 28 + 15)
+        assert built.families == {"inverse": 1, "rank-of-seq": size, "rank-step": size - 1,
+                                  "precedence": 43}, spec
+        assert built.variables == {"pos": size, "seq": size, "rank_at": size}

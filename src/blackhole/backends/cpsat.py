@@ -123,6 +123,7 @@ def run_stats(solver: cp_model.CpSolver, status: int, built: Built,
 class CpsatBackend(Backend):
     name = "cpsat"
     reads = frozenset({"model", "workers", "seed", "features"})
+    reads_rules = True  # the inverse and cnf models read a game's arcs and talon
 
     def check(self, options: Options) -> None:
         super().check(options)

@@ -54,9 +54,10 @@ from blackhole.encode.layout import (
     Lit,
     make_domains,
     make_layout,
+    played_line,
     symmetry_cut,
 )
-from blackhole.errors import InputError
+from blackhole.errors import InputError, InternalError
 from blackhole.problem import Problem, SameRankPair
 
 Literal = cp_model.LiteralT  # a Boolean variable, its negation, or a constant (bool)
@@ -130,6 +131,9 @@ def build_model(problem: Problem, model: str | None = None,
     when the deadline passes before it is built."""
     name = choose_model(model)
     chosen = choose_features(name, features)
+    if not problem.game.plain and name not in RULED_MODELS:
+        raise InputError(f"the {name} model does not play {problem.game.title} yet "
+                         f"(choose from {', '.join(RULED_MODELS)})", "model", token=name)
     check(deadline)
     return BUILDERS[name](layout or make_layout(problem), chosen, deadline)
 
@@ -154,19 +158,21 @@ def build_inverse(layout: Layout, features: frozenset[str],
     # variables
     pos = [_position_var(model, layout, v, shift) for v in nodes]
     seq = [model.new_int_var(0, problem.size - 1, f"seq[{q}]") for q in places]
-    rank_at = [model.new_int_var(1, problem.modulus, f"rank_at[{q}]") for q in places]
+    # the value each position shows: its card's rank, and in a game of directed arcs
+    # (Golf, encodings/golf.md) the rank plus `modulus` for a talon card, which follows
+    # any card; the table of steps is read from the arcs
+    kinds, steps = _step_table(layout)
+    rank_at = [model.new_int_var(1, max(kinds), f"rank_at[{q}]") for q in places]
     built = Built(model, lambda solver: _order_from_seq(solver, seq, problem), "inverse",
                   features, deadline=deadline)
     built.variables = {"pos": len(pos), "seq": len(seq), "rank_at": len(rank_at)}
     # constraints
     model.add_inverse(pos, seq)
     built.count("inverse")
-    ranks = list(problem.rank)
     for q in places:
         built.tick()
-        model.add_element(seq[q], ranks, rank_at[q])
+        model.add_element(seq[q], kinds, rank_at[q])
     built.count("rank-of-seq", len(places))
-    steps = [(k, j) for k, ranks in sorted(layout.links.items()) for j in ranks]
     for q in places[:-1]:
         built.tick()
         model.add_allowed_assignments([rank_at[q], rank_at[q + 1]], steps)
@@ -175,6 +181,28 @@ def build_inverse(layout: Layout, features: frozenset[str],
     if "symmetry" in features:
         _symmetry_on_positions(built, pos, layout.pairs)
     return built
+
+
+def _step_table(layout: Layout) -> tuple[list[int], list[tuple[int, int]]]:
+    """node → the value its position shows, and the allowed (value at q, value at q + 1)
+    pairs. Black Hole: the rank, and the rank links. A game of directed arcs: talon cards
+    show rank + modulus, and the pairs are read from the arcs, which must depend on these
+    values alone (checked: an InternalError otherwise, as the table would then be
+    unsound)."""
+    problem = layout.problem
+    if not layout.directed:
+        steps = [(k, j) for k, ranks in sorted(layout.links.items()) for j in ranks]
+        return list(problem.rank), steps
+    talon = layout.talon
+    kinds = [problem.rank[v] + (problem.modulus if v in talon else 0)
+             for v in range(problem.size)]
+    pairs = {(kinds[u], kinds[v]) for u in range(problem.size) for v in problem.neighbours[u]}
+    arcs = sum(len(problem.neighbours[u]) for u in range(problem.size))
+    implied = sum(1 for u in range(problem.size) for v in layout.moves
+                  if v != u and (kinds[u], kinds[v]) in pairs)
+    if implied != arcs:
+        raise InternalError("the arcs of this game do not depend on rank and talon alone")
+    return kinds, sorted(pairs)
 
 
 def _position_var(model: cp_model.CpModel, layout: Layout, node: int,
@@ -188,7 +216,7 @@ def _position_var(model: cp_model.CpModel, layout: Layout, node: int,
 def _order_from_seq(solver: cp_model.CpSolver, seq: list[cp_model.IntVar],
                     problem: Problem) -> tuple[int, ...]:
     order = tuple(solver.value(var) for var in seq)
-    return order[1:] if problem.start is not None else order
+    return played_line(problem, order[1:] if problem.start is not None else order)
 
 
 # ---------------------------------------------------------------- the Boolean model
@@ -263,6 +291,9 @@ def build_optional(problem: Problem, features: Iterable[str] | None = None, *,
     most once, and the objective to maximise the played cards (encodings/cpsat.md).
     `read_order` gives the played prefix; `built.filled` the position literals. OutOfTime
     when the deadline passes before it is built."""
+    if not problem.game.plain:
+        raise InputError(f"{problem.game.title}: no optional-position model (its best "
+                         "score counts fan cards only)", "optional", token=problem.game.name)
     chosen = DEFAULT_OPTIONAL_FEATURES if features is None else frozenset(features)
     unknown = sorted(chosen - OPTIONAL_FEATURES)
     if unknown:
@@ -573,6 +604,10 @@ def _clauses_model(layout: Layout, features: frozenset[str], deadline: float | N
                            for lit in clause])
     return encoding, keys, model, xs
 
+
+# The models that read a game of directed arcs and a talon (encodings/golf.md); the
+# others refuse one.
+RULED_MODELS: tuple[str, ...] = ("inverse", "cnf")
 
 BUILDERS: dict[str, Callable[[Layout, frozenset[str], float | None], Built]] = {
     "inverse": build_inverse,
