@@ -16,11 +16,12 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
 
-from .helpers import blackhole, child_env, children, command, default_sigint
+from .helpers import blackhole, child_env, children, command, default_sigint, reference
 
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
@@ -199,7 +200,7 @@ def test_a_busy_pool_answers_503_and_ctrl_c_stops_the_server() -> None:
         slow: dict[str, Any] = {}
         thread = threading.Thread(target=lambda: slow.update(zip(
             ("status", "headers", "data"),
-            busy.ask("/api/solve", {"deal": HARD, "backend": "look", "timeout": "3"}),
+            busy.ask("/api/solve", {"deal": HARD, "backend": "look", "timeout": "6"}),
             strict=True)))
         thread.start()
         time.sleep(0.5)
@@ -209,6 +210,14 @@ def test_a_busy_pool_answers_503_and_ctrl_c_stops_the_server() -> None:
         status, _, data = busy.ask("/api/atlas", {"deal": "pysol:837"})
         assert status == 200 and data["won"] is False
         assert time.monotonic() - began < 2  # neither waited for the solve
+        with ThreadPoolExecutor(32) as run:  # 200 atlas requests at once beside it
+            answers = list(run.map(lambda n: busy.ask("/api/atlas", {"deal": f"pysol:{n}"}),
+                                   range(1, 201)))
+        assert thread.is_alive()  # all answered while the solve still ran
+        assert [status for status, _, _ in answers] == [200] * 200
+        verdicts = reference()
+        assert [data["won"] for _, _, data in answers] == \
+            [verdicts[n]["verdict"] == "solved" for n in range(1, 201)]
         thread.join(timeout=20)
         assert slow["status"] == 200 and slow["data"]["verdict"] == "unknown"
         assert slow["headers"]["x-blackhole-exit"] == "3"
