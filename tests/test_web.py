@@ -171,7 +171,7 @@ def test_an_oversized_body_is_413(server) -> None:
         assert response.status == 413 and "larger than 1000000 bytes" in data["error"]
 
 
-def test_a_foreign_host_is_refused(server) -> None:
+def test_a_foreign_host_or_origin_is_refused(server) -> None:
     port = server.host.rpartition(":")[2]
     for host in ("evil.example", f"evil.example:{port}", "localhost.evil.example"):
         status, _, data = server.ask("/api/atlas", {"deal": "pysol:2"}, headers={"Host": host})
@@ -179,6 +179,13 @@ def test_a_foreign_host_is_refused(server) -> None:
     for host in (f"localhost:{port}", server.host, f"[::1]:{port}"):
         status, _, data = server.ask("/api/atlas", {"deal": "pysol:2"}, headers={"Host": host})
         assert status == 200 and data["won"] is True
+    for origin in ("https://evil.example", "null"):  # another site's page
+        status, _, data = server.ask("/api/solve", {"deal": "pysol:2"}, b"",
+                                     headers={"Origin": origin})
+        assert status == 403 and "Origin" in data["error"]
+    status, _, data = server.ask("/api/atlas", {"deal": "pysol:2"},
+                                 headers={"Origin": server.url})
+    assert status == 200 and data["won"] is True
 
 
 def test_the_page_is_served_from_the_package(server) -> None:

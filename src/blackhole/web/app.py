@@ -2,7 +2,8 @@
 
 Safe by default: it binds 127.0.0.1 unless told otherwise; a request whose Host header
 names neither the bound host, a localhost name nor an IP address is refused (400), which
-stops DNS rebinding (a page of another site that resolves its name to this server);
+stops DNS rebinding (a page of another site that resolves its name to this server), and
+a request from another site's page (its Origin header) is refused (403);
 bodies over 1 MB are refused (413); every limit is capped (`api.SERVER_TIMEOUT`); the
 solving questions run in a pool of at most `workers` processes, and a request beyond it
 is answered 503 with Retry-After at once, never queued; the atlas and the page answer
@@ -23,6 +24,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -80,7 +82,8 @@ def _error(status: int, message: str, headers: dict[str, str] | None = None,
 
 
 class HostCheck:
-    """ASGI middleware: refuse (400) a request whose Host names another host."""
+    """ASGI middleware: refuse a request whose Host names another host (400), or whose
+    Origin is another site's page (403)."""
 
     def __init__(self, app: Any, bound: str) -> None:
         self.app, self.bound = app, bound
@@ -89,10 +92,18 @@ class HostCheck:
         if scope["type"] == "http":
             hosts = [value.decode("latin-1") for key, value in scope["headers"]
                      if key == b"host"]
+            origins = [value.decode("latin-1") for key, value in scope["headers"]
+                       if key == b"origin"]
+            response = None
             if len(hosts) != 1 or not allowed_host(hosts[0], self.bound):
                 shown = hosts[0] if hosts else ""
                 response = _error(400, f"Host: this server answers only to {self.bound} "
                                        f"and localhost: {shown[:80]!r}")
+            elif origins and not allowed_host(urlsplit(origins[0]).netloc, self.bound):
+                # another site's page (a cross-site form or fetch) may not make it work
+                response = _error(403, f"Origin: this server answers only its own page: "
+                                       f"{origins[0][:80]!r}")
+            if response is not None:
                 await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)
