@@ -16,8 +16,12 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from blackhole.errors import InputError, InternalError, shorten
+
+if TYPE_CHECKING:
+    from blackhole.deal import Position
 
 SERVER_TIMEOUT = 60.0  # seconds: the most any request may take, and its default
 MAX_BODY_BYTES = 1_000_000  # a board or JSON deal sent as the body
@@ -135,7 +139,8 @@ def answer(request: Request) -> Answer:
     return Answer(200, data, code)
 
 
-def _position(request: Request):  # noqa: ANN202 — a Position, imported on use
+def _position(request: Request) -> Position:
+    """The request's position: its dealt spec's or its body's, with `after` played."""
     from blackhole.formats import parse_position_text
     from blackhole.positions import load_position, play_after, read_moves
     from blackhole.sources import source_name
