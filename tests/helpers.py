@@ -21,6 +21,7 @@ from blackhole.backends import Options, Verdict, available_backends, kissat
 from blackhole.cards import Card, deck
 from blackhole.deal import Deal
 from blackhole.errors import InputError
+from blackhole.games import VARIANTS
 from blackhole.pipeline import solve_deal
 from blackhole.positions import load_position
 from blackhole.problem import Problem, same_rank_pairs
@@ -34,6 +35,19 @@ REFERENCE_CSV = ROOT / "tests" / "data" / "pysol-1-1000.csv"
 
 
 # ---------------------------------------------------------------- the reference verdicts
+
+
+GOLF_CSV = ROOT / "tests" / "data" / "golf-1-1000.csv"
+# The games with a talon (the Golf family), from the one table of games.
+GOLF_GAMES = tuple(name for name, game in VARIANTS.items() if game.talon)
+
+
+@cache
+def golf_reference() -> dict[tuple[int, str], dict[str, str]]:
+    """(deal, game) → black-hole-solve 1.14's row for PySolFC Golf deals 1-1000
+    ({"verdict", "states_checked", "seconds"})."""
+    with GOLF_CSV.open(newline="") as handle:
+        return {(int(row["deal"]), row["game"]): row for row in csv.DictReader(handle)}
 
 
 @cache

@@ -4,10 +4,8 @@ referee's verdicts against black-hole-solve's, and the engines that refuse Golf 
 
 from __future__ import annotations
 
-import csv
 import json
 import random
-from functools import cache
 
 import pytest
 from hypothesis import given, settings
@@ -34,18 +32,9 @@ from blackhole.positions import load_position
 from blackhole.rules import TALON, Move, Outcome, initial_state, legal_cards, play, replay
 from blackhole.sources import expand_specs, load_deal
 
-from .helpers import ROOT, SRC, cli
+from .helpers import GOLF_GAMES, SRC, cli, golf_reference
 
-GOLF_CSV = ROOT / "tests" / "data" / "golf-1-1000.csv"
-GOLF_GAMES = ("golf", "dead-king-golf", "relaxed-golf")
 K, Q, A = 13, 12, 1
-
-
-@cache
-def golf_reference() -> dict[tuple[int, str], dict[str, str]]:
-    """(deal, game) → black-hole-solve 1.14's row for PySolFC Golf deals 1-1000."""
-    with GOLF_CSV.open(newline="") as handle:
-        return {(int(row["deal"]), row["game"]): row for row in csv.DictReader(handle)}
 
 
 # ---------------------------------------------------------------- the descriptions

@@ -7,7 +7,6 @@ recomputed from the formulas of encodings/golf.md."""
 
 from __future__ import annotations
 
-import csv
 import random
 from functools import cache
 
@@ -31,22 +30,13 @@ from blackhole.problem import build_problem, same_rank_pairs
 from blackhole.rules import replay
 from blackhole.sources import load_deal
 
-from .helpers import ROOT, check_symmetry, specified
+from .helpers import GOLF_GAMES, check_symmetry, golf_reference, specified
 
-GOLF_CSV = ROOT / "tests" / "data" / "golf-1-1000.csv"
-GOLF_GAMES = ("golf", "dead-king-golf", "relaxed-golf")
 # Feature sets every small deal is solved with: the Golf default (card-level), the
 # Black Hole default (rank-level, with talon(q)), everything sound, and the bare core.
 SOUND = FEATURES - {"deadrank"}
 FEATURE_SETS = [DIRECTED_DEFAULT_FEATURES, DEFAULT_FEATURES, SOUND, frozenset(),
                 frozenset({"rank", "forward", "symmetry"})]
-
-
-@cache
-def golf_reference() -> dict[tuple[int, str], str]:
-    with GOLF_CSV.open(newline="") as handle:
-        return {(int(row["deal"]), row["game"]): row["verdict"]
-                for row in csv.DictReader(handle)}
 
 
 def small_golf(seed: int, game: str) -> Deal:
@@ -95,11 +85,16 @@ def test_small_golf_deals_agree_with_the_search_referee(game: str) -> None:
     assert verdicts == {Verdict.SOLVED, Verdict.UNSOLVABLE}  # both verdicts are tested
 
 
+def agree_with_black_hole_solve(verdict_of, game: str, numbers: range) -> None:
+    """`verdict_of` (sat's or CP-SAT's) gives black-hole-solve's verdict on each deal."""
+    for number in numbers:
+        deal = load_deal(f"pysol:{number}:{game}")
+        assert verdict_of(deal).value == golf_reference()[number, game]["verdict"], number
+
+
 @pytest.mark.parametrize("game", GOLF_GAMES)
 def test_pysol_golf_deals_agree_with_black_hole_solve(game: str) -> None:
-    for number in range(1, 6):
-        deal = load_deal(f"pysol:{number}:{game}")
-        assert sat_verdict(deal).value == golf_reference()[number, game], number
+    agree_with_black_hole_solve(sat_verdict, game, range(1, 6))
 
 
 # Deals 6-30: about a minute for `golf`, the slowest variant (one process, load about
@@ -107,9 +102,7 @@ def test_pysol_golf_deals_agree_with_black_hole_solve(game: str) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("game", GOLF_GAMES)
 def test_pysol_golf_deals_6_to_30_agree_with_black_hole_solve(game: str) -> None:
-    for number in range(6, 31):
-        deal = load_deal(f"pysol:{number}:{game}")
-        assert sat_verdict(deal).value == golf_reference()[number, game], number
+    agree_with_black_hole_solve(sat_verdict, game, range(6, 31))
 
 
 @pytest.mark.slow
@@ -244,9 +237,7 @@ def test_cpsat_models_agree_with_the_search_referee_on_small_golf_deals(game: st
 
 @pytest.mark.parametrize("game", GOLF_GAMES)
 def test_cpsat_agrees_with_black_hole_solve_on_pysol_golf(game: str) -> None:
-    for number in range(1, 4):
-        deal = load_deal(f"pysol:{number}:{game}")
-        assert cpsat_verdict(deal).value == golf_reference()[number, game], number
+    agree_with_black_hole_solve(cpsat_verdict, game, range(1, 4))
 
 
 @pytest.mark.parametrize("model", ["boolean", "circuit"])
