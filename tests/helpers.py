@@ -50,6 +50,29 @@ def golf_reference() -> dict[tuple[int, str], dict[str, str]]:
         return {(int(row["deal"]), row["game"]): row for row in csv.DictReader(handle)}
 
 
+def small_golf(seed: int, game: str) -> Deal:
+    """A small Golf deal of `game`: a deck of 5 to 8 ranks shuffled by `seed`, its first
+    card on the foundation, 0 to 6 talon cards, 2 to 5 fans of 1 to 4 cards (the rest of
+    the deck is left out, as if played)."""
+    rng = random.Random(seed)
+    ranks = rng.randint(5, 8)
+    cards = deck(ranks)
+    rng.shuffle(cards)
+    foundation, cards = cards[0], cards[1:]
+    talon = tuple(cards[:rng.randint(0, 6)])
+    cards = cards[len(talon):]
+    size, count = rng.randint(1, 4), rng.randint(2, 5)
+    fans = tuple(tuple(cards[i * size:(i + 1) * size]) for i in range(count))
+    return Deal(fans, foundation, ranks, name=f"small-golf:{seed}:{game}", talon=talon,
+                game=VARIANTS[game])
+
+
+@cache
+def golf_referee(seed: int, game: str) -> Verdict:
+    """The `search` referee's verdict on `small_golf(seed, game)`."""
+    return solve_deal(small_golf(seed, game), "search", Options()).verdict
+
+
 @cache
 def reference() -> dict[int, dict[str, str]]:
     """deal number → {"verdict", "states_checked", "seconds"} from black-hole-solve 1.14.0."""

@@ -7,14 +7,10 @@ recomputed from the formulas of encodings/golf.md."""
 
 from __future__ import annotations
 
-import random
-from functools import cache
-
 import pytest
 from pysat.solvers import Solver
 
 from blackhole.backends import Options, Verdict
-from blackhole.cards import deck
 from blackhole.deal import Deal
 from blackhole.encode.cnf import (
     DEFAULT_FEATURES,
@@ -24,36 +20,18 @@ from blackhole.encode.cnf import (
     default_features,
 )
 from blackhole.errors import InputError
-from blackhole.games import VARIANTS
 from blackhole.pipeline import solve_deal
 from blackhole.problem import build_problem, same_rank_pairs
 from blackhole.rules import replay
 from blackhole.sources import load_deal
 
-from .helpers import GOLF_GAMES, check_symmetry, golf_reference, specified
+from .helpers import GOLF_GAMES, check_symmetry, golf_referee, golf_reference, small_golf, specified
 
 # Feature sets every small deal is solved with: the Golf default (card-level), the
 # Black Hole default (rank-level, with talon(q)), everything sound, and the bare core.
 SOUND = FEATURES - {"deadrank"}
 FEATURE_SETS = [DIRECTED_DEFAULT_FEATURES, DEFAULT_FEATURES, SOUND, frozenset(),
                 frozenset({"rank", "forward", "symmetry"})]
-
-
-def small_golf(seed: int, game: str) -> Deal:
-    """A small Golf deal of `game`: a deck of 5 to 8 ranks shuffled by `seed`, its first
-    card on the foundation, 0 to 6 talon cards, 2 to 5 fans of 1 to 4 cards (the rest of
-    the deck is left out, as if played)."""
-    rng = random.Random(seed)
-    ranks = rng.randint(5, 8)
-    cards = deck(ranks)
-    rng.shuffle(cards)
-    foundation, cards = cards[0], cards[1:]
-    talon = tuple(cards[:rng.randint(0, 6)])
-    cards = cards[len(talon):]
-    size, count = rng.randint(1, 4), rng.randint(2, 5)
-    fans = tuple(tuple(cards[i * size:(i + 1) * size]) for i in range(count))
-    return Deal(fans, foundation, ranks, name=f"small-golf:{seed}:{game}", talon=talon,
-                game=VARIANTS[game])
 
 
 def sat_verdict(deal: Deal, features: frozenset[str] | None = None) -> Verdict:
@@ -65,11 +43,6 @@ def sat_verdict(deal: Deal, features: frozenset[str] | None = None) -> Verdict:
     return solution.verdict
 
 
-@cache
-def referee(seed: int, game: str) -> Verdict:
-    return solve_deal(small_golf(seed, game), "search", Options()).verdict
-
-
 # ---------------------------------------------------------------- verdicts
 
 
@@ -78,7 +51,7 @@ def test_small_golf_deals_agree_with_the_search_referee(game: str) -> None:
     verdicts = set()
     for seed in range(40):
         deal = small_golf(seed, game)
-        expected = referee(seed, game)
+        expected = golf_referee(seed, game)
         verdicts.add(expected)
         for features in FEATURE_SETS:
             assert sat_verdict(deal, features) is expected, (seed, sorted(features))
@@ -232,7 +205,7 @@ def test_cpsat_models_agree_with_the_search_referee_on_small_golf_deals(game: st
     for seed in range(40):
         deal = small_golf(seed, game)
         for model in ("inverse", "cnf"):
-            assert cpsat_verdict(deal, model) is referee(seed, game), (seed, model)
+            assert cpsat_verdict(deal, model) is golf_referee(seed, game), (seed, model)
 
 
 @pytest.mark.parametrize("game", GOLF_GAMES)

@@ -185,10 +185,22 @@ def test_the_former_variable_decides_only_while_the_new_one_is_unset(
 def test_the_core_leaves_what_it_does_not_take_to_python() -> None:
     from blackhole import _look_core
 
-    assert _look_core.look(((1,),), ((5,),), 3, 0, 10, 3, 0.0) == (-2, None, 0)  # rank 5 of 3
-    assert _look_core.look(((1,),), ((1,),), 3, 4, 10, 3, 0.0) == (-2, None, 0)  # start rank 4
-    assert _look_core.look(((1,), (2,)), ((2,),), 3, 0, 10, 3, 0.0) == (-2, None, 0)
-    assert _look_core.look(((1,),), ((2,),), 3, 0, 10, 3, 0.0) == (1, (1,), 1)
+    onto = [[1, 2, 3], [2, 3], [1, 3], [1, 2]]  # three ranks on a cycle
+
+    def core(fans, ranks, start, table=onto, talon=(), talon_ranks=(), cuts=1):
+        return _look_core.look(fans, ranks, 3, start, 10, 3, 0.0, None, table, talon,
+                               talon_ranks, cuts)
+
+    assert core(((1,),), ((5,),), 0) == (-2, None, 0)  # rank 5 of 3
+    assert core(((1,),), ((1,),), 4) == (-2, None, 0)  # start rank 4
+    assert core(((1,), (2,)), ((2,),), 0) == (-2, None, 0)
+    assert core(((1,),), ((2,),), 0, table=[[1, 4]] + onto[1:]) == (-2, None, 0)
+    assert core(((1,),), ((2,),), 0, table=onto[:3]) == (-2, None, 0)  # a row short
+    assert core(((1,),), ((2,),), 1, talon=(2,), talon_ranks=(9,)) == (-2, None, 0)
+    assert core(((1,),), ((2,),), 0) == (1, (1,), 1)
+    # a talon card turned first: rank 1 cannot go on rank 1, rank 2 can (no rank-count
+    # cut: it is Black Hole's alone)
+    assert core(((1,),), ((1,),), 1, talon=(2,), talon_ranks=(2,), cuts=0) == (1, (2, 1), 2)
 
 
 @needs_core

@@ -1,22 +1,31 @@
 /* The compiled core of blackhole.look: the same limited discrepancy search as the
  * Python `look`, step for step, over flat arrays.
  *
- * look(fans, fan_ranks, modulus, start_rank, budget, passes, seconds[, stop])
- *     -> (status, line, nodes)
+ * look(fans, fan_ranks, modulus, start_rank, budget, passes, seconds, stop, onto, talon,
+ *      talon_ranks, cuts) -> (status, line, nodes)
  *   fans:       a sequence of sequences of node ids, each fan bottom -> top
  *   fan_ranks:  the same shape, each node's rank (1..modulus)
  *   start_rank: the hole's rank, 0 when the first card is free
  *   passes:     the limited-discrepancy passes before the last, unlimited one
  *   seconds:    a wall-clock limit (<= 0: none); at it the answer is "out of budget"
- *   stop:       a bytearray (optional) another thread may set: once its first byte is not
+ *   stop:       a bytearray (or None) another thread may set: once its first byte is not
  *               0 the search ends as "out of budget" (read with the clock, every few ms;
  *               the caller must not resize it meanwhile)
- *   status:     1 a full line (line is a tuple of nodes), 0 refuted, -1 out of budget,
+ *   onto:       modulus + 1 sequences: onto[h] the ranks that may go onto hole rank h, as
+ *               the game's rules say (look.onto_table); onto[0] the empty foundation's
+ *   talon:      the talon's nodes, the next first (empty: none); a move turns the next one
+ *               onto the hole, and the state's key holds how many were turned
+ *   talon_ranks: their ranks
+ *   cuts:       the cuts that apply besides the memo and the same-rank cut: 1 the
+ *               rank-count cut (Black Hole's path only), 2 the parity cut (moves that
+ *               change the rank by one, never wrapping)
+ *   status:     1 a full line (line is a tuple of nodes: every fan card, and the talon
+ *               cards turned on the way), 0 refuted, -1 out of budget,
  *               -2 not taken (ranks outside 1..modulus, sizes beyond its limits): the
  *               caller runs the Python search
  *
- * longest(fans, fan_ranks, modulus, start_rank, budget, passes, seconds, stop, floor, bound)
- *     -> (status, line, nodes)
+ * longest(fans, fan_ranks, modulus, start_rank, budget, passes, seconds, stop, onto, floor,
+ *         bound) -> (status, line, nodes)
  *   one round of blackhole.look.longest, the best score: the same search, recording the
  *   longest line it meets, with the cuts of look._python_search's `worth` in place of the
  *   win-only ones (a state is cut when no line through it can play more than both the
@@ -24,7 +33,7 @@
  *   -1 out of budget, -2 not taken; line the longest line found (a tuple, maybe empty)
  *
  * Equal to the Python search in: the order of moves (rank with most cards left first, then
- * the tallest fan, then the lowest fan index), the passes (allowed = 0, 1, 2, ...), the
+ * the tallest fan, then the lowest fan index; turning the talon last), the passes (allowed = 0, 1, 2, ...), the
  * node count, the dead-state memo (a state is remembered only when its subtree was
  * explored without a cut; a state the cuts end is not), the same-rank cut and the
  * rank-count cut.
@@ -66,6 +75,7 @@ typedef struct {
     long long allowed; /* discrepancies still allowed below */
     Py_ssize_t moves; /* index of this frame's first move on the move stack */
     int nmoves;
+    int turned;       /* the talon's cards turned so far */
     int i;            /* the move being explored */
     int cut;          /* some branch was left unexplored */
 } Frame;
@@ -78,7 +88,16 @@ typedef struct {
     long *node;     /* node ids, fan by fan, bottom -> top */
     int *rank;      /* ranks, same layout */
     int *onto, *onto_off;   /* onto[onto_off[h] ..]: the ranks that may go onto hole h
-                             * (h = 0, the empty foundation: any rank) */
+                             * (h = 0, the empty foundation: any rank), as the caller's
+                             * table says (look.onto_table, from the game's rules) */
+    int ntalon;              /* the talon's cards; a move turns the next onto the hole */
+    long *talon_node;        /* the talon's nodes, the next first */
+    int *talon_rank;
+    int chain;               /* the rank-count cut applies (Black Hole's path) */
+    int parity;              /* the parity cut applies (look.parity_room) */
+    int excess;              /* the fans' odd cards less their even cards */
+    int *odd_from, *even_from; /* the talon's odd and even ranks from card t on */
+    int hole_bits;           /* the hole's field in the key; the talon's count above it */
     int bitwords;            /* words of a set of fans */
     uint64_t *showing;       /* rank -> the set of fans whose top card has that rank */
     /* the state */
@@ -142,9 +161,9 @@ static inline int is_free(const uint64_t *slot, int words) {
     return 1;
 }
 
-static void make_key(Search *s, int hole) {
+static void make_key(Search *s, int hole, int turned) {
     memcpy(s->state_key, s->key, sizeof(uint64_t) * (size_t)s->words);
-    s->state_key[0] |= (uint64_t)hole;
+    s->state_key[0] |= (uint64_t)hole | ((uint64_t)turned << s->hole_bits);
 }
 
 /* the slot of key k: where it is, or the free slot where it would go */
@@ -163,13 +182,13 @@ static inline uint64_t *find_slot(uint64_t *table, size_t capacity, const uint64
 /* start fetching the memo slot of the state one move below: fan f down one card, its
  * card (rank r) on the hole; the children's slots are fetched together, so their cache
  * misses overlap instead of coming one at a time */
-static inline void prefetch_child(Search *s, int f, int r) {
+static inline void prefetch_child(Search *s, int f, int r, int turned) {
     uint64_t *k = s->child_key;
     for (int w = 0; w < s->words; w++) k[w] = s->key[w];
     int i = s->fan_off[f] + s->height[f] - 1;
     k[s->add_word[i]] -= s->add_val[i];
     if (s->height[f] > 1) k[s->add_word[i - 1]] += s->add_val[i - 1];
-    k[0] |= (uint64_t)r;
+    k[0] |= (uint64_t)r | ((uint64_t)turned << s->hole_bits);
     __builtin_prefetch(s->table + ((size_t)hash_key(k, s->words) & (s->capacity - 1))
                                   * (size_t)s->words);
 }
@@ -435,6 +454,14 @@ static void release(Search *s) {
     free(s->add_word); free(s->add_val);
     free(s->key); free(s->state_key); free(s->child_key); free(s->table);
     free(s->best_line); free(s->avail); free(s->inside); free(s->tried);
+    free(s->talon_node); free(s->talon_rank); free(s->odd_from); free(s->even_from);
+}
+
+/* the parity cut (look.parity_room): can the fans' odd-less-even count be met by runs
+ * from the hole and from the talon's cards left? */
+static inline int parity_ok(const Search *s, int hole, int turned) {
+    return -s->odd_from[turned] - (hole % 2 || !hole) <= s->excess
+           && s->excess <= s->even_from[turned] + (hole % 2 == 0);
 }
 
 /* read the fans into s; 0 ok, -1 with a Python error set, NOT_TAKEN for a problem this
@@ -504,6 +531,61 @@ done:
     return ok;
 }
 
+/* read a sequence of ints into out[0..], at most `most` of them, into `*n`; each must lie
+ * in lo..hi (else NOT_TAKEN); `nodes` (optional) takes them as longs instead. 0 ok, -1
+ * with a Python error set */
+static int read_ints(PyObject *obj, long lo, long hi, Py_ssize_t most, int *out, long *nodes,
+                     Py_ssize_t *n) {
+    PyObject *seq = PySequence_Fast(obj, "expected a sequence of ints");
+    if (!seq) return -1;
+    int ok = 0;
+    *n = PySequence_Fast_GET_SIZE(seq);
+    if (*n > most) ok = NOT_TAKEN;
+    for (Py_ssize_t i = 0; !ok && i < *n; i++) {
+        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (v == -1 && PyErr_Occurred()) ok = -1;
+        else if (v < lo || v > hi) ok = NOT_TAKEN;
+        else if (nodes) nodes[i] = v;
+        else out[i] = (int)v;
+    }
+    Py_DECREF(seq);
+    return ok;
+}
+
+/* the game's rules: what goes onto each hole rank (m + 1 rows of ranks) and the talon
+ * (its nodes and ranks, or NULL: none); 0 ok, -1 with a Python error set, NOT_TAKEN */
+static int load_rules(Search *s, PyObject *onto, PyObject *talon, PyObject *talon_ranks,
+                      int m) {
+    PyObject *rows = PySequence_Fast(onto, "onto must be a sequence");
+    if (!rows) return -1;
+    int ok = 0;
+    s->onto = calloc((size_t)(m + 1) * (size_t)m + 1, sizeof(int));
+    s->onto_off = calloc((size_t)m + 2, sizeof(int));
+    if (!s->onto || !s->onto_off) { PyErr_NoMemory(); ok = -1; }
+    if (!ok && PySequence_Fast_GET_SIZE(rows) != m + 1) ok = NOT_TAKEN;
+    Py_ssize_t at = 0;
+    for (int h = 0; !ok && h <= m; h++) {
+        Py_ssize_t n = 0;
+        s->onto_off[h] = (int)at;
+        ok = read_ints(PySequence_Fast_GET_ITEM(rows, h), 1, m, m, s->onto + at, NULL, &n);
+        at += n;
+    }
+    s->onto_off[m + 1] = (int)at;
+    Py_DECREF(rows);
+    if (ok || !talon) return ok;
+    Py_ssize_t n = PyObject_Length(talon), nr = 0;
+    if (n < 0) return -1;
+    if (n > LIMIT) return NOT_TAKEN;
+    s->talon_node = calloc((size_t)n + 1, sizeof(long));
+    s->talon_rank = calloc((size_t)n + 1, sizeof(int));
+    if (!s->talon_node || !s->talon_rank) { PyErr_NoMemory(); return -1; }
+    ok = read_ints(talon, LONG_MIN, LONG_MAX, n, NULL, s->talon_node, &n);
+    if (!ok) ok = read_ints(talon_ranks, 1, m, n, s->talon_rank, NULL, &nr);
+    if (!ok && nr != n) ok = NOT_TAKEN;
+    s->ntalon = (int)n;
+    return ok;
+}
+
 /* give every card the class of its fan cut down to it (cls, node layout): cards of two
  * fans share a class when the ranks from their fans' bottoms up to them are the same. A
  * class is its rank and the class of the card under it (-1 for a bottom card), looked up
@@ -559,7 +641,7 @@ static int lay_out_key(Search *s, int m) {
     int classes = number_classes(s, cls);
     if (classes < 0) goto done;
     for (int i = 0; i < total; i++) many[cls[i]]++;
-    int word = 0, used = bit_length(m);
+    int word = 0, used = s->hole_bits + bit_length(s->ntalon);
     for (int c = 0; c < classes; c++)
         if (many[c] > 1) place(bit_length(many[c]), &word, &used, &at_word[c], &at_shift[c]);
     for (int f = 0; f < s->nfans; f++) {
@@ -583,15 +665,17 @@ done:
 /* look and longest: the search, for a full line (longest 0) or for the longest line that
  * reaches `floor` (longest 1) */
 static PyObject *run(PyObject *args, int longest) {
-    PyObject *fans, *fan_ranks;
-    int m, start, floor = 0, bound = 0;
+    PyObject *fans, *fan_ranks, *onto, *talon = NULL, *talon_ranks = NULL;
+    int m, start, floor = 0, bound = 0, cuts = 1;
     long long budget, passes;
     double seconds;
     PyObject *stop_flag = NULL;
-    if (longest ? !PyArg_ParseTuple(args, "OOiiLLdOii", &fans, &fan_ranks, &m, &start, &budget,
-                                    &passes, &seconds, &stop_flag, &floor, &bound)
-                : !PyArg_ParseTuple(args, "OOiiLLd|O", &fans, &fan_ranks, &m, &start, &budget,
-                                    &passes, &seconds, &stop_flag))
+    if (longest ? !PyArg_ParseTuple(args, "OOiiLLdOOii", &fans, &fan_ranks, &m, &start,
+                                    &budget, &passes, &seconds, &stop_flag, &onto, &floor,
+                                    &bound)
+                : !PyArg_ParseTuple(args, "OOiiLLdOOOOi", &fans, &fan_ranks, &m, &start,
+                                    &budget, &passes, &seconds, &stop_flag, &onto, &talon,
+                                    &talon_ranks, &cuts))
         return NULL;
     double deadline = seconds > 0 ? now() + seconds : 0;
     const int on_signal_thread = PyThread_get_thread_ident() == signal_thread;
@@ -615,17 +699,21 @@ static PyObject *run(PyObject *args, int longest) {
     long *line = NULL;
     PyObject *result = NULL;
     int loaded = load(&s, fans, fan_ranks, m);
+    if (loaded == 0) loaded = load_rules(&s, onto, talon, talon_ranks, m);
     if (loaded == -1) goto done;
     s.modulus = m;
-    int nf = s.nfans, total = s.total;
-    if (loaded == NOT_TAKEN || ((size_t)total + 1) * ((size_t)nf + 1) > MAX_MOVES) {
+    s.chain = cuts & 1;
+    s.parity = (cuts & 2) != 0;
+    s.hole_bits = bit_length(m);
+    int nf = s.nfans, total = s.total, ntalon = s.ntalon;
+    /* a frame's moves: at most one a fan, and the talon's */
+    int most = nf + (ntalon > 0), steps = total + ntalon;
+    if (loaded == NOT_TAKEN || ((size_t)steps + 1) * ((size_t)most + 1) > MAX_MOVES) {
         result = Py_BuildValue("(iOi)", NOT_TAKEN, Py_None, 0);
         goto done;
     }
 
     s.bitwords = nf / 64 + 1;
-    s.onto = calloc((size_t)(m + 1) * 2 + (size_t)m, sizeof(int));
-    s.onto_off = calloc((size_t)m + 2, sizeof(int));
     s.showing = calloc((size_t)(m + 1) * (size_t)s.bitwords, sizeof(uint64_t));
     s.height = calloc((size_t)nf + 1, sizeof(int));
     s.left = calloc((size_t)m + 1, sizeof(int));
@@ -635,21 +723,12 @@ static PyObject *run(PyObject *args, int longest) {
     s.avail = calloc((size_t)m + 1, sizeof(int));
     s.inside = calloc((size_t)m + 1, 1);
     s.tried = calloc((size_t)m + 1, sizeof(int));
-    s.best_line = calloc((size_t)total + 1, sizeof(long));
-    if (!s.onto || !s.onto_off || !s.showing || !s.height || !s.left || !s.steps || !s.add_word
+    s.best_line = calloc((size_t)steps + 1, sizeof(long));
+    s.odd_from = calloc((size_t)ntalon + 1, sizeof(int));
+    s.even_from = calloc((size_t)ntalon + 1, sizeof(int));
+    if (!s.odd_from || !s.even_from || !s.showing || !s.height || !s.left || !s.steps || !s.add_word
         || !s.add_val || !s.avail || !s.inside || !s.tried || !s.best_line) {
         PyErr_NoMemory(); goto done;
-    }
-    {   /* rank r goes onto hole h when they differ by one, the top rank wrapping */
-        int at = 0;
-        for (int h = 0; h <= m; h++) {
-            s.onto_off[h] = at;
-            for (int r = 1; r <= m; r++) {
-                int d = ((r - h) % m + m) % m;
-                if (h == 0 || ((d == 1 || d == m - 1) && r != h)) s.onto[at++] = r;
-            }
-        }
-        s.onto_off[m + 1] = at;
     }
     if (lay_out_key(&s, m) < 0) { PyErr_NoMemory(); goto done; }
     s.key = calloc((size_t)s.words, sizeof(uint64_t));
@@ -665,7 +744,14 @@ static PyObject *run(PyObject *args, int longest) {
         for (int h = 0; h < s.fan_len[f]; h++) s.left[s.rank[s.fan_off[f] + h]]++;
         if (s.fan_len[f]) show(&s, s.rank[s.fan_off[f] + s.fan_len[f] - 1], f, 1);
     }
-    for (int r = 1; r <= m; r++) s.gaps += !s.left[r];
+    for (int r = 1; r <= m; r++) {
+        s.gaps += !s.left[r];
+        s.excess += r % 2 ? s.left[r] : -s.left[r];
+    }
+    for (int t = ntalon - 1; t >= 0; t--) {
+        s.odd_from[t] = s.odd_from[t + 1] + s.talon_rank[t] % 2;
+        s.even_from[t] = s.even_from[t + 1] + 1 - s.talon_rank[t] % 2;
+    }
     {   /* the chain cache packs every count in 3 bits and the hole above them: 62 bits */
         int packs = 3 * (m + 1) + bit_length(m) <= 62 && m >= 3;
         for (int r = 1; packs && r <= m; r++) {
@@ -678,10 +764,10 @@ static PyObject *run(PyObject *args, int longest) {
         }
     }
 
-    /* a frame per card on the line and the root; each frame's moves, at most one a fan */
-    frames = calloc((size_t)total + 2, sizeof(Frame));
-    moves = calloc(((size_t)total + 1) * ((size_t)nf + 1), sizeof(uint64_t));
-    line = calloc((size_t)total + 1, sizeof(long));
+    /* a frame per move on the line and the root */
+    frames = calloc((size_t)steps + 2, sizeof(Frame));
+    moves = calloc(((size_t)steps + 1) * ((size_t)most + 1), sizeof(uint64_t));
+    line = calloc((size_t)steps + 1, sizeof(long));
     if (!frames || !moves || !line) { PyErr_NoMemory(); goto done; }
 
     long long spent = 0;
@@ -689,6 +775,7 @@ static PyObject *run(PyObject *args, int longest) {
     enum { ENTER, NEXT, RETURN } step;
     enum { R_TRUE, R_FALSE, R_NONE } got = R_FALSE;
     long long allowed = 0;
+    int line_len = 0; /* the full line's moves */
     /* The search reads no Python object: other threads run meanwhile (a look may take
      * half a second). The thread state is held in `released` while the GIL is let go. */
     PyThreadState *released = PyEval_SaveThread();
@@ -696,6 +783,7 @@ static PyObject *run(PyObject *args, int longest) {
         int depth = 0;
         Frame *fr = &frames[0];
         fr->hole = start; fr->cards = total; fr->allowed = allowed; fr->moves = 0;
+        fr->turned = 0;
         step = ENTER;
         for (;;) {
             if (step == ENTER) {
@@ -705,15 +793,16 @@ static PyObject *run(PyObject *args, int longest) {
                     s.best_len = depth;
                     if (depth >= s.bound) { got = R_TRUE; step = RETURN; continue; }
                 }
-                if (fr->cards == 0) { got = R_TRUE; step = RETURN; continue; }
-                make_key(&s, fr->hole);
+                if (fr->cards == 0) { line_len = depth; got = R_TRUE; step = RETURN; continue; }
+                make_key(&s, fr->hole, fr->turned);
                 /* the memo's slot is most likely out of the cache: fetch it while the cuts
                  * are worked out (they are not remembered: working them out again costs
                  * less than a memo entry) */
                 __builtin_prefetch(s.table + ((size_t)hash_key(s.state_key, s.words)
                                               & (s.capacity - 1)) * (size_t)s.words);
                 if (s.longest ? !worth(&s, fr->hole, fr->cards, depth)
-                    : !chain_ok(&s, fr->hole, fr->cards)) {
+                    : (s.chain && !chain_ok(&s, fr->hole, fr->cards))
+                      || (s.parity && !parity_ok(&s, fr->hole, fr->turned))) {
                     got = R_FALSE; step = RETURN; continue;
                 }
                 if (memo_has(&s)) { got = R_FALSE; step = RETURN; continue; }
@@ -747,6 +836,11 @@ static PyObject *run(PyObject *args, int longest) {
                         }
                     }
                 }
+                if (fr->turned < ntalon) { /* turning the talon: after every fan's move */
+                    uint64_t k = ((uint64_t)total << (2 * FIELD)) | (uint64_t)nf;
+                    if (fr->allowed || n == 0) mv[n++] = k;
+                    else fr->cut = 1;
+                }
                 if (fr->allowed) { /* insertion sort: a node has a few moves */
                     for (int a = 1; a < n; a++) {
                         uint64_t k = mv[a];
@@ -761,14 +855,16 @@ static PyObject *run(PyObject *args, int longest) {
                 if (n > 1)
                     for (int a = 0; a < n; a++) {
                         int f = (int)(mv[a] & FAN_MASK);
-                        prefetch_child(&s, f, s.rank[s.fan_off[f] + s.height[f] - 1]);
+                        if (f < nf)
+                            prefetch_child(&s, f, s.rank[s.fan_off[f] + s.height[f] - 1],
+                                           fr->turned);
                     }
                 step = NEXT;
             } else if (step == NEXT) {
                 fr = &frames[depth];
                 if (fr->i == fr->nmoves) {
                     if (fr->cut) { got = R_NONE; step = RETURN; continue; }
-                    make_key(&s, fr->hole);
+                    make_key(&s, fr->hole, fr->turned);
                     if (memo_add(&s) < 0) {
                         PyEval_RestoreThread(released); released = NULL;
                         PyErr_NoMemory(); goto done;
@@ -788,20 +884,31 @@ static PyObject *run(PyObject *args, int longest) {
                     }
                 }
                 int f = (int)(moves[fr->moves + fr->i] & FAN_MASK);
+                Frame *child = &frames[depth + 1];
+                child->allowed = fr->allowed - (fr->i > 0);
+                child->moves = fr->moves + fr->nmoves;
+                child->cut = 0;
+                if (f == nf) { /* the talon's next card onto the hole */
+                    line[depth] = s.talon_node[fr->turned];
+                    child->hole = s.talon_rank[fr->turned];
+                    child->cards = fr->cards;
+                    child->turned = fr->turned + 1;
+                    depth++;
+                    step = ENTER;
+                    continue;
+                }
                 int h = s.height[f] - 1;
                 set_height(&s, f, h);
                 int r = s.rank[s.fan_off[f] + h];
                 show(&s, r, f, 0);
                 if (h) show(&s, s.rank[s.fan_off[f] + h - 1], f, 1);
                 if (!--s.left[r]) s.gaps++;
+                s.excess -= r % 2 ? 1 : -1;
                 if (s.chain_cache) s.left_code -= 1ULL << (3 * r);
                 line[depth] = s.node[s.fan_off[f] + h];
-                Frame *child = &frames[depth + 1];
                 child->hole = r;
                 child->cards = fr->cards - 1;
-                child->allowed = fr->allowed - (fr->i > 0);
-                child->moves = fr->moves + fr->nmoves;
-                child->cut = 0;
+                child->turned = fr->turned;
                 depth++;
                 step = ENTER;
             } else { /* RETURN: `got` is frames[depth]'s answer */
@@ -811,9 +918,11 @@ static PyObject *run(PyObject *args, int longest) {
                 fr = &frames[depth];
                 if (got == R_NONE) fr->cut = 1;
                 int f = (int)(moves[fr->moves + fr->i] & FAN_MASK);
+                if (f == nf) { fr->i++; step = NEXT; continue; } /* the talon: nothing moved */
                 int h = s.height[f];
                 int r = s.rank[s.fan_off[f] + h];
                 if (!s.left[r]++) s.gaps--;
+                s.excess += r % 2 ? 1 : -1;
                 if (s.chain_cache) s.left_code += 1ULL << (3 * r);
                 if (h) show(&s, s.rank[s.fan_off[f] + h - 1], f, 0);
                 show(&s, r, f, 1);
@@ -839,9 +948,9 @@ finish:
                 PyTuple_SET_ITEM(found, d, v);
             }
         } else if (status == 1) {
-            found = PyTuple_New(total);
+            found = PyTuple_New(line_len);
             if (!found) goto done;
-            for (int d = 0; d < total; d++) {
+            for (int d = 0; d < line_len; d++) {
                 PyObject *v = PyLong_FromLong(line[d]);
                 if (!v) { Py_DECREF(found); goto done; }
                 PyTuple_SET_ITEM(found, d, v);
@@ -903,11 +1012,12 @@ static PyMethodDef methods[] = {
     {"ranks_can_chain", chain, METH_VARARGS,
      "ranks_can_chain(left, hole, cards, modulus) -> bool: the rank-count cut of the look."},
     {"look", look, METH_VARARGS,
-     "look(fans, fan_ranks, modulus, start_rank, budget, passes, seconds[, stop]) -> (status, line, "
-     "nodes): the first look of blackhole.look; status 1 a full line, 0 refuted, -1 out of "
-     "budget or time."},
+     "look(fans, fan_ranks, modulus, start_rank, budget, passes, seconds, stop, onto, talon, "
+     "talon_ranks, cuts) -> (status, line, nodes): the first look of blackhole.look; "
+     "status 1 a full line, 0 refuted, -1 out of budget or time."},
     {"longest", longest, METH_VARARGS,
-     "longest(fans, fan_ranks, modulus, start_rank, budget, passes, seconds, stop, floor, bound) "
+     "longest(fans, fan_ranks, modulus, start_rank, budget, passes, seconds, stop, onto, floor, "
+     "bound) "
      "-> (status, line, nodes): one round of blackhole.look.longest; status 1 a line of "
      "bound cards, 0 the tree exhausted, -1 out of budget or time; line the longest found."},
     {NULL, NULL, 0, NULL},

@@ -33,6 +33,12 @@ that merges interchangeable fans takes 915 on to 0.48 million (and 265 to 0.09).
 the others), so it stays an independent referee: the tests hold the look's refutations
 to its verdicts.
 
+The games with a talon (the Golf family) are searched too: the moves come from the
+game's table (`onto_table`, from `games.rank_fits`), turning the talon's next card is a
+move tried after every fan's, and the state (and the memo's key) holds how many talon
+cards were turned. The rank-count cut holds for Black Hole's path only; where no move
+wraps, the parity cut (`parity_room`) takes its place.
+
 The reasons each cut is sound are in encodings/look.md.
 
 The best score (`longest`): the same search, asked for the longest line. Every line to a
@@ -68,9 +74,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from blackhole.cards import rank_adjacent
 from blackhole.engines import ENGINES, look_switch
 from blackhole.errors import ArgumentError, InputError
+from blackhole.games import rank_fits
 from blackhole.longest import Longest
 from blackhole.problem import Problem
 
@@ -103,6 +109,8 @@ except ImportError:  # pragma: no cover - an install without a compiler
     _look_core = None
 
 _NOT_TAKEN = -2  # the compiled core's answer to a problem it leaves to the Python search
+TALON_MOVE = -1  # the fan a move names when it turns the talon's next card
+CHAIN_CUT, PARITY_CUT = 1, 2  # the compiled core's cuts besides the memo and same-rank
 
 
 @dataclass(frozen=True)
@@ -185,6 +193,38 @@ def _arc_covers(taken: list[bool], left: list[int], hole: int, cards: int, m: in
     return covered >= cards
 
 
+def onto_table(problem: Problem) -> list[list[int]]:
+    """onto[h]: the ranks that may go onto hole rank h as the problem's game says
+    (`games.rank_fits`), ascending; onto[0], the empty foundation: any rank. Both engines
+    read the moves from this one table."""
+    m, game = problem.modulus, problem.game
+    return [list(range(1, m + 1))] + [[r for r in range(1, m + 1) if rank_fits(game, r, h, m)]
+                                      for h in range(1, m + 1)]
+
+
+def parity_applies(onto: list[list[int]]) -> bool:
+    """Does every move change the hole's rank by an odd number (no wrap from the top rank
+    to the ace, or an even number of ranks)? Then the parity cut holds (`parity_room`)."""
+    return all((r - h) % 2 for h in range(1, len(onto)) for r in onto[h])
+
+
+def parity_room(talon_ranks: list[int]) -> tuple[list[int], list[int]]:
+    """The parity cut's bounds: (odd, even), where odd[t] and even[t] count the talon's
+    odd and even ranks from its card t on. Where every move changes the rank by one
+    without wrapping, the fan cards a line plays between two talon cards alternate odd
+    and even ranks, starting with the parity the card before them lacks; such a run
+    plays at most one odd card more than even cards when it starts on an even rank, and
+    at most one even card more when it starts on an odd one. So with the hole on rank h
+    and the talon turned to card t, a full line exists only if the fans' odd cards less
+    their even cards lie between -(odd[t] + [h odd]) and even[t] + [h even] (an empty
+    foundation counts on both sides)."""
+    odd, even = [0] * (len(talon_ranks) + 1), [0] * (len(talon_ranks) + 1)
+    for t in range(len(talon_ranks) - 1, -1, -1):
+        odd[t] = odd[t + 1] + talon_ranks[t] % 2
+        even[t] = even[t + 1] + 1 - talon_ranks[t] % 2
+    return odd, even
+
+
 def c_engine_built() -> bool:
     """Is the compiled core of the look installed?"""
     return _look_core is not None
@@ -241,11 +281,13 @@ def look(problem: Problem, budget: int | None = None, *, engine: str | None = No
     if use == "c" and isinstance(budget, int):
         assert _look_core is not None
         start = 0 if problem.start is None else problem.rank[problem.start]
-        rank = problem.rank
+        rank, onto = problem.rank, onto_table(problem)
         status, line, nodes = _look_core.look(
             problem.fans, [[rank[node] for node in fan] for fan in problem.fans],
             problem.modulus, start, max(-1, min(budget, 2**62)), LDS_PASSES,
-            0.0 if seconds is None else max(seconds, 1e-9), stop)
+            0.0 if seconds is None else max(seconds, 1e-9), stop, onto,
+            problem.talon, [rank[node] for node in problem.talon],
+            CHAIN_CUT * problem.game.plain | PARITY_CUT * parity_applies(onto))
         if status != _NOT_TAKEN:
             return Look(line, status == 0, nodes)
     status, line, nodes = _python_search(problem, budget, seconds, stop, LDS_PASSES, None)
@@ -373,10 +415,8 @@ def _python_search(problem: Problem, budget: int, seconds: float | None,
     for fan in fans:
         for node in fan:
             left[rank[node]] += 1
-    # onto[h]: the ranks that may go onto hole rank h (0: the empty foundation takes any);
+    onto = onto_table(problem)
     # showing[r]: the fans whose top card has rank r, so a node looks at its moves only.
-    onto = [list(range(1, m + 1))] + [
-        [r for r in range(1, m + 1) if rank_adjacent(r, h, m)] for h in range(1, m + 1)]
     showing: list[set[int]] = [set() for _ in range(m + 1)]
     for f, fan in enumerate(fans):
         if fan:
@@ -390,7 +430,15 @@ def _python_search(problem: Problem, budget: int, seconds: float | None,
     gaps = [sum(1 for r in range(1, m + 1) if not left[r])]  # ranks with no card left
 
     fan_ranks = [[rank[node] for node in fan] for fan in fans]
+    talon = problem.talon
+    talon_ranks = [rank[node] for node in talon]
+    chain_cut = problem.game.plain  # the rank-count cut holds for Black Hole's path only
+    parity_cut = parity_applies(onto)
+    odd_from, even_from = parity_room(talon_ranks)
+    # the fans' odd cards less their even cards, for the parity cut
+    excess = [sum(1 if r % 2 else -1 for ranks in fan_ranks for r in ranks)]
     stride = m + 1
+    turns = len(talon) + 1  # how far the talon was turned: 0 .. len(talon)
     deadline = None if seconds is None else time.perf_counter() + seconds
     total = sum(heights)
     floor, bound = (0, total) if target is None else target
@@ -416,10 +464,10 @@ def _python_search(problem: Problem, budget: int, seconds: float | None,
         bottoms = {fan_ranks[f][0] for f in range(len(fans)) if heights[f]}
         return chains_leaving(left, hole, cards, m, slack, bottoms, chains)
 
-    def search(hole: int, code: int, cards: int, allowed: int) -> bool | None:
+    def search(hole: int, code: int, cards: int, allowed: int, turned: int) -> bool | None:
         """True: a full line (target: a line of `bound` cards) is in `line`; False: no
         line from here (remembered); None: a line may leave the heuristic more than
-        `allowed` times more."""
+        `allowed` times more. `turned`: the talon's cards turned so far."""
         nonlocal spent
         if target is not None and len(line) > len(longest):
             longest[:] = line
@@ -427,13 +475,16 @@ def _python_search(problem: Problem, budget: int, seconds: float | None,
                 return True
         if cards == 0:
             return True
-        key = code * stride + hole
+        key = (code * stride + hole) * turns + turned
         if key in dead:
             return False
         if target is not None:
             if not worth(hole, cards, len(line)):
                 return False  # not remembered: the cuts cost less than a memo entry
-        elif not chains(left, hole, cards):
+        elif chain_cut and not chains(left, hole, cards):
+            return False
+        elif parity_cut and not (-odd_from[turned] - (hole % 2 or not hole) <= excess[0]
+                                 <= even_from[turned] + (hole % 2 == 0)):
             return False
         moves = []
         for r in onto[hole]:
@@ -441,6 +492,8 @@ def _python_search(problem: Problem, budget: int, seconds: float | None,
             if len(fans_of) > 1:  # the same-rank cut: see _canonical
                 fans_of = _canonical(fans_of, heights)
             moves += [(-left[r], -heights[f], f) for f in fans_of]
+        if turned < len(talon):  # turning the talon comes after every fan's move
+            moves.append((0, 0, TALON_MOVE))
         if allowed:
             moves.sort()
             cut = False
@@ -456,6 +509,15 @@ def _python_search(problem: Problem, budget: int, seconds: float | None,
                     (deadline is not None and time.perf_counter() > deadline)
                     or (stop is not None and stop[0])):
                 raise _OutOfBudget
+            if f == TALON_MOVE:
+                line.append(talon[turned])
+                found = search(talon_ranks[turned], code, cards, allowed - (i > 0),
+                               turned + 1)
+                if found:
+                    return True
+                cut = cut or found is None
+                line.pop()
+                continue
             h = heights[f] - 1
             heights[f] = h
             ranks = fan_ranks[f]
@@ -466,12 +528,14 @@ def _python_search(problem: Problem, budget: int, seconds: float | None,
             left[r] -= 1
             if not left[r]:
                 gaps[0] += 1
+            excess[0] -= 1 if r % 2 else -1
             line.append(fans[f][h])
-            found = search(r, code - drop[f][h], cards - 1, allowed - (i > 0))
+            found = search(r, code - drop[f][h], cards - 1, allowed - (i > 0), turned)
             if found:
                 return True
             cut = cut or found is None
             line.pop()
+            excess[0] += 1 if r % 2 else -1
             if not left[r]:
                 gaps[0] -= 1
             left[r] += 1
@@ -486,12 +550,12 @@ def _python_search(problem: Problem, budget: int, seconds: float | None,
 
     start = 0 if problem.start is None else rank[problem.start]
     limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, total + 100))
+    sys.setrecursionlimit(max(limit, total + len(talon) + 100))
     try:
         found = None
         allowed = 0
         while found is None:
-            found = search(start, code, total, allowed)
+            found = search(start, code, total, allowed, 0)
             allowed = allowed + 1 if allowed + 1 < passes else _UNLIMITED
         status = 1 if found else 0
     except _OutOfBudget:
@@ -546,6 +610,9 @@ def longest(problem: Problem, budget: int | None = None, *, engine: str | None =
     engines give the same Longest."""
     if stop is not None and len(stop) < 1:
         raise ArgumentError("stop must hold at least one byte")
+    if not problem.game.plain:  # its cuts count every card and walk the rank cycle
+        raise InputError(f"the best score of {problem.game.title} is not found by the look "
+                         "yet", "problem", token=problem.game.name)
     use = _engine(engine)
     began = time.perf_counter()
     bound = root_bound(problem)
@@ -578,7 +645,8 @@ def _search_longest(problem: Problem, use: str, budget: int, seconds: float | No
         status, line, nodes = _look_core.longest(
             problem.fans, [[rank[node] for node in fan] for fan in problem.fans],
             problem.modulus, start, min(budget, 2**62), LDS_PASSES,
-            0.0 if seconds is None else max(seconds, 1e-9), stop, floor, bound)
+            0.0 if seconds is None else max(seconds, 1e-9), stop, onto_table(problem),
+            floor, bound)
         if status != _NOT_TAKEN:
             return status, line, nodes
     status, found, nodes = _python_search(problem, budget, seconds, stop, LDS_PASSES,

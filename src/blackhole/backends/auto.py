@@ -159,15 +159,15 @@ def _sat_stage(result: Result) -> dict[str, Any]:
             "answer": answer}
 
 
-def _sat_options(options: Options, left: float | None) -> Options:
+def _sat_options(problem: Problem, options: Options, left: float | None) -> Options:
     """The options of the SAT side: what is left of the time, no look budget, and the
-    CNF's features (SAT_EXTRA_FEATURES on top of the default, unless a proof is asked
-    for)."""
+    CNF's features (SAT_EXTRA_FEATURES on top of the game's default, unless a proof is
+    asked for)."""
     features = None
     if not options.proof:
-        from blackhole.encode.cnf import DEFAULT_FEATURES
+        from blackhole.encode.cnf import default_features
 
-        features = DEFAULT_FEATURES | SAT_EXTRA_FEATURES
+        features = default_features(problem) | SAT_EXTRA_FEATURES
     return replace(options, timeout=left, budget=None, features=features)
 
 
@@ -213,6 +213,7 @@ def _settles(outcome: Look, options: Options) -> bool:
 
 class AutoBackend(Backend):
     name = "auto"
+    reads_rules = True  # the look and the CNF both read a game's rules
     reads = frozenset({"solver", "budget", "proof"})
 
     def check(self, options: Options) -> None:
@@ -250,7 +251,7 @@ class AutoBackend(Backend):
                           {"reason": "time limit reached"}), stages
         from blackhole.backends.sat import SatBackend
 
-        result = SatBackend().solve(problem, _sat_options(options, left))
+        result = SatBackend().solve(problem, _sat_options(problem, options, left))
         return result, stages + [_sat_stage(result)]
 
     def _quick_then_race(self, problem: Problem, options: Options,
@@ -327,7 +328,8 @@ class AutoBackend(Backend):
             look_over.wait(HEAD_START if time_left is None else min(HEAD_START, time_left))
             time_left = left()
             if not over.is_set() and (time_left is None or time_left > 0):
-                first = _sat_beside(problem, _sat_options(options, time_left), over.is_set)
+                first = _sat_beside(problem, _sat_options(problem, options, time_left),
+                                    over.is_set)
                 if first.verdict is not Verdict.UNKNOWN:
                     hand_in("first", first)
         finally:

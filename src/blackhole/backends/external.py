@@ -57,6 +57,7 @@ MAX_CHECKED_PROOF_BYTES = 48 * 2**20
 class ExternalBackend(Backend):
     name = "external"
     reads = frozenset({"solver_cmd", "proof_arg", "features"})
+    reads_rules = True  # the CNF reads a game's arcs and talon (encodings/golf.md)
 
     def check(self, options: Options) -> None:
         super().check(options)
@@ -79,7 +80,7 @@ class ExternalBackend(Backend):
         deadline = clock.after(options.timeout, began)
         argv, command, asked = self.command(options)
         solver = Path(argv[0]).name
-        features = features_of(options)
+        features = features_of(options, problem)
         try:
             encoding = build_cnf(problem, features, deadline=deadline)
             text = encoding.dimacs(names=False, deadline=deadline)

@@ -34,6 +34,7 @@ from blackhole.encode.cnf import (
     PREFIX_FEATURES,
     Encoding,
     build_cnf,
+    default_features,
     known_features,
 )
 from blackhole.errors import InputError, InternalError
@@ -95,8 +96,12 @@ def check_proof_solver(solver: str, proof: bool) -> None:
                          f"{', '.join(PROOF_SOLVERS)})", "solver", token=solver)
 
 
-def features_of(options: Options) -> frozenset[str]:
-    return DEFAULT_FEATURES if options.features is None else known_features(options.features)
+def features_of(options: Options, problem: Problem | None = None) -> frozenset[str]:
+    """The CNF features the options choose (an InputError names unknown ones); none
+    chosen: the default of the problem's game (`default_features`), or Black Hole's."""
+    if options.features is None:
+        return DEFAULT_FEATURES if problem is None else default_features(problem)
+    return known_features(options.features)
 
 
 def read_answer(answer: bool | None, model: list[int] | None, encoding: Encoding,

@@ -24,7 +24,7 @@ from blackhole.backends.pysat_tools import (
     run_solver,
     solver_name,
 )
-from blackhole.encode.cnf import build_cnf, default_features, gc_paused
+from blackhole.encode.cnf import build_cnf, gc_paused
 from blackhole.errors import InputError
 from blackhole.problem import Problem
 
@@ -47,8 +47,7 @@ class SatBackend(Backend):
         one that may stop early (the `auto` portfolio's, when the look answers first)."""
         solver = solver_name(options.solver)
         check_proof_solver(solver, options.proof)
-        features = features_of(options) if options.features is not None \
-            else default_features(problem)
+        features = features_of(options, problem)
         began = time.perf_counter()
         with gc_paused():  # the encoding is freed inside, before the collector resumes
             return self._solve(problem, options, solver, features, began, run)

@@ -1,0 +1,145 @@
+"""The look on the Golf family (encodings/look.md, "The talon"): its verdicts against
+black-hole-solve's (tests/data/golf-1-1000.csv) and the `search` referee, every win
+replayed by the rules engine, the compiled core and the Python search move for move
+alike, the parity cut held to real winning lines, and `auto` answering Golf with the
+engine it names."""
+
+from __future__ import annotations
+
+import pytest
+
+from blackhole.backends import Options, Verdict
+from blackhole.look import (
+    c_engine_built,
+    look,
+    onto_table,
+    parity_applies,
+    parity_room,
+)
+from blackhole.pipeline import solve_deal
+from blackhole.problem import build_problem
+from blackhole.rules import replay
+from blackhole.sources import load_deal
+
+from .helpers import GOLF_GAMES, golf_referee, golf_reference, small_golf
+
+# Moves: far more than any of pysol:1-1000 needs in any variant (at most about 2 million).
+BUDGET = 50_000_000
+needs_core = pytest.mark.skipif(not c_engine_built(), reason="the look's compiled core "
+                                "was not built (no C compiler at install)")
+
+
+def verdict(deal, engine: str = "auto", budget: int = BUDGET) -> Verdict:
+    problem = build_problem(deal, "look", reads_rules=True)
+    found = look(problem, budget, engine=engine)
+    if found.line is not None:
+        played = replay(deal, [problem.cards[v] for v in found.line])
+        assert played.won, deal.name
+        return Verdict.SOLVED
+    assert found.refuted, (deal.name, found.nodes)  # the budget is never the limit here
+    return Verdict.UNSOLVABLE
+
+
+@needs_core
+@pytest.mark.parametrize("game", GOLF_GAMES)
+def test_the_look_agrees_with_black_hole_solve_on_pysol_deals(game: str) -> None:
+    reference = golf_reference()
+    for number in range(1, 101):
+        expected = reference[(number, game)]["verdict"]
+        got = verdict(load_deal(f"pysol:{number}:{game}"))
+        assert (got is Verdict.SOLVED) == (expected == "solved"), (game, number, expected)
+
+
+@pytest.mark.slow
+@needs_core
+@pytest.mark.parametrize("game", GOLF_GAMES)
+def test_the_look_agrees_with_black_hole_solve_on_a_thousand_deals(game: str) -> None:
+    reference = golf_reference()
+    for number in range(101, 1001):
+        expected = reference[(number, game)]["verdict"]
+        got = verdict(load_deal(f"pysol:{number}:{game}"))
+        assert (got is Verdict.SOLVED) == (expected == "solved"), (game, number, expected)
+
+
+@pytest.mark.parametrize("game", GOLF_GAMES)
+def test_both_engines_agree_with_the_search_referee_on_small_deals(game: str) -> None:
+    engines = ["python", "auto"] if c_engine_built() else ["python"]
+    verdicts = set()
+    for seed in range(40):
+        deal = small_golf(seed, game)
+        expected = golf_referee(seed, game)
+        verdicts.add(expected)
+        for engine in engines:
+            assert verdict(deal, engine) is expected, (seed, engine)
+    assert verdicts == {Verdict.SOLVED, Verdict.UNSOLVABLE}  # both kinds were met
+
+
+@needs_core
+@pytest.mark.parametrize("game", GOLF_GAMES)
+def test_the_engines_are_move_for_move_alike(game: str) -> None:
+    """The same Look (line, refutation and moves tried) from both engines, whole
+    searches of small deals and PySolFC deals cut at several budgets."""
+    cases = [(small_golf(seed, game), None) for seed in range(12)]
+    cases += [(load_deal(f"pysol:{n}:{game}"), budget) for n in (1, 2, 3, 7)
+              for budget in (1, 777, 20_000)]
+    for deal, budget in cases:
+        problem = build_problem(deal, "look", reads_rules=True)
+        budget = BUDGET if budget is None else budget
+        assert look(problem, budget, engine="python") == look(problem, budget, engine="auto"), \
+            (deal.name, budget)
+
+
+@pytest.mark.parametrize("game", GOLF_GAMES)
+def test_the_parity_cut_holds_on_every_state_of_winning_lines(game: str) -> None:
+    """Along each winning line the `sat` backend finds (not the look's own), every
+    state meets the parity cut's bounds wherever the cut applies: where every move
+    changes the rank by an odd number (no wrap, or a wrap across an even number of
+    ranks). On the 13-rank deck that is Golf and Dead King Golf, not Relaxed Golf."""
+    standard = build_problem(load_deal(f"pysol:1:{game}"), "look", reads_rules=True)
+    assert parity_applies(onto_table(standard)) == (game != "relaxed-golf")
+    checked = 0
+    for seed in range(40):
+        deal = small_golf(seed, game)
+        problem = build_problem(deal, "sat", reads_rules=True)
+        applies = parity_applies(onto_table(problem))
+        assert applies == (not deal.game.wrap or deal.ranks % 2 == 0), seed
+        solution = solve_deal(deal, "sat", Options(timeout=60))
+        if solution.verdict is not Verdict.SOLVED:
+            continue
+        talon_ranks = [problem.rank[v] for v in problem.talon]
+        odd, even = parity_room(talon_ranks)
+        hole = problem.rank[problem.start]
+        excess = sum(1 if problem.rank[v] % 2 else -1 for v in problem.required)
+        turned = 0
+        for card, _ in solution.moves:
+            if applies:
+                assert -odd[turned] - (hole % 2) <= excess <= even[turned] + (hole % 2 == 0)
+            if turned < len(talon_ranks) and card == problem.cards[problem.talon[turned]]:
+                turned += 1
+            else:
+                excess -= 1 if card.rank % 2 else -1
+            hole = card.rank
+        assert excess == 0
+        checked += 1
+    assert checked >= 10
+
+
+@pytest.mark.parametrize("game", GOLF_GAMES)
+def test_auto_answers_golf_and_names_the_engine(game: str) -> None:
+    reference = golf_reference()
+    for number in (1, 2, 3, 4, 5):
+        solution = solve_deal(load_deal(f"pysol:{number}:{game}"), "auto", Options(timeout=60))
+        expected = reference[(number, game)]["verdict"]
+        assert (solution.verdict is Verdict.SOLVED) == (expected == "solved"), (game, number)
+        assert solution.result.backend == "auto"
+        assert solution.result.solver in {"look", "glucose4", "cadical195", "kissat"}
+        if solution.verdict is Verdict.SOLVED:
+            assert solution.replay is not None and solution.replay.won
+
+
+def test_the_look_names_itself_on_a_golf_refutation() -> None:
+    reference = golf_reference()
+    number = next(n for n in range(1, 100) if reference[(n, "golf")]["verdict"] != "solved")
+    solution = solve_deal(load_deal(f"pysol:{number}:golf"), "look", Options())
+    assert solution.verdict is Verdict.UNSOLVABLE
+    assert solution.result.solver == "look" and solution.result.proof is None
