@@ -143,3 +143,73 @@ def test_the_look_names_itself_on_a_golf_refutation() -> None:
     solution = solve_deal(load_deal(f"pysol:{number}:golf"), "look", Options())
     assert solution.verdict is Verdict.UNSOLVABLE
     assert solution.result.solver == "look" and solution.result.proof is None
+
+
+# ---------------------------------------------------------------- the best score
+
+
+def most_fan_cards(deal) -> int:
+    """The referee of the best score: the most fan cards any legal line plays, by a plain
+    memoised search over (fan heights, talon cards turned, the foundation's rank) that
+    shares nothing with the look but the rules engine's `rank_fits`."""
+    from functools import cache
+
+    from blackhole.games import rank_fits
+
+    fans, talon, game, ranks = deal.fans, deal.talon, deal.game, deal.ranks
+
+    @cache
+    def most(heights: tuple[int, ...], turned: int, hole: int) -> int:
+        best = most(heights, turned + 1, talon[turned].rank) if turned < len(talon) else 0
+        for f, h in enumerate(heights):
+            if h and rank_fits(game, fans[f][h - 1].rank, hole, ranks):
+                lower = heights[:f] + (h - 1,) + heights[f + 1:]
+                best = max(best, 1 + most(lower, turned, fans[f][h - 1].rank))
+        return best
+
+    return most(tuple(len(fan) for fan in fans), 0, deal.foundation.rank)
+
+
+@pytest.mark.parametrize("game", GOLF_GAMES)
+def test_the_best_score_agrees_with_a_plain_search_on_small_deals(game: str) -> None:
+    from blackhole.look import longest
+
+    engines = ["python", "auto"] if c_engine_built() else ["python"]
+    scores = set()
+    for seed in range(40):
+        deal = small_golf(seed, game)
+        problem = build_problem(deal, "look", reads_rules=True)
+        expected = most_fan_cards(deal)
+        scores.add(expected == len(problem.required))
+        for engine in engines:
+            found = longest(problem, engine=engine)
+            assert found.proven and found.played == expected, (seed, engine)
+            played = replay(deal, [problem.cards[v] for v in found.order])
+            assert played.played == expected and played.played + played.turned == len(found.order)
+    assert scores == {True, False}  # won and lost deals both met
+
+
+@pytest.mark.parametrize("game", GOLF_GAMES)
+def test_best_scores_of_golf_deals_are_replayed_and_agree_with_the_verdicts(game: str) -> None:
+    from blackhole.best import best_score
+
+    reference = golf_reference()
+    for number in range(1, 11):
+        found = best_score(f"pysol:{number}:{game}", "auto", timeout=60)
+        assert found.proven and found.of == 35 and found.solver == "look"
+        assert found.replay is not None and found.replay.played == found.best
+        assert found.won == (reference[(number, game)]["verdict"] == "solved"), number
+
+
+@needs_core
+@pytest.mark.parametrize("game", GOLF_GAMES)
+def test_the_best_score_engines_are_move_for_move_alike(game: str) -> None:
+    from blackhole.look import longest
+
+    for number in (1, 2, 3):
+        problem = build_problem(load_deal(f"pysol:{number}:{game}"), "look", reads_rules=True)
+        for budget in (500, 30_000):
+            python = longest(problem, budget, engine="python")
+            core = longest(problem, budget, engine="auto")
+            assert (python.order, python.upper_bound, python.stats) == \
+                (core.order, core.upper_bound, core.stats), (number, budget)

@@ -24,12 +24,12 @@
  *               -2 not taken (ranks outside 1..modulus, sizes beyond its limits): the
  *               caller runs the Python search
  *
- * longest(fans, fan_ranks, modulus, start_rank, budget, passes, seconds, stop, onto, floor,
- *         bound) -> (status, line, nodes)
+ * longest(fans, fan_ranks, modulus, start_rank, budget, passes, seconds, stop, onto, talon,
+ *         talon_ranks, cuts, floor, bound) -> (status, line, nodes)
  *   one round of blackhole.look.longest, the best score: the same search, recording the
  *   longest line it meets, with the cuts of look._python_search's `worth` in place of the
  *   win-only ones (a state is cut when no line through it can play more than both the
- *   longest found and floor - 1); status 1 a line of `bound` cards, 0 the tree exhausted,
+ *   longest found and floor - 1); status 1 a line of `bound` fan cards, 0 the tree exhausted,
  *   -1 out of budget, -2 not taken; line the longest line found (a tuple, maybe empty)
  *
  * Equal to the Python search in: the order of moves (rank with most cards left first, then
@@ -128,7 +128,7 @@ typedef struct {
     size_t capacity, count;
     /* the best score (longest, look.longest's rounds): lines shorter than `floor` are not
      * sought, the search ends at a line of `bound` cards; the longest line found */
-    int longest, floor, bound, best_len;
+    int longest, floor, bound, best_len, best_played; /* the longest line's moves, fan cards */
     long *best_line;
     int *avail;      /* scratch for reach: m + 1 */
     char *inside;    /* scratch for reach: m + 1 */
@@ -431,10 +431,11 @@ static int chains_leaving(Search *s, int hole, int cards, int slack) {
 
 /* look._python_search's worth: can a line through this state beat the longest found and
  * floor - 1? */
-static int worth(Search *s, int hole, int cards, int depth) {
-    int top = s->best_len > s->floor - 1 ? s->best_len : s->floor - 1;
-    int need = top + 1 - depth;
+static int worth(Search *s, int hole, int cards, int played) {
+    int top = s->best_played > s->floor - 1 ? s->best_played : s->floor - 1;
+    int need = top + 1 - played;
     if (need > cards) return 0;
+    if (!s->chain) return 1; /* the bounds below walk Black Hole's rank cycle */
     if ((s->gaps > 1 || s->modulus < 3) && reach(s, hole, cards) < need) return 0;
     int slack = cards - need;
     if (slack > SLACK_TESTED) return 1;
@@ -670,9 +671,9 @@ static PyObject *run(PyObject *args, int longest) {
     long long budget, passes;
     double seconds;
     PyObject *stop_flag = NULL;
-    if (longest ? !PyArg_ParseTuple(args, "OOiiLLdOOii", &fans, &fan_ranks, &m, &start,
-                                    &budget, &passes, &seconds, &stop_flag, &onto, &floor,
-                                    &bound)
+    if (longest ? !PyArg_ParseTuple(args, "OOiiLLdOOOOiii", &fans, &fan_ranks, &m, &start,
+                                    &budget, &passes, &seconds, &stop_flag, &onto, &talon,
+                                    &talon_ranks, &cuts, &floor, &bound)
                 : !PyArg_ParseTuple(args, "OOiiLLdOOOOi", &fans, &fan_ranks, &m, &start,
                                     &budget, &passes, &seconds, &stop_flag, &onto, &talon,
                                     &talon_ranks, &cuts))
@@ -788,10 +789,11 @@ static PyObject *run(PyObject *args, int longest) {
         for (;;) {
             if (step == ENTER) {
                 fr = &frames[depth];
-                if (s.longest && depth > s.best_len) { /* the longest line so far */
+                if (s.longest && total - fr->cards > s.best_played) { /* the longest so far */
                     memcpy(s.best_line, line, sizeof(long) * (size_t)depth);
                     s.best_len = depth;
-                    if (depth >= s.bound) { got = R_TRUE; step = RETURN; continue; }
+                    s.best_played = total - fr->cards;
+                    if (s.best_played >= s.bound) { got = R_TRUE; step = RETURN; continue; }
                 }
                 if (fr->cards == 0) { line_len = depth; got = R_TRUE; step = RETURN; continue; }
                 make_key(&s, fr->hole, fr->turned);
@@ -800,7 +802,7 @@ static PyObject *run(PyObject *args, int longest) {
                  * less than a memo entry) */
                 __builtin_prefetch(s.table + ((size_t)hash_key(s.state_key, s.words)
                                               & (s.capacity - 1)) * (size_t)s.words);
-                if (s.longest ? !worth(&s, fr->hole, fr->cards, depth)
+                if (s.longest ? !worth(&s, fr->hole, fr->cards, total - fr->cards)
                     : (s.chain && !chain_ok(&s, fr->hole, fr->cards))
                       || (s.parity && !parity_ok(&s, fr->hole, fr->turned))) {
                     got = R_FALSE; step = RETURN; continue;
@@ -1016,8 +1018,8 @@ static PyMethodDef methods[] = {
      "talon_ranks, cuts) -> (status, line, nodes): the first look of blackhole.look; "
      "status 1 a full line, 0 refuted, -1 out of budget or time."},
     {"longest", longest, METH_VARARGS,
-     "longest(fans, fan_ranks, modulus, start_rank, budget, passes, seconds, stop, onto, floor, "
-     "bound) "
+     "longest(fans, fan_ranks, modulus, start_rank, budget, passes, seconds, stop, onto, talon, "
+     "talon_ranks, cuts, floor, bound) "
      "-> (status, line, nodes): one round of blackhole.look.longest; status 1 a line of "
      "bound cards, 0 the tree exhausted, -1 out of budget or time; line the longest found."},
     {NULL, NULL, 0, NULL},

@@ -109,11 +109,11 @@ def best_position(position: Position, backend: str, options: Options) -> Best:
     engine.check_best(options)
     deal = position.deal
     engine.check_size(deal.cards_in_fans, deal.name or "deal")
-    problem = build_problem(deal, f"{engine.name} best-score")
+    problem = build_problem(deal, f"{engine.name} best-score", engine.reads_rules)
     if options.timeout is not None:  # the limit covers building the problem too
         left = options.timeout - (time.perf_counter() - began)
         if left <= 0:
-            found = Longest((), len(problem.moves), engine.name, "", options.timeout)
+            found = Longest((), len(problem.required), engine.name, "", options.timeout)
             return judged(position, problem, found)
         options = replace(options, timeout=left)
     return judged(position, problem, engine.best(problem, options))
@@ -121,19 +121,23 @@ def best_position(position: Position, backend: str, options: Options) -> Best:
 
 def judged(position: Position, problem: Problem, found: Longest) -> Best:
     """A backend's longest line as moves, replayed by the rules engine; any claim the
-    rules refute is an InternalError."""
+    rules refute is an InternalError. The score counts fan cards (in a game with a talon
+    the line turns talon cards too)."""
     who = f"{found.backend}/{found.solver}"
-    n = len(problem.moves)
-    if not len(found.order) <= found.upper_bound <= n:
-        raise InternalError(f"{who}: a line of {len(found.order)} cards with the bound "
+    n = len(problem.required)
+    if not found.played <= found.upper_bound <= n:
+        raise InternalError(f"{who}: a line of {found.played} cards with the bound "
                             f"{found.upper_bound} of {n}")
-    moves = tuple(Move(problem.cards[v], problem.fan_of[v]) for v in found.order)
+    moves = tuple(Move(problem.cards[v], problem.fan_of[v] if problem.fan_of[v] >= 0 else None)
+                  for v in found.order)
     played = replay(position.deal, [card for card, _ in moves])
-    if played.outcome is Outcome.ILLEGAL or played.played != len(moves):
+    if played.outcome is Outcome.ILLEGAL or played.played != found.played \
+            or played.played + played.turned != len(moves):
         raise InternalError(f"{who}: best line fails replay: {played.describe()}")
-    if found.proven and played.outcome is Outcome.UNFINISHED:
+    if found.proven and played.outcome is Outcome.UNFINISHED and played.state is not None \
+            and any(move.fan is not None for move in legal_cards(position.deal, played.state)):
         raise InternalError(f"{who}: a line proven longest that a legal move extends")
-    return Best(position.moved + len(moves), position.of, found.proven,
+    return Best(position.moved + found.played, position.of, found.proven,
                 position.moved + found.upper_bound, moves, found.backend, found.solver,
                 found.seconds, found.stats, position.moved, played)
 

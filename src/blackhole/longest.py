@@ -15,8 +15,9 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Longest:
-    """`order`: the nodes of the longest line found, in play order (start excluded);
-    `upper_bound`: the most cards any line may play, as far as the engine has proven;
+    """`order`: the nodes of the longest line found, in play order (start excluded),
+    `turned` of them talon cards (a game with a talon: the score counts fan cards only);
+    `upper_bound`: the most fan cards any line may play, as far as the engine has proven;
     `proven`: the two meet. A backend's answer also names the backend, the engine or
     solver that answered, and the seconds taken; `stats` holds the engine's counters
     (the look's "nodes", the referee's "states", a solver's statistics)."""
@@ -27,7 +28,13 @@ class Longest:
     solver: str = ""
     seconds: float = 0.0
     stats: dict[str, Any] = field(default_factory=dict)
+    turned: int = 0
+
+    @property
+    def played(self) -> int:
+        """The fan cards the line plays: its score."""
+        return len(self.order) - self.turned
 
     @property
     def proven(self) -> bool:
-        return len(self.order) == self.upper_bound
+        return self.played == self.upper_bound

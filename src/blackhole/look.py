@@ -424,6 +424,7 @@ def _python_search(problem: Problem, budget: int, seconds: float | None,
     code, drop = _memo_code(problem)
     line: list[int] = []
     longest: list[int] = []  # the longest line found (target mode)
+    best = [0]  # the fan cards it plays
     dead: set[int] = set()
     chain_answers: dict[tuple[int, ...], bool] = {}
     spent = 0
@@ -450,11 +451,13 @@ def _python_search(problem: Problem, budget: int, seconds: float | None,
             ok = chain_answers[key] = ranks_can_chain(counts, hole, cards, m)
         return ok
 
-    def worth(hole: int, cards: int, depth: int) -> bool:
+    def worth(hole: int, cards: int, played: int) -> bool:
         """Can a line through this state beat the longest found and floor - 1?"""
-        need = max(len(longest), floor - 1) + 1 - depth  # cards it must still play
+        need = max(best[0], floor - 1) + 1 - played  # cards it must still play
         if need > cards:
             return False
+        if not chain_cut:  # the bounds below walk Black Hole's rank cycle
+            return True
         if (gaps[0] > 1 or m < 3) and \
                 reach_bound(fan_ranks, heights, left, hole, cards, m) < need:
             return False
@@ -469,9 +472,10 @@ def _python_search(problem: Problem, budget: int, seconds: float | None,
         line from here (remembered); None: a line may leave the heuristic more than
         `allowed` times more. `turned`: the talon's cards turned so far."""
         nonlocal spent
-        if target is not None and len(line) > len(longest):
+        if target is not None and total - cards > best[0]:
             longest[:] = line
-            if len(line) >= bound:
+            best[0] = total - cards
+            if best[0] >= bound:
                 return True
         if cards == 0:
             return True
@@ -479,7 +483,7 @@ def _python_search(problem: Problem, budget: int, seconds: float | None,
         if key in dead:
             return False
         if target is not None:
-            if not worth(hole, cards, len(line)):
+            if not worth(hole, cards, total - cards):
                 return False  # not remembered: the cuts cost less than a memo entry
         elif chain_cut and not chains(left, hole, cards):
             return False
@@ -581,8 +585,10 @@ def _state(problem: Problem) -> tuple[list[list[int]], list[int], list[int], int
 def root_bound(problem: Problem) -> int:
     """The most cards a line of `problem` may play, by the cuts of the best-score search
     at its start: `reach_bound`, then the rank counts with no card and with one card
-    left (`chains_leaving`)."""
+    left (`chains_leaving`). In a game of other rules (a talon; Golf): every fan card."""
     fan_ranks, heights, left, hole, cards = _state(problem)
+    if not problem.game.plain:  # the cuts walk Black Hole's rank cycle
+        return cards
     m = problem.modulus
     bound = reach_bound(fan_ranks, heights, left, hole, cards, m)
     bottoms = {ranks[0] for ranks in fan_ranks if ranks}
@@ -610,29 +616,31 @@ def longest(problem: Problem, budget: int | None = None, *, engine: str | None =
     engines give the same Longest."""
     if stop is not None and len(stop) < 1:
         raise ArgumentError("stop must hold at least one byte")
-    if not problem.game.plain:  # its cuts count every card and walk the rank cycle
-        raise InputError(f"the best score of {problem.game.title} is not found by the look "
-                         "yet", "problem", token=problem.game.name)
     use = _engine(engine)
     began = time.perf_counter()
     bound = root_bound(problem)
     best: tuple[int, ...] = ()
+    talon = set(problem.talon)
+
+    def played(line: tuple[int, ...]) -> int:  # the fan cards of a line: its score
+        return sum(1 for node in line if node not in talon)
+
     spent, slack = 0, 0
-    while len(best) < bound:
-        floor = max(bound - slack, len(best) + 1)
+    while played(best) < bound:
+        floor = max(bound - slack, played(best) + 1)
         moves = _UNLIMITED if budget is None else budget - spent
         left = None if seconds is None else seconds - (time.perf_counter() - began)
         if moves <= 0 or (left is not None and left <= 0):
             break
         status, line, nodes = _search_longest(problem, use, moves, left, stop, floor, bound)
         spent += nodes
-        if len(line) > len(best):
+        if played(line) > played(best):
             best = line
         if status != 0:  # the bound met, or the limit
             break
-        bound = max(len(best), floor - 1)  # no line beats both
+        bound = max(played(best), floor - 1)  # no line beats both
         slack = 2 * slack + 1
-    return Longest(best, bound, stats={"nodes": spent})
+    return Longest(best, bound, stats={"nodes": spent}, turned=len(best) - played(best))
 
 
 def _search_longest(problem: Problem, use: str, budget: int, seconds: float | None,
@@ -646,7 +654,8 @@ def _search_longest(problem: Problem, use: str, budget: int, seconds: float | No
             problem.fans, [[rank[node] for node in fan] for fan in problem.fans],
             problem.modulus, start, min(budget, 2**62), LDS_PASSES,
             0.0 if seconds is None else max(seconds, 1e-9), stop, onto_table(problem),
-            floor, bound)
+            problem.talon, [rank[node] for node in problem.talon],
+            CHAIN_CUT * problem.game.plain, floor, bound)
         if status != _NOT_TAKEN:
             return status, line, nodes
     status, found, nodes = _python_search(problem, budget, seconds, stop, LDS_PASSES,

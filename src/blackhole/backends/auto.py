@@ -61,7 +61,7 @@ from blackhole.backends import (
     Result,
     Verdict,
 )
-from blackhole.backends.look import best_result, look_result
+from blackhole.backends.look import UNLIMITED, best_result, look_result
 from blackhole.engines import CORES_VARIABLE
 from blackhole.errors import InputError
 from blackhole.look import Look, best_budget, default_budget, engine_in_use, longest, look
@@ -361,17 +361,17 @@ class AutoBackend(Backend):
         names the engine that gave it, and `stats["stages"]` what each stage did."""
         self.check_best(options)
         began = time.perf_counter()
-        budget = best_budget() if options.budget is None else options.budget
+        budget = options.budget
+        if budget is None:  # SAT takes over at the look's budget, where it can
+            budget = best_budget() if problem.game.plain else UNLIMITED
         found = longest(problem, budget, seconds=options.timeout)
         seconds = time.perf_counter() - began
         stages = [{"engine": "look", "seconds": round(seconds, 6), "nodes": found.stats["nodes"],
-                   "found": len(found.order), "upper_bound": found.upper_bound,
+                   "found": found.played, "upper_bound": found.upper_bound,
                    "answer": "best" if found.proven else "none"}]
-        if found.proven:
-            answer = best_result(found, budget, self.name, seconds)
-            return replace(answer, stats={**answer.stats, "stages": stages})
         left = None if options.timeout is None else options.timeout - seconds
-        if left is not None and left <= 0:
+        # A game with a talon has no best-score CNF yet: the look's answer stands.
+        if found.proven or not problem.game.plain or (left is not None and left <= 0):
             answer = best_result(found, budget, self.name, seconds)
             return replace(answer, stats={**answer.stats, "stages": stages})
         from blackhole.backends.sat import SatBackend

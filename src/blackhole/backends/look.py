@@ -78,4 +78,5 @@ def best_result(found: Longest, budget: int, name: str, seconds: float) -> Longe
     if not found.proven:
         stats["reason"] = ("move budget reached" if nodes >= budget
                            else "time limit reached")
-    return Longest(found.order, found.upper_bound, name, "look", seconds, stats)
+    return Longest(found.order, found.upper_bound, name, "look", seconds, stats,
+                   found.turned)

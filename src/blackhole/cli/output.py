@@ -213,6 +213,12 @@ def card_piece(card, ascii_only: bool) -> tuple[str, str | None]:
     return card.unicode(), "red" if card.is_red else "bold"
 
 
+def from_where(fan: int | None) -> str:
+    """Where a move's card comes from, as the answers print it: " from fan N"
+    (numbered from 1), or " from the talon"."""
+    return " from the talon" if fan is None else f" from fan {fan + 1}"
+
+
 def card_text(card, ascii_only: bool) -> "Text":
     from rich.text import Text
 

@@ -23,7 +23,7 @@ from blackhole.cli.options import (
     WorkersOption,
     parse_features,
 )
-from blackhole.cli.output import card_text, console, plain_console, working
+from blackhole.cli.output import card_text, console, from_where, plain_console, working
 from blackhole.positions import load_position, read_moves
 from blackhole.rules import advance
 from blackhole.sources import stdin_once
@@ -127,7 +127,7 @@ def _print_line(out: "Console", moves: Sequence[tuple[Card, int]], moved: int,
     for number, (card, fan) in enumerate(moves, start=moved + 1):
         line = Text(f"{number:>3}. ")
         line.append(card_text(card, ascii_only))
-        line.append(f" from fan {fan + 1}")
+        line.append(from_where(fan))
         out.print(line)
 
 
@@ -228,7 +228,7 @@ def _print_analysis(found: "Analysis", ascii_only: bool) -> None:
     for step in found.steps:
         text = Text(f"{step.number:>3}. ")
         text.append(card_text(step.card, ascii_only))
-        text.append(f" from fan {step.fan + 1}: {unknown_text(step.good)} of {step.legal} "
+        text.append(f"{from_where(step.fan)}: {unknown_text(step.good)} of {step.legal} "
                     f"legal move(s) keep {unknown_text(step.best_before)}")
         if step.critical:
             text.append("  CRITICAL", style="bold yellow")

@@ -23,7 +23,7 @@ from blackhole.cli.options import (
     parse_features,
     read_game,
 )
-from blackhole.cli.output import Styled, card_piece, console, plain_console, working
+from blackhole.cli.output import Styled, card_piece, console, from_where, plain_console, working
 from blackhole.deal import Position
 from blackhole.encode.cpsat_names import DEFAULT_MODEL, MODELS
 from blackhole.errors import InputError
@@ -115,7 +115,7 @@ def _print_solution(solution: Solution, position: Position, ascii_only: bool) ->
         for number, (card, fan) in enumerate(solution.moves, start=position.moved + 1):
             text.append(f"{number:>3}. ")
             text.append(*card_piece(card, ascii_only))
-            text.append(" from the talon\n" if fan is None else f" from fan {fan + 1}\n")
+            text.append(from_where(fan) + "\n")
         judged = solution.replay
         text.append(f"{position.moved + judged.played} of {position.of} cards moved; "
                     "replayed by the rules engine")
