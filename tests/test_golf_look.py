@@ -213,3 +213,44 @@ def test_the_best_score_engines_are_move_for_move_alike(game: str) -> None:
             core = longest(problem, budget, engine="auto")
             assert (python.order, python.upper_bound, python.stats) == \
                 (core.order, core.upper_bound, core.stats), (number, budget)
+
+
+# ---------------------------------------------------------------- hints and analyses
+
+
+@pytest.mark.parametrize("game", GOLF_GAMES)
+def test_hints_agree_with_a_plain_search_after_every_move(game: str) -> None:
+    from blackhole.best import hints
+    from blackhole.deal import position_of
+    from blackhole.rules import advance, legal_cards
+
+    for seed in range(15):
+        deal = small_golf(seed, game)
+        position = position_of(deal)
+        found = hints(position)
+        state = replay(deal, []).state
+        assert sorted(str(h.card) for h in found) == \
+            sorted(str(m.card) for m in legal_cards(deal, state)), seed
+        for hint in found:
+            after = advance(position, [hint.card])
+            expected = after.moved + most_fan_cards(after.deal)
+            assert hint.proven and hint.best == expected, (seed, str(hint.card))
+            assert hint.winnable == (expected == position.of)
+            assert (hint.fan is None) == (hint.card in deal.talon)
+
+
+def test_analyze_marks_the_first_loss_of_a_golf_line() -> None:
+    """Along a line that turns the talon while a fan card fits and costs the game, the
+    analysis finds the loss where the plain search does."""
+    from blackhole.best import analyze
+
+    deal = load_deal("pysol:2:relaxed-golf")  # won; the look finds a line
+    best = analyze(deal)
+    assert best.proven and best.best == 35 and best.first_loss is None and best.score == 35
+    assert any(step.fan is None for step in best.steps)  # the line turns talon cards
+    # the talon turned at once, again and again: at some point the game is lost
+    line = [deal.talon[i] for i in range(len(deal.talon))]
+    walked = analyze(deal, line)
+    assert walked.first_loss is not None and walked.first_loss_known
+    assert walked.first_loss.fan is None
+    assert walked.score == 0

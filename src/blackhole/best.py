@@ -15,7 +15,9 @@ moves of a line.
 Hints and analyses ask one incremental SAT solver (`backends.pysat_tools.LineSolver`) over the
 optional-position CNF of the starting position: a move is the assumption "this card is
 at that position", so every candidate move, at every step of a line, reuses one
-encoding and everything the solver has learned.
+encoding and everything the solver has learned. A game whose best score that CNF does
+not count (a talon: Golf, scored by fan cards) is answered by the look's exhaustive
+longest-line search instead (`look.longest`), once for each position a move leads to.
 """
 
 from __future__ import annotations
@@ -31,10 +33,19 @@ from blackhole.deal import Deal, Position
 from blackhole.errors import InputError, InternalError
 from blackhole.formats import moves_json
 from blackhole.longest import Longest
-from blackhole.look import look, quick_budget
+from blackhole.look import longest, look, quick_budget
 from blackhole.positions import as_position
 from blackhole.problem import Problem, build_problem
-from blackhole.rules import Move, Outcome, Replay, as_moves, legal_cards, move_text, replay
+from blackhole.rules import (
+    Move,
+    Outcome,
+    Replay,
+    as_moves,
+    layout,
+    legal_cards,
+    move_text,
+    replay,
+)
 
 # Hints and analyses: the SAT solver and the features of its optional-position CNF.
 # No symmetry breaking: it keeps some longest line, not every one, and a hint asks for
@@ -200,7 +211,7 @@ class Hint(Bounded):
     (None): `best`, `winnable`."""
 
     card: Card
-    fan: int
+    fan: int | None  # None: the talon's next card
     found: int
     upper_bound: int
     of: int
@@ -224,7 +235,7 @@ class _Choice:
     """A legal move after some prefix: its node, fan, and the climb of its lines."""
 
     node: int
-    fan: int
+    fan: int | None
     line: tuple[int, ...]  # the longest line found through the move, from the start
     upper_bound: int  # no line through it plays more, from the start position
 
@@ -241,6 +252,10 @@ class _Engine:
         self.node = {card: v for v, card in enumerate(self.problem.cards)}
         self.lines = LineSolver(self.problem, HINT_SOLVER, HINT_FEATURES, deadline)
         self.deadline = deadline
+
+    def played(self, line: Sequence[int]) -> int:
+        """The cards a line plays: its score."""
+        return len(line)
 
     def __enter__(self) -> _Engine:
         return self
@@ -285,6 +300,65 @@ class _Engine:
         return found
 
 
+class _LookEngine:
+    """The hint engine of a game the best-score CNF does not score (a talon): the look's
+    longest-line search (`look.longest`) from each position a move leads to, with the
+    same interface as `_Engine`. Its answers rest on exhausting the search, as the
+    look's best scores do."""
+
+    def __init__(self, position: Position, deadline: float | None) -> None:
+        self.position = position
+        self.problem = build_problem(position.deal, "look", reads_rules=True)
+        self.node = {card: v for v, card in enumerate(self.problem.cards)}
+        self.talon = frozenset(self.problem.talon)
+        self.n = len(self.problem.required)
+        self.deadline = deadline
+
+    def __enter__(self) -> _LookEngine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+    def played(self, line: Sequence[int]) -> int:
+        """The fan cards a line plays (its score): talon cards turned do not count."""
+        return sum(1 for node in line if node not in self.talon)
+
+    def _longest(self, prefix: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
+        """The longest line through `prefix` and the most any line through it scores
+        (every fan card when the limit comes first)."""
+        left = None if self.deadline is None else self.deadline - time.perf_counter()
+        if left is not None and left <= 0:
+            return prefix, self.n
+        deal = self.position.deal
+        after = layout(deal, replay(deal, [self.problem.cards[v] for v in prefix]).state)
+        problem = build_problem(after, "look", reads_rules=True)
+        found = longest(problem, seconds=left)
+        line = prefix + tuple(self.node[problem.cards[v]] for v in found.order)
+        return line, self.played(prefix) + found.upper_bound
+
+    def root(self) -> _Choice:
+        line, bound = self._longest(())
+        return _Choice(-1, -1, line, bound)
+
+    def choices(self, prefix: tuple[int, ...], parent: _Choice) -> list[_Choice]:
+        deal = self.position.deal
+        state = replay(deal, [self.problem.cards[v] for v in prefix]).state
+        found = []
+        for card, fan in legal_cards(deal, state):
+            line, bound = self._longest((*prefix, self.node[card]))
+            found.append(_Choice(self.node[card], fan, line, bound))
+        return found
+
+
+def _hint_engine(position: Position, deadline: float | None) -> _Engine | _LookEngine:
+    """The SAT hint engine where its CNF scores the game (Black Hole's path), else the
+    look's."""
+    if position.deal.game.plain:
+        return _Engine(position, deadline)
+    return _LookEngine(position, deadline)
+
+
 
 def hints(position: Position | Deal | str, *, timeout: float | None = None) -> list[Hint]:
     """Every legal move from `position`, best first (then in fan order): whether the game
@@ -294,10 +368,10 @@ def hints(position: Position | Deal | str, *, timeout: float | None = None) -> l
     position = as_position(position)
     Options(timeout=timeout)  # checks the limit
     deadline = None if timeout is None else time.perf_counter() + timeout
-    with _Engine(position, deadline) as engine:
+    with _hint_engine(position, deadline) as engine:
         found = engine.choices((), engine.root())
     moved, of = position.moved, position.of
-    ranked = [Hint(engine.problem.cards[c.node], c.fan, moved + len(c.line),
+    ranked = [Hint(engine.problem.cards[c.node], c.fan, moved + engine.played(c.line),
                    moved + c.upper_bound, of) for c in found]
     return sorted(ranked, key=lambda hint: (-hint.found, -hint.upper_bound))
 
@@ -353,7 +427,7 @@ class Step:
 
     number: int  # 1-based, counted from the start of the deal
     card: Card
-    fan: int
+    fan: int | None  # None: the talon's next card
     bounds: tuple[tuple[int, int], ...]
     chosen: int
 
@@ -467,8 +541,9 @@ class Analysis(Bounded):
 
     @property
     def score(self) -> int:
-        """Cards moved from the start of the deal at the end of the line."""
-        return self.moved + len(self.steps)
+        """Cards moved from the start of the deal at the end of the line (talon cards
+        turned do not count)."""
+        return self.moved + sum(1 for step in self.steps if step.fan is not None)
 
     def to_json(self, spec: str, after: Sequence[tuple[Card, int]] = ()) -> dict[str, Any]:
         """The stable JSON schema documented in the README (`after` as in `Best`)."""
@@ -508,7 +583,7 @@ def analyze(position: Position | Deal | str,
             raise InputError(f"move {played.index + 1} is illegal: {played.reason}", "line",
                              None, move_text(line[played.index]))
     moved = position.moved
-    with _Engine(position, deadline) as engine:
+    with _hint_engine(position, deadline) as engine:
         parent = root = engine.root()
         cards = played.order if given else [engine.problem.cards[v] for v in parent.line]
         walk = [engine.node[card] for card in cards]
@@ -519,9 +594,11 @@ def analyze(position: Position | Deal | str,
             if chosen is None:
                 raise InternalError(f"analyze: move {i + 1} ({engine.problem.cards[node]}) "
                                     "is not among the legal moves")
-            bounds = tuple((moved + len(c.line), moved + c.upper_bound) for c in found)
+            bounds = tuple((moved + engine.played(c.line), moved + c.upper_bound)
+                           for c in found)
             steps.append(Step(moved + i + 1, engine.problem.cards[node], found[chosen].fan,
                               bounds, chosen))
             parent = found[chosen]
-    return Analysis(moved + len(root.line), moved + root.upper_bound, position.of, moved,
+    return Analysis(moved + engine.played(root.line), moved + root.upper_bound, position.of,
+                    moved,
                     given, tuple(steps), time.perf_counter() - began)

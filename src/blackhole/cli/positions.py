@@ -167,7 +167,7 @@ def hint(
 def _hint_line(h: "Hint", ascii_only: bool) -> Text:
     """One move: winnable or not and its best score; "?" and the bounds where the limit
     left them open."""
-    line = Text(f"fan {h.fan + 1:>2}: ")
+    line = Text("talon:  " if h.fan is None else f"fan {h.fan + 1:>2}: ")
     line.append(card_text(h.card, ascii_only))
     if h.proven:
         verdict = "winnable" if h.winnable else "not winnable"
