@@ -1,6 +1,9 @@
 """`blackhole serve`: the server runs as a real process on a free port, and its JSON API
 answers as the CLI's --json does for the same deal; it refuses files, large bodies,
-foreign Host headers and more solves than it has workers; Ctrl-C stops it (exit 130)."""
+foreign Host headers and more solves than it has workers; a client that goes away takes
+its solve with it; Ctrl-C stops it (exit 130). The page's own questions (a position's
+legal moves, the games, a certificate's zip) answer from the same library. The page in a
+browser is tests/test_web_browser.py."""
 
 from __future__ import annotations
 
@@ -286,3 +289,95 @@ def test_every_limit_is_capped() -> None:
     assert check("solve", {"deal": "pysol:2", "timeout": "1e9"}, None).timeout \
         == SERVER_TIMEOUT
     assert check("hint", {"deal": "pysol:2", "timeout": "2.5"}, None).timeout == 2.5
+
+
+def _family(pid: int) -> set[int]:
+    """The processes `pid` started, and theirs."""
+    found = set(children(pid))
+    return found | {grandchild for child in found for grandchild in children(child)}
+
+
+def test_a_closed_request_stops_its_solve_and_frees_its_worker() -> None:
+    """A client that goes away (a closed tab, an aborted fetch) takes its solve with it:
+    the worker is killed at once and the only place in the pool is free again."""
+    lone = Server("--workers", "1")
+    try:
+        status, _, data = lone.ask("/api/solve", {"deal": "pysol:2", "backend": "look"})
+        assert status == 200 and data["verdict"] == "solved"
+        before = _family(lone.process.pid)
+        connection = http.client.HTTPConnection(lone.host, timeout=30)
+        connection.request("GET", "/api/solve?" + urllib.parse.urlencode(
+            {"deal": HARD, "backend": "look", "timeout": "50"}))
+        began = time.monotonic()
+        while not (_family(lone.process.pid) - before) and time.monotonic() - began < 10:
+            time.sleep(0.05)
+        solving = _family(lone.process.pid) - before
+        assert solving  # the solve's own process
+        status, _, data = lone.ask("/api/solve", {"deal": "pysol:2", "backend": "look"})
+        assert status == 503  # it holds the one worker
+        connection.close()  # the tab is closed
+        began = time.monotonic()
+        while _alive(list(solving)) and time.monotonic() - began < 10:
+            time.sleep(0.05)
+        assert not _alive(list(solving))
+        assert time.monotonic() - began < 3
+        status, _, data = lone.ask("/api/solve", {"deal": "pysol:2", "backend": "look"})
+        assert status == 200 and data["verdict"] == "solved"
+    finally:
+        lone.stop()
+
+
+@pytest.mark.parametrize(("spec", "after"), [
+    ("pysol:3", ""), ("pysol:3", "KD AH 2C"), ("pysol:5:golf", ""), ("pysol:2:all-in-a-row", ""),
+])
+def test_a_position_gives_its_layout_and_legal_moves_from_the_rules(server, spec,
+                                                                    after) -> None:
+    from blackhole.positions import load_position
+    from blackhole.rules import initial_state, legal_cards, outcome
+
+    status, _, data = server.ask("/api/position", {"deal": spec, "after": after})
+    assert status == 200, data
+    args = ["--after", after] if after else []
+    assert data["layout"] == json.loads(
+        blackhole("deal", spec, *args, "--format", "json").stdout)
+    position = load_position(spec, after or None)
+    state = initial_state(position.deal)
+    assert data["legal"] == [{"card": str(card), "fan": fan}
+                             for card, fan in legal_cards(position.deal, state)]
+    assert (data["moved"], data["of"]) == (position.moved, position.of)
+    assert data["outcome"] == outcome(position.deal, state).value
+    assert data["game"] == position.deal.game.name
+    assert [move["card"] for move in data["after"]] == after.split()
+
+
+def test_the_games_come_from_the_games_table(server) -> None:
+    from blackhole.games import VARIANTS
+
+    status, _, data = server.ask("/api/games")
+    assert status == 200
+    assert [game["name"] for game in data["games"]] == list(VARIANTS)
+    assert {game["name"] for game in data["games"] if game["atlas"]} == \
+        {"black-hole", "all-in-a-row"}
+    assert data["engines"] == ["auto", "look", "sat", "cpsat"]
+
+
+@pytest.mark.parametrize(("query", "verdict", "code"), [
+    ({"deal": "pysol:1"}, "has no solution", "1"),
+    ({"deal": "pysol:3", "after": "KD AH"}, "is solvable", "0"),
+])
+def test_certify_gives_a_zip_that_verify_accepts(server, tmp_path, query, verdict,
+                                                 code) -> None:
+    import io
+    import zipfile
+
+    status, headers, raw = server.ask("/api/certify", query)
+    assert status == 200 and headers["content-type"] == "application/zip"
+    assert headers["x-blackhole-exit"] == code
+    name = headers["content-disposition"].split('filename="')[1].rstrip('"')
+    assert name == "certificate-" + query["deal"].replace(":", "-") + ".zip"
+    zipfile.ZipFile(io.BytesIO(raw)).extractall(tmp_path)
+    done = blackhole("verify", str(tmp_path / name.removesuffix(".zip")))
+    assert done.returncode == 0 and done.stdout.startswith("VERIFIED") and \
+        verdict in done.stdout, done.stdout + done.stderr
+    status, _, data = server.ask("/api/certify", {"deal": "tests"})
+    assert status == 400 and "reads no files" in data["error"]

@@ -38,11 +38,16 @@ PARAMETERS: dict[str, frozenset[str]] = {
     "analyze": frozenset({"deal", "timeout", "after", "line"}),
     "atlas": frozenset({"deal"}),
     "deal": frozenset({"deal", "after"}),
+    "position": frozenset({"deal", "after"}),
+    "certify": frozenset({"deal", "timeout", "after"}),
 }
 # The questions that solve, and so run in the bounded pool of workers; the others
-# (the atlas, a deal's layout) answer at once beside them.
-SOLVING = frozenset({"solve", "best", "hint", "analyze"})
+# (the atlas, a deal's layout, a position's legal moves) answer at once beside them.
+SOLVING = frozenset({"solve", "best", "hint", "analyze", "certify"})
 _TAKES_BODY = frozenset(PARAMETERS) - {"atlas"}
+# The engines the page offers (each a `--backend` value of solve and best).
+PAGE_ENGINES = ("auto", "look", "sat", "cpsat")
+ZIP_TYPE = "application/zip"
 
 
 @dataclass(frozen=True)
@@ -60,11 +65,14 @@ class Request:
 
 @dataclass(frozen=True)
 class Answer:
-    """What a request gets: an HTTP status, the JSON document, and the CLI's exit code."""
+    """What a request gets: an HTTP status, the JSON document, and the CLI's exit code;
+    or, for a file (a certificate's zip), its bytes and name instead of the document."""
 
     status: int
     data: dict
     exit_code: int
+    content: bytes | None = None
+    filename: str = ""
 
 
 def check(question: str, query: Mapping[str, str], body: str | None,
@@ -126,6 +134,8 @@ def answer(request: Request) -> Answer:
     the CLI gives; an error is its one-line message (`{"error", "exit"}`), 400 for bad
     input and 500 for an internal error, never a traceback."""
     try:
+        if request.question == "certify":
+            return _certify(request)
         data, code = _ANSWERS[request.question](request)
     except InputError as error:
         return Answer(400, {"error": error.describe(), "exit": EXIT_USAGE}, EXIT_USAGE)
@@ -215,5 +225,74 @@ def _deal(request: Request) -> tuple[dict, int]:
     return position_json(_position(request)), EXIT_OK
 
 
+def _position_answer(request: Request) -> tuple[dict, int]:
+    """A position as the page draws and plays it: its layout (as `deal --format json`
+    writes it), the cards moved of the deal's, the outcome, and the legal moves now
+    from the rules engine (a talon turn has `"fan": null`)."""
+    from blackhole.formats import moves_json, position_json
+    from blackhole.rules import initial_state, legal_cards, outcome
+
+    position = _position(request)
+    state = initial_state(position.deal)
+    return {"deal": request.spec, "after": moves_json(position.after),
+            "moved": position.moved, "of": position.of,
+            "outcome": outcome(position.deal, state).value,
+            "game": position.deal.game.name, "title": position.deal.game.title,
+            "layout": position_json(position),
+            "legal": moves_json(legal_cards(position.deal, state))}, EXIT_OK
+
+
+def _certify(request: Request) -> Answer:
+    """The certificate `blackhole certify` writes for the request's deal or position,
+    as a zip of its folder (unzipped, `blackhole verify` checks it): a checked proof that
+    it cannot be won, or its winning moves replayed. At the limit no certificate is
+    made: the answer is the verdict unknown (exit 3)."""
+    import io
+    import tempfile
+    import zipfile
+    from pathlib import Path
+
+    from blackhole.backends import Verdict
+    from blackhole.certificates.make import certify
+
+    position = _position(request)
+    plain = request.body is None and request.after is None
+    slug = "".join(c if c.isalnum() else "-" for c in request.spec).strip("-")
+    name = f"certificate-{slug}" if request.body is None else "certificate"
+    with tempfile.TemporaryDirectory(prefix="blackhole-certify-") as staging:
+        folder = Path(staging) / name
+        found = certify(request.spec if plain else position, folder,
+                        timeout=request.timeout)
+        code = {Verdict.SOLVED: EXIT_OK, Verdict.UNSOLVABLE: EXIT_NO}.get(found.verdict,
+                                                                          EXIT_UNKNOWN)
+        if found.verdict is Verdict.UNSOLVABLE and not found.certified:
+            raise InternalError(f"the proof was rejected by the checker: "
+                                f"{found.check.reason if found.check else found.reason}")
+        if not found.certified:
+            return Answer(200, {"deal": request.spec, "verdict": found.verdict.value,
+                                "certified": False,
+                                "reason": found.reason or "time limit reached"}, code)
+        packed = io.BytesIO()
+        with zipfile.ZipFile(packed, "w", zipfile.ZIP_DEFLATED) as archive:
+            for path in sorted(folder.rglob("*")):
+                if path.is_file():
+                    archive.write(path, path.relative_to(staging).as_posix())
+    return Answer(200, {"deal": request.spec, "verdict": found.verdict.value,
+                        "certified": True}, code, packed.getvalue(), name + ".zip")
+
+
+def games() -> dict:
+    """The games the page offers, read from the one table of games, with whether the
+    atlas answers for each; and the engines it offers and the longest limit it takes."""
+    from blackhole.atlas import shipped_path
+    from blackhole.games import VARIANTS
+
+    return {"games": [{"name": game.name, "title": game.title, "pysol": bool(game.pysol),
+                       "atlas": shipped_path(game.name).is_file()}
+                      for game in VARIANTS.values()],
+            "engines": list(PAGE_ENGINES), "timeout": SERVER_TIMEOUT}
+
+
 _ANSWERS = {"solve": _solve, "best": _best, "hint": _hint, "analyze": _analyze,
-            "atlas": _atlas, "deal": _deal}
+            "atlas": _atlas, "deal": _deal,
+            "position": _position_answer}

@@ -18,9 +18,9 @@ import ipaddress
 import json
 import multiprocessing
 import os
+import signal
 import socket
-from collections.abc import AsyncIterator, Callable
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
@@ -110,36 +110,58 @@ class HostCheck:
 
 
 class Pool:
-    """At most `size` solves at once, each in a worker process; one more is refused
-    (`run` gives None), never queued."""
+    """At most `size` solves at once, each in a process of its own started for it; one
+    more is refused (`run` gives None), never queued. A solve whose client goes away
+    (its tab closed, its fetch aborted), that overruns its limit, or that the server
+    stops is killed with everything it started, and frees its place at once."""
 
     def __init__(self, size: int) -> None:
         self.size, self.running, self.stopping = size, 0, False
-        self._executor: ProcessPoolExecutor | None = None
+        self._processes: set[Any] = set()
+        self._context = multiprocessing.get_context("forkserver")
+        # each solve's process is forked from one that has the library loaded already
+        self._context.set_forkserver_preload(list(_PRELOAD))
 
-    def _workers(self) -> ProcessPoolExecutor:
-        if self._executor is None:
-            self._executor = ProcessPoolExecutor(
-                self.size, mp_context=multiprocessing.get_context("forkserver"))
-        return self._executor
-
-    async def run(self, request: api.Request) -> api.Answer | None:
-        """The worker's answer, or None when every worker is busy."""
+    async def run(self, request: api.Request,
+                  gone: Callable[[], Awaitable[bool]] | None = None) -> api.Answer | None:
+        """The worker's answer, or None when every worker is busy. `gone` says whether
+        the client has gone away; then the solve is killed and CancelledError raised.
+        A worker that died or overran its limit raises BrokenProcessPool."""
         if self.running >= self.size or self.stopping:
             return None
         self.running += 1
+        reader, writer = self._context.Pipe(duplex=False)
+        process = self._context.Process(target=_work, args=(request, writer), daemon=True)
+        loop = asyncio.get_running_loop()
+        ready = asyncio.Event()
         try:
-            future = self._workers().submit(api.answer, request)
-            return await asyncio.wait_for(asyncio.wrap_future(future),
-                                          request.timeout + _GRACE_SECONDS)
-        except (BrokenProcessPool, TimeoutError):
-            # a worker died (killed, out of memory), or overran its limit and is stopped
-            # here (it would hold its process past what `running` counts): start anew
-            if not self.stopping:
-                self.close()
-            raise
+            process.start()
+            self._processes.add(process)
+            writer.close()
+            loop.add_reader(reader.fileno(), ready.set)
+            deadline = loop.time() + request.timeout + _GRACE_SECONDS
+            while not ready.is_set():
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(ready.wait(), _WATCH_SECONDS)
+                if ready.is_set():
+                    break
+                if self.stopping or loop.time() > deadline:
+                    raise BrokenProcessPool("the solve was stopped")
+                if gone is not None and await gone():
+                    raise asyncio.CancelledError
+            loop.remove_reader(reader.fileno())
+            try:
+                return await asyncio.to_thread(reader.recv)
+            except (EOFError, OSError):  # it died (killed, out of memory) unanswered
+                raise BrokenProcessPool("the worker stopped without an answer") from None
         finally:
+            with contextlib.suppress(ValueError, OSError):
+                loop.remove_reader(reader.fileno())
+            reader.close()
+            _kill(process)
+            self._processes.discard(process)
             self.running -= 1
+            await asyncio.to_thread(process.join, 2)
 
     def stop(self) -> None:
         """The server is stopping: stop every solve now, and start none."""
@@ -147,15 +169,33 @@ class Pool:
         self.close()
 
     def close(self) -> None:
-        """Stop the workers at once, a running solve with them."""
-        executor, self._executor = self._executor, None
-        if executor is None:
-            return
-        processes = list((getattr(executor, "_processes", None) or {}).values())
-        executor.shutdown(wait=False, cancel_futures=True)
-        for process in processes:
-            with contextlib.suppress(OSError, ValueError):
-                process.kill()
+        """Stop every running solve at once."""
+        for process in list(self._processes):
+            _kill(process)
+
+
+# What a solve's process has loaded before it starts: the library's answers.
+_PRELOAD = ("blackhole.web.api", "blackhole.pipeline", "blackhole.best",
+            "blackhole.positions", "blackhole.backends.auto", "blackhole.atlas")
+_WATCH_SECONDS = 0.25  # how often a waiting solve asks whether its client is still there
+
+
+def _work(request: api.Request, answer_to: Any) -> None:
+    """A solve's process: its own process group (so that killing the group stops what it
+    starts too), the answer sent back through the pipe."""
+    os.setpgrp()
+    answer_to.send(api.answer(request))
+    answer_to.close()
+
+
+def _kill(process: Any) -> None:
+    """Kill a solve's process and its process group (harmless once it has ended)."""
+    if process.pid is None or process.exitcode is not None:
+        return  # not started, or ended and reaped: its pid may be another's by now
+    with contextlib.suppress(OSError):
+        os.killpg(process.pid, signal.SIGKILL)  # no such group until the child made it
+    with contextlib.suppress(OSError, ValueError):
+        process.kill()
 
 
 async def _body(request: Request) -> str | None:
@@ -199,8 +239,10 @@ def create_app(host: str = "127.0.0.1", pool: Pool | None = None,
             return _error(404 if error.source == "path" else 400, error.describe())
         if checked.question in api.SOLVING:
             try:
-                found = await pool.run(checked)
-            except (BrokenProcessPool, TimeoutError):
+                found = await pool.run(checked, request.is_disconnected)
+            except asyncio.CancelledError:  # the client went away: nobody reads this
+                return _error(499, "the client closed the request", code=api.EXIT_INTERRUPTED)
+            except BrokenProcessPool:
                 if pool.stopping:
                     return _error(503, "the server is stopping", code=api.EXIT_INTERRUPTED)
                 return _json({"error": "internal error: the worker stopped without an "
@@ -213,8 +255,14 @@ def create_app(host: str = "127.0.0.1", pool: Pool | None = None,
                               {"Retry-After": str(RETRY_AFTER_SECONDS)}, api.EXIT_UNKNOWN)
         else:
             found = await run_in_threadpool(api.answer, checked)
-        return _json(found.data, found.status,
-                     {"X-Blackhole-Exit": str(found.exit_code)})
+        headers = {"X-Blackhole-Exit": str(found.exit_code)}
+        if found.content is not None:
+            headers["Content-Disposition"] = f'attachment; filename="{found.filename}"'
+            return Response(found.content, found.status, headers, api.ZIP_TYPE)
+        return _json(found.data, found.status, headers)
+
+    async def games(request: Request) -> Response:
+        return _json(await run_in_threadpool(api.games))
 
     async def page(request: Request) -> Response:
         return FileResponse(STATIC / "index.html")
@@ -228,6 +276,7 @@ def create_app(host: str = "127.0.0.1", pool: Pool | None = None,
 
     app = Starlette(routes=[
         Route("/", page),
+        Route("/api/games", games),
         Route("/api/{question}", question, methods=["GET", "POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ], lifespan=lifespan)

@@ -1,93 +1,564 @@
 "use strict";
-// The page: load the deal the URL names (/?deal=pysol:837), draw its fans, solve it.
+// The page draws what the server answers and nothing more: the layout, the legal moves
+// and every verdict come from the JSON API (/api/...), which answers as the command
+// line's --json does. The page only draws cards and remembers the moves played.
+
 const SUITS = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
+const KEYS = "123456789abcdefgijklmnopqrsvwxy"; // a fan's key (t, u, h are taken)
+const $ = (id) => document.getElementById(id);
+
+const state = {
+  source: null,      // {spec} or {body}: the deal as the server is given it
+  played: [],        // card names played from the deal's start (the `after` moves)
+  position: null,    // the server's answer for the position now
+  line: null,        // {moves, base, k, kind}: a solver's line being stepped through
+  timer: null,       // playing the line at a speed
+  solving: null,     // the AbortController of the running solve
+  ask: 0,            // the newest position request (older answers are dropped)
+  games: [],
+};
+
+// ---------------------------------------------------------------- talking to the server
+
+function query(params) {
+  const out = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    if (value !== undefined && value !== null && value !== "") out.set(key, value);
+  }
+  return out;
+}
+
+// One question about the deal on the page (its spec, or its pasted text as the body).
+async function ask(question, params = {}, signal = undefined) {
+  const source = state.source;
+  const args = query({ ...params, deal: source.spec });
+  const init = { signal };
+  if (source.body !== undefined) Object.assign(init, { method: "POST", body: source.body });
+  return fetchJson(`/api/${question}?${args}`, init);
+}
+
+async function fetchJson(url, init = {}) {
+  const response = await fetch(url, init);
+  let data;
+  try { data = await response.json(); } catch (error) {
+    throw new Error(`${response.status} ${response.statusText}`);
+  }
+  if (!response.ok) throw new Error(data.error || response.statusText);
+  return data;
+}
+
+function after(moves) { return moves.join(" "); }
+
+function say(text, kind = "") {
+  const status = $("status");
+  status.className = kind;
+  status.textContent = text;
+}
+
+// ---------------------------------------------------------------- drawing
+
+function cardText(name) {
+  const suit = name.slice(-1), rank = name.slice(0, -1).replace(/^T$/, "10");
+  return rank + (SUITS[suit] || suit);
+}
 
 function cardNode(name) {
   const node = document.createElement("div");
   node.className = "card";
   if (!name) { node.classList.add("empty"); return node; }
-  const suit = name.slice(-1), rank = name.slice(0, -1).replace(/^T$/, "10");
-  node.textContent = rank + (SUITS[suit] || suit);
+  node.textContent = cardText(name);
+  const suit = name.slice(-1);
   if (suit === "H" || suit === "D") node.classList.add("red");
+  node.dataset.card = name;
   node.title = name;
   return node;
 }
 
-function pile(cls, cards, label) {
-  const node = document.createElement("div");
-  node.className = cls;
-  if (cards.length === 0) node.appendChild(cardNode(null));
-  for (const card of cards) node.appendChild(cardNode(card));
-  const text = document.createElement("span");
-  text.className = "label";
-  text.textContent = label;
-  node.appendChild(text);
+function label(text) {
+  const node = document.createElement("span");
+  node.className = "label";
+  node.textContent = text;
   return node;
 }
 
-async function ask(question, params) {
-  const response = await fetch(`/api/${question}?` + new URLSearchParams(params));
-  const data = await response.json();
-  if (!response.ok) throw new Error(data.error || response.statusText);
-  return data;
+function fanKey(fan) { return fan < KEYS.length ? KEYS[fan] : ""; }
+
+// The move the line plays next, when a line is being stepped through.
+function nextOfLine() {
+  const line = state.line;
+  return line && line.k < line.moves.length ? line.moves[line.k] : null;
 }
 
-function drawDeal(deal) {
-  const table = document.getElementById("table");
-  table.replaceChildren();
-  const moved = (deal.history || []);
-  const top = moved.length ? moved[moved.length - 1] : deal.foundation;
-  table.appendChild(pile("hole", top ? [top] : [], "hole"));
-  deal.fans.forEach((fan, i) => table.appendChild(pile("fan", fan, `fan ${i + 1}`)));
-}
+function draw() {
+  const found = state.position;
+  if (!found) return;
+  const layout = found.layout;
+  const legal = new Map(found.legal.map((move) => [move.card, move.fan]));
+  const next = nextOfLine();
 
-function drawAnswer(found) {
-  const answer = document.getElementById("answer");
-  answer.replaceChildren();
-  const head = document.createElement("h2");
-  head.className = found.verdict;
-  head.textContent = `${found.verdict} (${found.backend}/${found.solver}, ` +
-    `${found.seconds.toFixed(3)} s)`;
-  answer.appendChild(head);
-  if (found.moves.length) {
-    const list = document.createElement("ol");
-    list.start = (found.moved || 0) + 1;
-    for (const move of found.moves) {
-      const item = document.createElement("li");
-      item.textContent = `${move.card} from fan ${move.fan + 1}`;
-      list.appendChild(item);
+  const hole = $("hole");
+  hole.replaceChildren(cardNode(layout.foundation));
+  hole.appendChild(label(layout.talon ? "foundation" : "hole"));
+  if (found.after.length) hole.firstChild.classList.add("last");
+
+  const talon = $("talon");
+  talon.hidden = !layout.talon;
+  if (layout.talon) {
+    const top = cardNode(layout.talon[0] || null);
+    talon.replaceChildren(top);
+    talon.appendChild(label(`talon ${layout.talon.length} (t)`));
+    if (layout.talon.length && legal.has(layout.talon[0])) markPlayable(top, null);
+    if (next && next.fan === null) { top.classList.add("next"); talon.classList.add("active"); }
+    else talon.classList.remove("active");
+  }
+
+  const fans = $("fans");
+  fans.replaceChildren();
+  layout.fans.forEach((cards, fan) => {
+    const node = document.createElement("div");
+    node.className = "fan";
+    node.dataset.fan = fan;
+    if (cards.length === 0) node.appendChild(cardNode(null));
+    cards.forEach((card, depth) => {
+      const shown = cardNode(card);
+      if (depth === cards.length - 1 && legal.get(card) === fan) markPlayable(shown, fan);
+      node.appendChild(shown);
+    });
+    const key = fanKey(fan);
+    // a fan is named by its number, and by its key where that differs
+    const name = `${fan + 1}`;
+    node.appendChild(label(key && key !== name ? `${name} (${key})` : name));
+    if (next && next.fan === fan) {
+      node.classList.add("active");
+      const top = node.querySelector(`[data-card="${next.card}"]`);
+      if (top) top.classList.add("next");
     }
-    answer.appendChild(list);
-  }
+    fans.appendChild(node);
+  });
+
+  $("score").textContent = `${found.moved} of ${found.of}`;
+  $("outcome").textContent = found.outcome === "unfinished" ? "" : found.outcome;
+  $("outcome").className = found.outcome;
+  $("undo").disabled = state.played.length === 0;
+  const line = state.line;
+  $("prev").disabled = !line || line.k === 0;
+  $("next").disabled = !line || line.k >= line.moves.length;
+  $("play").disabled = !line || line.k >= line.moves.length;
+  $("play").textContent = state.timer ? "Pause" : "Play";
+  document.querySelectorAll("#line li").forEach((item, i) => {
+    item.classList.toggle("done", line !== null && i < line.k);
+    item.classList.toggle("current", line !== null && i === line.k);
+  });
 }
 
-async function load(spec, timeout) {
-  const status = document.getElementById("status");
-  document.getElementById("answer").replaceChildren();
-  status.className = "";
+function markPlayable(node, fan) {
+  node.classList.add("playable");
+  node.tabIndex = 0;
+  node.setAttribute("role", "button");
+  node.addEventListener("click", () => playCard(node.dataset.card, fan));
+}
+
+// ---------------------------------------------------------------- the position
+
+async function refresh() {
+  const mine = ++state.ask;
   try {
-    status.textContent = `dealing ${spec}`;
-    drawDeal(await ask("deal", { deal: spec }));
-    status.textContent = `solving ${spec}`;
-    drawAnswer(await ask("solve", { deal: spec, timeout: timeout }));
-    status.textContent = spec;
+    const found = await ask("position", { after: after(state.played) });
+    if (mine !== state.ask) return;
+    state.position = found;
+    draw();
   } catch (error) {
-    status.className = "error";
-    status.textContent = error.message;
+    if (mine === state.ask) say(error.message, "error");
+    throw error;
   }
 }
 
-document.getElementById("pick").addEventListener("submit", (event) => {
-  event.preventDefault();
-  const spec = document.getElementById("deal").value.trim();
-  const url = new URL(window.location);
-  url.searchParams.set("deal", spec);
-  window.history.pushState({}, "", url);
-  load(spec, document.getElementById("timeout").value);
-});
-
-const named = new URLSearchParams(window.location.search).get("deal");
-if (named) {
-  document.getElementById("deal").value = named;
-  load(named, document.getElementById("timeout").value);
+async function open(source, shown) {
+  stopPlaying();
+  if (state.solving) state.solving.abort();
+  state.source = source;
+  state.played = [];
+  state.line = null;
+  clearAnswer();
+  say(`dealing ${shown}`);
+  try {
+    await refresh();
+    say(`${state.position.title}: ${shown}`);
+    $("board").dataset.ready = "true";
+  } catch (error) { /* said */ }
+  if (source.spec !== undefined) {
+    const url = new URL(window.location);
+    url.searchParams.set("deal", source.spec);
+    window.history.replaceState({}, "", url);
+  }
 }
+
+async function playCard(card, fan) {
+  if (!state.position) return;
+  const next = nextOfLine();
+  if (next && next.card === card) state.line.k += 1;
+  else if (state.line) { state.line = null; markLineGone(); }
+  stopPlaying();
+  state.played.push(card);
+  try { await refresh(); } catch (error) { state.played.pop(); return; }
+  say(`played ${cardText(card)}${fan === null ? " from the talon" : ` from fan ${fan + 1}`}`);
+  if ($("coach").checked) coach();
+}
+
+async function undo() {
+  if (!state.played.length) return;
+  stopPlaying();
+  const card = state.played.pop();
+  if (state.line && state.line.k > 0 && state.played.length === state.line.base + state.line.k - 1) {
+    state.line.k -= 1;
+  } else if (state.line) { state.line = null; markLineGone(); }
+  try { await refresh(); } catch (error) { return; }
+  say(`took back ${cardText(card)}`);
+  if ($("coach").checked) coach();
+}
+
+async function restart() {
+  stopPlaying();
+  state.played = [];
+  if (state.line && state.line.base === 0) state.line.k = 0; // the line starts here
+  else if (state.line) { state.line = null; markLineGone(); }
+  await refresh();
+  say("back to the deal's start");
+}
+
+// ---------------------------------------------------------------- a solver's line
+
+function stepTo(k) {
+  const line = state.line;
+  if (!line) return;
+  line.k = Math.max(0, Math.min(k, line.moves.length));
+  state.played = line.start.concat(line.moves.slice(0, line.k).map((move) => move.card));
+  return refresh().catch(() => stopPlaying());
+}
+
+function stopPlaying() {
+  if (state.timer) clearInterval(state.timer);
+  state.timer = null;
+  if (state.position) $("play").textContent = "Play";
+}
+
+function togglePlay() {
+  if (state.timer) { stopPlaying(); return; }
+  const line = state.line;
+  if (!line) return;
+  state.timer = setInterval(() => {
+    if (!state.line || state.line.k >= state.line.moves.length) { stopPlaying(); draw(); return; }
+    stepTo(state.line.k + 1);
+  }, Number($("speed").value));
+  draw();
+}
+
+function showLine(moves, kind) {
+  state.line = { moves, start: state.played.slice(), base: state.played.length, k: 0, kind };
+  const list = $("line");
+  list.replaceChildren();
+  list.start = (state.position ? state.position.moved : 0) + 1;
+  moves.forEach((move, i) => {
+    const item = document.createElement("li");
+    const where = move.fan === null ? "the talon" : `fan ${move.fan + 1}`;
+    item.textContent = `${cardText(move.card)} from ${where}`;
+    item.addEventListener("click", () => { stopPlaying(); stepTo(i + 1); });
+    list.appendChild(item);
+  });
+  draw();
+}
+
+function markLineGone() {
+  document.querySelectorAll("#line li").forEach((item) => item.classList.remove("current"));
+  $("line").classList.add("stale");
+}
+
+// ---------------------------------------------------------------- answers
+
+function clearAnswer() {
+  $("verdict").textContent = "";
+  $("verdict").className = "";
+  $("details").textContent = "";
+  $("line").replaceChildren();
+  $("line").classList.remove("stale");
+  $("analysis").replaceChildren();
+  $("certify-box").hidden = true;
+  $("coach-says").textContent = "";
+}
+
+function seconds(value) { return `${Number(value).toFixed(3)} s`; }
+
+function solveParams() {
+  return { backend: $("engine").value, timeout: $("timeout").value, after: after(state.played) };
+}
+
+async function solve() {
+  if (!state.source) return;
+  stopPlaying();
+  if (state.solving) state.solving.abort();
+  const control = new AbortController();
+  state.solving = control;
+  $("stop").disabled = false;
+  clearAnswer();
+  const params = solveParams();
+  const whence = state.played.length ? ` after ${state.played.length} move(s)` : "";
+  say(`solving with ${params.backend}${whence}`);
+  try {
+    const found = await ask("solve", params, control.signal);
+    const head = $("verdict");
+    head.className = found.verdict;
+    head.textContent = found.verdict;
+    $("details").textContent = `answered by ${found.backend}/${found.solver} in ` +
+      `${seconds(found.seconds)}`;
+    if (found.verdict === "solved") {
+      showLine(found.moves, "win");
+      say("solved: step through the winning line, or play it yourself");
+    } else if (found.verdict === "unsolvable") {
+      offerCertificate(params);
+      say("unsolvable: finding the best score");
+      await lost(params, control.signal);
+    } else {
+      say("unknown: the limit came first (raise it, or try another engine)");
+    }
+  } catch (error) {
+    if (error.name === "AbortError") say("stopped", "error");
+    else say(error.message, "error");
+  } finally {
+    if (state.solving === control) { state.solving = null; $("stop").disabled = true; }
+  }
+}
+
+// For a lost deal: the best score with its line, then the analysis of a best line.
+async function lost(params, signal) {
+  const best = await ask("best", { timeout: params.timeout, after: params.after }, signal);
+  const score = best.proven ? `${best.best} of ${best.of}` :
+    `? of ${best.of} (a line of ${best.best} found, at most ${best.upper_bound})`;
+  $("details").textContent += `; best score ${score}`;
+  $("verdict").textContent = `unsolvable: best ${score}`;
+  showLine(best.moves, "best");
+  say(`best score ${score}: analysing its line`);
+  await analyzeNow(signal, params);
+}
+
+async function analyzeNow(signal, params = solveParams()) {
+  const found = await ask("analyze", { timeout: params.timeout, after: params.after }, signal);
+  drawAnalysis(found);
+  say(`analysed in ${seconds(found.seconds)}`);
+}
+
+function known(value) { return value === null || value === undefined ? "?" : value; }
+
+// The analysis as the command line prints it: CRITICAL, LOSES, and "?" where unproven.
+function drawAnalysis(found) {
+  const box = $("analysis");
+  box.replaceChildren();
+  const head = document.createElement("h3");
+  const best = found.proven || found.best !== null ? `${known(found.best)} of ${found.of}` :
+    `? of ${found.of} (a line of ${found.found} found, at most ${found.upper_bound})`;
+  head.textContent = `Analysis: best from here ${best}`;
+  box.appendChild(head);
+  const list = document.createElement("ol");
+  list.id = "steps";
+  list.start = found.steps.length ? found.steps[0].move : 1;
+  for (const step of found.steps) {
+    const item = document.createElement("li");
+    item.textContent = `${cardText(step.card)} from fan ${step.fan + 1}: ` +
+      `${known(step.good)} of ${step.legal} legal move(s) keep ${known(step.best_before)}`;
+    const marks = [];
+    if (step.critical === true) marks.push(["CRITICAL", "critical"]);
+    else if (step.critical === null) marks.push(["critical ?", "unproven"]);
+    if (step.loses === true) marks.push([`LOSES: best now ${known(step.best_after)}`, "loses"]);
+    else if (step.loses === null) marks.push(["loses ?", "unproven"]);
+    for (const [text, kind] of marks) {
+      const mark = document.createElement("span");
+      mark.className = `mark ${kind}`;
+      mark.textContent = text;
+      item.appendChild(mark);
+      item.classList.add(kind);
+    }
+    list.appendChild(item);
+  }
+  box.appendChild(list);
+  const loss = found.first_loss;
+  const first = !found.first_loss_known ? "unknown (limit reached)" : loss === null ? "none" :
+    `move ${loss.move} (${cardText(loss.card)}), best ${known(loss.best_before)} to ` +
+    `${known(loss.best_after)}`;
+  const unknown = found.critical_unknown ? ` (${found.critical_unknown} unknown: limit reached)` : "";
+  const summary = document.createElement("p");
+  summary.id = "analysis-summary";
+  summary.textContent = `${found.critical} critical move(s)${unknown}; first move that ` +
+    `loses: ${first}; the line ends at ${found.score} of ${found.of}`;
+  box.appendChild(summary);
+}
+
+function offerCertificate(params) {
+  const link = $("certify");
+  const args = query({ deal: state.source.spec, after: params.after, timeout: 60 });
+  link.href = `/api/certify?${args}`;
+  link.onclick = null;
+  if (state.source.body !== undefined) {
+    // a pasted deal goes as the body: fetch it, then save what came back
+    link.onclick = async (event) => {
+      event.preventDefault();
+      say("certifying");
+      try {
+        const response = await fetch(link.href, { method: "POST", body: state.source.body });
+        if (!response.ok) throw new Error((await response.json()).error);
+        const url = URL.createObjectURL(await response.blob());
+        const save = document.createElement("a");
+        save.href = url;
+        save.download = "certificate.zip";
+        save.click();
+        URL.revokeObjectURL(url);
+        say("certificate saved");
+      } catch (error) { say(error.message, "error"); }
+    };
+  }
+  $("certify-box").hidden = false;
+}
+
+async function hint() {
+  if (!state.source) return;
+  say("asking for a hint");
+  try {
+    const found = await ask("hint", { timeout: $("timeout").value, after: after(state.played) });
+    if (!found.moves.length) { say("no move is left"); return; }
+    const top = Math.max(...found.moves.map((move) => move.found));
+    const good = found.moves.filter((move) => move.found === top);
+    document.querySelectorAll(".card.hinted").forEach((node) => node.classList.remove("hinted"));
+    for (const move of good) {
+      const node = document.querySelector(`#board [data-card="${move.card}"]`);
+      if (node) node.classList.add("hinted");
+    }
+    const names = good.map((move) => cardText(move.card)).join(" or ");
+    const verdict = found.winnable === true ? "wins" : found.winnable === false ?
+      `best ${known(found.best)} of ${found.of}` : `best ? of ${found.of}`;
+    say(`hint: ${names} (${verdict}${found.proven ? "" : ", not proven: limit reached"})`);
+  } catch (error) { say(error.message, "error"); }
+}
+
+// The coach: after each move, whether the position can still be won.
+async function coach() {
+  const says = $("coach-says");
+  try {
+    const found = await ask("hint", { timeout: 5, after: after(state.played) });
+    says.className = found.winnable === false ? "loses" : "";
+    says.textContent = found.moves.length === 0 ? "" :
+      found.winnable === true ? `coach: still winnable` :
+      found.winnable === false ? `coach: lost from here; best ${known(found.best)} of ${found.of}` :
+      "coach: not sure (limit reached)";
+  } catch (error) { says.textContent = `coach: ${error.message}`; }
+}
+
+// ---------------------------------------------------------------- picking a deal
+
+function gameSuffix() {
+  const game = $("game").value;
+  return game && game !== state.games[0].name ? `:${game}` : "";
+}
+
+let atlasTimer = null;
+function atlasSoon() {
+  clearTimeout(atlasTimer);
+  atlasTimer = setTimeout(atlas, 120);
+}
+
+async function atlas() {
+  const number = $("number").value.trim();
+  const out = $("atlas");
+  const game = state.games.find((one) => one.name === $("game").value);
+  if (!number || !game) { out.textContent = ""; return; }
+  if (!game.atlas) { out.className = ""; out.textContent = "no atlas for this game yet"; return; }
+  const spec = `pysol:${number}${gameSuffix()}`;
+  try {
+    const found = await fetchJson(`/api/atlas?${query({ deal: spec })}`);
+    if ($("number").value.trim() !== number) return;
+    out.className = found.won === true ? "solved" : found.won === false ? "unsolvable" : "unknown";
+    out.textContent = found.won === true ? `atlas: won (${found.best} of ${found.of})` :
+      found.won === false ? `atlas: lost, best ${known(found.best)} of ${found.of}` :
+      "atlas: not known";
+  } catch (error) { out.className = "error"; out.textContent = error.message; }
+}
+
+function showSpec(spec) {
+  const match = /^pysol:(\d+)(?::([a-z-]+))?$/.exec(spec.trim());
+  if (match) {
+    $("number").value = match[1];
+    $("game").value = match[2] || state.games[0].name;
+    atlas();
+  }
+}
+
+function keyPressed(event) {
+  if (event.target.closest("input, textarea, select") || event.ctrlKey || event.metaKey ||
+      event.altKey) return;
+  const key = event.key.toLowerCase();
+  if (key === "u" || key === "backspace") { event.preventDefault(); undo(); return; }
+  if (key === "h") { hint(); return; }
+  if (key === "arrowright") { $("next").click(); return; }
+  if (key === "arrowleft") { $("prev").click(); return; }
+  if (!state.position) return;
+  let fan = KEYS.indexOf(key);
+  if (key === "t") fan = null;
+  else if (fan < 0) return;
+  const move = state.position.legal.find((one) => one.fan === fan);
+  if (move) playCard(move.card, move.fan);
+}
+
+async function start() {
+  try {
+    const known = await fetchJson("/api/games");
+    state.games = known.games;
+    for (const game of known.games.filter((one) => one.pysol)) {
+      $("game").appendChild(new Option(game.title, game.name));
+    }
+    for (const engine of known.engines) $("engine").appendChild(new Option(engine, engine));
+    $("timeout").max = known.timeout;
+  } catch (error) { say(error.message, "error"); return; }
+
+  $("pick-number").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const spec = `pysol:${$("number").value.trim()}${gameSuffix()}`;
+    open({ spec }, spec);
+  });
+  $("number").addEventListener("input", atlasSoon);
+  $("game").addEventListener("change", atlasSoon);
+  $("pick-seed").addEventListener("submit", (event) => {
+    event.preventDefault();
+    let seed = $("seed").value.trim();
+    if (!seed) seed = String(Math.floor(Math.random() * 1e9));
+    const spec = `random:${seed}${gameSuffix()}`;
+    open({ spec }, spec);
+  });
+  $("pick-paste").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const text = $("paste").value;
+    if (!text.trim()) { say("paste a board or a JSON deal first", "error"); return; }
+    const url = new URL(window.location);
+    url.searchParams.delete("deal");
+    window.history.replaceState({}, "", url);
+    open({ body: text }, "the pasted deal");
+  });
+  $("solver").addEventListener("submit", (event) => { event.preventDefault(); solve(); });
+  $("stop").addEventListener("click", () => { if (state.solving) state.solving.abort(); });
+  $("analyze").addEventListener("click", async () => {
+    if (!state.source) return;
+    say("analysing");
+    try { await analyzeNow(undefined); } catch (error) { say(error.message, "error"); }
+  });
+  $("undo").addEventListener("click", undo);
+  $("hint").addEventListener("click", hint);
+  $("restart").addEventListener("click", restart);
+  $("prev").addEventListener("click", () => { stopPlaying(); if (state.line) stepTo(state.line.k - 1); });
+  $("next").addEventListener("click", () => { stopPlaying(); if (state.line) stepTo(state.line.k + 1); });
+  $("play").addEventListener("click", togglePlay);
+  document.addEventListener("keydown", keyPressed);
+  window.addEventListener("pagehide", () => { if (state.solving) state.solving.abort(); });
+
+  const named = new URLSearchParams(window.location.search).get("deal");
+  const spec = named || `pysol:${$("number").value}`;
+  showSpec(spec);
+  await open({ spec }, spec);
+}
+
+start();

@@ -1,0 +1,242 @@
+"""The page of `blackhole serve` in a real headless browser: Debian's chromium driven by
+Selenium through chromium-driver (no downloaded browser). The server runs as a real
+process on a free port. Skipped, with the reason, where the browser or its driver is
+not installed (`.ci/install` installs both).
+
+A screenshot of a lost deal with its best line and analysis is kept: in the folder
+BLACKHOLE_SCREENSHOTS names, else in the test's temporary folder."""
+
+from __future__ import annotations
+
+import csv
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from .helpers import ROOT, reference
+from .test_web import Server
+
+webdriver = pytest.importorskip(
+    "selenium.webdriver", reason="selenium is not installed (pip install -e '.[test]')")
+
+from selenium.common.exceptions import WebDriverException  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+BROWSER = next(filter(None, (shutil.which(name) for name in ("chromium", "chromium-browser"))),
+               None)
+DRIVER = shutil.which("chromedriver")
+if BROWSER is None or DRIVER is None:
+    pytest.skip(f"no {'chromium' if BROWSER is None else 'chromedriver'} on PATH (Debian: "
+                "apt-get install chromium chromium-driver)", allow_module_level=True)
+
+WAIT_SECONDS = 20
+BEST_CSV = ROOT / "tests" / "data" / "pysol-1-1000-best.csv"
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[Server]:
+    running = Server("--workers", "2")
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    options = webdriver.ChromeOptions()
+    options.binary_location = BROWSER
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
+                     "--disable-gpu", "--window-size=1280,1000", "--lang=en"):
+        options.add_argument(argument)
+    try:
+        driver = webdriver.Chrome(options=options,
+                                  service=webdriver.ChromeService(executable_path=DRIVER))
+    except WebDriverException as error:
+        pytest.skip(f"chromium does not start headless here: {error.msg}")
+    driver.set_page_load_timeout(WAIT_SECONDS)
+    yield driver
+    driver.quit()
+
+
+def _until(driver, condition, message: str):
+    return WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.05).until(
+        lambda _: condition(), message)
+
+
+def _text(driver, selector: str) -> str:
+    found = driver.find_elements(By.CSS_SELECTOR, selector)
+    return found[0].text if found else ""
+
+
+def _open(driver, server: Server, spec: str) -> None:
+    driver.get(f"{server.url}/?deal={spec}")
+    _until(driver, lambda: driver.find_elements(By.CSS_SELECTOR, "#board[data-ready]"),
+           f"the page did not draw {spec}: {_text(driver, '#status')}")
+
+
+def _score(driver) -> str:
+    return _text(driver, "#score")
+
+
+def _solve(driver, engine: str = "look") -> None:
+    driver.find_element(By.CSS_SELECTOR, f"#engine option[value='{engine}']").click()
+    driver.find_element(By.ID, "solve").click()
+    _until(driver, lambda: _text(driver, "#verdict"),
+           f"no verdict: {_text(driver, '#status')}")
+
+
+def test_a_pysol_deal_is_drawn_as_17_fans_of_cards(browser, server) -> None:
+    _open(browser, server, "pysol:1")
+    fans = browser.find_elements(By.CSS_SELECTOR, "#fans .fan")
+    assert len(fans) == 17
+    cards = [card.get_attribute("data-card")
+             for card in browser.find_elements(By.CSS_SELECTOR, "#fans .card[data-card]")]
+    assert len(cards) == 51 and len(set(cards)) == 51
+    assert browser.find_element(By.CSS_SELECTOR, "#hole .card").get_attribute(
+        "data-card") == "AS"
+    assert _score(browser) == "0 of 51"
+    # the atlas answers for the number typed, at once, as the reference says
+    _until(browser, lambda: "lost" in _text(browser, "#atlas"), "no atlas answer")
+    assert _text(browser, "#atlas") == f"atlas: lost, best {_best()[1]} of 51"
+    box = browser.find_element(By.ID, "number")
+    box.clear()
+    box.send_keys("3")
+    _until(browser, lambda: "won" in _text(browser, "#atlas"), "the atlas did not follow")
+    assert reference()[3]["verdict"] == "solved"
+
+
+def test_a_won_deal_is_solved_and_stepped_to_the_end(browser, server) -> None:
+    _open(browser, server, "pysol:3")
+    _solve(browser)
+    assert _text(browser, "#verdict") == "solved"
+    assert "look" in _text(browser, "#details")
+    steps = browser.find_elements(By.CSS_SELECTOR, "#line li")
+    assert len(steps) == 51
+    first = steps[0].text.split()[0]
+    browser.find_element(By.ID, "next").click()
+    _until(browser, lambda: _score(browser) == "1 of 51", "next did not step")
+    browser.find_element(By.ID, "next").click()
+    _until(browser, lambda: _score(browser) == "2 of 51", "next did not step")
+    browser.find_element(By.ID, "prev").click()
+    _until(browser, lambda: _score(browser) == "1 of 51", "prev did not step back")
+    assert browser.find_element(By.CSS_SELECTOR, "#hole .card").text == first
+    # the move to come is marked, its card and its fan
+    active = browser.find_elements(By.CSS_SELECTOR, "#fans .fan.active")
+    assert len(active) == 1
+    assert active[0].find_elements(By.CSS_SELECTOR, ".card.next")
+    steps[49].click()  # jump to move 50, then play the rest at the fastest speed
+    _until(browser, lambda: _score(browser) == "50 of 51", "no jump along the line")
+    browser.find_element(By.CSS_SELECTOR, "#speed option[value='150']").click()
+    browser.find_element(By.ID, "play").click()
+    _until(browser, lambda: _score(browser) == "51 of 51", "the line did not play out")
+    assert _text(browser, "#outcome") == "won"
+    assert not browser.find_elements(By.CSS_SELECTOR, "#fans .card[data-card]")
+
+
+def test_three_moves_played_by_clicking_and_one_undone(browser, server) -> None:
+    _open(browser, server, "pysol:3")
+    played = []
+    for moved in range(1, 4):
+        card = browser.find_element(By.CSS_SELECTOR, "#board .card.playable")
+        played.append(card.get_attribute("data-card"))
+        card.click()
+        _until(browser, lambda moved=moved: _score(browser) == f"{moved} of 51",
+               f"click {moved} was not played")
+        assert browser.find_element(By.CSS_SELECTOR, "#hole .card").get_attribute(
+            "data-card") == played[-1]
+    browser.find_element(By.ID, "undo").click()
+    _until(browser, lambda: _score(browser) == "2 of 51", "undo did not take a move back")
+    assert browser.find_element(By.CSS_SELECTOR, "#hole .card").get_attribute(
+        "data-card") == played[1]
+    # the card taken back lies on its fan again, playable
+    assert browser.find_elements(By.CSS_SELECTOR, f".card.playable[data-card='{played[2]}']")
+    # a fan's key plays its top card
+    fan = browser.find_element(By.CSS_SELECTOR, "#fans .card.playable").find_element(
+        By.XPATH, "..")
+    name = fan.find_element(By.CSS_SELECTOR, ".label").text  # "4", or "12 (c)"
+    key = name.split("(")[1].rstrip(")") if "(" in name else name
+    browser.find_element(By.TAG_NAME, "body").send_keys(key)
+    _until(browser, lambda: _score(browser) == "3 of 51", "the fan's key did not play")
+
+
+def _best() -> tuple[int, int]:
+    """The first deal of the reference whose best score is at least 3, and that score."""
+    with BEST_CSV.open() as rows:
+        for row in csv.DictReader(rows):
+            if int(row["best"]) >= 3:
+                return int(row["deal"]), int(row["best"])
+    raise AssertionError("no such deal")
+
+
+def test_a_lost_deal_shows_its_best_score_line_and_analysis(browser, server,
+                                                            tmp_path) -> None:
+    deal, best = _best()
+    _open(browser, server, f"pysol:{deal}")
+    _solve(browser)
+    _until(browser, lambda: browser.find_elements(By.ID, "analysis-summary"),
+           f"no analysis: {_text(browser, '#status')}")
+    assert _text(browser, "#verdict") == f"unsolvable: best {best} of 51"
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#line li")) == best
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#steps li")) == best
+    assert _text(browser, "#analysis-summary").endswith(f"the line ends at {best} of 51")
+    link = browser.find_element(By.ID, "certify")
+    assert link.is_displayed()
+    assert f"/api/certify?deal=pysol%3A{deal}" in link.get_attribute("href")
+    for _ in range(best):
+        browser.find_element(By.ID, "next").click()
+    _until(browser, lambda: _score(browser) == f"{best} of 51", "the best line did not play")
+    assert _text(browser, "#outcome") == "blocked"
+    folder = Path(os.environ.get("BLACKHOLE_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    shot = folder / "web.png"
+    assert browser.save_screenshot(str(shot))
+    assert shot.stat().st_size > 10_000 and shot.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_pasted_deal_is_played_and_bad_text_is_one_line(browser, server) -> None:
+    board = ROOT.joinpath("examples", "worked-example.board").read_text()
+    _open(browser, server, "pysol:1")
+    browser.find_element(By.CSS_SELECTOR, "#picker summary")  # the deal picker is open
+    paste = browser.find_element(By.ID, "paste")
+    paste.send_keys("this is no deal")
+    browser.find_element(By.ID, "open-paste").click()
+    _until(browser, lambda: "error" in browser.find_element(By.ID, "status").get_attribute(
+        "class"), "bad text gave no error")
+    assert _text(browser, "#status").startswith("<stdin>") and "\n" not in \
+        _text(browser, "#status")
+    paste.clear()
+    browser.execute_script("arguments[0].value = arguments[1]", paste, board)
+    browser.find_element(By.ID, "open-paste").click()
+    _until(browser, lambda: "pasted" in _text(browser, "#status"), "the board did not open")
+    fans = browser.find_elements(By.CSS_SELECTOR, "#fans .fan")
+    assert len(fans) == 17  # the worked example: KH tops fan 1 and goes on the ace
+    assert [card.get_attribute("data-card") for card in
+            fans[0].find_elements(By.CSS_SELECTOR, ".card")] == ["4C", "QD", "KH"]
+    fans[0].find_element(By.CSS_SELECTOR, ".card.playable[data-card='KH']").click()
+    _until(browser, lambda: _score(browser) == "1 of 51", "the pasted deal did not play")
+
+
+def test_golf_shows_its_talon_and_35_cards(browser, server) -> None:
+    _open(browser, server, "pysol:3:golf")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#fans .fan")) == 7
+    assert _score(browser) == "0 of 35"
+    talon = browser.find_element(By.ID, "talon")
+    assert talon.is_displayed() and "talon 16" in talon.text
+    talon.find_element(By.CSS_SELECTOR, ".card.playable").click()
+    _until(browser, lambda: "talon 15" in _text(browser, "#talon"), "the talon did not turn")
+    assert _score(browser) == "0 of 35"  # a talon card scores nothing
+
+
+def test_the_page_fits_a_phone(browser, server) -> None:
+    browser.set_window_size(390, 844)
+    try:
+        _open(browser, server, "pysol:1")
+        wide = browser.execute_script(
+            "return document.documentElement.scrollWidth - window.innerWidth")
+        assert wide <= 0
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#fans .fan")) == 17
+    finally:
+        browser.set_window_size(1280, 1000)
