@@ -387,16 +387,17 @@ def test_play_without_a_terminal_is_one_line_exit_2() -> None:
 
 
 class Tmux:
-    """`blackhole play pysol:2` in a real terminal of `width`×`height` under its own tmux
-    server: keys sent by tmux, the screen read back."""
+    """`blackhole play SPEC` (pysol:2 unless told) in a real terminal of `width`×`height`
+    under its own tmux server: keys sent by tmux, the screen read back."""
 
-    def __init__(self, folder: Path, width: int, height: int) -> None:
+    def __init__(self, folder: Path, width: int, height: int, spec: str = "pysol:2") -> None:
         # a server of its own per test: a server being killed may still hold a shared name
-        self.tmux = ["tmux", "-L", f"blackhole-play-{os.getpid()}-{width}x{height}"]
+        name = "".join(c if c.isalnum() else "-" for c in spec)
+        self.tmux = ["tmux", "-L", f"blackhole-play-{os.getpid()}-{width}x{height}-{name}"]
         env = f"PYTHONPATH={ROOT / 'src'} TERM=xterm-256color"
         # COLUMNS and LINES, when set, override the terminal's own size (Textual reads them)
         command = f"cd {folder} && env -u COLUMNS -u LINES {env} {sys.executable} -m " \
-                  "blackhole play pysol:2; sleep 30"
+                  f"blackhole play {spec}; sleep 30"
         self.run("new-session", "-d", "-s", "game", "-x", str(width), "-y", str(height),
                  command)
 

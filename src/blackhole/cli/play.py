@@ -1,4 +1,5 @@
-"""play: Black Hole in the terminal (a Textual app), with undo, hints and a coach."""
+"""play: Black Hole, All in a Row and the Golf family in the terminal (a Textual app),
+with undo, hints and a coach."""
 
 import sys
 from typing import Annotated
@@ -10,14 +11,16 @@ from blackhole.cli.options import AfterOption
 
 
 def play(spec: Annotated[str | None, typer.Argument(
-             help="A board or JSON file, pysol:N[:all-in-a-row] or random:SEED[:any]; "
-                  "a fresh random deal when left out.", show_default=False)] = None,
+             help="A board or JSON file, pysol:N[:GAME] or random:SEED[:GAME] (GAME: "
+                  "all-in-a-row, golf, dead-king-golf, relaxed-golf; random:SEED:any "
+                  "too); a fresh random deal when left out.", show_default=False)] = None,
          after: AfterOption = None,
          ascii_only: Annotated[bool, typer.Option(
              "--ascii", help="Plain ASCII cards (KH, not K♥), for terminals without suit "
                              "symbols.")] = False) -> None:
-    """Play a deal: a fan's letter (or a click) plays its top card; u undo, r redo,
-    H hint, w coach, s save, N new deal, ? rules, Q quit."""
+    """Play a deal: a fan's letter (or a click) plays its top card; t (or Space) turns
+    the talon in Golf; u undo, r redo, H hint, w coach, s save, N new deal, ? rules,
+    Q quit."""
     from blackhole.extras import require
 
     with user_errors():

@@ -1,5 +1,7 @@
-"""`blackhole play`: Black Hole in the terminal, with undo, hints and a coach.
+"""`blackhole play`: Black Hole, All in a Row and the Golf family in the terminal, with
+undo, hints and a coach.
 
-`board` draws, `session` starts, saves and reviews games, `engine` is the one door to
-the hint engine, and `app` is the Textual interface over them.
+`board` draws (from the deal's game: its fans, its talon, its rules), `session` starts,
+saves and reviews games, `engine` is the one door to the hint engine, and `app` is the
+Textual interface over them.
 """

@@ -2,7 +2,9 @@
 
 The rules engine (through `blackhole.game.Game`) decides every move, undo and redo; the hint
 engine (`blackhole.play.engine`, over `blackhole.best`) answers hints, the coach and the
-end screen, in background threads so the screen never waits for it.
+end screen, in background threads so the screen never waits for it. A game with a talon
+(Golf) turns its next card with t, Space or a click, a move like any other. An engine
+that refuses the deal's game (an InputError) is said in one line, and the game goes on.
 
 This module holds the screen's logic: the table (`Table`), which plays, undoes, asks for
 hints and ends a game, and the app that shows it. The widgets and modal screens it shows
@@ -26,8 +28,10 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Static
 
-from blackhole.cards import Card
+from blackhole.cards import Card, rank_text
+from blackhole.errors import InputError
 from blackhole.game import Game
+from blackhole.games import OnKing
 from blackhole.play import board, engine
 from blackhole.play.session import fresh_spec, review, save_path, save_text, start_game
 from blackhole.play.widgets import (
@@ -37,13 +41,16 @@ from blackhole.play.widgets import (
     FanView,
     RulesScreen,
     SaveScreen,
+    TalonView,
     card_name,
+    move_name,
 )
-from blackhole.rules import Outcome
+from blackhole.rules import TALON, Outcome
 
 REPLAY_STEP = 0.4  # seconds between two moves of a replayed best line
 
-Moves = tuple[int, ...]  # a position, as the fans played since the game's start
+Moves = tuple[int, ...]  # a position, as the fans played since the game's start (TALON
+# for a talon turn)
 
 
 class Table(Screen):
@@ -52,6 +59,7 @@ class Table(Screen):
     BINDINGS = [
         Binding("u,U", "undo", "undo"),
         Binding("r,R", "redo", "redo"),
+        Binding("t,T,space", "talon", "turn the talon"),
         Binding("H", "hint", "hint"),
         Binding("w,W", "coach", "coach"),
         Binding("s,S", "save", "save"),
@@ -85,6 +93,9 @@ class Table(Screen):
         self.weighing: set[Moves] = set()  # best scores on their way
         self.ended: Moves | None = None  # the position an end screen was shown for
         self.saved_moves: Moves | None = None  # the moves of the last save
+        # Why the hint engine does not take this deal's game (its InputError), once it
+        # said so: hints, the coach and the end screen say it at once, without asking.
+        self.refused: str | None = None
 
     # ------------------------------------------------------------ drawing
 
@@ -92,11 +103,12 @@ class Table(Screen):
         yield Static(id="small")
         yield Static(id="title")
         yield Static(id="hole")
+        yield TalonView(self.action_talon)
         yield Horizontal(id="fans")
         yield Static(id="status")
         yield Static(id="message")
         yield Static(id="coach")
-        yield Static(board.keys_text(len(self.game.deal.fans)), id="keys")
+        yield Static(id="keys")
 
     async def on_mount(self) -> None:
         await self.lay_fans()
@@ -117,21 +129,34 @@ class Table(Screen):
                   failed: Callable[[str], None] | None = None) -> Any:
         """The hint engine's answer, computed off the event loop; None when the deal
         changed meanwhile, or when the engine failed (the reason goes to `failed`: the
-        game goes on without the answer)."""
+        game goes on without the answer). An engine that refuses the deal's game (an
+        InputError: the game's rules are not its own yet) is not asked again on this deal."""
         deal = self.deals
+        if self.refused is not None:
+            if failed is not None:
+                failed(self.refused)
+            return None
         try:
             found = await asyncio.wrap_future(engine.in_background(call, *args))
         except Exception as error:  # shown, not raised
-            if deal == self.deals and failed is not None:
-                failed(str(error))
+            if deal == self.deals:
+                reason = str(error)
+                if isinstance(error, InputError):  # about the deal on the table: its words
+                    self.refused = reason = error.detail
+                if failed is not None:
+                    failed(reason)
             return None
         return found if deal == self.deals else None
 
     async def lay_fans(self) -> None:
+        """The fans of the deal, and its talon's line when its game has a talon."""
         row = self.query_one("#fans", Horizontal)
         await row.remove_children()
         await row.mount_all(FanView(fan, self.play) for fan in range(len(self.game.deal.fans)))
-        self.query_one("#keys", Static).update(board.keys_text(len(self.game.deal.fans)))
+        talon = bool(self.game.deal.game.talon)
+        self.query_one("#talon", TalonView).display = talon
+        self.query_one("#hole", Static).set_class(talon, "above-talon")
+        self.query_one("#keys", Static).update(board.keys_text(len(self.game.deal.fans), talon))
 
     def on_resize(self, event: events.Resize) -> None:
         self.fit(event.size)
@@ -150,8 +175,11 @@ class Table(Screen):
 
     def draw(self) -> None:
         game, ascii_only = self.game, self.ascii_only
-        self.query_one("#title", Static).update(Text(f"Black Hole   {self.spec}"))
+        self.query_one("#title", Static).update(Text(f"{game.deal.game.title}   {self.spec}"))
         self.query_one("#hole", Static).update(board.hole_text(game, ascii_only))
+        if game.deal.game.talon:
+            self.query_one("#talon", TalonView).update(
+                board.talon_text(game, ascii_only, self.hinted == TALON))
         for view in self.query(FanView):
             view.show(board.fan_text(game, view.fan, ascii_only, view.fan == self.hinted))
         self.query_one("#status", Static).update(
@@ -177,7 +205,16 @@ class Table(Screen):
         elif self.replaying is not None:
             self.stop_replay()
 
+    def action_talon(self) -> None:
+        """Turn the talon's next card onto the foundation (t, Space or a click)."""
+        if not self.game.deal.game.talon:
+            self.stop_replay()
+            self.say("this game has no talon", "red")
+            return
+        self.play(TALON)
+
     def play(self, fan: int) -> None:
+        """Play the top card of `fan`, or turn the talon (TALON)."""
         self.stop_replay()
         if fan >= len(self.game.deal.fans):
             self.say(f"there is no fan {board.FAN_LETTERS[fan]}", "red")
@@ -190,13 +227,23 @@ class Table(Screen):
         self.moved(game)
 
     def refusal(self, fan: int) -> str:
-        """Why the rules engine refused the top card of `fan`, in the screen's names."""
+        """Why the rules engine refused the top card of `fan` (or the talon), in the
+        screen's names and as the deal's game says."""
+        if fan == TALON:
+            return "the talon is spent: nothing left to turn"
         letter = board.FAN_LETTERS[fan]
         card = self.game.top(fan)
         if card is None:
             return f"fan {letter} is empty"
-        return (f"{self.shown(card)} (fan {letter}) does not fit on "
-                f"{self.shown(self.game.state.hole)}: its rank must be one above or below")
+        game, hole, top = self.game.deal.game, self.game.state.hole, self.game.deal.ranks
+        why = "its rank must be one above or below"
+        if hole is not None and hole.rank == top and game.on_king is not OnKing.ADJACENT:
+            why = {OnKing.QUEEN: "only a Queen goes on a King",
+                   OnKing.NOTHING: "nothing from the fans goes on a King",
+                   OnKing.QUEEN_OR_ACE: "only a Queen or an Ace goes on a King"}[game.on_king]
+        elif hole is not None and not game.wrap and {card.rank, hole.rank} == {1, top}:
+            why = f"{rank_text(top)} and A are not neighbours in this game"
+        return f"{self.shown(card)} (fan {letter}) does not fit on {self.shown(hole)}: {why}"
 
     def moved(self, game: Game, note: str = "") -> None:
         self.game = game
@@ -238,11 +285,14 @@ class Table(Screen):
 
     # ------------------------------------------------------------ hints and the coach
 
-    def engine_ready(self) -> bool:
+    def engine_ready(self, what: str = "hint") -> bool:
+        """Whether hints and the coach can answer here; if not, the reason is said."""
         reason = engine.missing()
         if reason:
             self.say(reason, "red")
-        return reason is None
+        elif self.refused is not None:
+            self.say(f"{what} failed: {self.refused}", "red")
+        return reason is None and self.refused is None
 
     def action_hint(self) -> None:
         self.stop_replay()
@@ -263,7 +313,7 @@ class Table(Screen):
         on a new deal this starts before the player asks, so the first hint is ready."""
         moves = self.game.moves
         if moves in self.hints or moves in self.asked or engine.missing() \
-                or self.game.outcome is not Outcome.UNFINISHED:
+                or self.refused is not None or self.game.outcome is not Outcome.UNFINISHED:
             return
         self.asked.add(moves)
         self.fetch_hints(moves, self.game)
@@ -288,8 +338,8 @@ class Table(Screen):
         if moves != self.game.moves or self.wanted != moves or not found:
             return
         first = found[0]
-        letter = board.FAN_LETTERS[first.fan]
-        text = Text(f"hint: play {self.shown(first.card)} from fan {letter}", style="bold")
+        fan = TALON if first.fan is None else first.fan
+        text = Text(f"hint: play {move_name(first.card, fan, self.shown)}", style="bold")
         of = self.game.start.of
         if first.winnable:
             text.append(": the game stays winnable")
@@ -299,12 +349,12 @@ class Table(Screen):
             text.append(f": no move wins now; the best still reachable is {best}")
         else:
             text.append(f": no win found in the time limit; it reaches {first.found}/{of}")
-        self.hinted = first.fan
+        self.hinted = fan
         self.say(text)
         self.draw()
 
     def action_coach(self) -> None:
-        if not self.coach and not self.engine_ready():
+        if not self.coach and not self.engine_ready("coach"):
             return
         self.coach = not self.coach
         self.draw()
@@ -333,6 +383,9 @@ class Table(Screen):
 
     def coach_failed(self, moves: Moves, reason: str) -> None:
         self.weighing.discard(moves)
+        if self.refused is not None and self.coach:  # it will not answer on this deal
+            self.coach = False
+            self.draw()
         self.coach_says(f"coach failed: {reason}", "red")
 
     def learned(self, moves: Moves, found: Any) -> None:
@@ -356,6 +409,8 @@ class Table(Screen):
             return
         before = self.bests.get(moves[:-1]) if moves else None
         last = self.shown(self.game.state.hole)
+        if moves and moves[-1] == TALON:
+            last = f"turning {last}"
         if before is not None and before.best >= of:
             self.coach_says(f"coach: {last} lost the game; the best still reachable is "
                             f"{now.best}/{of}{limit}", "bold red")
@@ -437,7 +492,7 @@ class Table(Screen):
             self.say("kept this game (s saves it)")
 
     async def deal_new(self) -> None:
-        spec = fresh_spec(self.seeds())
+        spec = fresh_spec(self.seeds(), self.game.deal.game)
         self.new_game(start_game(spec), spec)
         await self.lay_fans()
         self.draw()
@@ -446,7 +501,7 @@ class Table(Screen):
         self.prefetch()
 
     def action_rules(self) -> None:
-        self.app.push_screen(RulesScreen(board.RULES))
+        self.app.push_screen(RulesScreen(board.rules_text(self.game.deal)))
 
 
 class PlayApp(App[str]):

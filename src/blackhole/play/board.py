@@ -3,18 +3,25 @@
 Fans are drawn as columns labelled a, b, c, ...: the bottom card first, the top card
 last, every card visible. A top card that fits on the hole carries a marker and a
 highlight, so the playable cards read at a glance even without colour (`--ascii`).
+A game with a talon (Golf) shows a talon line: its next card and how many are left.
+
+What the screen says about a game (its title, the talon, the rules) is read from the
+deal's game (`blackhole.games.Variant`), never from its name.
 """
 
 from __future__ import annotations
 
+import textwrap
 from string import ascii_lowercase
 
 from rich.text import Text
 
-from blackhole.cards import Card
-from blackhole.deal import Deal
+from blackhole.cards import Card, rank_text
+from blackhole.deal import Deal, dealt_sizes
 from blackhole.errors import InputError
 from blackhole.game import Game
+from blackhole.games import OnKing, Start, Variant, Won
+from blackhole.rules import TALON
 
 FAN_LETTERS = ascii_lowercase[:17]  # a..q: the keys that play the fans
 MAX_FAN_HEIGHT = 12  # rows a column may take and still fit 24 lines
@@ -37,15 +44,29 @@ def check_fits(deal: Deal, source: str) -> None:
 
 
 # Rows of the table besides the fans: the title, the hole between two blank lines, a
-# blank line, the status, two message lines, two coach lines and the keys.
+# blank line, the status, two message lines, two coach lines and the keys; a game with a
+# talon adds its line (under the hole, before the blank line) and a second line of keys,
+# and needs TALON_WIDTH columns for them.
 ROWS_BESIDE_FANS = 11
+TALON_ROWS = 2
+TALON_WIDTH = 56
 
 
 def table_size(deal: Deal) -> tuple[int, int]:
     """The columns and rows the table needs to show every fan of `deal` and every line
-    under them: a margin column, CELL columns a fan; a label row above the tallest fan."""
+    under them: a margin column, CELL columns a fan; a label row above the tallest fan;
+    the talon's line when the game has one."""
     tallest = max((len(fan) for fan in deal.fans), default=0)
-    return 1 + CELL * len(deal.fans), ROWS_BESIDE_FANS + 1 + tallest
+    width, rows = 1 + CELL * len(deal.fans), ROWS_BESIDE_FANS + 1 + tallest
+    if deal.game.talon:
+        return max(width, TALON_WIDTH), rows + TALON_ROWS
+    return width, rows
+
+
+def pile_name(game: Variant) -> str:
+    """What the screen calls the pile the cards go to: the hole, or the foundation in a
+    game with a talon (whose first card starts it)."""
+    return "foundation" if game.talon else "hole"
 
 
 def card_text(card: Card | None, ascii_only: bool) -> Text:
@@ -90,7 +111,7 @@ def fan_text(game: Game, fan: int, ascii_only: bool, hinted: bool = False) -> Te
 
 def hole_text(game: Game, ascii_only: bool) -> Text:
     """The hole's top card, then the last cards that went in, newest first."""
-    out = Text("hole  ", style="bold")
+    out = Text(f"{pile_name(game.deal.game)}  ", style="bold")
     out.append_text(card_text(game.state.hole, ascii_only) if game.state.hole else
                     Text("empty (any card fits)"))
     history = game.start.history + game.played
@@ -106,6 +127,25 @@ def hole_text(game: Game, ascii_only: bool) -> Text:
     return out
 
 
+def talon_text(game: Game, ascii_only: bool, hinted: bool = False) -> Text:
+    """`talon ▸3♠ next, 16 left (t turns it)`, or that it is spent: the next card is
+    always playable while there is one (any card goes on the foundation)."""
+    out = Text("talon", style="bold reverse" if hinted else "bold")
+    out.append(" ")
+    card = game.top(TALON)
+    if card is None:
+        out.append("spent: nothing left to turn", style="dim")
+        return out
+    left = len(game.deal.talon) - game.state.turned
+    text = card_text(card, ascii_only)
+    text.stylize(PLAYABLE_STYLE)
+    out.append(PLAYABLE_MARK[ascii_only], style="bold green")
+    out.append_text(text)
+    out.append(f" next, {left} left", style="bold")
+    out.append("   (t turns it)", style="dim")
+    return out
+
+
 def status_text(game: Game, undos: int, spec: str, coach: bool) -> Text:
     """`score 12/51   moves 12   undos 3   coach on   pysol:2`."""
     out = Text()
@@ -116,29 +156,64 @@ def status_text(game: Game, undos: int, spec: str, coach: bool) -> Text:
     return out
 
 
-def keys_text(fans: int) -> str:
+def keys_text(fans: int, talon: bool = False) -> str:
+    """The keys line; with a talon two lines, as the turn key does not fit in one."""
     last = FAN_LETTERS[fans - 1] if fans else "a"
+    if talon:
+        return (f"a-{last} play  t or Space turn the talon  u undo  r redo\n"
+                "H hint  w coach  s save  N new  ? rules  Q quit")
     return (f"a-{last} play  u undo  r redo  H hint  w coach  s save  N new  ? rules  "
             "Q quit")
 
 
-RULES = """\
-Black Hole (David Parlett)
-
-The ace of spades starts in the hole; the other 51 cards lie face up in
-17 fans of 3. The top card of a fan (the last in its column) goes onto
-the hole when its rank is one above or one below the hole's top card.
-Suits never matter, K and A are neighbours, and the direction may change
-at any move. Nothing else moves; an empty fan stays empty. You win when
-every card is in the hole, and you are blocked when no top card fits.
-Your score is the cards moved, out of 51.
-
-a-q  play the top card of that fan (or click the fan)
-u r  undo (unlimited), redo
+KEYS = """\
+{fans}  play that fan's top card (or click it){talon}
+u r  undo (unlimited), redo    N  new deal    ?  these rules    Q  quit
 H    hint: the best move, and whether the game can still be won
-w    coach on/off: after each move, still winnable? if not, the best
-     score still reachable
+w    coach on/off: after each move, still winnable? if not, the best score
+     still reachable
 s    save the moves (blackhole check and --after @FILE read the file)
-N    a new random deal    ?  these rules    Q  quit
-Commands also work as Shift+letter (U R W S); the fan keys are a-q.
-"""
+Commands also work as Shift+letter ({shifted}); the fan keys are {fans}."""
+
+RULES_WIDTH = 74  # the rules box's text columns
+ON_KING = {OnKing.ADJACENT: "",
+           OnKing.QUEEN: " On a King only a Queen goes.",
+           OnKing.NOTHING: " Nothing from the fans goes on a King.",
+           OnKing.QUEEN_OR_ACE: " On a King only a Queen or an Ace goes."}
+
+
+def rules_text(deal: Deal) -> str:
+    """The rules of the deal's game and the keys, written from its fields (the layout,
+    the talon, what starts the pile, wrap, what goes on a King, when it is won)."""
+    game, pile = deal.game, pile_name(deal.game)
+    sizes = dealt_sizes(deal.ranks, game)
+    fans = f"{len(sizes)} fans of {game.fan_size}" if len(set(sizes)) == 1 else \
+        f"{len(sizes)} fans of {game.fan_size} (the last of {sizes[-1]})"
+    start = {Start.CARD: f"One card starts in the {pile}; the others",
+             Start.EMPTY: f"The {pile} starts empty, so the first card is free; the cards",
+             Start.TALON: f"The talon's first card starts the {pile}; {game.talon} more "
+                          "stay in the talon, and the others"}[game.start]
+    talon = " The next talon card may go onto the foundation at any time, on any " \
+        "card; there is no redeal." if game.talon else ""
+    text = [game.title, "", f"{start} lie face up in {fans}.{talon}"]
+    top, neighbours = rank_text(deal.ranks), "neighbours" if game.wrap else "not neighbours"
+    text.append(f"The top card of a fan (the last in its column) goes onto the {pile} when "
+                "its rank is one above or one below the top card there. Suits never "
+                f"matter, the direction may change at any move, and {top} and A are "
+                f"{neighbours}.{ON_KING[game.on_king]}")
+    won = f"every card is in the {pile}" if game.won is Won.ALL else \
+        "every fan is empty (talon cards may remain)"
+    blocked = "no top card fits and the talon is spent" if game.talon else \
+        "no top card fits"
+    text.append(f"You win when {won}, and you are blocked when {blocked}. Your score is "
+                f"the cards moved off the fans, out of {sum(sizes)}.")
+    paragraphs = "\n".join(wrap(line, RULES_WIDTH) if line else "" for line in text)
+    last = FAN_LETTERS[len(sizes) - 1]
+    keys = KEYS.format(fans=f"a-{last}",
+                       talon="; t or Space turns the talon" if game.talon else "",
+                       shifted="T U R W S" if game.talon else "U R W S")
+    return f"{paragraphs}\n\n{keys}"
+
+
+def wrap(line: str, width: int) -> str:
+    return "\n".join(textwrap.wrap(line, width))

@@ -12,6 +12,7 @@ from blackhole.cards import Card
 from blackhole.deal import Position
 from blackhole.errors import InputError
 from blackhole.game import Game
+from blackhole.games import DEFAULT_GAME, Variant
 from blackhole.play.board import check_fits
 from blackhole.positions import load_position, read_moves
 from blackhole.rules import advance
@@ -20,9 +21,11 @@ SEEDS = 1_000_000  # fresh random deals are random:0 .. random:999999
 CARDS_PER_LINE = 17
 
 
-def fresh_spec(seed: int | None = None) -> str:
-    """`random:SEED`, with a new seed unless one is given."""
-    return f"random:{secrets.randbelow(SEEDS) if seed is None else seed}"
+def fresh_spec(seed: int | None = None, game: Variant = DEFAULT_GAME) -> str:
+    """`random:SEED` (`random:SEED:GAME` for a game other than the default), with a new
+    seed unless one is given."""
+    spec = f"random:{secrets.randbelow(SEEDS) if seed is None else seed}"
+    return spec if game == DEFAULT_GAME else f"{spec}:{game.name}"
 
 
 def start_game(spec: str, after: str | None = None) -> Game:
@@ -34,9 +37,6 @@ def start_game(spec: str, after: str | None = None) -> Game:
             raise InputError("play reads its keys from the terminal, so it cannot read "
                              "from stdin: give a file", source, token="-")
     origin = load_position(spec)
-    if not origin.deal.game.plain:  # no key turns a talon yet, and hints need an engine
-        raise InputError(f"play does not play {origin.deal.game.title} yet", spec,
-                         token=origin.deal.game.name)
     check_fits(origin.deal, spec)
     game = Game(origin)
     if after is None:

@@ -21,20 +21,23 @@ from textual.widgets import Input, Static
 
 from blackhole.cards import Card
 from blackhole.game import Game
+from blackhole.games import Won
 from blackhole.play import board, engine
 from blackhole.play.session import Review
-from blackhole.rules import Outcome
+from blackhole.rules import TALON, Outcome
 
 CSS = """
 Table { padding: 0 1; }
 #title { text-style: bold; height: 1; }
 #hole { height: 1; margin: 1 0 1 0; }
+#hole.above-talon { margin: 1 0 0 0; }
+#talon { height: 1; margin: 0 0 1 0; }
 #fans { height: auto; }
 .fan { width: 4; height: auto; }
 #status { height: 1; margin-top: 1; }
 #message { height: 2; }
 #coach { height: 2; }
-#keys { dock: bottom; height: 1; color: $text-muted; }
+#keys { dock: bottom; height: auto; color: $text-muted; }
 #small { dock: top; height: auto; text-style: bold; color: $error; display: none; }
 .box { width: 66; height: auto; max-height: 22; border: round $accent; padding: 0 1;
        background: $panel; }
@@ -70,10 +73,25 @@ class FanView(Static):
         self.play(self.fan)
 
 
+class TalonView(Static):
+    """The talon's line (shown only in a game with a talon); a click turns its next card
+    (`turn`)."""
+
+    def __init__(self, turn: Callable[[], None]) -> None:
+        super().__init__(id="talon")
+        self.turn = turn
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        self.turn()
+
+
 class TableActions(Protocol):
     """What the end screen asks of the game table."""
 
     game: Game
+
+    refused: str | None  # why the hint engine does not take this deal's game
 
     def shown(self, card: Card | None) -> str: ...
 
@@ -110,13 +128,15 @@ class EndScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         game, of = self.game, self.game.start.of
         if game.outcome is Outcome.WON:
-            self.show(Text(f"You won: {game.score}/{of}, every card is in the hole.",
+            self.show(Text(f"You won: {game.score}/{of}, {won_text(game)}.",
                            style="bold green"))
             return
+        spent = " and the talon is spent" if game.deal.game.talon else ""
         self.show(Text(f"Blocked at {game.score}/{of}: no top card fits "
-                       f"{self.table.shown(game.state.hole)}.", style="bold"))
-        if engine.missing():
-            self.add(Text(engine.missing() or "", style="red"))
+                       f"{self.table.shown(game.state.hole)}{spent}.", style="bold"))
+        reason = engine.missing() or self.table.refused
+        if reason:
+            self.add(Text(f"the best score is unknown: {reason}", style="red"))
             return
         self.add(Text("working out the best score of this deal ...", style="dim"))
         self.table.fetch_review(game, self)
@@ -165,6 +185,21 @@ class EndScreen(ModalScreen[None]):
         self.dismiss()
 
 
+def won_text(game: Game) -> str:
+    """How the game was won, as its game counts a win."""
+    if game.deal.game.won is Won.ALL:
+        return f"every card is in the {board.pile_name(game.deal.game)}"
+    left = len(game.deal.talon) - game.state.turned
+    return f"every fan is cleared, with {left} talon card{'' if left == 1 else 's'} to spare"
+
+
+def move_name(card: Card | None, fan: int | None, name: Callable[[Card | None], str]) -> str:
+    """`J♠ from fan c`, or `J♠ off the talon` for a talon turn."""
+    if fan is None or fan == TALON:
+        return f"{name(card)} off the talon"
+    return f"{name(card)} from fan {board.FAN_LETTERS[fan]}"
+
+
 def review_text(found: Review, name: Callable[[Card | None], str]) -> Text:
     of = found.of
     out = Text()
@@ -178,8 +213,7 @@ def review_text(found: Review, name: Callable[[Card | None], str]) -> Text:
     if found.lost_at is None:
         out.append("The time limit left open which move cost cards.")
         return out
-    move = f"Move {found.lost_at + 1} ({name(found.lost_card)} from fan " \
-           f"{board.FAN_LETTERS[found.lost_fan]})"
+    move = f"Move {found.lost_at + 1} ({move_name(found.lost_card, found.lost_fan, name)})"
     verdict = "lost the game" if found.best >= of else "was the first to cost cards"
     out.append(f"{move} {verdict}: after it the best still reachable was "
                f"{found.best_after}/{of}.")
