@@ -9,15 +9,17 @@ BLACKHOLE_SCREENSHOTS names, else in the test's temporary folder."""
 from __future__ import annotations
 
 import csv
+import json
 import os
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from .helpers import ROOT, reference
-from .test_web import Server
+from .helpers import ROOT, blackhole, reference
+from .test_web import HARD, Server, _alive, _family
 
 webdriver = pytest.importorskip(
     "selenium.webdriver", reason="selenium is not installed (pip install -e '.[test]')")
@@ -100,7 +102,7 @@ def test_a_pysol_deal_is_drawn_as_17_fans_of_cards(browser, server) -> None:
     assert _score(browser) == "0 of 51"
     # the atlas answers for the number typed, at once, as the reference says
     _until(browser, lambda: "lost" in _text(browser, "#atlas"), "no atlas answer")
-    assert _text(browser, "#atlas") == f"atlas: lost, best {_best()[1]} of 51"
+    assert _text(browser, "#atlas") == f"atlas: lost, best {_bests()[1]} of 51"
     box = browser.find_element(By.ID, "number")
     box.clear()
     box.send_keys("3")
@@ -149,6 +151,16 @@ def test_three_moves_played_by_clicking_and_one_undone(browser, server) -> None:
             "data-card") == played[-1]
     browser.find_element(By.ID, "undo").click()
     _until(browser, lambda: _score(browser) == "2 of 51", "undo did not take a move back")
+    # the hint marks the cards whose lines go furthest, as `hint` finds them
+    hints = json.loads(blackhole("hint", "pysol:3", "--after", " ".join(played[:2]),
+                                 "--json").stdout)
+    furthest = max(move["found"] for move in hints["moves"])
+    browser.find_element(By.ID, "hint").click()
+    _until(browser, lambda: _text(browser, "#status").startswith("hint:"), "no hint")
+    assert {card.get_attribute("data-card") for card in browser.find_elements(
+        By.CSS_SELECTOR, ".card.hinted")} == \
+        {move["card"] for move in hints["moves"] if move["found"] == furthest}
+    browser.find_element(By.ID, "coach").click()
     assert browser.find_element(By.CSS_SELECTOR, "#hole .card").get_attribute(
         "data-card") == played[1]
     # the card taken back lies on its fan again, playable
@@ -160,40 +172,70 @@ def test_three_moves_played_by_clicking_and_one_undone(browser, server) -> None:
     key = name.split("(")[1].rstrip(")") if "(" in name else name
     browser.find_element(By.TAG_NAME, "body").send_keys(key)
     _until(browser, lambda: _score(browser) == "3 of 51", "the fan's key did not play")
+    # the coach says whether the position is still won, as `hint` does
+    _until(browser, lambda: _text(browser, "#coach-says"), "the coach said nothing")
+    played[2] = browser.find_element(By.CSS_SELECTOR, "#hole .card").get_attribute(
+        "data-card")
+    coached = json.loads(blackhole("hint", "pysol:3", "--after", " ".join(played),
+                                   "--json").stdout)
+    assert _text(browser, "#coach-says") == ("coach: still winnable" if coached["winnable"]
+                                             else f"coach: lost from here; best "
+                                                  f"{coached['best']} of 51")
 
 
-def _best() -> tuple[int, int]:
-    """The first deal of the reference whose best score is at least 3, and that score."""
+def _bests() -> dict[int, int]:
+    """The reference's best score of each lost deal."""
     with BEST_CSV.open() as rows:
-        for row in csv.DictReader(rows):
-            if int(row["best"]) >= 3:
-                return int(row["deal"]), int(row["best"])
-    raise AssertionError("no such deal")
+        return {int(row["deal"]): int(row["best"]) for row in csv.DictReader(rows)}
 
 
 def test_a_lost_deal_shows_its_best_score_line_and_analysis(browser, server,
                                                             tmp_path) -> None:
-    deal, best = _best()
+    """The first lost deal of the reference whose best line is 15 cards or more: its
+    best score, its line stepped through, and its analysis with the critical moves
+    marked as the CLI marks them. The screenshot is taken along the line."""
+    deal, best = next((deal, best) for deal, best in _bests().items() if best >= 15)
     _open(browser, server, f"pysol:{deal}")
     _solve(browser)
     _until(browser, lambda: browser.find_elements(By.ID, "analysis-summary"),
            f"no analysis: {_text(browser, '#status')}")
     assert _text(browser, "#verdict") == f"unsolvable: best {best} of 51"
-    assert len(browser.find_elements(By.CSS_SELECTOR, "#line li")) == best
-    assert len(browser.find_elements(By.CSS_SELECTOR, "#steps li")) == best
-    assert _text(browser, "#analysis-summary").endswith(f"the line ends at {best} of 51")
+    line = browser.find_elements(By.CSS_SELECTOR, "#line li")
+    assert len(line) == best
+    # the analysis is of the line shown, as `analyze --line` gives it
+    cards = [move.get_attribute("data-card") for move in line]
+    analysis = json.loads(blackhole("analyze", f"pysol:{deal}", "--line", " ".join(cards),
+                                    "--json").stdout)
+    steps = browser.find_elements(By.CSS_SELECTOR, "#steps li")
+    assert [step.text.split()[0] for step in steps] == [move.text.split()[0]
+                                                        for move in line]
+    assert len(steps) == best == analysis["best"]
+    marked = ["critical" in step.get_attribute("class").split() for step in steps]
+    assert marked == [step["critical"] for step in analysis["steps"]]
+    assert sum(marked) == analysis["critical"] > 0
+    assert all(step.text.endswith("CRITICAL") for step, critical in zip(steps, marked,
+                                                                        strict=True)
+               if critical)
+    assert _text(browser, "#analysis-summary") == (
+        f"{analysis['critical']} critical move(s); first move that loses: none; "
+        f"the line ends at {best} of 51")
     link = browser.find_element(By.ID, "certify")
     assert link.is_displayed()
     assert f"/api/certify?deal=pysol%3A{deal}" in link.get_attribute("href")
-    for _ in range(best):
+    for moved in range(1, best // 2 + 1):
         browser.find_element(By.ID, "next").click()
-    _until(browser, lambda: _score(browser) == f"{best} of 51", "the best line did not play")
-    assert _text(browser, "#outcome") == "blocked"
+        _until(browser, lambda moved=moved: _score(browser) == f"{moved} of 51",
+               "the best line did not step")
+    current = browser.find_elements(By.CSS_SELECTOR, "#steps li.current")
+    assert [step.text.split()[0] for step in current] == [line[best // 2].text.split()[0]]
     folder = Path(os.environ.get("BLACKHOLE_SCREENSHOTS") or tmp_path)
     folder.mkdir(parents=True, exist_ok=True)
     shot = folder / "web.png"
     assert browser.save_screenshot(str(shot))
     assert shot.stat().st_size > 10_000 and shot.read_bytes()[:4] == b"\x89PNG"
+    browser.find_elements(By.CSS_SELECTOR, "#line li")[-1].click()
+    _until(browser, lambda: _score(browser) == f"{best} of 51", "the best line did not end")
+    assert _text(browser, "#outcome") == "blocked"
 
 
 def test_a_pasted_deal_is_played_and_bad_text_is_one_line(browser, server) -> None:
@@ -240,3 +282,28 @@ def test_the_page_fits_a_phone(browser, server) -> None:
         assert len(browser.find_elements(By.CSS_SELECTOR, "#fans .fan")) == 17
     finally:
         browser.set_window_size(1280, 1000)
+
+
+def test_a_closed_tab_stops_its_solve(browser, server) -> None:
+    """A long solve started in a tab is killed when the tab is closed."""
+    status, _, _ = server.ask("/api/solve", {"deal": "pysol:2", "backend": "look"})
+    assert status == 200  # the process that starts each solve's process has started
+    before = _family(server.process.pid)
+    first = browser.current_window_handle
+    browser.switch_to.new_window("tab")
+    try:
+        _open(browser, server, HARD)
+        browser.find_element(By.CSS_SELECTOR, "#engine option[value='look']").click()
+        limit = browser.find_element(By.ID, "timeout")
+        limit.clear()
+        limit.send_keys("50")
+        browser.find_element(By.ID, "solve").click()
+        _until(browser, lambda: _family(server.process.pid) - before, "no solve started")
+        solving = list(_family(server.process.pid) - before)
+    finally:
+        browser.close()
+        browser.switch_to.window(first)
+    began = time.monotonic()
+    while _alive(solving) and time.monotonic() - began < 10:
+        time.sleep(0.05)
+    assert not _alive(solving)

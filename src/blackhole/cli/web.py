@@ -21,9 +21,9 @@ def serve(
         min=1, help="Solves at once, each in its own process (default: the cores); one "
                     "more is answered 503 with Retry-After.", show_default=False)] = None,
 ) -> None:
-    """Serve a local web page that draws a deal and solves it, and a JSON API whose
-    answers are the --json of solve, best, hint, analyze and atlas. Ctrl-C stops it
-    (exit 130)."""
+    """Serve a local web page to look a deal up, solve it, step through its line, play it
+    and certify it, and a JSON API whose answers are the --json of solve, best, hint,
+    analyze and atlas. Ctrl-C stops it (exit 130)."""
     from blackhole.extras import require
 
     with user_errors():

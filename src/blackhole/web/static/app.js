@@ -149,6 +149,11 @@ function draw() {
     item.classList.toggle("done", line !== null && i < line.k);
     item.classList.toggle("current", line !== null && i === line.k);
   });
+  // the analysis of the line shown follows the step too
+  const analysed = line !== null && line.analysed === true;
+  document.querySelectorAll("#steps li").forEach((item, i) => {
+    item.classList.toggle("current", analysed && i === line.k);
+  });
 }
 
 function markPlayable(node, fan) {
@@ -262,6 +267,7 @@ function showLine(moves, kind) {
     const item = document.createElement("li");
     const where = move.fan === null ? "the talon" : `fan ${move.fan + 1}`;
     item.textContent = `${cardText(move.card)} from ${where}`;
+    item.dataset.card = move.card;
     item.addEventListener("click", () => { stopPlaying(); stepTo(i + 1); });
     list.appendChild(item);
   });
@@ -337,11 +343,15 @@ async function lost(params, signal) {
   $("verdict").textContent = `unsolvable: best ${score}`;
   showLine(best.moves, "best");
   say(`best score ${score}: analysing its line`);
-  await analyzeNow(signal, params);
+  const shown = state.line;
+  await analyzeNow(signal, params, after(best.moves.map((move) => move.card)));
+  if (state.line === shown) { shown.analysed = true; draw(); }
 }
 
-async function analyzeNow(signal, params = solveParams()) {
-  const found = await ask("analyze", { timeout: params.timeout, after: params.after }, signal);
+// The analysis of a line from the position (`line`), or of a best line when none is given.
+async function analyzeNow(signal, params = solveParams(), line = undefined) {
+  const found = await ask("analyze", { timeout: params.timeout, after: params.after, line },
+                          signal);
   drawAnalysis(found);
   say(`analysed in ${seconds(found.seconds)}`);
 }
