@@ -381,3 +381,15 @@ def test_certify_gives_a_zip_that_verify_accepts(server, tmp_path, query, verdic
         verdict in done.stdout, done.stdout + done.stderr
     status, _, data = server.ask("/api/certify", {"deal": "tests"})
     assert status == 400 and "reads no files" in data["error"]
+
+
+def test_a_posted_deal_is_certified_too(server, tmp_path) -> None:
+    import io
+    import zipfile
+
+    board = blackhole("deal", "pysol:1").stdout
+    status, headers, raw = server.ask("/api/certify", body=board.encode())
+    assert status == 200 and headers["x-blackhole-exit"] == "1"
+    zipfile.ZipFile(io.BytesIO(raw)).extractall(tmp_path)
+    done = blackhole("verify", str(tmp_path / "certificate"))
+    assert done.returncode == 0 and "has no solution" in done.stdout, done.stdout

@@ -6,8 +6,9 @@ stops DNS rebinding (a page of another site that resolves its name to this serve
 a request from another site's page (its Origin header) is refused (403);
 bodies over 1 MB are refused (413); every limit is capped (`api.SERVER_TIMEOUT`); the
 solving questions run in a pool of at most `workers` processes, and a request beyond it
-is answered 503 with Retry-After at once, never queued; the atlas and the page answer
-in the server's own threads, so a long solve never blocks them.
+is answered 503 with Retry-After at once, never queued; a solve whose client goes away
+(a closed tab) is killed at once; the atlas, the page and a position's legal moves
+answer in the server's own threads, so a long solve never blocks them.
 """
 
 from __future__ import annotations
