@@ -307,3 +307,27 @@ def test_a_closed_tab_stops_its_solve(browser, server) -> None:
     while _alive(solving) and time.monotonic() - began < 10:
         time.sleep(0.05)
     assert not _alive(solving)
+
+
+def test_a_deal_is_picked_by_game_and_number_or_by_seed(browser, server) -> None:
+    _open(browser, server, "pysol:1")
+    browser.find_element(By.CSS_SELECTOR, "#game option[value='all-in-a-row']").click()
+    number = browser.find_element(By.ID, "number")
+    number.clear()
+    number.send_keys("2")
+    browser.find_element(By.ID, "open-number").click()
+    _until(browser, lambda: "pysol:2:all-in-a-row" in _text(browser, "#status"),
+           "the picked deal did not open")
+    assert browser.current_url.endswith("?deal=pysol%3A2%3Aall-in-a-row")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#fans .fan")) == 13
+    assert _score(browser) == "0 of 52"  # All in a Row: an empty hole, every card to move
+    seed = browser.find_element(By.ID, "seed")
+    seed.send_keys("7")
+    browser.find_element(By.ID, "open-seed").click()
+    _until(browser, lambda: "random:7:all-in-a-row" in _text(browser, "#status"),
+           "the seeded deal did not open")
+    layout = json.loads(blackhole("deal", "random:7:all-in-a-row", "--format", "json").stdout)
+    shown = [[card.get_attribute("data-card") for card in fan.find_elements(
+        By.CSS_SELECTOR, ".card[data-card]")]
+        for fan in browser.find_elements(By.CSS_SELECTOR, "#fans .fan")]
+    assert shown == layout["fans"]
