@@ -351,7 +351,7 @@ def test_a_position_gives_its_layout_and_legal_moves_from_the_rules(server, spec
 
 
 def test_the_games_come_from_the_games_table(server) -> None:
-    from blackhole.games import VARIANTS
+    from blackhole.games import DEFAULT_GAME, VARIANTS
 
     status, _, data = server.ask("/api/games")
     assert status == 200
@@ -359,6 +359,7 @@ def test_the_games_come_from_the_games_table(server) -> None:
     assert {game["name"] for game in data["games"] if game["atlas"]} == \
         {"black-hole", "all-in-a-row"}
     assert data["engines"] == ["auto", "look", "sat", "cpsat"]
+    assert data["default"] == DEFAULT_GAME.name
 
 
 @pytest.mark.parametrize(("query", "verdict", "code"), [

@@ -283,11 +283,13 @@ def _certify(request: Request) -> Answer:
 
 def games() -> dict:
     """The games the page offers, read from the one table of games, with whether the
-    atlas answers for each; and the engines it offers and the longest limit it takes."""
+    atlas answers for each and the one a spec deals when it names none; and the engines
+    it offers and the longest limit it takes."""
     from blackhole.atlas import shipped_path
-    from blackhole.games import VARIANTS
+    from blackhole.games import DEFAULT_GAME, VARIANTS
 
-    return {"games": [{"name": game.name, "title": game.title, "pysol": bool(game.pysol),
+    return {"default": DEFAULT_GAME.name,
+            "games": [{"name": game.name, "title": game.title, "pysol": bool(game.pysol),
                        "atlas": shipped_path(game.name).is_file()}
                       for game in VARIANTS.values()],
             "engines": list(PAGE_ENGINES), "timeout": SERVER_TIMEOUT}

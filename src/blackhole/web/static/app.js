@@ -15,7 +15,8 @@ const state = {
   timer: null,       // playing the line at a speed
   solving: null,     // the AbortController of the running solve
   ask: 0,            // the newest position request (older answers are dropped)
-  games: [],
+  games: [],         // the games the server plays, and the one a spec names by default
+  defaultGame: "",
 };
 
 // ---------------------------------------------------------------- talking to the server
@@ -464,7 +465,7 @@ async function coach() {
 
 function gameSuffix() {
   const game = $("game").value;
-  return game && game !== state.games[0].name ? `:${game}` : "";
+  return game && game !== state.defaultGame ? `:${game}` : "";
 }
 
 let atlasTimer = null;
@@ -494,7 +495,7 @@ function showSpec(spec) {
   const match = /^pysol:(\d+)(?::([a-z-]+))?$/.exec(spec.trim());
   if (match) {
     $("number").value = match[1];
-    $("game").value = match[2] || state.games[0].name;
+    $("game").value = match[2] || state.defaultGame;
     atlas();
   }
 }
@@ -519,6 +520,7 @@ async function start() {
   try {
     const known = await fetchJson("/api/games");
     state.games = known.games;
+    state.defaultGame = known.default;
     for (const game of known.games.filter((one) => one.pysol)) {
       $("game").appendChild(new Option(game.title, game.name));
     }
