@@ -81,6 +81,8 @@ class Problem:
                      if a != b and (self.start is None or a == self.start
                                     or b != self.start)],
             "precedence": [list(pair) for pair in self.precedence],
+            "talon": list(self.talon),
+            "game": self.game.name,
         }
 
 
@@ -96,8 +98,8 @@ def build_problem(deal: Deal, engine: str = "", reads_rules: bool = False) -> Pr
     game = deal.game
     if not game.plain and not reads_rules:
         who = f"the {engine} engine" if engine else "this command"
-        raise InputError(f"{game.title} is not played by {who} yet (solve --backend search "
-                         "plays it)", deal.name or "deal", token=game.name)
+        raise InputError(f"{game.title} is not played by {who} yet (--backend auto plays "
+                         "it)", deal.name or "deal", token=game.name)
     cards: list[Card] = []
     fan_of: list[int] = []
     depth: list[int] = []

@@ -214,6 +214,7 @@ def _settles(outcome: Look, options: Options) -> bool:
 class AutoBackend(Backend):
     name = "auto"
     reads_rules = True  # the look and the CNF both read a game's rules
+    best_reads_rules = True  # the look's longest line answers a game with a talon
     reads = frozenset({"solver", "budget", "proof"})
 
     def check(self, options: Options) -> None:

@@ -122,6 +122,8 @@ class Backend(ABC):
     # arcs), so it plays every game of `blackhole.games`; False: Black Hole's path only,
     # and a deal of other rules is refused before any work (`build_problem`).
     reads_rules: bool = False
+    # The same for its best score (`best`): a game with a talon scores fan cards only.
+    best_reads_rules: bool = False
 
     def check_size(self, cards: int, source: str = "deal") -> None:
         """Refuse, before any work, a deal with `cards` to play whose model would not fit

@@ -43,6 +43,7 @@ def look_result(outcome: Look, name: str, seconds: float, stats: dict[str, Any])
 class LookBackend(Backend):
     name = "look"
     reads_rules = True  # its moves follow the game's table (look.onto_table), and its talon
+    best_reads_rules = True  # its longest line counts fan cards
     reads = frozenset({"budget"})
     max_cells = None  # no model: the search holds the fans and a memo of the states it left
 

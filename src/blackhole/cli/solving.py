@@ -151,7 +151,8 @@ def encode(
     from blackhole.encode import export
 
     with user_errors():
-        problem = build_problem(load_position(spec, after).deal)
+        # every encoding reads the game; a model that cannot take it says so
+        problem = build_problem(load_position(spec, after).deal, "encode", reads_rules=True)
         text = export(problem, format.value, features=parse_features(features), model=model)
         if out is not None:
             try:

@@ -25,9 +25,9 @@ APPLIES: dict[str, tuple[str, ...]] = {"features": ("dimacs", "cpsat"), "model":
 def export(problem: Problem, format: str, *, features: Iterable[str] | None = None,
            model: str | None = None) -> str:
     """The problem as `format`: "problem-json" (the graph), "dimacs" (the CNF with its
-    features, DEFAULT_FEATURES for None) or "cpsat" (the CP-SAT `model` with its
-    features, as CpModelProto text). An option that does not apply to the format, or an
-    unknown format, is an InputError naming the field."""
+    features; None: the game's default, `cnf.default_features`) or "cpsat" (the CP-SAT
+    `model` with its features, as CpModelProto text). An option that does not apply to
+    the format, or an unknown format, is an InputError naming the field."""
     if format not in FORMATS:
         raise InputError(f"unknown format (choose from {', '.join(FORMATS)})", "format",
                          token=format)
@@ -40,9 +40,10 @@ def export(problem: Problem, format: str, *, features: Iterable[str] | None = No
     if format == "problem-json":
         return json.dumps(problem.to_json()) + "\n"
     if format == "dimacs":
-        from blackhole.encode.cnf import DEFAULT_FEATURES, build_cnf
+        from blackhole.encode.cnf import build_cnf, default_features
 
-        return build_cnf(problem, DEFAULT_FEATURES if features is None else features).dimacs()
+        chosen = default_features(problem) if features is None else features
+        return build_cnf(problem, chosen).dimacs()
     from blackhole.encode.cpsat import export_model
 
     return export_model(problem, model, features)
