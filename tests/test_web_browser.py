@@ -47,9 +47,16 @@ def server() -> Iterator[Server]:
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
+def downloads(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("downloads")
+
+
+@pytest.fixture(scope="module")
+def browser(downloads) -> Iterator[object]:
     options = webdriver.ChromeOptions()
     options.binary_location = BROWSER
+    options.add_experimental_option("prefs", {
+        "download.default_directory": str(downloads), "download.prompt_for_download": False})
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
                      "--disable-gpu", "--window-size=1280,1000", "--lang=en"):
         options.add_argument(argument)
@@ -189,8 +196,8 @@ def _bests() -> dict[int, int]:
         return {int(row["deal"]): int(row["best"]) for row in csv.DictReader(rows)}
 
 
-def test_a_lost_deal_shows_its_best_score_line_and_analysis(browser, server,
-                                                            tmp_path) -> None:
+def test_a_lost_deal_shows_its_best_score_line_and_analysis(browser, server, tmp_path,
+                                                            downloads) -> None:
     """The first lost deal of the reference whose best line is 15 cards or more: its
     best score, its line stepped through, and its analysis with the critical moves
     marked as the CLI marks them. The screenshot is taken along the line."""
@@ -219,15 +226,32 @@ def test_a_lost_deal_shows_its_best_score_line_and_analysis(browser, server,
     assert _text(browser, "#analysis-summary") == (
         f"{analysis['critical']} critical move(s); first move that loses: none; "
         f"the line ends at {best} of 51")
+    # the move to come, when critical, is marked so on the board
+    critical = [step["critical"] for step in analysis["steps"]]
+    assert bool(browser.find_elements(By.CSS_SELECTOR, "#fans .card.next.critical")) \
+        == critical[0]
+    # the certificate: its zip saved by the browser, which verify accepts
     link = browser.find_element(By.ID, "certify")
     assert link.is_displayed()
     assert f"/api/certify?deal=pysol%3A{deal}" in link.get_attribute("href")
-    for moved in range(1, best // 2 + 1):
+    link.click()
+    saved = downloads / f"certificate-pysol-{deal}.zip"
+    _until(browser, lambda: saved.is_file() and _text(browser, "#status").startswith("saved"),
+           f"no certificate saved: {_text(browser, '#status')}")
+    shutil.unpack_archive(saved, tmp_path)
+    done = blackhole("verify", str(tmp_path / saved.stem))
+    assert done.returncode == 0 and "has no solution" in done.stdout, done.stdout
+    # step to the critical move nearest the line's middle, and take the screenshot there
+    middle = min((k for k, is_critical in enumerate(critical) if is_critical),
+                 key=lambda k: abs(k - best // 2))
+    for moved in range(1, middle + 1):
         browser.find_element(By.ID, "next").click()
         _until(browser, lambda moved=moved: _score(browser) == f"{moved} of 51",
                "the best line did not step")
     current = browser.find_elements(By.CSS_SELECTOR, "#steps li.current")
-    assert [step.text.split()[0] for step in current] == [line[best // 2].text.split()[0]]
+    assert [step.text.split()[0] for step in current] == [line[middle].text.split()[0]]
+    assert browser.find_elements(By.CSS_SELECTOR, "#fans .card.next.critical")
+    assert _text(browser, "#critical-says").startswith("critical: only 1 of ")
     folder = Path(os.environ.get("BLACKHOLE_SCREENSHOTS") or tmp_path)
     folder.mkdir(parents=True, exist_ok=True)
     shot = folder / "web.png"

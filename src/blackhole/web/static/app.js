@@ -151,10 +151,18 @@ function draw() {
     item.classList.toggle("current", line !== null && i === line.k);
   });
   // the analysis of the line shown follows the step too
-  const analysed = line !== null && line.analysed === true;
+  const analysed = line !== null && Array.isArray(line.steps);
   document.querySelectorAll("#steps li").forEach((item, i) => {
     item.classList.toggle("current", analysed && i === line.k);
   });
+  // a critical move to come is marked on its card, as the analysis found it
+  const step = analysed && line.k < line.steps.length ? line.steps[line.k] : null;
+  const critical = step !== null && step.critical === true;
+  document.querySelectorAll("#board .card.next").forEach((node) => {
+    node.classList.toggle("critical", critical);
+  });
+  $("critical-says").textContent = critical ?
+    `critical: only ${step.good} of ${step.legal} legal moves keep ${known(step.best_before)}` : "";
 }
 
 function markPlayable(node, fan) {
@@ -162,6 +170,13 @@ function markPlayable(node, fan) {
   node.tabIndex = 0;
   node.setAttribute("role", "button");
   node.addEventListener("click", () => playCard(node.dataset.card, fan));
+  node.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      event.stopPropagation();
+      playCard(node.dataset.card, fan);
+    }
+  });
 }
 
 // ---------------------------------------------------------------- the position
@@ -345,8 +360,9 @@ async function lost(params, signal) {
   showLine(best.moves, "best");
   say(`best score ${score}: analysing its line`);
   const shown = state.line;
-  await analyzeNow(signal, params, after(best.moves.map((move) => move.card)));
-  if (state.line === shown) { shown.analysed = true; draw(); }
+  const found = await analyzeNow(signal, params,
+                                 after(best.moves.map((move) => move.card)));
+  if (state.line === shown) { shown.steps = found.steps; draw(); }
 }
 
 // The analysis of a line from the position (`line`), or of a best line when none is given.
@@ -355,6 +371,7 @@ async function analyzeNow(signal, params = solveParams(), line = undefined) {
                           signal);
   drawAnalysis(found);
   say(`analysed in ${seconds(found.seconds)}`);
+  return found;
 }
 
 function known(value) { return value === null || value === undefined ? "?" : value; }
@@ -402,29 +419,35 @@ function drawAnalysis(found) {
   box.appendChild(summary);
 }
 
+// The certificate's link: the zip is fetched (a pasted deal goes as the body) and saved;
+// an answer that is no zip (the limit came first, an error) is said instead.
 function offerCertificate(params) {
   const link = $("certify");
-  const args = query({ deal: state.source.spec, after: params.after, timeout: 60 });
+  const source = state.source;
+  const args = query({ deal: source.spec, after: params.after, timeout: $("timeout").max });
   link.href = `/api/certify?${args}`;
-  link.onclick = null;
-  if (state.source.body !== undefined) {
-    // a pasted deal goes as the body: fetch it, then save what came back
-    link.onclick = async (event) => {
-      event.preventDefault();
-      say("certifying");
-      try {
-        const response = await fetch(link.href, { method: "POST", body: state.source.body });
-        if (!response.ok) throw new Error((await response.json()).error);
-        const url = URL.createObjectURL(await response.blob());
-        const save = document.createElement("a");
-        save.href = url;
-        save.download = "certificate.zip";
-        save.click();
-        URL.revokeObjectURL(url);
-        say("certificate saved");
-      } catch (error) { say(error.message, "error"); }
-    };
-  }
+  link.onclick = async (event) => {
+    event.preventDefault();
+    say("certifying: proving it and checking the proof");
+    try {
+      const init = source.body !== undefined ? { method: "POST", body: source.body } : {};
+      const response = await fetch(link.href, init);
+      if ((response.headers.get("content-type") || "") !== "application/zip") {
+        const data = await response.json();
+        throw new Error(data.error || `certify: ${data.verdict} (${data.reason})`);
+      }
+      const named = /filename="([^"]+)"/.exec(response.headers.get("content-disposition"));
+      const url = URL.createObjectURL(await response.blob());
+      const save = document.createElement("a");
+      save.href = url;
+      save.download = named ? named[1] : "certificate.zip";
+      document.body.appendChild(save);
+      save.click();
+      save.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 10000);
+      say(`saved ${save.download}: unzip it and run blackhole verify on its folder`);
+    } catch (error) { say(error.message, "error"); }
+  };
   $("certify-box").hidden = false;
 }
 
