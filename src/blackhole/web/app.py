@@ -126,7 +126,7 @@ class Pool:
     async def run(self, request: api.Request,
                   gone: Callable[[], Awaitable[bool]] | None = None) -> api.Answer | None:
         """The worker's answer, or None when every worker is busy. `gone` says whether
-        the client has gone away; then the solve is killed and CancelledError raised.
+        the client has gone away; then the solve is killed and ClientGone raised.
         A worker that died or overran its limit raises BrokenProcessPool."""
         if self.running >= self.size or self.stopping:
             return None
@@ -149,7 +149,7 @@ class Pool:
                 if self.stopping or loop.time() > deadline:
                     raise BrokenProcessPool("the solve was stopped")
                 if gone is not None and await gone():
-                    raise asyncio.CancelledError
+                    raise ClientGone
             loop.remove_reader(reader.fileno())
             try:
                 return await asyncio.to_thread(reader.recv)
@@ -173,6 +173,10 @@ class Pool:
         """Stop every running solve at once."""
         for process in list(self._processes):
             _kill(process)
+
+
+class ClientGone(Exception):
+    """The client of a solve went away (its tab closed, its fetch aborted)."""
 
 
 # What a solve's process has loaded before it starts: the library's answers.
@@ -241,7 +245,7 @@ def create_app(host: str = "127.0.0.1", pool: Pool | None = None,
         if checked.question in api.SOLVING:
             try:
                 found = await pool.run(checked, request.is_disconnected)
-            except asyncio.CancelledError:  # the client went away: nobody reads this
+            except ClientGone:  # nobody reads this answer
                 return _error(499, "the client closed the request", code=api.EXIT_INTERRUPTED)
             except BrokenProcessPool:
                 if pool.stopping:
