@@ -179,10 +179,12 @@ def test_three_moves_played_by_clicking_and_one_undone(browser, server) -> None:
     key = name.split("(")[1].rstrip(")") if "(" in name else name
     browser.find_element(By.TAG_NAME, "body").send_keys(key)
     _until(browser, lambda: _score(browser) == "3 of 51", "the fan's key did not play")
-    # the coach says whether the position is still won, as `hint` does
-    _until(browser, lambda: _text(browser, "#coach-says"), "the coach said nothing")
     played[2] = browser.find_element(By.CSS_SELECTOR, "#hole .card").get_attribute(
         "data-card")
+    # the address names the position, to share as a link
+    assert browser.current_url.endswith("?deal=pysol%3A3&after=" + "+".join(played))
+    # the coach says whether the position is still won, as `hint` does
+    _until(browser, lambda: _text(browser, "#coach-says"), "the coach said nothing")
     coached = json.loads(blackhole("hint", "pysol:3", "--after", " ".join(played),
                                    "--json").stdout)
     assert _text(browser, "#coach-says") == ("coach: still winnable" if coached["winnable"]
@@ -260,6 +262,14 @@ def test_a_lost_deal_shows_its_best_score_line_and_analysis(browser, server, tmp
     browser.find_elements(By.CSS_SELECTOR, "#line li")[-1].click()
     _until(browser, lambda: _score(browser) == f"{best} of 51", "the best line did not end")
     assert _text(browser, "#outcome") == "blocked"
+
+
+def test_a_link_opens_its_position(browser, server) -> None:
+    _open(browser, server, "pysol:3&after=KD+AH")
+    assert _score(browser) == "2 of 51"
+    assert browser.find_element(By.CSS_SELECTOR, "#hole .card").get_attribute(
+        "data-card") == "AH"
+    assert "after 2 move(s)" in _text(browser, "#status")
 
 
 def test_a_pasted_deal_is_played_and_bad_text_is_one_line(browser, server) -> None:

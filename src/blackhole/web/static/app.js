@@ -187,6 +187,7 @@ async function refresh() {
     const found = await ask("position", { after: after(state.played) });
     if (mine !== state.ask) return;
     state.position = found;
+    remember();
     draw();
   } catch (error) {
     if (mine === state.ask) say(error.message, "error");
@@ -194,24 +195,35 @@ async function refresh() {
   }
 }
 
-async function open(source, shown) {
+// The page's address names the deal and the moves played (a position to share as a
+// link: /?deal=pysol:3&after=KD+AH); a pasted deal has no such name.
+function remember() {
+  const url = new URL(window.location);
+  if (state.source.spec === undefined) {
+    url.searchParams.delete("deal");
+    url.searchParams.delete("after");
+  } else {
+    url.searchParams.set("deal", state.source.spec);
+    if (state.played.length) url.searchParams.set("after", after(state.played));
+    else url.searchParams.delete("after");
+  }
+  window.history.replaceState({}, "", url);
+}
+
+async function open(source, shown, played = []) {
   stopPlaying();
   if (state.solving) state.solving.abort();
   state.source = source;
-  state.played = [];
+  state.played = played.slice();
   state.line = null;
   clearAnswer();
   say(`dealing ${shown}`);
   try {
     await refresh();
-    say(`${state.position.title}: ${shown}`);
+    const moved = played.length ? ` after ${played.length} move(s)` : "";
+    say(`${state.position.title}: ${shown}${moved}`);
     $("board").dataset.ready = "true";
   } catch (error) { /* said */ }
-  if (source.spec !== undefined) {
-    const url = new URL(window.location);
-    url.searchParams.set("deal", source.spec);
-    window.history.replaceState({}, "", url);
-  }
 }
 
 async function playCard(card, fan) {
@@ -569,9 +581,6 @@ async function start() {
     event.preventDefault();
     const text = $("paste").value;
     if (!text.trim()) { say("paste a board or a JSON deal first", "error"); return; }
-    const url = new URL(window.location);
-    url.searchParams.delete("deal");
-    window.history.replaceState({}, "", url);
     open({ body: text }, "the pasted deal");
   });
   $("solver").addEventListener("submit", (event) => { event.preventDefault(); solve(); });
@@ -590,10 +599,11 @@ async function start() {
   document.addEventListener("keydown", keyPressed);
   window.addEventListener("pagehide", () => { if (state.solving) state.solving.abort(); });
 
-  const named = new URLSearchParams(window.location.search).get("deal");
-  const spec = named || `pysol:${$("number").value}`;
+  const address = new URLSearchParams(window.location.search);
+  const spec = address.get("deal") || `pysol:${$("number").value}`;
+  const played = (address.get("after") || "").split(/[\s,]+/).filter(Boolean);
   showSpec(spec);
-  await open({ spec }, spec);
+  await open({ spec }, spec, played);
 }
 
 start();
