@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import shutil
 import time
 from collections.abc import Iterator
@@ -262,6 +263,27 @@ def test_a_lost_deal_shows_its_best_score_line_and_analysis(browser, server, tmp
     browser.find_elements(By.CSS_SELECTOR, "#line li")[-1].click()
     _until(browser, lambda: _score(browser) == f"{best} of 51", "the best line did not end")
     assert _text(browser, "#outcome") == "blocked"
+
+
+def test_what_the_limit_leaves_open_is_marked_as_the_cli_marks_it(browser, server) -> None:
+    """pysol:837 analysed within 1 s: the moves left open are "critical ?", as many as
+    the summary counts, and their count of good moves is "?"."""
+    _open(browser, server, "pysol:837")
+    limit = browser.find_element(By.ID, "timeout")
+    limit.clear()
+    limit.send_keys("1")
+    _solve(browser)
+    _until(browser, lambda: browser.find_elements(By.ID, "analysis-summary"),
+           f"no analysis: {_text(browser, '#status')}")
+    assert _text(browser, "#verdict").startswith("unsolvable: best ")
+    summary = _text(browser, "#analysis-summary")
+    counted = re.search(r"\((\d+) unknown: limit reached\)", summary)
+    assert counted, summary
+    unknown = int(counted.group(1))
+    open_steps = [step.text for step in browser.find_elements(By.CSS_SELECTOR, "#steps li")
+                  if "critical ?" in step.text]
+    assert len(open_steps) == unknown > 0
+    assert all(": ? of " in text for text in open_steps)
 
 
 def test_a_link_opens_its_position(browser, server) -> None:
