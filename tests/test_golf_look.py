@@ -11,6 +11,9 @@ import pytest
 from blackhole.backends import Options, Verdict
 from blackhole.look import (
     c_engine_built,
+    hall_applies,
+    hall_ok,
+    hall_room,
     look,
     onto_table,
     parity_applies,
@@ -90,38 +93,59 @@ def test_the_engines_are_move_for_move_alike(game: str) -> None:
 
 
 @pytest.mark.parametrize("game", GOLF_GAMES)
-def test_the_parity_cut_holds_on_every_state_of_winning_lines(game: str) -> None:
+def test_the_cuts_hold_on_every_state_of_winning_lines(game: str) -> None:
     """Along each winning line the `sat` backend finds (not the look's own), every
-    state meets the parity cut's bounds wherever the cut applies: where every move
-    changes the rank by an odd number (no wrap, or a wrap across an even number of
-    ranks). On the 13-rank deck that is Golf and Dead King Golf, not Relaxed Golf."""
+    state passes the predecessor cut, and the parity cut wherever it applies: where
+    every move changes the rank by an odd number (no wrap, or a wrap across an even
+    number of ranks). On the 13-rank deck that is Golf and Dead King Golf, not Relaxed
+    Golf."""
     standard = build_problem(load_deal(f"pysol:1:{game}"), "look", reads_rules=True)
     assert parity_applies(onto_table(standard)) == (game != "relaxed-golf")
+    assert hall_applies(standard)
     checked = 0
     for seed in range(40):
         deal = small_golf(seed, game)
         problem = build_problem(deal, "sat", reads_rules=True)
-        applies = parity_applies(onto_table(problem))
+        onto = onto_table(problem)
+        applies = parity_applies(onto)
         assert applies == (not deal.game.wrap or deal.ranks % 2 == 0), seed
         solution = solve_deal(deal, "sat", Options(timeout=60))
         if solution.verdict is not Verdict.SOLVED:
             continue
         talon_ranks = [problem.rank[v] for v in problem.talon]
         odd, even = parity_room(talon_ranks)
+        preds, talon_left = hall_room(onto, talon_ranks)
         hole = problem.rank[problem.start]
+        left = [0] * (deal.ranks + 1)
+        for v in problem.required:
+            left[problem.rank[v]] += 1
         excess = sum(1 if problem.rank[v] % 2 else -1 for v in problem.required)
         turned = 0
         for card, _ in solution.moves:
+            assert hall_ok(left, hole, talon_left[turned], preds), (seed, str(card))
             if applies:
                 assert -odd[turned] - (hole % 2) <= excess <= even[turned] + (hole % 2 == 0)
             if turned < len(talon_ranks) and card == problem.cards[problem.talon[turned]]:
                 turned += 1
             else:
                 excess -= 1 if card.rank % 2 else -1
+                left[card.rank] -= 1
             hole = card.rank
-        assert excess == 0
+        assert excess == 0 and not any(left)
         checked += 1
     assert checked >= 10
+
+
+def test_the_predecessor_cut_refuses_what_it_must() -> None:
+    """Golf's ranks in a row: two Aces left need two 2s to follow (an Ace goes only on a
+    2), and one 2 with no talon left is too few; a talon 2 still to turn is enough."""
+    onto = [[], *([r for r in (h - 1, h + 1) if 1 <= r <= 13] for h in range(1, 14))]
+    preds, talon_left = hall_room(onto, [2])
+    left = [0] * 14
+    left[1], left[2] = 2, 1
+    assert not hall_ok(left, 9, talon_left[1], preds)  # the talon turned: one 2 for two Aces
+    assert hall_ok(left, 9, talon_left[0], preds)  # the talon's 2 is a second
+    assert hall_ok(left, 0, talon_left[1], preds)  # an empty foundation: no cut
 
 
 @pytest.mark.parametrize("game", GOLF_GAMES)

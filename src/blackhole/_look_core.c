@@ -18,7 +18,8 @@
  *   talon_ranks: their ranks
  *   cuts:       the cuts that apply besides the memo and the same-rank cut: 1 the
  *               rank-count cut (Black Hole's path only), 2 the parity cut (moves that
- *               change the rank by one, never wrapping)
+ *               change the rank by one, never wrapping), 4 the predecessor cut (at most
+ *               62 ranks)
  *   status:     1 a full line (line is a tuple of nodes: every fan card, and the talon
  *               cards turned on the way), 0 refuted, -1 out of budget,
  *               -2 not taken (ranks outside 1..modulus, sizes beyond its limits): the
@@ -97,6 +98,10 @@ typedef struct {
     int parity;              /* the parity cut applies (look.parity_room) */
     int excess;              /* the fans' odd cards less their even cards */
     int *odd_from, *even_from; /* the talon's odd and even ranks from card t on */
+    int hall;                /* the predecessor cut applies (look.hall_room) */
+    uint64_t *preds;         /* rank -> the ranks it may go on, as bits */
+    int *talon_left;         /* [t * (m + 1) + h]: the talon's cards of rank h from card t on */
+    int *room;               /* scratch for hall_ok: m + 1 */
     int hole_bits;           /* the hole's field in the key; the talon's count above it */
     int bitwords;            /* words of a set of fans */
     uint64_t *showing;       /* rank -> the set of fans whose top card has that rank */
@@ -456,6 +461,29 @@ static void release(Search *s) {
     free(s->key); free(s->state_key); free(s->child_key); free(s->table);
     free(s->best_line); free(s->avail); free(s->inside); free(s->tried);
     free(s->talon_node); free(s->talon_rank); free(s->odd_from); free(s->even_from);
+    free(s->preds); free(s->talon_left); free(s->room);
+}
+
+/* the predecessor cut (look.hall_room): for every run of ranks r, r + 2, ..., each with
+ * cards left, those cards are no more than the cards they may follow */
+static int hall_ok(Search *s, int hole, int turned) {
+    if (!hole) return 1;
+    int m = s->modulus;
+    const int *talon_left = s->talon_left + (size_t)turned * (size_t)(m + 1);
+    for (int h = 0; h <= m; h++) s->room[h] = s->left[h] + talon_left[h];
+    s->room[hole]++;
+    for (int first = 1; first <= m; first++) {
+        long need = 0;
+        uint64_t mask = 0;
+        for (int r = first; r <= m && s->left[r]; r += 2) {
+            need += s->left[r];
+            mask |= s->preds[r];
+            long room = 0;
+            for (uint64_t bits = mask; bits; bits &= bits - 1) room += s->room[__builtin_ctzll(bits)];
+            if (need > room) return 0;
+        }
+    }
+    return 1;
 }
 
 /* the parity cut (look.parity_room): can the fans' odd-less-even count be met by runs
@@ -705,6 +733,8 @@ static PyObject *run(PyObject *args, int longest) {
     s.modulus = m;
     s.chain = cuts & 1;
     s.parity = (cuts & 2) != 0;
+    s.hall = (cuts & 4) != 0;
+    if (s.hall && m > 62) loaded = NOT_TAKEN; /* a set of ranks is one word */
     s.hole_bits = bit_length(m);
     int nf = s.nfans, total = s.total, ntalon = s.ntalon;
     /* a frame's moves: at most one a fan, and the talon's */
@@ -725,9 +755,12 @@ static PyObject *run(PyObject *args, int longest) {
     s.inside = calloc((size_t)m + 1, 1);
     s.tried = calloc((size_t)m + 1, sizeof(int));
     s.best_line = calloc((size_t)steps + 1, sizeof(long));
+    s.preds = calloc((size_t)m + 1, sizeof(uint64_t));
+    s.talon_left = calloc(((size_t)ntalon + 1) * ((size_t)m + 1), sizeof(int));
+    s.room = calloc((size_t)m + 1, sizeof(int));
     s.odd_from = calloc((size_t)ntalon + 1, sizeof(int));
     s.even_from = calloc((size_t)ntalon + 1, sizeof(int));
-    if (!s.odd_from || !s.even_from || !s.showing || !s.height || !s.left || !s.steps || !s.add_word
+    if (!s.preds || !s.talon_left || !s.room || !s.odd_from || !s.even_from || !s.showing || !s.height || !s.left || !s.steps || !s.add_word
         || !s.add_val || !s.avail || !s.inside || !s.tried || !s.best_line) {
         PyErr_NoMemory(); goto done;
     }
@@ -749,7 +782,12 @@ static PyObject *run(PyObject *args, int longest) {
         s.gaps += !s.left[r];
         s.excess += r % 2 ? s.left[r] : -s.left[r];
     }
+    for (int h = 1; h <= m && m <= 62; h++)
+        for (int o = s.onto_off[h]; o < s.onto_off[h + 1]; o++) s.preds[s.onto[o]] |= 1ULL << h;
     for (int t = ntalon - 1; t >= 0; t--) {
+        int *row = s.talon_left + (size_t)t * (size_t)(m + 1);
+        memcpy(row, row + m + 1, sizeof(int) * (size_t)(m + 1));
+        row[s.talon_rank[t]]++;
         s.odd_from[t] = s.odd_from[t + 1] + s.talon_rank[t] % 2;
         s.even_from[t] = s.even_from[t + 1] + 1 - s.talon_rank[t] % 2;
     }
@@ -804,7 +842,8 @@ static PyObject *run(PyObject *args, int longest) {
                                               & (s.capacity - 1)) * (size_t)s.words);
                 if (s.longest ? !worth(&s, fr->hole, fr->cards, total - fr->cards)
                     : (s.chain && !chain_ok(&s, fr->hole, fr->cards))
-                      || (s.parity && !parity_ok(&s, fr->hole, fr->turned))) {
+                      || (s.parity && !parity_ok(&s, fr->hole, fr->turned))
+                      || (s.hall && !hall_ok(&s, fr->hole, fr->turned))) {
                     got = R_FALSE; step = RETURN; continue;
                 }
                 if (memo_has(&s)) { got = R_FALSE; step = RETURN; continue; }

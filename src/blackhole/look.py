@@ -110,7 +110,9 @@ except ImportError:  # pragma: no cover - an install without a compiler
 
 _NOT_TAKEN = -2  # the compiled core's answer to a problem it leaves to the Python search
 TALON_MOVE = -1  # the fan a move names when it turns the talon's next card
-CHAIN_CUT, PARITY_CUT = 1, 2  # the compiled core's cuts besides the memo and same-rank
+CHAIN_CUT, PARITY_CUT, HALL_CUT = 1, 2, 4  # the compiled core's cuts besides the memo
+# and the same-rank cut
+HALL_RANKS = 62  # the predecessor cut keeps a set of ranks in one 64-bit word
 
 
 @dataclass(frozen=True)
@@ -225,6 +227,58 @@ def parity_room(talon_ranks: list[int]) -> tuple[list[int], list[int]]:
     return odd, even
 
 
+def hall_applies(problem: Problem) -> bool:
+    """Does the predecessor cut (`hall_room`) run? For a game with other rules than Black
+    Hole's path (where the rank-count cut is stronger), on decks of at most HALL_RANKS."""
+    return not problem.game.plain and problem.modulus <= HALL_RANKS
+
+
+def hall_room(onto: list[list[int]],
+              talon_ranks: list[int]) -> tuple[list[int], list[list[int]]]:
+    """The predecessor cut's tables: (preds, talon_left), where preds[r] has bit h set when
+    rank r may go on rank h, and talon_left[t][h] counts the talon's cards of rank h from
+    its card t on.
+
+    Every fan card a full line plays comes right after a card it may go on: the
+    foundation's top card now, a talon card turned, or a fan card played before it; and
+    each card comes right before at most one. So the cards left must map one to one onto
+    such predecessors, and by Hall's theorem, for every set S of ranks, the fan cards of
+    ranks in S number at most the fan cards, talon cards left and the foundation's card
+    of the ranks they may go on. The cut tests the sets of ranks r, r + 2, ..., s (each
+    with cards left): where a card goes only on the ranks next to its own, these are the
+    sets whose predecessors overlap."""
+    m = len(onto) - 1
+    preds = [0] * (m + 1)
+    for h in range(1, m + 1):
+        for r in onto[h]:
+            preds[r] |= 1 << h
+    talon_left = [[0] * (m + 1) for _ in range(len(talon_ranks) + 1)]
+    for t in range(len(talon_ranks) - 1, -1, -1):
+        talon_left[t] = talon_left[t + 1][:]
+        talon_left[t][talon_ranks[t]] += 1
+    return preds, talon_left
+
+
+def hall_ok(left: list[int], hole: int, talon_left: list[int], preds: list[int]) -> bool:
+    """The predecessor cut (`hall_room`) on a state: `left[r]` fan cards of rank r,
+    the foundation's rank `hole`, `talon_left[h]` talon cards of rank h still to turn."""
+    if not hole:  # an empty foundation takes any first card
+        return True
+    m = len(left) - 1
+    room = [left[h] + talon_left[h] for h in range(m + 1)]
+    room[hole] += 1
+    for first in range(1, m + 1):
+        need = mask = 0
+        r = first
+        while r <= m and left[r]:
+            need += left[r]
+            mask |= preds[r]
+            if need > sum(room[h] for h in range(1, m + 1) if mask >> h & 1):
+                return False
+            r += 2
+    return True
+
+
 def c_engine_built() -> bool:
     """Is the compiled core of the look installed?"""
     return _look_core is not None
@@ -287,7 +341,8 @@ def look(problem: Problem, budget: int | None = None, *, engine: str | None = No
             problem.modulus, start, max(-1, min(budget, 2**62)), LDS_PASSES,
             0.0 if seconds is None else max(seconds, 1e-9), stop, onto,
             problem.talon, [rank[node] for node in problem.talon],
-            CHAIN_CUT * problem.game.plain | PARITY_CUT * parity_applies(onto))
+            CHAIN_CUT * problem.game.plain | PARITY_CUT * parity_applies(onto)
+            | HALL_CUT * hall_applies(problem))
         if status != _NOT_TAKEN:
             return Look(line, status == 0, nodes)
     status, line, nodes = _python_search(problem, budget, seconds, stop, LDS_PASSES, None)
@@ -438,6 +493,8 @@ def _python_search(problem: Problem, budget: int, seconds: float | None,
     odd_from, even_from = parity_room(talon_ranks)
     # the fans' odd cards less their even cards, for the parity cut
     excess = [sum(1 if r % 2 else -1 for ranks in fan_ranks for r in ranks)]
+    hall_cut = hall_applies(problem)
+    preds, talon_left = hall_room(onto, talon_ranks)
     stride = m + 1
     turns = len(talon) + 1  # how far the talon was turned: 0 .. len(talon)
     deadline = None if seconds is None else time.perf_counter() + seconds
@@ -489,6 +546,8 @@ def _python_search(problem: Problem, budget: int, seconds: float | None,
             return False
         elif parity_cut and not (-odd_from[turned] - (hole % 2 or not hole) <= excess[0]
                                  <= even_from[turned] + (hole % 2 == 0)):
+            return False
+        elif hall_cut and not hall_ok(left, hole, talon_left[turned], preds):
             return False
         moves = []
         for r in onto[hole]:
