@@ -35,12 +35,14 @@ from blackhole.certificates.make import (
     check_choices,
     check_timeout,
     make_certificate,
+    read_game,
     standard,
 )
 from blackhole.certificates.place import check_place, tidy
 from blackhole.deal import Deal
 from blackhole.errors import InputError
 from blackhole.formats import parse_board
+from blackhole.games import Variant
 from blackhole.positions import load_position, play_after, read_moves
 from blackhole.rules import replay
 from blackhole.solutions import parse_solution
@@ -81,13 +83,15 @@ class Job:
 
 def plan(specs: Sequence[str], out: str | os.PathLike[str], solver: str | None = None,
          timeout: float | None = None, checker: str = "blackhole",
-         after: str | None = None) -> list[Job]:
+         after: str | None = None, game: Variant | str | None = None) -> list[Job]:
     """Every deal loaded, every folder and the choices checked before any work: a bad spec
     anywhere in the list, or a folder another process is writing, stops the run before
     its first deal. `after` (moves, as `load_position` reads them) makes the one deal a
-    position. A file's label is its absolute path (`labels.recorded`)."""
+    position. A file's label is its absolute path (`labels.recorded`). `game` is the game
+    a file is played by (`--game`: a Golf board names none without its `Game:` line)."""
     timeout = check_timeout(timeout)
     canonical = check_choices(solver, checker)
+    game = read_game(game)
     if not specs:
         raise InputError("no deals to certify", "specs")
     if after is not None and len(specs) > 1:
@@ -99,10 +103,10 @@ def plan(specs: Sequence[str], out: str | os.PathLike[str], solver: str | None =
     jobs = []
     for spec, folder in zip(specs, folders, strict=True):
         if after is None:
-            jobs.append(Job(recorded(spec), standard(load_deal(spec), spec), folder,
+            jobs.append(Job(recorded(spec), standard(load_deal(spec, game), spec), folder,
                             canonical, timeout, checker))
             continue
-        start = load_position(spec)
+        start = load_position(spec, game=game)
         position = play_after(start, *read_moves(after, "after"))
         # from the deal's start when known, else the moves after the spec's own layout
         played = position.history or tuple(card for card, _ in position.after)
@@ -216,7 +220,8 @@ def completed(job: Job) -> Certificate | None:
                 proof=FileFacts(PROOF_FILE, facts["proof"]["sha256"], facts["proof"]["bytes"],
                                 facts["proof"]["lines"]),
                 check=drat.CheckResult(ok=True, stats={"seconds": seconds["check"]}),
-                checker=facts["checker"]["name"], resumed=True, history=job.moves)
+                checker=facts["checker"]["name"], resumed=True, history=job.moves,
+                game=facts["deal"].get("game", ""))
         if (folder / SOLUTION_FILE).is_file():
             text = read_small(folder / SOLUTION_FILE).decode("utf-8")
             facts = json.loads(text)

@@ -2,11 +2,13 @@
 
 A certificate is a folder:
 
-    deal.board     the deal (or position), in board format
+    deal.board     the deal (or position), in board format; a Golf game's starts with a
+                   `Game: NAME` line, since its layout does not say which game it is
     formula.cnf    the CNF (DIMACS, `dimacs()`), one clause a line after comments naming
                    the encoding
     proof.drup     the solver's DRUP proof (text)
-    manifest.json  the deal (label and board), hashes, encoding, solver, sizes, times
+    manifest.json  the deal (label, board and a Golf game's name), hashes, encoding,
+                   solver, sizes, times
 
 or, for a solvable deal, deal.board and `solution.json` (its winning moves). This module
 holds the names, the `Certificate` a maker returns, the manifest written from it, and
@@ -24,11 +26,12 @@ from typing import Any
 
 from blackhole import drat
 from blackhole.backends import Verdict
-from blackhole.deal import Position
+from blackhole.deal import Deal, Position
 from blackhole.encode import cnf
 from blackhole.errors import ArgumentError, InputError
+from blackhole.formats import board_text
 from blackhole.pipeline import Solution
-from blackhole.problem import build_problem
+from blackhole.problem import Problem, build_problem
 from blackhole.version import installed_version
 
 # 2: the manifest holds the board; 3: formula.cnf is `dimacs()`'s text, without the comment
@@ -92,6 +95,7 @@ class Certificate:
     best: int | None = None  # an optimality certificate's bound: no line scores more
     moved: int = 0  # cards moved before the position (optimality certificates)
     history: tuple[str, ...] = ()  # those moves, when known (optimality certificates)
+    game: str = ""  # the game deal.board names on its Game line ("" when its layout does)
 
     @property
     def certified(self) -> bool:
@@ -146,6 +150,31 @@ def proof_text(lines: Sequence[str]) -> str:
     return "\n".join(lines) + "\n" if lines else ""
 
 
+def certificate_board(deal: Deal) -> str:
+    """deal.board's text: the board (`formats.board_text`), with a `Game: NAME` line
+    first for a game of other rules than Black Hole's. A board names Black Hole and All
+    in a Row by its layout, but the three Golf games share one layout, so without the
+    line `verify` could not tell which game's CNF to re-derive (the board reader refuses
+    a `Talon:` line whose game is not named). The board of a plain game is unchanged, so
+    its certificates and digest labels are those of earlier versions."""
+    text, game = board_text(deal), named_game(deal)
+    return f"Game: {game}\n{text}" if game else text
+
+
+def named_game(deal: Deal) -> str:
+    """The game `certificate_board` names on its Game line, or "" (none)."""
+    return "" if deal.game.plain else deal.game.name
+
+
+def certify_features(problem: Problem) -> frozenset[str]:
+    """The encoding features of a certificate of `problem`: its game's default
+    (`cnf.default_features`) less symmetry breaking, the one feature that removes
+    winning lines; every clause left is one that every winning line satisfies
+    (encodings/sat.md, "Features"; encodings/golf.md, "Certificates"). For Black Hole
+    this is `cnf.CERTIFY_FEATURES`."""
+    return cnf.default_features(problem) - {"symmetry"}
+
+
 def bound_encoding(position: Position, best: int,
                    features: frozenset[str] = cnf.CERTIFY_FEATURES) -> tuple[cnf.Encoding, int]:
     """The CNF "at least best+1 cards are scored from this position" and its bound
@@ -157,7 +186,8 @@ def bound_encoding(position: Position, best: int,
         raise InputError(f"a best score from this position is {position.moved} to "
                          f"{position.of - 1} (at {position.of} the deal is won: no line "
                          "can score more)", "best", token=str(best))
-    encoding = cnf.build_cnf(build_problem(position.deal), features, optional=True)
+    encoding = cnf.build_cnf(build_problem(position.deal, "certify", reads_rules=True),
+                             features, optional=True)
     return encoding.at_least(more), encoding.filled_literal(more)
 
 
@@ -180,7 +210,7 @@ def manifest(cert: Certificate) -> dict[str, Any]:
         "format": CERTIFICATE_FORMAT,
         **claim,
         "deal": {"spec": cert.spec, "file": DEAL_FILE, "sha256": sha256(cert.board.encode()),
-                 "board": cert.board},
+                 "board": cert.board, **({"game": cert.game} if cert.game else {})},
         "encoding": {"name": "blackhole-sat", "version": cnf.ENCODING_VERSION,
                      "features": sorted(cert.features)},
         "cnf": {"file": cert.cnf.name, "sha256": cert.cnf.sha256, "bytes": cert.cnf.bytes,

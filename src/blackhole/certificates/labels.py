@@ -11,10 +11,18 @@ from pathlib import Path
 
 from blackhole import drat
 from blackhole.cards import parse_card
-from blackhole.certificates.files import DEAL_FILE, DIGEST_LABEL, digest_label, read_small
+from blackhole.certificates.files import (
+    DEAL_FILE,
+    DIGEST_LABEL,
+    certificate_board,
+    digest_label,
+    named_game,
+    read_small,
+)
 from blackhole.deal import Deal, Position, position_of
 from blackhole.errors import InputError
-from blackhole.formats import board_text, parse_position_text
+from blackhole.formats import parse_position_text
+from blackhole.games import Variant
 from blackhole.positions import load_position
 from blackhole.rules import advance
 from blackhole.sources import generated_spec
@@ -72,7 +80,7 @@ def check_label(spec: str, moves: Sequence[str], deal: Deal) -> Label | str:
     if spec == "-":
         return Label("", "it names standard input")
     if _DIGEST.fullmatch(spec):
-        if spec != digest_label(board_text(deal)):
+        if spec != digest_label(certificate_board(deal)):
             return f"the manifest's label {spec[:24]}... is not the digest of {DEAL_FILE}"
         return Label("", f"it is {DEAL_FILE}'s own digest")
     path = Path(spec)
@@ -88,7 +96,9 @@ def check_label(spec: str, moves: Sequence[str], deal: Deal) -> Label | str:
         return Label("", "not a regular file" if there else "no such file here")
     try:
         data = read_small(path)
-        start = parse_position_text(data.decode("utf-8"), str(path))
+        # read as the game deal.board names, as `certify --game` read it (a Golf board
+        # file names none); a file that names another game is refused
+        start = parse_position_text(data.decode("utf-8"), str(path), _named(deal))
     except (OSError, drat.DratError) as error:
         why = getattr(error, "strerror", None) or error
         return Label("", f"the file could not be read ({why})")
@@ -104,15 +114,15 @@ def check_label(spec: str, moves: Sequence[str], deal: Deal) -> Label | str:
 def _rebuilt(spec: str, start: Position, moves: Sequence[str], deal: Deal,
              how: str) -> Label | str:
     """The label's position `start`, played on by the last of `moves` as far as deal.board
-    shows more cards moved, must be deal.board's `deal`."""
-    now = position_of(deal).moved
-    count = now - start.moved
+    shows more moves made, must be deal.board's `deal`. A move is a card onto the
+    foundation: off a fan, or a talon card turned (Golf)."""
+    now = _steps(position_of(deal))
+    count = now - _steps(start)
     lead = len(moves) - count
-    known = [str(card) for card in start.history] if len(start.history) == start.moved \
-        else None
+    known = [str(card) for card in start.history] if start.history_known else None
     if count < 0 or lead < 0 or (lead and list(moves[:lead]) != known):
         return (f"the manifest names {len(moves)} moves, but {DEAL_FILE} shows {now} cards "
-                f"moved and {spec[:40]} {start.moved}")
+                f"moved and {spec[:40]} {_steps(start)}")
     try:
         cards = [parse_card(move) for move in moves[lead:]]
         again = advance(start, cards, "the manifest's moves")
@@ -125,3 +135,14 @@ def _rebuilt(spec: str, start: Position, moves: Sequence[str], deal: Deal,
             return f"{DEAL_FILE} is not the position of {spec[:40]} after its moves"
         return f"{DEAL_FILE} is not the deal {spec[:40]}"
     return Label(how, replayed=count)
+
+
+def _named(deal: Deal) -> Variant | None:
+    """The game deal.board names on its Game line (None: its layout names it)."""
+    return deal.game if named_game(deal) else None
+
+
+def _steps(position: Position) -> int:
+    """The moves that reached the position: the cards moved off the fans and the talon
+    cards turned (`Position.history_known` counts them so)."""
+    return position.moved + position.deal.turned

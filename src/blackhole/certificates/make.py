@@ -1,8 +1,9 @@
 """Making a certificate: encode the deal once, have a proof-logging solver refute it,
 check the proof, and write the folder aside before renaming it into place.
 
-`certify` encodes a deal with the plain certification encoding (`cnf.CERTIFY_FEATURES`:
-only clauses that every real solution satisfies, no symmetry breaking), has a
+`certify` encodes a deal with the plain certification encoding (`files.certify_features`:
+the game's default features less symmetry breaking, so only clauses that every real
+solution satisfies; `cnf.CERTIFY_FEATURES` for Black Hole), has a
 proof-logging pysat solver (the `sat` backend's) refute it, and checks the proof with
 `blackhole.drat` (the project's own checker, which shares no code with the solver)
 against the CNF it built from the deal. A solvable deal gets `solution.json` instead,
@@ -37,10 +38,13 @@ from blackhole.certificates.files import (
     Seconds,
     as_folder,
     bound_encoding,
+    certificate_board,
+    certify_features,
     check_checker,
     digest_label,
     dimacs,
     manifest,
+    named_game,
     proof_text,
     sha256,
 )
@@ -49,7 +53,8 @@ from blackhole.certificates.place import made_aside, write, write_bytes
 from blackhole.deal import Deal, Position, position_of
 from blackhole.encode import cnf
 from blackhole.errors import InputError, InternalError
-from blackhole.formats import board_text, moves_json, parse_board
+from blackhole.formats import moves_json, parse_board
+from blackhole.games import Variant, game_named
 from blackhole.pipeline import decode, solution_json
 from blackhole.problem import build_problem
 from blackhole.rules import replay
@@ -97,7 +102,7 @@ def check_timeout(timeout: object) -> float | None:
 
 def certify(deal_or_spec: Deal | Position | str, folder: str | os.PathLike[str], *,
             solver: str | None = None, timeout: float | None = None,
-            checker: str = "blackhole") -> Certificate:
+            checker: str = "blackhole", game: Variant | str | None = None) -> Certificate:
     """Certify a deal or a position into `folder`: a checked proof that it has no winning
     line, or its winning moves (see `make_certificate`).
 
@@ -109,29 +114,48 @@ def certify(deal_or_spec: Deal | Position | str, folder: str | os.PathLike[str],
     (`sha256:...`). A Position's known moves are written in the certificate. `solver` is
     any name or alias of a proof-logging solver (None: DEFAULT_PROOF_SOLVER of
     `backends.pysat_tools`); `timeout` bounds the whole of it, in
-    seconds. A bad value is an InputError naming its parameter, raised before any work;
-    so is a `folder` whose certificate another process is making now."""
+    seconds. `game` (a `blackhole.games.Variant` or its name, as `--game`) is the game a
+    file is played by: a Golf board names none unless it has a `Game:` line; a dealt spec,
+    a Deal and a Position name their own, which it must then be. A bad value is an
+    InputError naming its parameter, raised before any work; so is a `folder` whose
+    certificate another process is making now. The certificate's deal.board names a
+    Golf game on a `Game:` line (`files.certificate_board`)."""
     place = as_folder(folder)
     canonical = check_choices(solver, checker)
     limit = check_timeout(timeout)
-    deal, label, moves = _subject(deal_or_spec)
+    deal, label, moves = _subject(deal_or_spec, read_game(game))
     return make_certificate(deal, label, place, canonical, limit, checker, moves)
 
 
-def _subject(given: object) -> tuple[Deal, str, tuple[str, ...]]:
-    """The deal to certify, its label and the moves known to have reached it."""
+def read_game(game: object) -> Variant | None:
+    """The game `game` names: None, a Variant, or a game's name (an InputError naming the
+    parameter otherwise, or for a name that is no game's)."""
+    if game is None or isinstance(game, Variant):
+        return game
+    if isinstance(game, str):
+        return game_named(game, "game")
+    raise InputError(f"must be a game's name or a Variant, not {type(game).__name__}",
+                     "game")
+
+
+def _subject(given: object, game: Variant | None = None) -> tuple[Deal, str, tuple[str, ...]]:
+    """The deal to certify, its label and the moves known to have reached it; `game`, when
+    given, the game a file is read as, which a Deal or a Position must be."""
     if isinstance(given, str):
-        return standard(load_deal(given), given), recorded(given), ()
+        return standard(load_deal(given, game), given), recorded(given), ()
     if isinstance(given, Position):
         deal = given.deal
-        known = len(given.history) == given.moved
+        known = given.history_known
         moves = tuple(str(card) for card in given.history) if known else ()
     elif isinstance(given, Deal):
         deal, moves = given, ()
     else:
         raise InputError(f"must be a Deal, a Position or a deal spec, not "
                          f"{type(given).__name__}", "deal_or_spec")
-    board = board_text(standard(deal, deal.name or "deal"))
+    if game is not None and deal.game != game:
+        raise InputError(f"the deal is {deal.game.name}, not {game.name} as asked", "game",
+                         token=game.name)
+    board = certificate_board(standard(deal, deal.name or "deal"))
     named = check_label(deal.name, moves, deal) if deal.name else None
     label = (named.file or deal.name) if named is not None and not isinstance(named, str) \
         and named.how else digest_label(board)
@@ -139,16 +163,19 @@ def _subject(given: object) -> tuple[Deal, str, tuple[str, ...]]:
 
 
 def standard(deal: Deal, spec: str) -> Deal:
-    """The deal, when deal.board (the certificate's statement) can hold it and `verify`
-    can read it back: a layout the board reader refuses (one no deal is dealt in, such
-    as fans of one card) would make a certificate nothing could check. Refused before
-    any work, naming the spec."""
-    board = board_text(replace(deal, name=spec))
+    """The deal, when deal.board (the certificate's statement, `certificate_board`) can
+    hold it and `verify` can read it back as the same game: a layout the board reader
+    refuses (one no deal is dealt in, such as fans of one card) would make a certificate
+    nothing could check. Refused before any work, naming the spec."""
+    board = certificate_board(replace(deal, name=spec))
     try:
-        parse_board(board, spec)
+        read = parse_board(board, spec)
     except InputError as error:
         raise InputError(f"cannot be certified: verify would refuse its board "
                          f"({error.detail})", spec) from None
+    if read.game != deal.game:  # cannot happen: the board names what its layout does not
+        raise InternalError(f"{spec}: deal.board reads back as {read.game.name}, not "
+                            f"{deal.game.name}")
     return deal
 
 
@@ -172,7 +199,7 @@ def make_certificate(deal: Deal, spec: str, folder: Path, solver: str,
     only when complete and checked (`place.made_aside`): an unknown, an error or an
     interrupt leaves `folder` as it was, and another process making a certificate for
     `folder` at the same time is refused (InputError)."""
-    board = board_text(standard(deal, spec))
+    board = certificate_board(standard(deal, spec))
     with made_aside(folder) as aside:
         aside.cert = _certify_in(aside.path, deal, spec, folder, board, solver, timeout,
                                  checker, tuple(moves), tuple(after))
@@ -187,8 +214,8 @@ def _certify_in(staged: Path, deal: Deal, spec: str, folder: Path, board: str,
     began = time.perf_counter()
     deadline = None if timeout is None else began + timeout
     write(staged / DEAL_FILE, board)
-    problem = build_problem(deal)
-    encoding = cnf.build_cnf(problem, cnf.CERTIFY_FEATURES)  # the statement the proof refutes
+    problem = build_problem(deal, "certify", reads_rules=True)  # the CNF reads the game
+    encoding = cnf.build_cnf(problem, certify_features(problem))  # what the proof refutes
     encoded = time.perf_counter()
     answer, order, proof_lines, stats = _refute(encoding, solver, deadline)
     solved = time.perf_counter()
@@ -197,7 +224,7 @@ def _certify_in(staged: Path, deal: Deal, spec: str, folder: Path, board: str,
     base = dict(spec=spec, folder=folder, board=board, solver=solver,
                 features=encoding.features, variables=encoding.num_vars,
                 clauses=len(encoding.clauses), checker=checker, solver_stats=stats,
-                moved=moved, history=moves)
+                moved=moved, history=moves, game=named_game(deal))
     if answer is None:
         return Certificate(verdict=Verdict.UNKNOWN, seconds=seconds, reason=stats.pop(
             "reason", "time limit reached while solving"), **base)
@@ -326,7 +353,7 @@ def certify_best(position: Position, best: int, folder: str | os.PathLike[str], 
     unknown, with the reason, and leaves the folder as it was."""
     target = as_folder(folder)
     solver = check_choices(solver, checker)
-    board = board_text(standard(position.deal, spec or "position"))
+    board = certificate_board(standard(position.deal, spec or "position"))
     with made_aside(target) as aside:
         aside.cert = _certify_best_in(aside.path, position, best, target, recorded(spec),
                                       board, solver, checker)
@@ -349,7 +376,8 @@ def _certify_best_in(staged: Path, position: Position, best: int, folder: Path, 
                 features=encoding.features, variables=encoding.num_vars,
                 clauses=len(encoding.clauses), checker=checker, solver_stats=stats,
                 best=best, moved=position.moved,
-                history=tuple(str(card) for card in position.history))
+                history=tuple(str(card) for card in position.history),
+                game=named_game(position.deal))
     too_large = stats.pop("reason", "") if proof is None else _too_large(proof)
     if too_large:
         return Certificate(verdict=Verdict.UNKNOWN, reason=too_large,
@@ -383,7 +411,7 @@ def certify_win(position: Position, line: Sequence[tuple[Card, int]],
     (who found it), and the moves that reached the position, for `verify` to rebuild it
     from `spec`. Renamed into place only when complete."""
     target = as_folder(folder)
-    board = board_text(standard(position.deal, spec or "position"))
+    board = certificate_board(standard(position.deal, spec or "position"))
     judged = replay(position.deal, [card for card, _ in line])
     if not judged.won:
         raise InternalError(f"a winning line that does not win: {judged.describe()}")
@@ -392,7 +420,7 @@ def certify_win(position: Position, line: Sequence[tuple[Card, int]],
     data: dict[str, Any] = {"deal": spec, "verdict": Verdict.SOLVED.value, "moves": moves,
                             **(facts or {})}
     history = tuple(str(card) for card in position.history)
-    if position.moved:
+    if position.moved or position.deal.turned:  # talon turns are moves too (Golf)
         data["position"] = {"moved": position.moved, "moves": list(history)}
     if position.after:  # as `solve --json` writes it, so that `check SPEC` replays the file
         data.update(after=moves_json(position.after), moved=position.moved)
@@ -401,7 +429,8 @@ def certify_win(position: Position, line: Sequence[tuple[Card, int]],
         write(aside.path / SOLUTION_FILE, json.dumps(data) + "\n")
         aside.cert = Certificate(spec=spec, verdict=Verdict.SOLVED, folder=target,
                                  board=board, solver=str((facts or {}).get("solver", "")),
-                                 moved=position.moved, history=history)
+                                 moved=position.moved, history=history,
+                                 game=named_game(position.deal))
     return aside.cert
 
 

@@ -6,8 +6,10 @@ file named by the label is read and must equal it (`certify` records a file by i
 absolute path, so the same file is read from any working directory; a relative label is
 read from the working directory, and the verdict says so); a board's digest must be
 deal.board's; a label that cannot be checked is said so, and the deal is named by
-deal.board's digest (`labels`). The CNF is re-derived from deal.board with the project's
-encoder and compared with formula.cnf and every hash, and the proof is checked again
+deal.board's digest (`labels`). The game is deal.board's (a Golf game's `Game:` line,
+which the manifest's `"game"` must repeat), and the label must deal that game. The CNF
+is re-derived from deal.board with the project's encoder and compared with formula.cnf
+and every hash, and the proof is checked again
 within bounded memory (`drat`'s caps). A solved deal's `solution.json` is replayed
 through the rules engine.
 """
@@ -37,6 +39,7 @@ from blackhole.certificates.files import (
     dimacs,
     holds_certificate,
     moves_of,
+    named_game,
     read_manifest,
     read_small,
     sha256,
@@ -165,6 +168,9 @@ def _verify_proof(folder: Path, checker: str) -> Verification:
             return refused(read)
         features = read
         deal = parse_board(board, str(folder / DEAL_FILE))
+        if deal_facts.get("game", "") != named_game(deal):
+            return refused(f"the manifest's game {str(deal_facts.get('game', ''))[:40]!r} "
+                           f"is not the game {DEAL_FILE} names {named_game(deal)!r}")
         if claim == "best" or "position" in facts:
             moved = facts["position"]["moved"]
             if moved != position_of(deal).moved:
@@ -181,7 +187,8 @@ def _verify_proof(folder: Path, checker: str) -> Verification:
                 return refused("the manifest's bound is no whole number")
             encoding, _ = bound_encoding(position_of(deal), best, features)
         else:
-            encoding = cnf.build_cnf(build_problem(deal), features)
+            encoding = cnf.build_cnf(build_problem(deal, "verify", reads_rules=True),
+                                     features)
         derived = (dimacs(encoding) if facts["format"] == CERTIFICATE_FORMAT
                    else encoding.dimacs()).encode()
         if sha256(derived) != facts["cnf"]["sha256"]:

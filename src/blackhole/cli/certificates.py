@@ -19,7 +19,7 @@ from blackhole.cli.guard import (
     VERDICT_EXIT,
     user_errors,
 )
-from blackhole.cli.options import AfterOption, JsonFlag, choices
+from blackhole.cli.options import AfterOption, GameOption, JsonFlag, choices, read_game
 from blackhole.cli.output import console
 from blackhole.sources import expand_specs
 
@@ -52,12 +52,14 @@ def certify_command(
         "--resume", help="Keep folders that already hold a complete certificate (or a "
                          "replaying solution) of their deal.")] = False,
     after: AfterOption = None,
+    game: GameOption = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Prove deals unsolvable with checked DRUP certificates, or give their winning moves.
 
     With --after (one deal), prove that the position after those moves is lost; the
-    certificate names the moves, for verify to rebuild the position. Each certificate is
+    certificate names the moves, for verify to rebuild the position. A Golf deal's
+    certificate names its game in deal.board (a 'Game:' line). Each certificate is
     renamed into its folder only when complete and checked: an unknown verdict, an error
     or Ctrl-C leaves the folder's earlier certificate as it was."""
     from blackhole.certificates.batch import certify_all, plan
@@ -66,7 +68,7 @@ def certify_command(
     rows: list[tuple[str, Certificate]] = []
     with user_errors():
         deal_specs = [one for given in specs for one in expand_specs(given)]
-        work = plan(deal_specs, out, solver, timeout, checker, after)
+        work = plan(deal_specs, out, solver, timeout, checker, after, read_game(game))
         many = len(work) > 1
         try:
             for job, cert in certify_all(work, jobs, resume):
