@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import ROOT, blackhole, reference
+from .helpers import ROOT, blackhole, golf_reference, reference
 from .test_web import HARD, Server, _alive, _family
 
 webdriver = pytest.importorskip(
@@ -326,6 +326,22 @@ def test_golf_shows_its_talon_and_35_cards(browser, server) -> None:
     talon.find_element(By.CSS_SELECTOR, ".card.playable").click()
     _until(browser, lambda: "talon 15" in _text(browser, "#talon"), "the talon did not turn")
     assert _score(browser) == "0 of 35"  # a talon card scores nothing
+
+
+
+def test_a_lost_golf_deal_shows_its_best_score_and_talon_moves(browser, server) -> None:
+    assert golf_reference()[(1, "golf")]["verdict"] == "unsolvable"
+    best = json.loads(blackhole("best", "pysol:1:golf", "--json").stdout)
+    _open(browser, server, "pysol:1:golf")
+    _solve(browser, "auto")
+    _until(browser, lambda: browser.find_elements(By.ID, "analysis-summary"),
+           f"no analysis: {_text(browser, '#status')}")
+    assert _text(browser, "#verdict") == f"unsolvable: best {best['best']} of 35"
+    line = [move.text for move in browser.find_elements(By.CSS_SELECTOR, "#line li")]
+    steps = [step.text for step in browser.find_elements(By.CSS_SELECTOR, "#steps li")]
+    assert len(line) == len(steps) > best["best"]  # talon turns are moves too
+    assert any(text.endswith("from the talon") for text in line)
+    assert [text.split(":")[0] for text in steps] == line
 
 
 def test_the_page_fits_a_phone(browser, server) -> None:

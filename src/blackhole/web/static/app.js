@@ -82,6 +82,9 @@ function label(text) {
   return node;
 }
 
+// Where a move takes its card from: a fan (numbered from 1), or the talon (no fan).
+function whence(fan) { return fan === null ? "the talon" : `fan ${fan + 1}`; }
+
 function fanKey(fan) { return fan < KEYS.length ? KEYS[fan] : ""; }
 
 // The move the line plays next, when a line is being stepped through.
@@ -234,7 +237,7 @@ async function playCard(card, fan) {
   stopPlaying();
   state.played.push(card);
   try { await refresh(); } catch (error) { state.played.pop(); return; }
-  say(`played ${cardText(card)}${fan === null ? " from the talon" : ` from fan ${fan + 1}`}`);
+  say(`played ${cardText(card)} from ${whence(fan)}`);
   if ($("coach").checked) coach();
 }
 
@@ -293,8 +296,7 @@ function showLine(moves, kind) {
   list.start = (state.position ? state.position.moved : 0) + 1;
   moves.forEach((move, i) => {
     const item = document.createElement("li");
-    const where = move.fan === null ? "the talon" : `fan ${move.fan + 1}`;
-    item.textContent = `${cardText(move.card)} from ${where}`;
+    item.textContent = `${cardText(move.card)} from ${whence(move.fan)}`;
     item.dataset.card = move.card;
     item.addEventListener("click", () => { stopPlaying(); stepTo(i + 1); });
     list.appendChild(item);
@@ -402,7 +404,7 @@ function drawAnalysis(found) {
   list.start = found.steps.length ? found.steps[0].move : 1;
   for (const step of found.steps) {
     const item = document.createElement("li");
-    item.textContent = `${cardText(step.card)} from fan ${step.fan + 1}: ` +
+    item.textContent = `${cardText(step.card)} from ${whence(step.fan)}: ` +
       `${known(step.good)} of ${step.legal} legal move(s) keep ${known(step.best_before)}`;
     const marks = [];
     if (step.critical === true) marks.push(["CRITICAL", "critical"]);
