@@ -146,6 +146,15 @@ def test_a_won_deal_is_solved_and_stepped_to_the_end(browser, server) -> None:
     assert not browser.find_elements(By.CSS_SELECTOR, "#fans .card[data-card]")
 
 
+@pytest.mark.parametrize("engine", ["sat", "cpsat"])
+def test_each_engine_answers_on_the_page(browser, server, engine) -> None:
+    _open(browser, server, "pysol:2")
+    _solve(browser, engine)
+    assert _text(browser, "#verdict") == "solved"
+    assert _text(browser, "#details").startswith(f"answered by {engine}/")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#line li")) == 51
+
+
 def test_three_moves_played_by_clicking_and_one_undone(browser, server) -> None:
     _open(browser, server, "pysol:3")
     played = []

@@ -11,7 +11,8 @@ const state = {
   source: null,      // {spec} or {body}: the deal as the server is given it
   played: [],        // card names played from the deal's start (the `after` moves)
   position: null,    // the server's answer for the position now
-  line: null,        // {moves, base, k, kind}: a solver's line being stepped through
+  line: null,        // a solver's line stepped through: its moves, the moves played
+                     // before it (start, base), the step k, the analysis's steps
   timer: null,       // playing the line at a speed
   solving: null,     // the AbortController of the running solve
   ask: 0,            // the newest position request (older answers are dropped)
