@@ -33,7 +33,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from blackhole.bench.record import Record, iter_results, latest  # noqa: E402
-from blackhole.bench.report import quantile, wilson_interval  # noqa: E402
+from blackhole.bench.stats import quantile, wilson_interval  # noqa: E402
 
 HARD_BAND = (22, 25, 28, 31, 34)
 SETTLED = ("solved", "unsolvable")
