@@ -347,3 +347,29 @@ def test_encode_writes_golf_s_problem_and_cnf() -> None:
     assert sum(1 for node in problem["nodes"] if node["fan"] >= 0) == 35
     dimacs = cli("encode", "pysol:5:golf", "--format", "dimacs").output
     assert "c features compact,domain,forward" in dimacs.splitlines()[:3]
+
+
+@pytest.mark.parametrize(("task", "backend"), [("solve", "maxsat"), ("best", "sat"),
+                                               ("best", "cpsat")])
+def test_bench_refuses_a_backend_that_does_not_play_golf_before_any_task(
+        tmp_path, task: str, backend: str) -> None:
+    out = tmp_path / "results.jsonl"
+    result = cli("bench", "pysol:1-2,pysol:3:golf", "--task", task, "--backends",
+                 f"look,{backend}", "--jobs", "1", "--out", str(out))
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "pysol:3:golf" in lines[0] and backend in lines[0]
+    assert not out.exists() or not out.read_text()  # no task ran
+
+
+def test_bench_plays_golf_with_the_look_and_agrees_with_the_reference(tmp_path) -> None:
+    out = tmp_path / "results.jsonl"
+    result = cli("bench", "pysol:1-6:golf,pysol:1-6:relaxed-golf", "--backends", "look",
+                 "--jobs", "1", "--out", str(out), "--json")
+    assert result.exit_code == 0, result.output
+    reference = golf_reference()
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) == 12
+    for row in rows:
+        number, game = int(row["deal"].split(":")[1]), row["deal"].split(":")[2]
+        assert row["verdict"] == reference[(number, game)]["verdict"], row["deal"]

@@ -2,7 +2,8 @@
 
 Everything a user can get wrong is found here, before any task runs: a spec that deals
 nothing, a file that is no deal, an unknown backend or variant, an option no chosen
-backend reads, an external solver command that is not installed.
+backend reads, an external solver command that is not installed, a game a chosen backend
+does not play.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from blackhole.backends import (
+    Backend,
     Options,
     available_backends,
     check_options_apply,
@@ -20,6 +22,7 @@ from blackhole.backends import (
 )
 from blackhole.bench.record import TASKS, deal_board
 from blackhole.errors import InputError
+from blackhole.games import DEFAULT_GAME, VARIANTS, Variant
 from blackhole.positions import load_position
 from blackhole.sources import expand_specs, generated_spec
 
@@ -56,6 +59,17 @@ def default_backends(kind: str = "solve") -> list[str]:
     return names if kind == "solve" else [n for n in names if make_backend(n).finds_best]
 
 
+def plays_game(backend: Backend, game: Variant, kind: str, spec: str) -> None:
+    """Refuse, before any task runs, a backend that cannot take `game`'s rules for this
+    kind of task (`Backend.reads_rules`, `best_reads_rules`): an InputError naming the
+    first deal of that game, the game and the backend."""
+    reads = backend.best_reads_rules if kind == "best" else backend.reads_rules
+    if not game.plain and not reads:
+        what = "find its best score" if kind == "best" else "play it"
+        raise InputError(f"{game.title}: the {backend.name} backend does not {what} (auto "
+                         "does)", spec, token=backend.name)
+
+
 def plan_tasks(specs: str | Sequence[str], backends: Sequence[str] | None,
                options: Options, kind: str = "solve",
                given: Iterable[str] = ()) -> list[Task]:
@@ -82,16 +96,24 @@ def plan_tasks(specs: str | Sequence[str], backends: Sequence[str] | None,
         chosen.append((label, name, opts))
     check_options_apply(list(dict.fromkeys(name for _, name, _ in chosen)), given)
     boards: dict[str, dict[str, Any] | None] = {}
+    refused: set[str] = set()  # the games already checked against every backend
     for spec in deals:
         if spec == "-":
             raise InputError("bench reads no deal from stdin", "specs", token=spec)
-        if generated_spec(spec) is not None:  # checks the spec; dealt later, in a worker
+        generated = generated_spec(spec)  # checks the spec; dealt later, in a worker
+        if generated is not None:
             boards[spec] = None
-            continue
-        position = load_position(spec)  # a file: read it now, so a bad one stops the run
-        for _, name, _ in chosen:
-            make_backend(name).check_size(position.deal.cards_in_fans, spec)
-        boards[spec] = deal_board(position)
+            game = VARIANTS.get(generated[2].rpartition(":")[2], DEFAULT_GAME)
+        else:
+            position = load_position(spec)  # a file: read it now, so a bad one stops the run
+            for _, name, _ in chosen:
+                make_backend(name).check_size(position.deal.cards_in_fans, spec)
+            boards[spec] = deal_board(position)
+            game = position.deal.game
+        if game.name not in refused:
+            refused.add(game.name)
+            for _, name, _ in chosen:
+                plays_game(make_backend(name), game, kind, spec)
     return [Task(deal, label, name, opts, kind, boards[deal])
             for deal in deals for label, name, opts in chosen]
 
