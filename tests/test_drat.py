@@ -31,6 +31,7 @@ from blackhole.drat import (
 )
 from blackhole.drat import check as drat_check
 from blackhole.drat.python_engine import Checker
+from blackhole.engines import DRAT_VARIABLE
 from blackhole.errors import ArgumentError
 
 # --------------------------------------------------------------------------
@@ -943,11 +944,11 @@ def test_the_engines_agree_on_black_hole_proofs(number) -> None:
 
 def test_the_engine_is_chosen_by_argument_or_variable(monkeypatch) -> None:
     php = pigeonhole(4, 3)
-    monkeypatch.setenv(drat.ENGINE_VARIABLE, "python")
+    monkeypatch.setenv(DRAT_VARIABLE, "python")
     assert drat.check_proof(php, text(PHP43_PROOF)).engine == "python"
     assert drat.check_proof(php, text(PHP43_PROOF), engine="auto").engine == \
         ("c" if drat.c_engine_built() else "python")
-    monkeypatch.setenv(drat.ENGINE_VARIABLE, "fast")
+    monkeypatch.setenv(DRAT_VARIABLE, "fast")
     with pytest.raises(ValueError, match="unknown proof-check engine 'fast'"):
         drat.check_proof(php, text(PHP43_PROOF))
 

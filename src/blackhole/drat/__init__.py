@@ -12,7 +12,6 @@ pure-Python checker that gives every verdict the core does not.
 from __future__ import annotations
 
 from blackhole.drat.check import (
-    ENGINE_VARIABLE,
     CheckResult,
     c_engine_built,
     check_files,
@@ -33,7 +32,6 @@ from blackhole.drat.parse import (
 )
 
 __all__ = [
-    "ENGINE_VARIABLE",
     "MAX_CNF_BYTES",
     "MAX_PROOF_BYTES",
     "CheckResult",

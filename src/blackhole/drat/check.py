@@ -73,9 +73,6 @@ try:  # the compiled core, built at install time where a C compiler is at hand
 except ImportError:  # pragma: no cover - an install without a compiler
     _drat_core = None
 
-# "python" makes check_proof judge every proof with the pure-Python checker alone;
-# "auto" (the default) lets the compiled core accept what it can.
-ENGINE_VARIABLE = DRAT_VARIABLE
 _C_ACCEPT, _C_HANDOVER, _C_TIMEOUT = 0, 1, 2
 
 
@@ -107,10 +104,10 @@ def c_engine_built() -> bool:
 
 
 def _engine(engine: str | None) -> str:
-    choice = os.environ.get(ENGINE_VARIABLE, "auto") if engine is None else engine
+    choice = os.environ.get(DRAT_VARIABLE, "auto") if engine is None else engine
     if choice not in ENGINES:
         raise ArgumentError(f"unknown proof-check engine {choice!r} (choose from "
-                         f"{', '.join(ENGINES)}; {ENGINE_VARIABLE} sets it)")
+                         f"{', '.join(ENGINES)}; {DRAT_VARIABLE} sets it)")
     return choice
 
 
