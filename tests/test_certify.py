@@ -31,6 +31,7 @@ from blackhole.certificates.files import (
 from blackhole.certificates.make import check_choices
 from blackhole.deal import position_of
 from blackhole.drat import check as drat_check
+from blackhole.engines import DRAT_VARIABLE
 from blackhole.errors import InputError
 from blackhole.formats import board_text, parse_board
 from blackhole.pipeline import solve_deal
@@ -176,9 +177,9 @@ def test_both_engines_verify_a_certificate_alike(certificate_837, monkeypatch) -
     made = json.loads((certificate_837 / MANIFEST_FILE).read_text())["checker"]
     assert made == {"name": "blackhole", "ok": True, "reason": "", "engine": "c"
                     if drat.c_engine_built() and drat_check._engine(None) == "auto" else "python"}
-    monkeypatch.setenv(drat.ENGINE_VARIABLE, "auto")
+    monkeypatch.setenv(DRAT_VARIABLE, "auto")
     auto = verify(certificate_837).check
-    monkeypatch.setenv(drat.ENGINE_VARIABLE, "python")
+    monkeypatch.setenv(DRAT_VARIABLE, "python")
     python = verify(certificate_837).check
     assert auto.ok and python.ok and python.engine == "python"
     assert auto.engine == ("c" if drat.c_engine_built() else "python")
