@@ -173,7 +173,9 @@ def test_a_hard_band_deal_the_look_leaves_is_won_by_the_sat_side_in_turn(
 def test_on_a_large_deck_the_racing_look_gives_way_to_sat(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """On a deck of the hard band the racing look stops at RACE_BUDGET_LARGE moves (this
-    deal's win takes it about 2.3 million) and a SAT solver wins; the win is replayed."""
+    deal's win takes it about 2.3 million) and a SAT solver wins: the first glucose4, or
+    the solver that takes the look's core (kissat where it is installed); the win is
+    replayed."""
     monkeypatch.setenv(CORES_VARIABLE, "2")
     deal = load_deal(HARD_DEAL)
     problem = build_problem(deal)
@@ -181,7 +183,9 @@ def test_on_a_large_deck_the_racing_look_gives_way_to_sat(
     outcome = look(problem, RACE_BUDGET_LARGE)
     assert outcome.line is None and not outcome.refuted
     solution = solve_deal(deal, "auto", Options(timeout=60))
-    assert solution.verdict is Verdict.SOLVED and solution.result.solver == DEFAULT_SOLVER
+    second = "kissat" if kissat_installed() else DEFAULT_SOLVER
+    assert solution.verdict is Verdict.SOLVED
+    assert solution.result.solver in {DEFAULT_SOLVER, second}
     assert solution.replay is not None and solution.replay.won
     stages = solution.result.stats["stages"]
     assert [s["engine"] for s in stages[:3]] == ["look", "look", DEFAULT_SOLVER]
