@@ -134,6 +134,16 @@ def test_truncated_proof_is_rejected_even_with_a_matching_hash(certificate_837,
     assert not result.ok and result.reason and handed_over(result.check)
 
 
+def test_a_proof_with_bytes_that_are_not_text_is_refused_as_malformed(certificate_837,
+                                                                      tmp_path) -> None:
+    folder = _copy(certificate_837, tmp_path)
+    tampered = (folder / PROOF_FILE).read_bytes().replace(b"\n", "\n\u00e9 0\n".encode(), 1)
+    (folder / PROOF_FILE).write_bytes(tampered)
+    _rewrite_manifest(folder, lambda m: m["proof"].update(sha256=sha256(tampered)))
+    result = verify(folder)
+    assert not result.ok and result.reason.startswith(f"{PROOF_FILE} is malformed")
+
+
 def test_an_early_empty_clause_is_rejected(certificate_837, tmp_path) -> None:
     """The empty clause moved to the front: 837 is not refuted by unit propagation
     alone, so it cannot be RUP there."""

@@ -210,8 +210,8 @@ def _verify_proof(folder: Path, checker: str) -> Verification:
         check = drat_trim.run(folder / CNF_FILE, folder / PROOF_FILE, None)
     else:
         try:
-            proof = drat.parse_proof(proof_bytes.decode("ascii"))
-        except (drat.DratError, UnicodeDecodeError) as error:
+            proof = drat.parse_proof(proof_bytes)  # the bytes as read: no second copy
+        except drat.DratError as error:
             return refused(f"{PROOF_FILE} is malformed: {error}")
         del proof_bytes
         check = drat.check_proof(encoding.clauses, proof)
