@@ -473,13 +473,14 @@ static int hall_ok(Search *s, int hole, int turned) {
     for (int h = 0; h <= m; h++) s->room[h] = s->left[h] + talon_left[h];
     s->room[hole]++;
     for (int first = 1; first <= m; first++) {
-        long need = 0;
+        long need = 0, room = 0;
         uint64_t mask = 0;
         for (int r = first; r <= m && s->left[r]; r += 2) {
             need += s->left[r];
+            /* the ranks this one adds to the set's predecessors (a few at most) */
+            for (uint64_t bits = s->preds[r] & ~mask; bits; bits &= bits - 1)
+                room += s->room[__builtin_ctzll(bits)];
             mask |= s->preds[r];
-            long room = 0;
-            for (uint64_t bits = mask; bits; bits &= bits - 1) room += s->room[__builtin_ctzll(bits)];
             if (need > room) return 0;
         }
     }

@@ -268,12 +268,14 @@ def hall_ok(left: list[int], hole: int, talon_left: list[int], preds: list[int])
     room = [left[h] + talon_left[h] for h in range(m + 1)]
     room[hole] += 1
     for first in range(1, m + 1):
-        need = mask = 0
+        need = mask = space = 0
         r = first
         while r <= m and left[r]:
             need += left[r]
+            added = preds[r] & ~mask  # the predecessors this rank adds to the set's
+            space += sum(room[h] for h in range(1, m + 1) if added >> h & 1)
             mask |= preds[r]
-            if need > sum(room[h] for h in range(1, m + 1) if mask >> h & 1):
+            if need > space:
                 return False
             r += 2
     return True
