@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from blackhole.atlas import lookup, read_atlas, shipped_path
+from blackhole.atlas import lookup, read_atlas, shipped_games, shipped_path
 from blackhole.atlas_build import build_atlas, write_atlas
 from blackhole.backends import Options, Verdict
 from blackhole.bench import run_bench
@@ -23,7 +23,7 @@ from blackhole.pipeline import solve_deal
 from blackhole.positions import load_position
 from blackhole.sources import load_deal
 
-from .helpers import ROOT, blackhole, reference, results_line
+from .helpers import GOLF_GAMES, ROOT, blackhole, golf_reference, reference, results_line
 
 BEST_CSV = ROOT / "tests" / "data" / "pysol-1-1000-best.csv"
 SEED = int(os.environ.get("BLACKHOLE_ATLAS_SEED", "23"))  # the sample drawn
@@ -52,6 +52,29 @@ def test_the_shipped_black_hole_atlas_holds_the_reference() -> None:
         answer = atlas.answer(number)
         assert answer.won == (row["verdict"] == "solved"), number
         assert answer.best == (51 if answer.won else bests[number]), number
+
+
+@pytest.mark.parametrize("game", GOLF_GAMES)
+def test_the_shipped_golf_atlases_hold_black_hole_solve_s_verdicts(game: str) -> None:
+    """Every Golf game's atlas ships, and deals 1-1000 are won or lost as the
+    independent C solver says; a sample beyond them agrees with fresh solves by sat (an
+    engine the atlas runs did not use)."""
+    assert game in shipped_games()
+    atlas = read_atlas(shipped_path(game))
+    assert (atlas.game, atlas.first, atlas.of) == (game, 1, 35)
+    assert atlas.last >= 1000 and not atlas.unsettled
+    reference = golf_reference()
+    for number in range(1, 1001):
+        assert atlas.answer(number).won == (reference[(number, game)]["verdict"] == "solved")
+    for number in random.Random(SEED).sample(range(1001, atlas.last + 1), 2):
+        solved = solve_deal(load_deal(f"pysol:{number}:{game}"), "sat", Options(timeout=120))
+        assert solved.verdict is not Verdict.UNKNOWN
+        assert atlas.answer(number).won == (solved.verdict is Verdict.SOLVED), number
+
+
+def test_the_shipped_games_are_read_from_the_data_folder() -> None:
+    assert shipped_games()[:2] == ("black-hole", "all-in-a-row")
+    assert all(shipped_path(game).is_file() for game in shipped_games())
 
 
 def test_a_random_sample_of_the_shipped_atlases_agrees_with_fresh_solves() -> None:

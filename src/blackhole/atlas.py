@@ -129,8 +129,8 @@ def parse_deal(spec: str) -> tuple[int, str]:
 
     parts = generated_spec(spec.strip())
     if parts is None or parts[0] != "pysol":
-        raise InputError("the atlas holds PySolFC deals only (pysol:N or "
-                         "pysol:N:all-in-a-row)", spec)
+        raise InputError("the atlas holds PySolFC deals only (pysol:N or pysol:N:GAME)",
+                         spec)
     return parts[1], GAMES[parts[2]]
 
 
@@ -139,6 +139,11 @@ def shipped_path(game: str) -> Path:
     from importlib.resources import files
 
     return Path(str(files(DATA_PACKAGE).joinpath(DATA_FOLDER, f"{game}.atlas.gz")))
+
+
+def shipped_games() -> tuple[str, ...]:
+    """The games whose atlas ships with the package, in the order of the games table."""
+    return tuple(game for game in VARIANTS if shipped_path(game).is_file())
 
 
 def lookup(spec: str, path: Path | str | None = None) -> Answer:
