@@ -278,3 +278,20 @@ def test_analyze_marks_the_first_loss_of_a_golf_line() -> None:
     assert walked.first_loss is not None and walked.first_loss_known
     assert walked.first_loss.fan is None
     assert walked.score == 0
+
+
+@needs_core
+def test_auto_settles_golf_in_line_without_racing_a_second_look(monkeypatch) -> None:
+    """With two cores free auto races, but on a game with a talon its first look runs
+    long enough (QUICK_LOOK_TALON) to settle the deal in line: one look stage, no
+    second look started on a thread to repeat its work."""
+    from blackhole.engines import CORES_VARIABLE
+
+    monkeypatch.setenv(CORES_VARIABLE, "2")
+    reference = golf_reference()
+    for number in range(1, 21):
+        solution = solve_deal(load_deal(f"pysol:{number}:golf"), "auto", Options(timeout=60))
+        assert solution.result.stats["mode"] == "parallel"
+        assert [stage["engine"] for stage in solution.result.stats["stages"]] == ["look"]
+        assert (solution.verdict is Verdict.SOLVED) == \
+            (reference[(number, "golf")]["verdict"] == "solved"), number

@@ -149,10 +149,18 @@ def _ruled_problem(deal: Deal, cards: list[Card], start: int | None, rank: tuple
     """The Problem of a game with other rules: arcs from each card to the fan cards that
     may follow it as the game says (`rank_fits`) and to every talon card; the talon
     chained, its next card first."""
-    fan_nodes = [v for fan in fans for v in fan]
-    follows = {r: tuple(v for v in fan_nodes if rank_fits(deal.game, rank[v], r, deal.ranks))
+    nodes_of: dict[int, list[int]] = {}  # rank → its fan cards, in node order
+    for fan in fans:
+        for v in fan:
+            nodes_of.setdefault(rank[v], []).append(v)
+    # what may follow a card depends on its rank alone: worked out once a rank
+    follows = {r: tuple(sorted([v for other, nodes in nodes_of.items()
+                                if rank_fits(deal.game, other, r, deal.ranks) for v in nodes]
+                               + list(talon)))
                for r in set(rank)}
-    neighbours = tuple(tuple(sorted(w for w in follows[rank[v]] + talon if w != v))
+    on_talon = set(talon)
+    neighbours = tuple(follows[rank[v]] if v not in on_talon
+                       else tuple(w for w in follows[rank[v]] if w != v)
                        for v in range(len(cards)))
     chain = tuple(zip(talon, talon[1:], strict=False))
     return Problem(tuple(cards), start, rank, deal.ranks, tuple(fans), tuple(fan_of),
