@@ -351,13 +351,14 @@ def test_a_position_gives_its_layout_and_legal_moves_from_the_rules(server, spec
 
 
 def test_the_games_come_from_the_games_table(server) -> None:
+    from blackhole.atlas import shipped_games
     from blackhole.games import DEFAULT_GAME, VARIANTS
 
     status, _, data = server.ask("/api/games")
     assert status == 200
     assert [game["name"] for game in data["games"]] == list(VARIANTS)
-    assert {game["name"] for game in data["games"] if game["atlas"]} == \
-        {"black-hole", "all-in-a-row"}
+    assert {game["name"] for game in data["games"] if game["atlas"]} == set(shipped_games())
+    assert {"black-hole", "all-in-a-row", "golf"} <= set(shipped_games())
     assert data["engines"] == ["auto", "look", "sat", "cpsat"]
     assert data["default"] == DEFAULT_GAME.name
 
