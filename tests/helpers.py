@@ -73,6 +73,14 @@ def golf_referee(seed: int, game: str) -> Verdict:
     return solve_deal(small_golf(seed, game), "search", Options()).verdict
 
 
+def refereed_golf_deals(game: str, count: int = 40) -> list[tuple[int, Deal, Verdict]]:
+    """(seed, small_golf(seed, game), the search referee's verdict) for the first `count`
+    seeds; both verdicts occur among them, so a test over them meets won and lost deals."""
+    cases = [(seed, small_golf(seed, game), golf_referee(seed, game)) for seed in range(count)]
+    assert {expected for _, _, expected in cases} == {Verdict.SOLVED, Verdict.UNSOLVABLE}
+    return cases
+
+
 @cache
 def reference() -> dict[int, dict[str, str]]:
     """deal number → {"verdict", "states_checked", "seconds"} from black-hole-solve 1.14.0."""
