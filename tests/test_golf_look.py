@@ -6,9 +6,15 @@ engine it names."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from blackhole.backends import Options, Verdict
+from blackhole.deal import Deal
+from blackhole.games import VARIANTS, OnKing, rank_fits
 from blackhole.look import (
     c_engine_built,
     hall_applies,
@@ -109,7 +115,7 @@ def test_the_cuts_hold_on_every_state_of_winning_lines(game: str) -> None:
             continue
         talon_ranks = [problem.rank[v] for v in problem.talon]
         odd, even = parity_room(talon_ranks)
-        preds, talon_left = hall_room(onto, talon_ranks)
+        links, talon_left = hall_room(onto, talon_ranks)
         hole = problem.rank[problem.start]
         left = [0] * (deal.ranks + 1)
         for v in problem.required:
@@ -117,7 +123,7 @@ def test_the_cuts_hold_on_every_state_of_winning_lines(game: str) -> None:
         excess = sum(1 if problem.rank[v] % 2 else -1 for v in problem.required)
         turned = 0
         for card, _ in solution.moves:
-            assert hall_ok(left, hole, talon_left[turned], preds), (seed, str(card))
+            assert hall_ok(left, hole, talon_left[turned], links), (seed, str(card))
             if applies:
                 assert -odd[turned] - (hole % 2) <= excess <= even[turned] + (hole % 2 == 0)
             if turned < len(talon_ranks) and card == problem.cards[problem.talon[turned]]:
@@ -135,12 +141,66 @@ def test_the_predecessor_cut_refuses_what_it_must() -> None:
     """Golf's ranks in a row: two Aces left need two 2s to follow (an Ace goes only on a
     2), and one 2 with no talon left is too few; a talon 2 still to turn is enough."""
     onto = [[], *([r for r in (h - 1, h + 1) if 1 <= r <= 13] for h in range(1, 14))]
-    preds, talon_left = hall_room(onto, [2])
+    links, talon_left = hall_room(onto, [2])
     left = [0] * 14
     left[1], left[2] = 2, 1
-    assert not hall_ok(left, 9, talon_left[1], preds)  # the talon turned: one 2 for two Aces
-    assert hall_ok(left, 9, talon_left[0], preds)  # the talon's 2 is a second
-    assert hall_ok(left, 0, talon_left[1], preds)  # an empty foundation: no cut
+    assert not hall_ok(left, 9, talon_left[1], links)  # the talon turned: one 2 for two Aces
+    assert hall_ok(left, 9, talon_left[0], links)  # the talon's 2 is a second
+    assert hall_ok(left, 0, talon_left[1], links)  # an empty foundation: no cut
+
+
+def runs_fit(left: list[int], hole: int, talon_left: list[int],
+             onto: list[list[int]]) -> bool:
+    """The predecessor cut as encodings/look.md states it, set by set: for every run of
+    ranks a, a + 2, ..., b with cards left, its cards number at most the cards (fan,
+    talon to turn, and the foundation's) of the ranks they may go on."""
+    m = len(left) - 1
+    room = [left[h] + talon_left[h] + (h == hole) for h in range(m + 1)]
+    for a in range(1, m + 1):
+        run: list[int] = []
+        for r in range(a, m + 1, 2):
+            if not left[r]:
+                break
+            run.append(r)
+            under = {h for h in range(1, m + 1) for q in run if q in onto[h]}
+            if sum(left[q] for q in run) > sum(room[h] for h in under):
+                return False
+    return True
+
+
+@given(st.integers(2, 14), st.booleans(), st.sampled_from(list(OnKing)),
+       st.lists(st.integers(0, 4), min_size=14, max_size=14),
+       st.lists(st.integers(1, 14), max_size=6), st.integers(1, 14), st.integers(0, 6))
+@example(4, True, OnKing.ADJACENT, [1, 0, 1] + [0] * 11, [], 4, 0)  # 1 and 3 share 2 and 4
+def test_the_predecessor_cut_tests_every_run(m, wrap, on_king, counts, talon, hole,
+                                             turned) -> None:
+    """hall_ok's one walk a parity answers as the run-by-run definition does, on every
+    deck size and King rule (with an even deck's runs that go all the way round)."""
+    game = dataclasses.replace(VARIANTS["golf"], wrap=wrap, on_king=on_king)
+    onto = [list(range(1, m + 1))] + [[r for r in range(1, m + 1) if rank_fits(game, r, h, m)]
+                                      for h in range(1, m + 1)]
+    talon = [(r - 1) % m + 1 for r in talon]
+    links, talon_left = hall_room(onto, talon)
+    left = [0, *counts[:m]]
+    hole, turned = (hole - 1) % m + 1, min(turned, len(talon))
+    assert hall_ok(left, hole, talon_left[turned], links) == \
+        runs_fit(left, hole, talon_left[turned], onto)
+
+
+@pytest.mark.parametrize("game", GOLF_GAMES)
+def test_a_state_won_with_more_talon_turned_is_won_with_fewer(game: str) -> None:
+    """The memo's talon rule (encodings/look.md, "The talon"): the same fans and
+    foundation with the talon turned further are won only if they are won with it turned
+    less. Held to the `search` referee on small deals, each cut at every talon card."""
+    checked = 0
+    for seed in range(30):
+        deal = small_golf(seed, game)
+        won = [solve_deal(Deal(deal.fans, deal.foundation, deal.ranks, talon=deal.talon[t:],
+                               game=deal.game), "search", Options()).verdict
+               is Verdict.SOLVED for t in range(len(deal.talon) + 1)]
+        assert all(won[t] or not won[t + 1] for t in range(len(won) - 1)), (seed, won)
+        checked += won[0] != won[-1]
+    assert checked  # some deal is won with its whole talon and lost with none
 
 
 @pytest.mark.parametrize("game", GOLF_GAMES)

@@ -99,10 +99,12 @@ typedef struct {
     int excess;              /* the fans' odd cards less their even cards */
     int *odd_from, *even_from; /* the talon's odd and even ranks from card t on */
     int hall;                /* the predecessor cut applies (look.hall_room) */
-    uint64_t *preds;         /* rank -> the ranks it may go on, as bits */
+    int *below, *above, *between; /* the cut's links (look.hall_room): ranks, 0 none */
     int *talon_left;         /* [t * (m + 1) + h]: the talon's cards of rank h from card t on */
     int *room;               /* scratch for hall_ok: m + 1 */
     int hole_bits;           /* the hole's field in the key; the talon's count above it */
+    uint64_t turned_bits;    /* the talon's count's field in word 0 (look._python_search:
+                              * a state that is dead with t cards turned is dead with more) */
     int bitwords;            /* words of a set of fans */
     uint64_t *showing;       /* rank -> the set of fans whose top card has that rank */
     /* the state */
@@ -154,9 +156,10 @@ static uint64_t mix(uint64_t x) {
     return x;
 }
 
-static inline uint64_t hash_key(const uint64_t *k, int words) {
-    uint64_t h = 0x9e3779b97f4a7c15ULL;
-    for (int w = 0; w < words; w++) h = mix(h ^ k[w]) + (uint64_t)w;
+/* the hash of key k, leaving out the bits `ignore` of its word 0 */
+static inline uint64_t hash_key(const uint64_t *k, int words, uint64_t ignore) {
+    uint64_t h = mix(0x9e3779b97f4a7c15ULL ^ (k[0] & ~ignore));
+    for (int w = 1; w < words; w++) h = mix(h ^ k[w]) + (uint64_t)w;
     return h;
 }
 
@@ -171,14 +174,16 @@ static void make_key(Search *s, int hole, int turned) {
     s->state_key[0] |= (uint64_t)hole | ((uint64_t)turned << s->hole_bits);
 }
 
-/* the slot of key k: where it is, or the free slot where it would go */
-static inline uint64_t *find_slot(uint64_t *table, size_t capacity, const uint64_t *k, int words) {
-    size_t mask = capacity - 1, at = (size_t)hash_key(k, words) & mask;
+/* the slot of key k: where it is (the bits `ignore` of word 0 aside), or the free slot
+ * where it would go */
+static inline uint64_t *find_slot(uint64_t *table, size_t capacity, const uint64_t *k, int words,
+                                  uint64_t ignore) {
+    size_t mask = capacity - 1, at = (size_t)hash_key(k, words, ignore) & mask;
     for (;;) {
         uint64_t *slot = table + at * (size_t)words;
         if (is_free(slot, words)) return slot;
-        int w = 0;
-        while (w < words && slot[w] == k[w]) w++;
+        int w = ((slot[0] ^ k[0]) & ~ignore) ? 0 : 1;
+        while (w && w < words && slot[w] == k[w]) w++;
         if (w == words) return slot;
         at = (at + 1) & mask;
     }
@@ -194,12 +199,18 @@ static inline void prefetch_child(Search *s, int f, int r, int turned) {
     k[s->add_word[i]] -= s->add_val[i];
     if (s->height[f] > 1) k[s->add_word[i - 1]] += s->add_val[i - 1];
     k[0] |= (uint64_t)r | ((uint64_t)turned << s->hole_bits);
-    __builtin_prefetch(s->table + ((size_t)hash_key(k, s->words) & (s->capacity - 1))
+    __builtin_prefetch(s->table + ((size_t)hash_key(k, s->words, s->turned_bits)
+                                   & (s->capacity - 1))
                                   * (size_t)s->words);
 }
 
+/* is the state in state_key dead: is it in the memo with as many talon cards turned, or
+ * fewer? (Any line from a state with more turned is a line from the state with fewer that
+ * turns the cards between first, so the one is dead when the other is.) */
 static int memo_has(Search *s) {
-    return !is_free(find_slot(s->table, s->capacity, s->state_key, s->words), s->words);
+    uint64_t *slot = find_slot(s->table, s->capacity, s->state_key, s->words, s->turned_bits);
+    return !is_free(slot, s->words)
+           && (slot[0] & s->turned_bits) <= (s->state_key[0] & s->turned_bits);
 }
 
 /* a zeroed table of n words; a large one asks for huge pages, which spare the memo's
@@ -226,7 +237,8 @@ static int memo_grow(Search *s) {
     for (size_t at = 0; at < s->capacity; at++) {
         uint64_t *old = s->table + at * words;
         if (!is_free(old, s->words))
-            memcpy(find_slot(table, capacity, old, s->words), old, sizeof(uint64_t) * words);
+            memcpy(find_slot(table, capacity, old, s->words, s->turned_bits), old,
+                   sizeof(uint64_t) * words);
     }
     free(s->table);
     s->table = table;
@@ -247,10 +259,12 @@ static int memo_add(Search *s) {
             return 0; /* full: this state is not remembered */
         if (memo_grow(s) < 0) return -1;
     }
-    uint64_t *slot = find_slot(s->table, s->capacity, s->state_key, s->words);
+    uint64_t *slot = find_slot(s->table, s->capacity, s->state_key, s->words, s->turned_bits);
     if (is_free(slot, s->words)) {
         memcpy(slot, s->state_key, sizeof(uint64_t) * (size_t)s->words);
         s->count++;
+    } else if ((slot[0] & s->turned_bits) > (s->state_key[0] & s->turned_bits)) {
+        slot[0] = (slot[0] & ~s->turned_bits) | (s->state_key[0] & s->turned_bits);
     }
     return 0;
 }
@@ -461,30 +475,70 @@ static void release(Search *s) {
     free(s->key); free(s->state_key); free(s->child_key); free(s->table);
     free(s->best_line); free(s->avail); free(s->inside); free(s->tried);
     free(s->talon_node); free(s->talon_rank); free(s->odd_from); free(s->even_from);
-    free(s->preds); free(s->talon_left); free(s->room);
+    free(s->below); free(s->talon_left); free(s->room);
 }
 
-/* the predecessor cut (look.hall_room): for every run of ranks r, r + 2, ..., each with
- * cards left, those cards are no more than the cards they may follow */
+/* the predecessor cut (look.hall_ok): for every run of ranks a, a + 2, ..., b, each with
+ * cards left, those cards are no more than the cards they may follow; one walk a parity */
 static int hall_ok(Search *s, int hole, int turned) {
     if (!hole) return 1;
     int m = s->modulus;
     const int *talon_left = s->talon_left + (size_t)turned * (size_t)(m + 1);
-    for (int h = 0; h <= m; h++) s->room[h] = s->left[h] + talon_left[h];
-    s->room[hole]++;
-    for (int first = 1; first <= m; first++) {
-        long need = 0, room = 0;
-        uint64_t mask = 0;
-        for (int r = first; r <= m && s->left[r]; r += 2) {
-            need += s->left[r];
-            /* the ranks this one adds to the set's predecessors (a few at most) */
-            for (uint64_t bits = s->preds[r] & ~mask; bits; bits &= bits - 1)
-                room += s->room[__builtin_ctzll(bits)];
-            mask |= s->preds[r];
-            if (need > room) return 0;
+    const int *left = s->left, *below = s->below, *above = s->above, *between = s->between;
+    int *room = s->room;
+    for (int h = 1; h <= m; h++) room[h] = left[h] + talon_left[h];
+    room[0] = 0;
+    room[hole]++;
+    for (int first = 1; first <= 2; first++) {
+        int most = 0, need = 0, space = 0, whole = 1;
+        for (int r = first; r <= m; r += 2) {
+            if (!left[r]) { whole = 0; continue; }
+            if (r == first || !left[r - 2]) { /* a run starts */
+                most = left[r] - room[below[r]];
+                need = 0;
+                space = room[below[r]];
+            } else {
+                int gap = room[between[r - 2]], fresh = -room[below[r]];
+                most = left[r] + (most - gap > fresh ? most - gap : fresh);
+                space += gap;
+            }
+            need += left[r];
+            if (most > room[above[r]]) return 0;
         }
+        /* every rank of this parity, on an even deck: the run's two end links are one */
+        if (whole && m % 2 == 0 && below[first] && below[first] == above[m + first - 2]
+            && need > space)
+            return 0;
     }
     return 1;
+}
+
+/* may rank r go on rank h, as the caller's table says? */
+static int fits(const Search *s, int r, int h) {
+    for (int o = s->onto_off[h]; o < s->onto_off[h + 1]; o++)
+        if (s->onto[o] == r) return 1;
+    return 0;
+}
+
+/* the predecessor cut's links (look.hall_room), in s->below, s->above and s->between
+ * (one block of 3 (m + 1)); NOT_TAKEN when a card may go on a rank not next to its own,
+ * which the cut does not take (look.hall_applies keeps it off there) */
+static int hall_links(Search *s) {
+    int m = s->modulus;
+    s->above = s->below + (m + 1);
+    s->between = s->above + (m + 1);
+    for (int h = 1; h <= m; h++)
+        for (int o = s->onto_off[h]; o < s->onto_off[h + 1]; o++) {
+            int r = s->onto[o];
+            if (h != (r - 2 + m) % m + 1 && h != r % m + 1) return NOT_TAKEN;
+        }
+    for (int r = 1; r <= m; r++) {
+        int down = (r - 2 + m) % m + 1, up = r % m + 1;
+        s->below[r] = fits(s, r, down) ? down : 0;
+        s->above[r] = fits(s, r, up) ? up : 0;
+        s->between[r] = r + 2 <= m && (fits(s, r, r + 1) || fits(s, r + 2, r + 1)) ? r + 1 : 0;
+    }
+    return 0;
 }
 
 /* the parity cut (look.parity_room): can the fans' odd-less-even count be met by runs
@@ -735,8 +789,8 @@ static PyObject *run(PyObject *args, int longest) {
     s.chain = cuts & 1;
     s.parity = (cuts & 2) != 0;
     s.hall = (cuts & 4) != 0;
-    if (s.hall && m > 62) loaded = NOT_TAKEN; /* a set of ranks is one word */
     s.hole_bits = bit_length(m);
+    s.turned_bits = (((uint64_t)1 << bit_length(s.ntalon)) - 1) << s.hole_bits;
     int nf = s.nfans, total = s.total, ntalon = s.ntalon;
     /* a frame's moves: at most one a fan, and the talon's */
     int most = nf + (ntalon > 0), steps = total + ntalon;
@@ -756,12 +810,12 @@ static PyObject *run(PyObject *args, int longest) {
     s.inside = calloc((size_t)m + 1, 1);
     s.tried = calloc((size_t)m + 1, sizeof(int));
     s.best_line = calloc((size_t)steps + 1, sizeof(long));
-    s.preds = calloc((size_t)m + 1, sizeof(uint64_t));
+    s.below = calloc(3 * ((size_t)m + 1), sizeof(int));
     s.talon_left = calloc(((size_t)ntalon + 1) * ((size_t)m + 1), sizeof(int));
     s.room = calloc((size_t)m + 1, sizeof(int));
     s.odd_from = calloc((size_t)ntalon + 1, sizeof(int));
     s.even_from = calloc((size_t)ntalon + 1, sizeof(int));
-    if (!s.preds || !s.talon_left || !s.room || !s.odd_from || !s.even_from || !s.showing || !s.height || !s.left || !s.steps || !s.add_word
+    if (!s.below || !s.talon_left || !s.room || !s.odd_from || !s.even_from || !s.showing || !s.height || !s.left || !s.steps || !s.add_word
         || !s.add_val || !s.avail || !s.inside || !s.tried || !s.best_line) {
         PyErr_NoMemory(); goto done;
     }
@@ -783,8 +837,10 @@ static PyObject *run(PyObject *args, int longest) {
         s.gaps += !s.left[r];
         s.excess += r % 2 ? s.left[r] : -s.left[r];
     }
-    for (int h = 1; h <= m && m <= 62; h++)
-        for (int o = s.onto_off[h]; o < s.onto_off[h + 1]; o++) s.preds[s.onto[o]] |= 1ULL << h;
+    if (s.hall && hall_links(&s) == NOT_TAKEN) {
+        result = Py_BuildValue("(iOi)", NOT_TAKEN, Py_None, 0);
+        goto done;
+    }
     for (int t = ntalon - 1; t >= 0; t--) {
         int *row = s.talon_left + (size_t)t * (size_t)(m + 1);
         memcpy(row, row + m + 1, sizeof(int) * (size_t)(m + 1));
@@ -838,16 +894,20 @@ static PyObject *run(PyObject *args, int longest) {
                 make_key(&s, fr->hole, fr->turned);
                 /* the memo's slot is most likely out of the cache: fetch it while the cuts
                  * are worked out (they are not remembered: working them out again costs
-                 * less than a memo entry) */
-                __builtin_prefetch(s.table + ((size_t)hash_key(s.state_key, s.words)
+                 * less than a memo entry); the predecessor cut, the dearest, waits for the
+                 * memo */
+                __builtin_prefetch(s.table + ((size_t)hash_key(s.state_key, s.words,
+                                                               s.turned_bits)
                                               & (s.capacity - 1)) * (size_t)s.words);
                 if (s.longest ? !worth(&s, fr->hole, fr->cards, total - fr->cards)
                     : (s.chain && !chain_ok(&s, fr->hole, fr->cards))
-                      || (s.parity && !parity_ok(&s, fr->hole, fr->turned))
-                      || (s.hall && !hall_ok(&s, fr->hole, fr->turned))) {
+                      || (s.parity && !parity_ok(&s, fr->hole, fr->turned))) {
                     got = R_FALSE; step = RETURN; continue;
                 }
-                if (memo_has(&s)) { got = R_FALSE; step = RETURN; continue; }
+                if (memo_has(&s)
+                    || (!s.longest && s.hall && !hall_ok(&s, fr->hole, fr->turned))) {
+                    got = R_FALSE; step = RETURN; continue;
+                }
                 uint64_t *mv = moves + fr->moves;
                 int n = 0;
                 fr->cut = 0;

@@ -112,7 +112,6 @@ _NOT_TAKEN = -2  # the compiled core's answer to a problem it leaves to the Pyth
 TALON_MOVE = -1  # the fan a move names when it turns the talon's next card
 CHAIN_CUT, PARITY_CUT, HALL_CUT = 1, 2, 4  # the compiled core's cuts besides the memo
 # and the same-rank cut
-HALL_RANKS = 62  # the predecessor cut keeps a set of ranks in one 64-bit word
 
 
 @dataclass(frozen=True)
@@ -229,55 +228,87 @@ def parity_room(talon_ranks: list[int]) -> tuple[list[int], list[int]]:
 
 def hall_applies(problem: Problem) -> bool:
     """Does the predecessor cut (`hall_room`) run? For a game with other rules than Black
-    Hole's path (where the rank-count cut is stronger), on decks of at most HALL_RANKS."""
-    return not problem.game.plain and problem.modulus <= HALL_RANKS
+    Hole's path (where the rank-count cut is stronger) whose cards go only on the ranks
+    next to their own (`games.rank_fits` allows no other)."""
+    if problem.game.plain:
+        return False
+    m = problem.modulus
+    return all(r in ((h - 2) % m + 1, h % m + 1)
+               for h, ranks in enumerate(onto_table(problem)) if h for r in ranks)
 
 
 def hall_room(onto: list[list[int]],
-              talon_ranks: list[int]) -> tuple[list[int], list[list[int]]]:
-    """The predecessor cut's tables: (preds, talon_left), where preds[r] has bit h set when
-    rank r may go on rank h, and talon_left[t][h] counts the talon's cards of rank h from
-    its card t on.
+              talon_ranks: list[int]) -> tuple[tuple[list[int], list[int], list[int]],
+                                                list[list[int]]]:
+    """The predecessor cut's tables: ((below, above, between), talon_left). For rank r,
+    below[r] is the rank under it (r - 1, or the top rank under the ace) when r may go on
+    it, above[r] the rank over it (r + 1, or the ace over the top rank) when r may go on
+    it, and between[r] is r + 1 when r or r + 2 may go on it; 0 stands for none.
+    talon_left[t][h] counts the talon's cards of rank h from its card t on.
 
     Every fan card a full line plays comes right after a card it may go on: the
     foundation's top card now, a talon card turned, or a fan card played before it; and
     each card comes right before at most one. So the cards left must map one to one onto
     such predecessors, and by Hall's theorem, for every set S of ranks, the fan cards of
     ranks in S number at most the fan cards, talon cards left and the foundation's card
-    of the ranks they may go on. The cut tests the sets of ranks r, r + 2, ..., s (each
-    with cards left): where a card goes only on the ranks next to its own, these are the
-    sets whose predecessors overlap."""
+    of the ranks they may go on. The cut tests the sets of ranks a, a + 2, ..., b (each
+    with cards left): where a card goes only on the ranks next to its own
+    (`hall_applies`), these are the sets whose predecessors overlap, and their
+    predecessors are below[a], between[a], between[a + 2], ..., between[b - 2] and
+    above[b]."""
     m = len(onto) - 1
-    preds = [0] * (m + 1)
+    fits = [set() for _ in range(m + 2)]  # fits[r]: the ranks r may go on
     for h in range(1, m + 1):
         for r in onto[h]:
-            preds[r] |= 1 << h
+            fits[r].add(h)
+    below = [0] + [(r - 2) % m + 1 if (r - 2) % m + 1 in fits[r] else 0
+                   for r in range(1, m + 1)]
+    above = [0] + [r % m + 1 if r % m + 1 in fits[r] else 0 for r in range(1, m + 1)]
+    between = [0] + [r + 1 if r + 2 <= m and r + 1 in fits[r] | fits[r + 2] else 0
+                     for r in range(1, m + 1)]
     talon_left = [[0] * (m + 1) for _ in range(len(talon_ranks) + 1)]
     for t in range(len(talon_ranks) - 1, -1, -1):
         talon_left[t] = talon_left[t + 1][:]
         talon_left[t][talon_ranks[t]] += 1
-    return preds, talon_left
+    return (below, above, between), talon_left
 
 
-def hall_ok(left: list[int], hole: int, talon_left: list[int], preds: list[int]) -> bool:
+def hall_ok(left: list[int], hole: int, talon_left: list[int],
+            links: tuple[list[int], list[int], list[int]]) -> bool:
     """The predecessor cut (`hall_room`) on a state: `left[r]` fan cards of rank r,
-    the foundation's rank `hole`, `talon_left[h]` talon cards of rank h still to turn."""
+    the foundation's rank `hole`, `talon_left[h]` talon cards of rank h still to turn.
+
+    One walk over each parity's ranks tests every run: `most` is the largest, over the
+    runs a .. r that end at r, of their cards less the room of their predecessors but
+    above[r]. The rooms add up, as a run's predecessors are distinct ranks, except where
+    a run holds every rank of its parity on a deck of an even number of ranks: then
+    below[a] and above[b] may be one rank, and that run is tested on its own."""
     if not hole:  # an empty foundation takes any first card
         return True
+    below, above, between = links
     m = len(left) - 1
     room = [left[h] + talon_left[h] for h in range(m + 1)]
     room[hole] += 1
-    for first in range(1, m + 1):
-        need = mask = space = 0
-        r = first
-        while r <= m and left[r]:
+    room[0] = 0  # what a missing link counts
+    for first in (1, 2):
+        most = need = space = 0
+        whole = True
+        for r in range(first, m + 1, 2):
+            if not left[r]:
+                whole = False
+                continue
+            if r == first or not left[r - 2]:  # a run starts
+                most, need, space = left[r] - room[below[r]], 0, room[below[r]]
+            else:
+                gap = room[between[r - 2]]
+                most = left[r] + max(most - gap, -room[below[r]])
+                space += gap
             need += left[r]
-            added = preds[r] & ~mask  # the predecessors this rank adds to the set's
-            space += sum(room[h] for h in range(1, m + 1) if added >> h & 1)
-            mask |= preds[r]
-            if need > space:
+            if most > room[above[r]]:
                 return False
-            r += 2
+        if whole and m % 2 == 0 and below[first] and below[first] == above[m + first - 2] \
+                and need > space:
+            return False
     return True
 
 
@@ -482,7 +513,10 @@ def _python_search(problem: Problem, budget: int, seconds: float | None,
     line: list[int] = []
     longest: list[int] = []  # the longest line found (target mode)
     best = [0]  # the fan cards it plays
-    dead: set[int] = set()
+    # the states with no line on, by fans and hole: the fewest talon cards turned with
+    # which the state was found dead (more turned is dead too: a line from there is a line
+    # from fewer turned that turns the cards between first)
+    dead: dict[int, int] = {}
     chain_answers: dict[tuple[int, ...], bool] = {}
     spent = 0
     gaps = [sum(1 for r in range(1, m + 1) if not left[r])]  # ranks with no card left
@@ -496,7 +530,7 @@ def _python_search(problem: Problem, budget: int, seconds: float | None,
     # the fans' odd cards less their even cards, for the parity cut
     excess = [sum(1 if r % 2 else -1 for ranks in fan_ranks for r in ranks)]
     hall_cut = hall_applies(problem)
-    preds, talon_left = hall_room(onto, talon_ranks)
+    links, talon_left = hall_room(onto, talon_ranks)
     stride = m + 1
     turns = len(talon) + 1  # how far the talon was turned: 0 .. len(talon)
     deadline = None if seconds is None else time.perf_counter() + seconds
@@ -538,8 +572,8 @@ def _python_search(problem: Problem, budget: int, seconds: float | None,
                 return True
         if cards == 0:
             return True
-        key = (code * stride + hole) * turns + turned
-        if key in dead:
+        key = code * stride + hole
+        if dead.get(key, turns) <= turned:
             return False
         if target is not None:
             if not worth(hole, cards, total - cards):
@@ -549,7 +583,7 @@ def _python_search(problem: Problem, budget: int, seconds: float | None,
         elif parity_cut and not (-odd_from[turned] - (hole % 2 or not hole) <= excess[0]
                                  <= even_from[turned] + (hole % 2 == 0)):
             return False
-        elif hall_cut and not hall_ok(left, hole, talon_left[turned], preds):
+        elif hall_cut and not hall_ok(left, hole, talon_left[turned], links):
             return False
         moves = []
         for r in onto[hole]:
@@ -610,7 +644,7 @@ def _python_search(problem: Problem, budget: int, seconds: float | None,
             heights[f] = h + 1
         if cut:
             return None
-        dead.add(key)
+        dead[key] = turned
         return False
 
     start = 0 if problem.start is None else rank[problem.start]
