@@ -100,8 +100,8 @@ typedef struct {
     int *odd_from, *even_from; /* the talon's odd and even ranks from card t on */
     int hall;                /* the predecessor cut applies (look.hall_room) */
     int *below, *above, *between; /* the cut's links (look.hall_room): ranks, 0 none */
+    int *walks;              /* rank h -> the parities next to h, as bits (1 odd, 2 even) */
     int *talon_left;         /* [t * (m + 1) + h]: the talon's cards of rank h from card t on */
-    int *room;               /* scratch for hall_ok: m + 1 */
     int hole_bits;           /* the hole's field in the key; the talon's count above it */
     uint64_t turned_bits;    /* the talon's count's field in word 0 (look._python_search:
                               * a state that is dead with t cards turned is dead with more) */
@@ -170,7 +170,7 @@ static inline int is_free(const uint64_t *slot, int words) {
 }
 
 static void make_key(Search *s, int hole, int turned) {
-    memcpy(s->state_key, s->key, sizeof(uint64_t) * (size_t)s->words);
+    for (int w = 0; w < s->words; w++) s->state_key[w] = s->key[w];
     s->state_key[0] |= (uint64_t)hole | ((uint64_t)turned << s->hole_bits);
 }
 
@@ -475,41 +475,45 @@ static void release(Search *s) {
     free(s->key); free(s->state_key); free(s->child_key); free(s->table);
     free(s->best_line); free(s->avail); free(s->inside); free(s->tried);
     free(s->talon_node); free(s->talon_rank); free(s->odd_from); free(s->even_from);
-    free(s->below); free(s->talon_left); free(s->room);
+    free(s->below); free(s->talon_left);
 }
 
 /* the predecessor cut (look.hall_ok): for every run of ranks a, a + 2, ..., b, each with
- * cards left, those cards are no more than the cards they may follow; one walk a parity */
-static int hall_ok(Search *s, int hole, int turned) {
+ * cards left, those cards are no more than the cards they may follow; one walk a parity.
+ * `from` is the foundation's rank before the move into this state, whose state passed
+ * the cut (0: none, or no such state). The move took one card of room from rank `from`
+ * alone (the card played, or the talon card turned, keeps its rank's room as the
+ * foundation's card), so only the runs next to `from` can fail now: only their parities
+ * are walked. */
+static int hall_ok(Search *s, int hole, int turned, int from) {
     if (!hole) return 1;
     int m = s->modulus;
     const int *talon_left = s->talon_left + (size_t)turned * (size_t)(m + 1);
     const int *left = s->left, *below = s->below, *above = s->above, *between = s->between;
-    int *room = s->room;
-    for (int h = 1; h <= m; h++) room[h] = left[h] + talon_left[h];
-    room[0] = 0;
-    room[hole]++;
+#define ROOM(x) (left[x] + talon_left[x] + ((x) == hole)) /* 0 for rank 0, no link */
     for (int first = 1; first <= 2; first++) {
+        if (!(s->walks[from] & first)) continue; /* no rank of this parity is next to it */
         int most = 0, need = 0, space = 0, whole = 1;
         for (int r = first; r <= m; r += 2) {
             if (!left[r]) { whole = 0; continue; }
             if (r == first || !left[r - 2]) { /* a run starts */
-                most = left[r] - room[below[r]];
+                most = left[r] - ROOM(below[r]);
                 need = 0;
-                space = room[below[r]];
+                space = ROOM(below[r]);
             } else {
-                int gap = room[between[r - 2]], fresh = -room[below[r]];
+                int gap = ROOM(between[r - 2]), fresh = -ROOM(below[r]);
                 most = left[r] + (most - gap > fresh ? most - gap : fresh);
                 space += gap;
             }
             need += left[r];
-            if (most > room[above[r]]) return 0;
+            if (most > ROOM(above[r])) return 0;
         }
         /* every rank of this parity, on an even deck: the run's two end links are one */
         if (whole && m % 2 == 0 && below[first] && below[first] == above[m + first - 2]
             && need > space)
             return 0;
     }
+#undef ROOM
     return 1;
 }
 
@@ -520,13 +524,15 @@ static int fits(const Search *s, int r, int h) {
     return 0;
 }
 
-/* the predecessor cut's links (look.hall_room), in s->below, s->above and s->between
- * (one block of 3 (m + 1)); NOT_TAKEN when a card may go on a rank not next to its own,
+/* the predecessor cut's links (look.hall_room), in s->below, s->above and s->between,
+ * and s->walks (one block of 4 (m + 1)); NOT_TAKEN when a card may go on a rank not next to its own,
  * which the cut does not take (look.hall_applies keeps it off there) */
 static int hall_links(Search *s) {
     int m = s->modulus;
     s->above = s->below + (m + 1);
     s->between = s->above + (m + 1);
+    s->walks = s->between + (m + 1);
+    s->walks[0] = 3; /* no state before: both */
     for (int h = 1; h <= m; h++)
         for (int o = s->onto_off[h]; o < s->onto_off[h + 1]; o++) {
             int r = s->onto[o];
@@ -537,6 +543,7 @@ static int hall_links(Search *s) {
         s->below[r] = fits(s, r, down) ? down : 0;
         s->above[r] = fits(s, r, up) ? up : 0;
         s->between[r] = r + 2 <= m && (fits(s, r, r + 1) || fits(s, r + 2, r + 1)) ? r + 1 : 0;
+        s->walks[r] = (2 - down % 2) | (2 - up % 2); /* odd ranks: walk 1; even: walk 2 */
     }
     return 0;
 }
@@ -810,12 +817,11 @@ static PyObject *run(PyObject *args, int longest) {
     s.inside = calloc((size_t)m + 1, 1);
     s.tried = calloc((size_t)m + 1, sizeof(int));
     s.best_line = calloc((size_t)steps + 1, sizeof(long));
-    s.below = calloc(3 * ((size_t)m + 1), sizeof(int));
+    s.below = calloc(4 * ((size_t)m + 1), sizeof(int));
     s.talon_left = calloc(((size_t)ntalon + 1) * ((size_t)m + 1), sizeof(int));
-    s.room = calloc((size_t)m + 1, sizeof(int));
     s.odd_from = calloc((size_t)ntalon + 1, sizeof(int));
     s.even_from = calloc((size_t)ntalon + 1, sizeof(int));
-    if (!s.below || !s.talon_left || !s.room || !s.odd_from || !s.even_from || !s.showing || !s.height || !s.left || !s.steps || !s.add_word
+    if (!s.below || !s.talon_left || !s.odd_from || !s.even_from || !s.showing || !s.height || !s.left || !s.steps || !s.add_word
         || !s.add_val || !s.avail || !s.inside || !s.tried || !s.best_line) {
         PyErr_NoMemory(); goto done;
     }
@@ -905,7 +911,9 @@ static PyObject *run(PyObject *args, int longest) {
                     got = R_FALSE; step = RETURN; continue;
                 }
                 if (memo_has(&s)
-                    || (!s.longest && s.hall && !hall_ok(&s, fr->hole, fr->turned))) {
+                    || (!s.longest && s.hall
+                        && !hall_ok(&s, fr->hole, fr->turned,
+                                    depth ? frames[depth - 1].hole : 0))) {
                     got = R_FALSE; step = RETURN; continue;
                 }
                 uint64_t *mv = moves + fr->moves;

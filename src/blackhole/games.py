@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cache
 
 from blackhole.errors import InputError
 
@@ -122,3 +123,14 @@ def rank_fits(game: Variant, rank: int, hole: int | None, ranks: int) -> bool:
     if game.wrap:
         return step in (1, ranks - 1)
     return abs(rank - hole) == 1
+
+
+
+@cache
+def fitting(game: Variant, ranks: int) -> tuple[tuple[int, ...], ...]:
+    """fitting(game, ranks)[h]: the ranks that may go on the foundation's top rank h as
+    `rank_fits` says, ascending; [0], the empty foundation: every rank. Worked out once
+    a game and deck, for the layers that ask it of every rank (the look, the Problem)."""
+    return (tuple(range(1, ranks + 1)),) + tuple(
+        tuple(r for r in range(1, ranks + 1) if rank_fits(game, r, h, ranks))
+        for h in range(1, ranks + 1))

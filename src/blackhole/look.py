@@ -76,7 +76,7 @@ from dataclasses import dataclass
 
 from blackhole.engines import ENGINES, look_switch
 from blackhole.errors import ArgumentError, InputError
-from blackhole.games import rank_fits
+from blackhole.games import fitting
 from blackhole.longest import Longest
 from blackhole.problem import Problem
 
@@ -194,13 +194,11 @@ def _arc_covers(taken: list[bool], left: list[int], hole: int, cards: int, m: in
     return covered >= cards
 
 
-def onto_table(problem: Problem) -> list[list[int]]:
+def onto_table(problem: Problem) -> tuple[tuple[int, ...], ...]:
     """onto[h]: the ranks that may go onto hole rank h as the problem's game says
-    (`games.rank_fits`), ascending; onto[0], the empty foundation: any rank. Both engines
+    (`games.fitting`), ascending; onto[0], the empty foundation: any rank. Both engines
     read the moves from this one table."""
-    m, game = problem.modulus, problem.game
-    return [list(range(1, m + 1))] + [[r for r in range(1, m + 1) if rank_fits(game, r, h, m)]
-                                      for h in range(1, m + 1)]
+    return fitting(problem.game, problem.modulus)
 
 
 def parity_applies(onto: list[list[int]]) -> bool:

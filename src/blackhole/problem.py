@@ -24,7 +24,7 @@ from functools import lru_cache
 from blackhole.cards import Card, adjacent_ranks
 from blackhole.deal import Deal
 from blackhole.errors import InputError
-from blackhole.games import BLACK_HOLE, Variant, rank_fits
+from blackhole.games import BLACK_HOLE, Variant, fitting
 
 
 @dataclass(frozen=True)
@@ -147,15 +147,15 @@ def _ruled_problem(deal: Deal, cards: list[Card], start: int | None, rank: tuple
                    talon: tuple[int, ...],
                    precedence: tuple[tuple[int, int], ...]) -> Problem:
     """The Problem of a game with other rules: arcs from each card to the fan cards that
-    may follow it as the game says (`rank_fits`) and to every talon card; the talon
+    may follow it as the game says (`games.fitting`) and to every talon card; the talon
     chained, its next card first."""
     nodes_of: dict[int, list[int]] = {}  # rank → its fan cards, in node order
     for fan in fans:
         for v in fan:
             nodes_of.setdefault(rank[v], []).append(v)
     # what may follow a card depends on its rank alone: worked out once a rank
-    follows = {r: tuple(sorted([v for other, nodes in nodes_of.items()
-                                if rank_fits(deal.game, other, r, deal.ranks) for v in nodes]
+    onto = fitting(deal.game, deal.ranks)
+    follows = {r: tuple(sorted([v for other in onto[r] for v in nodes_of.get(other, ())]
                                + list(talon)))
                for r in set(rank)}
     on_talon = set(talon)

@@ -99,6 +99,7 @@ PYSOL_GAMES: dict[str, Variant] = {
 PYSOL_SUITS = "CSHD"  # pysol_cards' suit numbers 0-3
 # pysol_cards' (rank, suit number) → the Card, made once rather than 51 times a deal
 _PYSOL_CARDS = {(card.rank, PYSOL_SUITS.index(card.suit)): card for card in deck()}
+_DECK = frozenset(_PYSOL_CARDS.values())
 # PySolFC shuffles a game number below this with Microsoft's generator (LCRandom31, on
 # the deck in Windows FreeCell's order) and any other with the Mersenne Twister.
 PYSOL_MS_BELOW = 32_000
@@ -132,8 +133,7 @@ def pysol_deal(number: int, variant: str = "") -> Deal:
                   for card in (game.board.talon if rules.talon else ()))
     foundation = {Start.CARD: FOUNDATION_SPADE_ACE, Start.EMPTY: None}.get(rules.start)
     if rules.start is Start.TALON:  # the one card dealt to neither fans nor talon
-        foundation = next(iter(set(_PYSOL_CARDS.values()) - set(talon)
-                               - {card for fan in fans for card in fan}))
+        foundation = next(iter(_DECK.difference(talon, *fans)))
     suffix = f":{variant}" if variant else ""
     return Deal(fans, foundation, STANDARD_RANKS, name=f"pysol:{number}{suffix}",
                 talon=talon, game=rules)
