@@ -20,6 +20,7 @@ from blackhole.look import (
     hall_applies,
     hall_ok,
     hall_room,
+    hall_shortfall,
     look,
     onto_table,
     parity_applies,
@@ -185,6 +186,75 @@ def test_the_predecessor_cut_tests_every_run(m, wrap, on_king, counts, talon, ho
     hole, turned = (hole - 1) % m + 1, min(turned, len(talon))
     assert hall_ok(left, hole, talon_left[turned], links) == \
         runs_fit(left, hole, talon_left[turned], onto)
+
+
+def most_matched(left: list[int], room: list[int], onto: list[list[int]]) -> int:
+    """The most fan cards that can each be given a card of their own to follow (left[r]
+    cards of rank r; room[h] cards of rank h to follow; rank r may follow rank h when
+    r is in onto[h]): a maximum flow, by augmenting paths over the ranks."""
+    m = len(left) - 1
+    flow: dict[tuple[int, int], int] = {}
+    used = [0] * (m + 1)  # cards of each rank matched
+    taken = [0] * (m + 1)  # room of each rank taken
+    total = 0
+    while True:
+        # breadth-first from the ranks with a card unmatched, through (card rank r ->
+        # room rank h) arcs, and back along matched ones (room h -> card r with flow)
+        seen, queue, back = {("r", r) for r in range(1, m + 1) if used[r] < left[r]}, [], {}
+        queue = sorted(seen)
+        end = None
+        while queue and end is None:
+            side, x = queue.pop(0)
+            if side == "r":
+                nexts = [("h", h) for h in range(1, m + 1) if x in onto[h]]
+            else:
+                nexts = [("r", r) for r in range(1, m + 1) if flow.get((r, x), 0)]
+            for node in nexts:
+                if node not in seen:
+                    seen.add(node)
+                    back[node] = (side, x)
+                    if node[0] == "h" and taken[node[1]] < room[node[1]]:
+                        end = node
+                        break
+                    queue.append(node)
+        if end is None:
+            return total
+        node = end
+        taken[end[1]] += 1
+        while node in back:
+            prev = back[node]
+            if prev[0] == "r":
+                flow[prev[1], node[1]] = flow.get((prev[1], node[1]), 0) + 1
+            else:
+                flow[node[1], prev[1]] -= 1
+            node = prev
+        used[node[1]] += 1
+        total += 1
+
+
+@given(st.integers(2, 14), st.booleans(), st.sampled_from(list(OnKing)),
+       st.lists(st.integers(0, 4), min_size=14, max_size=14),
+       st.lists(st.integers(1, 14), max_size=6), st.integers(1, 14))
+def test_the_shortfall_bounds_the_cards_a_line_can_play(m, wrap, on_king, counts, talon,
+                                                        hole) -> None:
+    """hall_shortfall never claims more unplayable cards than König's count, the fan
+    cards less the most that can each have a card of their own to follow; where the ranks
+    run in a line (no wrap, no Ace on a King; decks of 3 ranks or more) the two are
+    equal."""
+    game = dataclasses.replace(VARIANTS["golf"], wrap=wrap, on_king=on_king)
+    onto = [list(range(1, m + 1))] + [[r for r in range(1, m + 1) if rank_fits(game, r, h, m)]
+                                      for h in range(1, m + 1)]
+    talon = [(r - 1) % m + 1 for r in talon]
+    links, talon_left = hall_room(onto, talon)
+    left = [0, *counts[:m]]
+    hole = (hole - 1) % m + 1
+    room = [left[h] + talon_left[0][h] + (h == hole) for h in range(m + 1)]
+    deficiency = sum(left) - most_matched(left, room, onto)
+    short = hall_shortfall(left, hole, talon_left[0], links)
+    assert 0 <= short <= deficiency
+    if not wrap and on_king is not OnKing.QUEEN_OR_ACE and m >= 3:
+        assert short == deficiency
+        assert (short > 0) == (not hall_ok(left, hole, talon_left[0], links))
 
 
 @pytest.mark.parametrize("game", GOLF_GAMES)

@@ -101,6 +101,7 @@ typedef struct {
     int hall;                /* the predecessor cut applies (look.hall_room) */
     int *below, *above, *between; /* the cut's links (look.hall_room): ranks, 0 none */
     int *walks;              /* rank h -> the parities next to h, as bits (1 odd, 2 even) */
+    int hall_apart;          /* no link keeps its rank's parity (look.hall_shortfall) */
     int *talon_left;         /* [t * (m + 1) + h]: the talon's cards of rank h from card t on */
     int hole_bits;           /* the hole's field in the key; the talon's count above it */
     uint64_t turned_bits;    /* the talon's count's field in word 0 (look._python_search:
@@ -448,12 +449,45 @@ static int chains_leaving(Search *s, int hole, int cards, int slack) {
 
 #define SLACK_TESTED 1 /* look.SLACK_TESTED */
 
+/* look.hall_shortfall: the fan cards left that no line can play, by the predecessor cut's
+ * count (the largest shortfall of a family of runs with no predecessor in common) */
+static int hall_shortfall(const Search *s, int hole, int turned) {
+    if (!hole) return 0;
+    int m = s->modulus;
+    const int *talon_left = s->talon_left + (size_t)turned * (size_t)(m + 1);
+    const int *left = s->left, *below = s->below, *above = s->above, *between = s->between;
+#define ROOM(x) (left[x] + talon_left[x] + ((x) == hole)) /* 0 for rank 0, no link */
+    int short_of[2];
+    for (int first = 1; first <= 2; first++) {
+        /* closed: the best with the last rank out of every run; open: ending there */
+        int closed = 0, open = 0, is_open = 0;
+        for (int r = first; r <= m; r += 2) {
+            int ended = closed;
+            if (is_open && open - ROOM(above[r - 2]) > ended) ended = open - ROOM(above[r - 2]);
+            if (!left[r]) { closed = ended; is_open = 0; continue; }
+            int start = closed - ROOM(below[r]);
+            if (is_open && open - ROOM(between[r - 2]) > start)
+                start = open - ROOM(between[r - 2]);
+            closed = ended;
+            open = left[r] + start;
+            is_open = 1;
+        }
+        int last = m - (m - first) % 2;
+        short_of[first - 1] = is_open && open - ROOM(above[last]) > closed
+                              ? open - ROOM(above[last]) : closed;
+    }
+#undef ROOM
+    return s->hall_apart ? short_of[0] + short_of[1]
+                         : (short_of[0] > short_of[1] ? short_of[0] : short_of[1]);
+}
+
 /* look._python_search's worth: can a line through this state beat the longest found and
  * floor - 1? */
-static int worth(Search *s, int hole, int cards, int played) {
+static int worth(Search *s, int hole, int cards, int played, int turned) {
     int top = s->best_played > s->floor - 1 ? s->best_played : s->floor - 1;
     int need = top + 1 - played;
     if (need > cards) return 0;
+    if (s->hall) return need <= cards - hall_shortfall(s, hole, turned);
     if (!s->chain) return 1; /* the bounds below walk Black Hole's rank cycle */
     if ((s->gaps > 1 || s->modulus < 3) && reach(s, hole, cards) < need) return 0;
     int slack = cards - need;
@@ -544,6 +578,11 @@ static int hall_links(Search *s) {
         s->above[r] = fits(s, r, up) ? up : 0;
         s->between[r] = r + 2 <= m && (fits(s, r, r + 1) || fits(s, r + 2, r + 1)) ? r + 1 : 0;
         s->walks[r] = (2 - down % 2) | (2 - up % 2); /* odd ranks: walk 1; even: walk 2 */
+    }
+    s->hall_apart = 1;
+    for (int r = 1; r <= m; r++) {
+        if (s->below[r] && s->below[r] % 2 == r % 2) s->hall_apart = 0;
+        if (s->above[r] && s->above[r] % 2 == r % 2) s->hall_apart = 0;
     }
     return 0;
 }
@@ -905,7 +944,7 @@ static PyObject *run(PyObject *args, int longest) {
                 __builtin_prefetch(s.table + ((size_t)hash_key(s.state_key, s.words,
                                                                s.turned_bits)
                                               & (s.capacity - 1)) * (size_t)s.words);
-                if (s.longest ? !worth(&s, fr->hole, fr->cards, total - fr->cards)
+                if (s.longest ? !worth(&s, fr->hole, fr->cards, total - fr->cards, fr->turned)
                     : (s.chain && !chain_ok(&s, fr->hole, fr->cards))
                       || (s.parity && !parity_ok(&s, fr->hole, fr->turned))) {
                     got = R_FALSE; step = RETURN; continue;

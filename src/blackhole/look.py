@@ -310,6 +310,43 @@ def hall_ok(left: list[int], hole: int, talon_left: list[int],
     return True
 
 
+def hall_shortfall(left: list[int], hole: int, talon_left: list[int],
+                   links: tuple[list[int], list[int], list[int]]) -> int:
+    """How many of the fan cards left no line can play, by the predecessor cut's count
+    (`hall_room`): each card played needs its own card to follow, so at most the fan
+    cards less the largest shortfall of a family of runs with no predecessor in common
+    are played (Hall's theorem, in König's form). Runs of one parity share no
+    predecessor when a rank with no run lies between them; runs of the two parities
+    share none unless a link keeps its rank's parity (a wrapping deck of an odd number
+    of ranks), where the larger of the two parities' shortfalls is taken instead of their
+    sum. 0 for an empty foundation."""
+    if not hole:
+        return 0
+    below, above, between = links
+    m = len(left) - 1
+
+    def room(h: int) -> int:
+        return left[h] + talon_left[h] + (h == hole) if h else 0
+
+    short = []
+    for first in (1, 2):
+        closed, open_ = 0, None  # best with the last rank out of every run; ending there
+        for r in range(first, m + 1, 2):
+            ended = closed if open_ is None else max(closed, open_ - room(above[r - 2]))
+            if not left[r]:
+                closed, open_ = ended, None
+                continue
+            start = closed - room(below[r])
+            if open_ is not None:
+                start = max(start, open_ - room(between[r - 2]))
+            closed, open_ = ended, left[r] + start
+        short.append(closed if open_ is None
+                     else max(closed, open_ - room(above[m - (m - first) % 2])))
+    apart = all(link % 2 != r % 2 for table in (below, above)
+                for r, link in enumerate(table) if link)
+    return short[0] + short[1] if apart else max(short)
+
+
 def c_engine_built() -> bool:
     """Is the compiled core of the look installed?"""
     return _look_core is not None
@@ -542,11 +579,13 @@ def _python_search(problem: Problem, budget: int, seconds: float | None,
             ok = chain_answers[key] = ranks_can_chain(counts, hole, cards, m)
         return ok
 
-    def worth(hole: int, cards: int, played: int) -> bool:
+    def worth(hole: int, cards: int, played: int, turned: int) -> bool:
         """Can a line through this state beat the longest found and floor - 1?"""
         need = max(best[0], floor - 1) + 1 - played  # cards it must still play
         if need > cards:
             return False
+        if hall_cut:
+            return need <= cards - hall_shortfall(left, hole, talon_left[turned], links)
         if not chain_cut:  # the bounds below walk Black Hole's rank cycle
             return True
         if (gaps[0] > 1 or m < 3) and \
@@ -574,7 +613,7 @@ def _python_search(problem: Problem, budget: int, seconds: float | None,
         if dead.get(key, turns) <= turned:
             return False
         if target is not None:
-            if not worth(hole, cards, total - cards):
+            if not worth(hole, cards, total - cards, turned):
                 return False  # not remembered: the cuts cost less than a memo entry
         elif chain_cut and not chains(left, hole, cards):
             return False
@@ -680,6 +719,10 @@ def root_bound(problem: Problem) -> int:
     at its start: `reach_bound`, then the rank counts with no card and with one card
     left (`chains_leaving`). In a game of other rules (a talon; Golf): every fan card."""
     fan_ranks, heights, left, hole, cards = _state(problem)
+    if hall_applies(problem):  # a game of other rules: the cards no line can play
+        links, talon_left = hall_room(onto_table(problem),
+                                      [problem.rank[v] for v in problem.talon])
+        return cards - hall_shortfall(left, hole, talon_left[0], links)
     if not problem.game.plain:  # the cuts walk Black Hole's rank cycle
         return cards
     m = problem.modulus
@@ -748,7 +791,7 @@ def _search_longest(problem: Problem, use: str, budget: int, seconds: float | No
             problem.modulus, start, min(budget, 2**62), LDS_PASSES,
             0.0 if seconds is None else max(seconds, 1e-9), stop, onto_table(problem),
             problem.talon, [rank[node] for node in problem.talon],
-            CHAIN_CUT * problem.game.plain, floor, bound)
+            CHAIN_CUT * problem.game.plain | HALL_CUT * hall_applies(problem), floor, bound)
         if status != _NOT_TAKEN:
             return status, line, nodes
     status, found, nodes = _python_search(problem, budget, seconds, stop, LDS_PASSES,
