@@ -21,7 +21,7 @@ from blackhole.backends import Options, Verdict, available_backends, kissat
 from blackhole.cards import Card, deck
 from blackhole.deal import Deal
 from blackhole.errors import InputError
-from blackhole.games import VARIANTS
+from blackhole.games import VARIANTS, rank_fits
 from blackhole.pipeline import solve_deal
 from blackhole.positions import load_position
 from blackhole.problem import Problem, same_rank_pairs
@@ -79,6 +79,24 @@ def refereed_golf_deals(game: str, count: int = 40) -> list[tuple[int, Deal, Ver
     cases = [(seed, small_golf(seed, game), golf_referee(seed, game)) for seed in range(count)]
     assert {expected for _, _, expected in cases} == {Verdict.SOLVED, Verdict.UNSOLVABLE}
     return cases
+
+
+def most_fan_cards(deal) -> int:
+    """The referee of the best score: the most fan cards any legal line plays, by a plain
+    memoised search over (fan heights, talon cards turned, the foundation's rank) that
+    shares nothing with the look but the rules engine's `rank_fits`."""
+    fans, talon, game, ranks = deal.fans, deal.talon, deal.game, deal.ranks
+
+    @cache
+    def most(heights: tuple[int, ...], turned: int, hole: int) -> int:
+        best = most(heights, turned + 1, talon[turned].rank) if turned < len(talon) else 0
+        for f, h in enumerate(heights):
+            if h and rank_fits(game, fans[f][h - 1].rank, hole, ranks):
+                lower = heights[:f] + (h - 1,) + heights[f + 1:]
+                best = max(best, 1 + most(lower, turned, fans[f][h - 1].rank))
+        return best
+
+    return most(tuple(len(fan) for fan in fans), 0, deal.foundation.rank)
 
 
 @cache

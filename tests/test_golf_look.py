@@ -31,7 +31,13 @@ from blackhole.problem import build_problem
 from blackhole.rules import replay
 from blackhole.sources import load_deal
 
-from .helpers import GOLF_GAMES, golf_reference, refereed_golf_deals, small_golf
+from .helpers import (
+    GOLF_GAMES,
+    golf_reference,
+    most_fan_cards,
+    refereed_golf_deals,
+    small_golf,
+)
 
 # Moves: far more than any of pysol:1-1000 needs in any variant (at most about 2 million).
 BUDGET = 50_000_000
@@ -295,28 +301,6 @@ def test_the_look_names_itself_on_a_golf_refutation() -> None:
 
 
 # ---------------------------------------------------------------- the best score
-
-
-def most_fan_cards(deal) -> int:
-    """The referee of the best score: the most fan cards any legal line plays, by a plain
-    memoised search over (fan heights, talon cards turned, the foundation's rank) that
-    shares nothing with the look but the rules engine's `rank_fits`."""
-    from functools import cache
-
-    from blackhole.games import rank_fits
-
-    fans, talon, game, ranks = deal.fans, deal.talon, deal.game, deal.ranks
-
-    @cache
-    def most(heights: tuple[int, ...], turned: int, hole: int) -> int:
-        best = most(heights, turned + 1, talon[turned].rank) if turned < len(talon) else 0
-        for f, h in enumerate(heights):
-            if h and rank_fits(game, fans[f][h - 1].rank, hole, ranks):
-                lower = heights[:f] + (h - 1,) + heights[f + 1:]
-                best = max(best, 1 + most(lower, turned, fans[f][h - 1].rank))
-        return best
-
-    return most(tuple(len(fan) for fan in fans), 0, deal.foundation.rank)
 
 
 @pytest.mark.parametrize("game", GOLF_GAMES)

@@ -188,7 +188,7 @@ def bound_encoding(position: Position, best: int,
                          "can score more)", "best", token=str(best))
     encoding = cnf.build_cnf(build_problem(position.deal, "certify", reads_rules=True),
                              features, optional=True)
-    return encoding.at_least(more), encoding.filled_literal(more)
+    return encoding.at_least(more), encoding.scored_literal(more)
 
 
 def manifest(cert: Certificate) -> dict[str, Any]:

@@ -368,7 +368,8 @@ def _certify_best_in(staged: Path, position: Position, best: int, folder: Path, 
     write(staged / DEAL_FILE, board)
     answer, model, proof, stats = _prove(encoding, solver, None)
     if answer:
-        played = len(encoding.decode(model or []))
+        talon = set(encoding.problem.talon)
+        played = sum(1 for node in encoding.decode(model or []) if node not in talon)
         raise InputError(f"not the best score: a line from the position scores "
                          f"{position.moved + played}", "best", token=str(best))
     solved = time.perf_counter()

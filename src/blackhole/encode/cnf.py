@@ -126,12 +126,20 @@ class Encoding:
             raise ArgumentError(f"at least {k} cards: k must be 1..{len(self.filled)}")
         return self.filled[k - 1]
 
+    def scored_literal(self, k: int) -> int:
+        """The literal "a line scores at least k": k fan cards played, with optional
+        positions. A talon card may follow any card, so a line that plays k fan cards
+        goes on to turn every talon card left, and fills k + |T| positions; and k + |T|
+        filled positions hold at least k fan cards (encodings/golf.md, "The best score").
+        Without a talon it is filled(k)."""
+        return self.filled_literal(k + len(self.problem.talon))
+
     def at_least(self, k: int) -> Encoding:
-        """This CNF and the unit clause filled(k), family "at-least": unsatisfiable exactly
-        when no line plays k cards, so its refutation proves a best score below k (the
-        statement of an optimality certificate)."""
+        """This CNF and the unit clause "a line scores at least k" (`scored_literal`),
+        family "at-least": unsatisfiable exactly when no line scores k, so its refutation
+        proves a best score below k (the statement of an optimality certificate)."""
         counts = {**self.family_counts, "at-least": 1}
-        return replace(self, clauses=[*self.clauses, [self.filled_literal(k)]],
+        return replace(self, clauses=[*self.clauses, [self.scored_literal(k)]],
                        family_counts=counts, bound=k)
 
     def decode(self, model: Sequence[int]) -> tuple[int, ...]:
@@ -239,15 +247,12 @@ def known_features(features: Iterable[str], *, optional: bool = False) -> frozen
 
 
 def check_game(problem: Problem, features: frozenset[str], optional: bool) -> None:
-    """A game of other rules than Black Hole's (encodings/golf.md) is encoded as complete
-    lines only, without the features that argue from Black Hole's rules: an InputError
-    naming the game otherwise."""
+    """A game of other rules than Black Hole's (encodings/golf.md) is encoded without the
+    features that argue from Black Hole's rules: an InputError naming the game
+    otherwise."""
     game = problem.game
     if game.plain:
         return
-    if optional:
-        raise InputError(f"{game.title}: no optional positions (its best score counts "
-                         "fan cards only)", "optional", token=game.name)
     unsound = features & PLAIN_ONLY_FEATURES
     if unsound:
         raise InputError(f"not sound for {game.title} (a talon card follows any card)",
