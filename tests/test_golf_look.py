@@ -175,6 +175,17 @@ def runs_fit(left: list[int], hole: int, talon_left: list[int],
     return True
 
 
+def cut_state(m: int, wrap: bool, on_king: OnKing, counts: list[int], talon: list[int],
+              hole: int):
+    """A state for the predecessor cut on a deck of m ranks, from drawn numbers: Golf
+    with the given wrap and King rule, (onto, links, talon_left, left, hole)."""
+    game = dataclasses.replace(VARIANTS["golf"], wrap=wrap, on_king=on_king)
+    onto = [list(range(1, m + 1))] + [[r for r in range(1, m + 1) if rank_fits(game, r, h, m)]
+                                      for h in range(1, m + 1)]
+    links, talon_left = hall_room(onto, [(r - 1) % m + 1 for r in talon])
+    return onto, links, talon_left, [0, *counts[:m]], (hole - 1) % m + 1
+
+
 @given(st.integers(2, 14), st.booleans(), st.sampled_from(list(OnKing)),
        st.lists(st.integers(0, 4), min_size=14, max_size=14),
        st.lists(st.integers(1, 14), max_size=6), st.integers(1, 14), st.integers(0, 6))
@@ -183,13 +194,8 @@ def test_the_predecessor_cut_tests_every_run(m, wrap, on_king, counts, talon, ho
                                              turned) -> None:
     """hall_ok's one walk a parity answers as the run-by-run definition does, on every
     deck size and King rule (with an even deck's runs that go all the way round)."""
-    game = dataclasses.replace(VARIANTS["golf"], wrap=wrap, on_king=on_king)
-    onto = [list(range(1, m + 1))] + [[r for r in range(1, m + 1) if rank_fits(game, r, h, m)]
-                                      for h in range(1, m + 1)]
-    talon = [(r - 1) % m + 1 for r in talon]
-    links, talon_left = hall_room(onto, talon)
-    left = [0, *counts[:m]]
-    hole, turned = (hole - 1) % m + 1, min(turned, len(talon))
+    onto, links, talon_left, left, hole = cut_state(m, wrap, on_king, counts, talon, hole)
+    turned = min(turned, len(talon_left) - 1)
     assert hall_ok(left, hole, talon_left[turned], links) == \
         runs_fit(left, hole, talon_left[turned], onto)
 
@@ -247,13 +253,7 @@ def test_the_shortfall_bounds_the_cards_a_line_can_play(m, wrap, on_king, counts
     cards less the most that can each have a card of their own to follow; where the ranks
     run in a line (no wrap, no Ace on a King; decks of 3 ranks or more) the two are
     equal."""
-    game = dataclasses.replace(VARIANTS["golf"], wrap=wrap, on_king=on_king)
-    onto = [list(range(1, m + 1))] + [[r for r in range(1, m + 1) if rank_fits(game, r, h, m)]
-                                      for h in range(1, m + 1)]
-    talon = [(r - 1) % m + 1 for r in talon]
-    links, talon_left = hall_room(onto, talon)
-    left = [0, *counts[:m]]
-    hole = (hole - 1) % m + 1
+    onto, links, talon_left, left, hole = cut_state(m, wrap, on_king, counts, talon, hole)
     room = [left[h] + talon_left[0][h] + (h == hole) for h in range(m + 1)]
     deficiency = sum(left) - most_matched(left, room, onto)
     short = hall_shortfall(left, hole, talon_left[0], links)
