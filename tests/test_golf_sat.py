@@ -142,9 +142,8 @@ def test_features_and_forms_golf_refuses() -> None:
     with pytest.raises(InputError) as raised:
         build_cnf(problem, DEFAULT_FEATURES | {"deadrank"})
     assert raised.value.token == "deadrank" and "Golf" in str(raised.value)
-    with pytest.raises(InputError) as raised:
-        build_cnf(problem, DEFAULT_FEATURES & {"domain", "rank", "forward"}, optional=True)
-    assert raised.value.token == "golf"
+    prefixes = build_cnf(problem, DIRECTED_DEFAULT_FEATURES, optional=True)  # best scores
+    assert prefixes.scored_literal(1) == prefixes.filled_literal(1 + len(problem.talon))
     assert default_features(problem) == DIRECTED_DEFAULT_FEATURES
     assert default_features(build_problem(load_deal("pysol:3"))) == DEFAULT_FEATURES
 
