@@ -88,11 +88,18 @@ def test_an_atlas_file_that_inflates_past_the_cap_is_refused_in_bounded_memory(
 
 
 def test_the_cap_is_far_above_the_shipped_atlases() -> None:
-    from blackhole.atlas import shipped_games, shipped_path
+    """Each shipped file's text is within the most its range can take (every deal lost,
+    with a best score: a line "1 NN" of 5 bytes a deal, and the header), and the cap is
+    three times that for a million deals."""
+    from blackhole.atlas import read_atlas, shipped_games, shipped_path
 
     for game in shipped_games():
         with gzip.open(shipped_path(game)) as stream:
-            assert len(stream.read()) * 8 < MAX_TEXT, game
+            header, text = stream.readline(), stream.read()
+        atlas = read_atlas(shipped_path(game))
+        deals = atlas.last - atlas.first + 1
+        assert len(text) <= 5 * deals and deals <= 10**6, game
+        assert 3 * (5 * 10**6 + len(header)) < MAX_TEXT, game
 
 
 # ---------------------------------------------------------------- the report's lines

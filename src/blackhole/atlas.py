@@ -48,8 +48,8 @@ DATA_FOLDER = "atlas_data"
 UNSETTLED, UNKNOWN_BEST = "?", "-"
 INDEX_STEP = 4096  # lines between two entries of the header's index
 # The most text an atlas file may inflate to. A range of a million deals takes at most
-# some 5 MB (every deal lost, each with a best score); the shipped files take 0.6 and
-# 1.3 MB. A file that inflates to more (a gzip bomb) is refused having read this much.
+# some 5 MB (every deal lost, each with a best score); the shipped files take 0.6 to
+# 2.3 MB. A file that inflates to more (a gzip bomb) is refused having read this much.
 MAX_TEXT = 16 * 2**20
 
 
