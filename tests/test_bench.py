@@ -23,7 +23,17 @@ from blackhole.bench import read_results, run_bench
 from blackhole.bench.report import summarize
 from blackhole.errors import InputError
 
-from .helpers import EXAMPLES, ROOT, blackhole, child_env, cli, reference, results_line
+from .helpers import (
+    EXAMPLES,
+    GOLF_GAMES,
+    ROOT,
+    blackhole,
+    child_env,
+    cli,
+    golf_reference,
+    reference,
+    results_line,
+)
 
 # Deals the search referee settles in a few milliseconds, unsolvable and solvable ones.
 QUICK = ["pysol:1", "pysol:5", "pysol:6", "pysol:25", "pysol:27", "pysol:29", "pysol:34"]
@@ -359,6 +369,34 @@ def test_dask_gives_the_local_verdicts_and_keeps_the_hard_limit(
                       dask=dask_cluster, resume=True)
     assert [r.deal for r in read_results(remote)][4:8] == [*specs[4:6], HARD, specs[6]]
     assert (again.written, again.skipped) == (0, len(specs) + 1)
+
+
+def test_dask_settles_the_golf_family_as_black_hole_solve_does(dask_cluster: str,
+                                                                tmp_path: Path) -> None:
+    """The atlas's Golf runs through Dask: verdicts of each game equal the C solver's,
+    the best scores of golf's lost deals equal the library's, and a rerun resumes."""
+    from blackhole.best import best_score
+
+    remote = tmp_path / "golf.jsonl"
+    specs = [f"pysol:1-20:{game}" for game in GOLF_GAMES]
+    summary = run_bench(specs, ["auto"], Options(timeout=30), out_path=remote,
+                        dask=dask_cluster)
+    records = read_results(remote)
+    assert summary.written == len(records) == 20 * len(GOLF_GAMES)
+    expected = golf_reference()
+    for record in records:
+        _, number, game = record.deal.split(":")
+        assert record.verdict == expected[int(number), game]["verdict"], record.deal
+    lost = [r.deal for r in records if r.deal.endswith(":golf") and r.verdict == "unsolvable"]
+    assert len(lost) >= 5
+    best = tmp_path / "best.jsonl"
+    run_bench(lost, ["auto"], Options(timeout=30), out_path=best, dask=dask_cluster,
+              task="best")
+    scores = {r.deal: (r.best, r.proven) for r in read_results(best)}
+    assert scores == {deal: (best_score(deal).best, True) for deal in lost}
+    again = run_bench(specs, ["auto"], Options(timeout=30), out_path=remote,
+                      dask=dask_cluster, resume=True)
+    assert (again.written, again.skipped) == (0, 20 * len(GOLF_GAMES))
 
 
 # ---------------------------------------------------------------- the commands
