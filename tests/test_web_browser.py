@@ -219,6 +219,10 @@ def test_a_lost_deal_shows_its_best_score_line_and_analysis(browser, server, tmp
     _until(browser, lambda: browser.find_elements(By.ID, "analysis-summary"),
            f"no analysis: {_text(browser, '#status')}")
     assert _text(browser, "#verdict") == f"unsolvable: best {best} of 51"
+    # the best score names the engine that found it, as `best --json` does
+    found = json.loads(blackhole("best", f"pysol:{deal}", "--json").stdout)
+    assert _text(browser, "#details").endswith(
+        f"; best score {best} of 51 by {found['backend']}/{found['solver']}")
     line = browser.find_elements(By.CSS_SELECTOR, "#line li")
     assert len(line) == best
     # the analysis is of the line shown, as `analyze --line` gives it

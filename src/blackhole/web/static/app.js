@@ -370,7 +370,7 @@ async function lost(params, signal) {
   const best = await ask("best", { timeout: params.timeout, after: params.after }, signal);
   const score = best.proven ? `${best.best} of ${best.of}` :
     `? of ${best.of} (a line of ${best.best} found, at most ${best.upper_bound})`;
-  $("details").textContent += `; best score ${score}`;
+  $("details").textContent += `; best score ${score} by ${best.backend}/${best.solver}`;
   $("verdict").textContent = `unsolvable: best ${score}`;
   showLine(best.moves, "best");
   say(`best score ${score}: analysing its line`);
