@@ -321,7 +321,7 @@ def test_a_pasted_deal_is_played_and_bad_text_is_one_line(browser, server) -> No
     paste.clear()
     browser.execute_script("arguments[0].value = arguments[1]", paste, board)
     browser.find_element(By.ID, "open-paste").click()
-    _until(browser, lambda: "pasted" in _text(browser, "#status"), "the board did not open")
+    _until(browser, lambda: _dealt(browser, "pasted"), "the board did not open")
     fans = browser.find_elements(By.CSS_SELECTOR, "#fans .fan")
     assert len(fans) == 17  # the worked example: KH tops fan 1 and goes on the ace
     assert [card.get_attribute("data-card") for card in
@@ -394,6 +394,13 @@ def test_a_closed_tab_stops_its_solve(browser, server) -> None:
     assert not _alive(solving)
 
 
+def _dealt(browser, shown: str) -> bool:
+    """Whether the deal named `shown` is on the page: the status names it once dealt,
+    and says "dealing …" while the page still shows the deal before."""
+    status = _text(browser, "#status")
+    return shown in status and not status.startswith("dealing")
+
+
 def test_a_deal_is_picked_by_game_and_number_or_by_seed(browser, server) -> None:
     _open(browser, server, "pysol:1")
     browser.find_element(By.CSS_SELECTOR, "#game option[value='all-in-a-row']").click()
@@ -401,7 +408,7 @@ def test_a_deal_is_picked_by_game_and_number_or_by_seed(browser, server) -> None
     number.clear()
     number.send_keys("2")
     browser.find_element(By.ID, "open-number").click()
-    _until(browser, lambda: "pysol:2:all-in-a-row" in _text(browser, "#status"),
+    _until(browser, lambda: _dealt(browser, "pysol:2:all-in-a-row"),
            "the picked deal did not open")
     assert browser.current_url.endswith("?deal=pysol%3A2%3Aall-in-a-row")
     assert len(browser.find_elements(By.CSS_SELECTOR, "#fans .fan")) == 13
@@ -409,7 +416,7 @@ def test_a_deal_is_picked_by_game_and_number_or_by_seed(browser, server) -> None
     seed = browser.find_element(By.ID, "seed")
     seed.send_keys("7")
     browser.find_element(By.ID, "open-seed").click()
-    _until(browser, lambda: "random:7:all-in-a-row" in _text(browser, "#status"),
+    _until(browser, lambda: _dealt(browser, "random:7:all-in-a-row"),
            "the seeded deal did not open")
     layout = json.loads(blackhole("deal", "random:7:all-in-a-row", "--format", "json").stdout)
     shown = [[card.get_attribute("data-card") for card in fan.find_elements(
