@@ -180,6 +180,25 @@ def test_a_deal_no_run_settled_is_unknown(tmp_path: Path) -> None:
     assert _atlas("pysol:5", "--file", str(out)).returncode == 0
 
 
+def test_a_rebuilt_atlas_replaces_the_old_one_whole_and_lookups_see_it(tmp_path: Path) -> None:
+    first, second = tmp_path / "1.jsonl", tmp_path / "2.jsonl"
+    first.write_text(results_line("pysol:6", "sat", "solved", 0.1)
+                     + results_line("pysol:25", "sat", "unsolvable", 0.1))
+    second.write_text(results_line("pysol:6", "sat", "solved", 0.1))
+    out = tmp_path / "bh.atlas.gz"
+    write_atlas(build_atlas([first], first=6, last=25), out)
+    assert lookup("pysol:25", out).won is False  # read, and kept inflated
+    write_atlas(build_atlas([second], first=6, last=25), out)
+    assert lookup("pysol:25", out).won is None  # the new file, not the one kept
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["1.jsonl", "2.jsonl", out.name]
+    assert out.stat().st_mode & 0o777 == 0o644
+    folder = tmp_path / "taken"
+    (folder / "kept").mkdir(parents=True)
+    with pytest.raises(InputError, match="cannot write the atlas file"):
+        write_atlas(build_atlas([first], first=6, last=25), folder)
+    assert [p.name for p in folder.iterdir()] == ["kept"]
+
+
 def test_lines_that_contradict_each_other_stop_the_build(tmp_path: Path) -> None:
     results = tmp_path / "r.jsonl"
     results.write_text(results_line("pysol:2", "sat", "solved", 0.1)

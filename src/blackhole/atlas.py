@@ -32,6 +32,7 @@ import zlib
 from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -198,8 +199,24 @@ def read_atlas(path: Path | str) -> Atlas:
 
 
 def _load(source: Path) -> tuple[dict[str, Any], str]:
-    """The checked header and the text after it. At most MAX_TEXT bytes are inflated
-    (one more to tell a larger file): memory stays bounded whatever the file holds."""
+    """The checked header and the text after it. The last files read are kept inflated
+    while the same file (its inode, size and modification time) stays at the path, so a
+    server answering lookups inflates each game's file once."""
+    try:
+        stat = source.stat()
+    except FileNotFoundError:
+        raise InputError("no such atlas file", str(source)) from None
+    except OSError as error:
+        raise InputError(f"cannot read the atlas file ({error.strerror})", str(source)) \
+            from None
+    return _inflate(source, stat.st_ino, stat.st_size, stat.st_mtime_ns)
+
+
+@lru_cache(maxsize=len(GAMES) + 2)
+def _inflate(source: Path, inode: int, size: int, modified: int) -> tuple[dict[str, Any], str]:
+    """`_load` for one version of a file (the last three arguments only key the cache).
+    At most MAX_TEXT bytes are inflated (one more to tell a larger file): memory stays
+    bounded whatever the file holds."""
     try:
         with gzip.open(source) as stream:
             data = stream.read(MAX_TEXT + 1)

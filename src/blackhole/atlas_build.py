@@ -4,6 +4,8 @@ back are `blackhole.atlas`)."""
 from __future__ import annotations
 
 import gzip
+import os
+import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,24 +17,32 @@ from blackhole.errors import InputError, InternalError
 def write_atlas(atlas: Atlas, path: Path | str) -> None:
     """Write `atlas` to `path` as gzip (reproducible: no name or time in the gzip
     header, so the same results give the same bytes)."""
-    target = Path(path)
-    data = atlas.text().encode()
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(gzip.compress(data, compresslevel=9, mtime=0))
-    except OSError as error:
-        raise InputError(f"cannot write the atlas file ({error.strerror})", str(target)) \
-            from None
+    data = gzip.compress(atlas.text().encode(), compresslevel=9, mtime=0)
+    _write_aside(Path(path), data, "the atlas file")
 
 
 def write_lost_list(atlas: Atlas, path: Path | str) -> None:
     """The specs of the atlas's lost deals, one a line (a spec list: `bench @FILE`)."""
-    target = Path(path)
     text = "".join(f"{spec_of(number, atlas.game)}\n" for number in sorted(atlas.lost))
+    _write_aside(Path(path), text.encode(), "the list")
+
+
+def _write_aside(target: Path, data: bytes, what: str) -> None:
+    """Write `data` to a hidden file beside `target`, then rename it into place: a file
+    already there is replaced whole or not at all."""
+    aside = None
     try:
-        target.write_text(text)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        handle, aside = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+        mode = target.stat().st_mode & 0o777 if target.is_file() else 0o644
+        with os.fdopen(handle, "wb") as stream:
+            os.fchmod(stream.fileno(), mode)  # as a plain write leaves it, not 0600
+            stream.write(data)
+        os.replace(aside, target)
     except OSError as error:
-        raise InputError(f"cannot write the list ({error.strerror})", str(target)) from None
+        if aside is not None and os.path.exists(aside):
+            os.unlink(aside)
+        raise InputError(f"cannot write {what} ({error.strerror})", str(target)) from None
 
 
 _WON, _LOST = 1, 2  # votes, as bits
