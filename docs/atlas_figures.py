@@ -6,8 +6,9 @@
 
 counts   per game: deals, won, lost, unsettled, the solvable fraction, and the
          published figure beside it (ATLAS defaults to every shipped file)
-best     the best scores of the lost Black Hole deals: a table by band and a
-         histogram, docs/plots/atlas-best.png (and .svg), one bar per score
+best     the best scores of an atlas's lost deals (ATLAS defaults to Black Hole's): a
+         table by band and a histogram, docs/plots/atlas-best-GAME.png (and .svg),
+         one bar per score
 hardest  the slowest deals of bench results (plain or .gz), per backend and task,
          read one line at a time (a million lines take a few hundred MB at most)
 
@@ -29,13 +30,22 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from blackhole.atlas import Atlas, read_atlas, shipped_games, shipped_path  # noqa: E402
 from blackhole.bench.record import iter_results  # noqa: E402
+from blackhole.games import VARIANTS  # noqa: E402
 
 # The published solvable figures for PySolFC's first million deals.
 PUBLISHED_TEXT = {"black-hole": "869,413 (86.94%)", "all-in-a-row": "67.1%",
                   "golf": "45.109% ± 0.032 (Solvitaire, random deals); 45.077% (Wolter)"}
-BANDS = ((0, 0, "0 (no first move)"), (1, 4, "1-4"), (5, 9, "5-9"), (10, 14, "10-14"),
-         (15, 19, "15-19"), (20, 29, "20-29"), (30, 46, "30-46"), (47, 49, "47-49"),
-         (50, 50, "50 of 51"))
+
+
+def bands(of: int) -> tuple[tuple[int, int, str], ...]:
+    """The best-score bands of a game whose won deals move `of` cards: the same low bands
+    for every game, then the top ones counted down from `of` (Black Hole's 30-46, 47-49,
+    50 of 51)."""
+    low = ((0, 0, "0 (no first move)"), (1, 4, "1-4"), (5, 9, "5-9"), (10, 14, "10-14"),
+           (15, 19, "15-19"), (20, 29, "20-29"))
+    top = ((30, of - 5), (of - 4, of - 2))
+    return (*low, *((a, b, f"{a}-{b}" if a < b else str(a)) for a, b in top if a <= b),
+            (of - 1, of - 1, f"{of - 1} of {of}"))
 
 
 def atlases(paths: list[str]) -> list[Atlas]:
@@ -63,7 +73,7 @@ def best(paths: list[str], out: Path) -> None:
           f"{held:,} with a proven best score\n")
     print("| best score | deals | share |")
     print("|---|---|---|")
-    for low, high, label in BANDS:
+    for low, high, label in bands(atlas.of):
         count = sum(scores[s] for s in range(low, high + 1))
         print(f"| {label} | {count:,} | {100 * count / held:.2f}% |")
     early = sum(scores[s] for s in range(5))
@@ -73,14 +83,14 @@ def best(paths: list[str], out: Path) -> None:
     xs = range(atlas.of)
     axis.bar(xs, [scores[x] for x in xs], color="#4060a0")
     axis.set_yscale("log")
-    axis.set_xlabel(f"best score (cards moved, of {atlas.of})")
+    axis.set_xlabel(f"best score (tableau cards played, of {atlas.of})")
     axis.set_ylabel("lost deals (log scale)")
-    axis.set_title(f"Best scores of the {held:,} lost Black Hole deals of "
+    axis.set_title(f"Best scores of the {held:,} lost {VARIANTS[atlas.game].title} deals of "
                    f"pysol:{atlas.first}-{atlas.last}")
     out.mkdir(parents=True, exist_ok=True)
     figure.tight_layout()
-    figure.savefig(out / "atlas-best.png", dpi=120)
-    figure.savefig(out / "atlas-best.svg")
+    figure.savefig(out / f"atlas-best-{atlas.game}.png", dpi=120)
+    figure.savefig(out / f"atlas-best-{atlas.game}.svg")
     plt.close(figure)
 
 
