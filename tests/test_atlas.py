@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from blackhole import atlas
 from blackhole.atlas import lookup, read_atlas, shipped_games, shipped_path
 from blackhole.atlas_build import build_atlas, write_atlas
 from blackhole.backends import Options, Verdict
@@ -188,6 +189,12 @@ def test_a_rebuilt_atlas_replaces_the_old_one_whole_and_lookups_see_it(tmp_path:
     out = tmp_path / "bh.atlas.gz"
     write_atlas(build_atlas([first], first=6, last=25), out)
     assert lookup("pysol:25", out).won is False  # read, and kept inflated
+    header, _ = atlas._load(out)  # every lookup shares it, so no caller may change it
+    with pytest.raises(TypeError):
+        header["last"] = 6  # type: ignore[index]
+    with pytest.raises(TypeError):
+        header["index"][0][0] = 7
+    assert lookup("pysol:25", out).won is False and read_atlas(out).last == 25
     write_atlas(build_atlas([second], first=6, last=25), out)
     assert lookup("pysol:25", out).won is None  # the new file, not the one kept
     assert sorted(p.name for p in tmp_path.iterdir()) == ["1.jsonl", "2.jsonl", out.name]

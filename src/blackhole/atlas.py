@@ -9,8 +9,9 @@ in `blackhole/atlas_data/` (`shipped_path`).
 The format (version 1), UTF-8 text inside gzip:
 
 - line 1: a JSON object, the header: `format` ("blackhole-atlas"), `version` (1),
-  `game` ("black-hole" or "all-in-a-row"), `first` and `last` (the deal numbers it
-  covers, every one of them), `of` (the cards a deal moves when won: 51 or 52), the
+  `game` (a game of `blackhole.games` that PySolFC deals), `first` and `last` (the deal
+  numbers it covers, every one of them), `of` (the cards a deal moves when won: 51 or 52
+  in Black Hole and All in a Row, 35 in the Golf family: the tableau's cards), the
   counts of what follows: `lost`, `unsettled`, `best` (lost deals with a best score),
   and `index`: every 4096th line as [the deal number before it, its offset in the text
   after the header], so a lookup parses a few thousand lines at most;
@@ -30,10 +31,11 @@ import gzip
 import json
 import zlib
 from bisect import bisect_left
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from blackhole.errors import InputError
@@ -49,8 +51,8 @@ DATA_FOLDER = "atlas_data"
 UNSETTLED, UNKNOWN_BEST = "?", "-"
 INDEX_STEP = 4096  # lines between two entries of the header's index
 # The most text an atlas file may inflate to. A range of a million deals takes at most
-# some 5 MB (every deal lost, each with a best score); the shipped files take 0.6 to
-# 2.3 MB. A file that inflates to more (a gzip bomb) is refused having read this much.
+# some 5 MB (every deal lost, each with a best score); the shipped files take 0.3 to
+# 3.0 MB. A file that inflates to more (a gzip bomb) is refused having read this much.
 MAX_TEXT = 16 * 2**20
 
 
@@ -193,15 +195,17 @@ def read_atlas(path: Path | str) -> Atlas:
         if counts[key] != header[key]:
             raise InputError(f"the header counts {header[key]} {key} lines, the file holds "
                              f"{counts[key]}", str(source), 1)
-    if json.loads(atlas.text().partition("\n")[0])["index"] != header["index"]:
+    if json.loads(atlas.text().partition("\n")[0])["index"] != [
+            list(entry) for entry in header["index"]]:
         raise InputError("the header's index does not match the lines", str(source), 1)
     return atlas
 
 
-def _load(source: Path) -> tuple[dict[str, Any], str]:
+def _load(source: Path) -> tuple[Mapping[str, Any], str]:
     """The checked header and the text after it. The last files read are kept inflated
     while the same file (its inode, size and modification time) stays at the path, so a
-    server answering lookups inflates each game's file once."""
+    server answering lookups inflates each game's file once. Every caller gets the same
+    header, so it is read-only: a mapping proxy, its index a tuple of pairs."""
     try:
         stat = source.stat()
     except FileNotFoundError:
@@ -213,7 +217,8 @@ def _load(source: Path) -> tuple[dict[str, Any], str]:
 
 
 @lru_cache(maxsize=len(GAMES) + 2)
-def _inflate(source: Path, inode: int, size: int, modified: int) -> tuple[dict[str, Any], str]:
+def _inflate(source: Path, inode: int, size: int,
+             modified: int) -> tuple[Mapping[str, Any], str]:
     """`_load` for one version of a file (the last three arguments only key the cache).
     At most MAX_TEXT bytes are inflated (one more to tell a larger file): memory stays
     bounded whatever the file holds."""
@@ -231,7 +236,9 @@ def _inflate(source: Path, inode: int, size: int, modified: int) -> tuple[dict[s
     except (OSError, EOFError, zlib.error, UnicodeDecodeError) as error:
         raise InputError(f"not a whole gzip atlas file ({error})", str(source)) from None
     first, _, body = text.partition("\n")
-    return _header(first, source), body
+    header = _header(first, source)
+    header["index"] = tuple(tuple(entry) for entry in header["index"])
+    return MappingProxyType(header), body
 
 
 def _header(first: str, source: Path) -> dict[str, Any]:
@@ -262,7 +269,7 @@ def _whole(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
-def _entries(body: str, source: Path, header: dict[str, Any], previous: int,
+def _entries(body: str, source: Path, header: Mapping[str, Any], previous: int,
              offset: int, end: int | None = None) -> Iterator[tuple[int, int | None | str]]:
     """(number, best or None or UNSETTLED) per line of `body` from `offset` to `end`,
     where the deal before is `previous`; checked."""
