@@ -68,7 +68,7 @@ def one(job: tuple[str, int | None, str, float, tuple[str, ...]]) -> dict:
     if found.best != best or not found.proven:
         row["best"] = {"verdict": "differs", "found": found.best, "proven": found.proven}
         return row
-    cert = certify_found(found, start, folder / "best", spec=spec)
+    cert = certify_found(found, start, folder / "best", spec=spec, timeout=timeout)
     if cert is None or not cert.certified:
         row["best"] = {"verdict": "not certified", "reason": cert.reason if cert else ""}
         return row

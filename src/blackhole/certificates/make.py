@@ -239,6 +239,16 @@ def _certify_in(staged: Path, deal: Deal, spec: str, folder: Path, board: str,
             facts.update(after=moves_json(after), moved=moved)
         write(staged / SOLUTION_FILE, json.dumps(facts) + "\n")
         return Certificate(verdict=Verdict.SOLVED, seconds=seconds, solution=solution, **base)
+    return _refutation(staged, encoding, solver, proof_lines, checker, deadline, seconds, base)
+
+
+def _refutation(staged: Path, encoding: cnf.Encoding, solver: str,
+             proof_lines: list[str] | None, checker: str, deadline: float | None,
+             seconds: Seconds, base: dict[str, Any]) -> Certificate:
+    """The certificate of a refuted CNF (`certify`'s and `certify_best`'s): the proof
+    checked against the encoding's clauses in memory (or by drat-trim from the files),
+    formula.cnf, proof.drup and the manifest written to `staged`. Unknown, with the
+    reason, for a proof larger than `verify` reads or a check the deadline stops."""
     if proof_lines is None:
         raise InternalError(f"sat/{solver} said unsatisfiable but returned no proof")
     too_large = _too_large(proof_lines)
@@ -341,7 +351,7 @@ def _write_statement(folder: Path, encoding: cnf.Encoding,
 
 def certify_best(position: Position, best: int, folder: str | os.PathLike[str], *,
                  spec: str = "", solver: str | None = None,
-                 checker: str = "blackhole") -> Certificate:
+                 checker: str = "blackhole", timeout: float | None = None) -> Certificate:
     """An optimality certificate: refute "at least best+1 cards are scored from this
     position" with a proof, check it, and write deal.board (the position), formula.cnf,
     proof.drup and a manifest naming the deal (`spec`, when given, is dealt again and
@@ -349,24 +359,31 @@ def certify_best(position: Position, best: int, folder: str | os.PathLike[str], 
     `certify`, it is renamed into place only when complete and checked.
 
     A line that scores more than `best` is an InputError naming it: the bound is not
-    the best. A proof larger than `verify` reads gives a Certificate whose verdict is
-    unknown, with the reason, and leaves the folder as it was."""
+    the best. `timeout` bounds the whole of it (encode, solve and check), as `certify`'s
+    does. At the limit, or with a proof larger than `verify` reads, the Certificate's
+    verdict is unknown, with the reason, and the folder is left as it was."""
     target = as_folder(folder)
     solver = check_choices(solver, checker)
+    limit = check_timeout(timeout)
     board = certificate_board(standard(position.deal, spec or "position"))
     with made_aside(target) as aside:
         aside.cert = _certify_best_in(aside.path, position, best, target, recorded(spec),
-                                      board, solver, checker)
+                                      board, solver, checker, limit)
     return aside.cert
 
 
 def _certify_best_in(staged: Path, position: Position, best: int, folder: Path, spec: str,
-                     board: str, solver: str, checker: str) -> Certificate:
+                     board: str, solver: str, checker: str,
+                     timeout: float | None) -> Certificate:
     began = time.perf_counter()
+    deadline = None if timeout is None else began + timeout
     encoding, _ = bound_encoding(position, best)
     encoded = time.perf_counter()
     write(staged / DEAL_FILE, board)
-    answer, model, proof, stats = _prove(encoding, solver, None)
+    if deadline is not None and deadline <= encoded:
+        answer, model, proof, stats = None, None, None, {}
+    else:
+        answer, model, proof, stats = _prove(encoding, solver, deadline)
     if answer:
         talon = set(encoding.problem.talon)
         played = sum(1 for node in encoding.decode(model or []) if node not in talon)
@@ -379,28 +396,11 @@ def _certify_best_in(staged: Path, position: Position, best: int, folder: Path, 
                 best=best, moved=position.moved,
                 history=tuple(str(card) for card in position.history),
                 game=named_game(position.deal))
-    too_large = stats.pop("reason", "") if proof is None else _too_large(proof)
-    if too_large:
-        return Certificate(verdict=Verdict.UNKNOWN, reason=too_large,
-                           seconds=Seconds(encoded - began, solved - encoded), **base)
-    proof_lines = proof or []
-    if checker == "blackhole":
-        check = drat.check_proof(encoding.clauses,
-                                 drat.parse_proof_lines(proof_lines))
-    checked = time.perf_counter()
-    cnf_bytes, proof_bytes = _write_statement(staged, encoding, proof_lines)
-    written = time.perf_counter()
-    if checker != "blackhole":
-        check = drat_trim.run(staged / CNF_FILE, staged / PROOF_FILE, None)
-    cert = Certificate(
-        verdict=Verdict.UNSOLVABLE,
-        seconds=Seconds(encoded - began, solved - encoded, check.stats.get("seconds", 0.0),
-                        write=written - checked),
-        cnf=FileFacts(CNF_FILE, sha256(cnf_bytes), len(cnf_bytes)),
-        proof=FileFacts(PROOF_FILE, sha256(proof_bytes), len(proof_bytes), len(proof_lines)),
-        check=check, **base)
-    write(staged / MANIFEST_FILE, json.dumps(manifest(cert), indent=2) + "\n")
-    return cert
+    seconds = Seconds(encoded - began, solved - encoded)
+    if answer is None:
+        return Certificate(verdict=Verdict.UNKNOWN, seconds=seconds, reason=stats.pop(
+            "reason", "time limit reached while solving"), **base)
+    return _refutation(staged, encoding, solver, proof, checker, deadline, seconds, base)
 
 
 def certify_win(position: Position, line: Sequence[tuple[Card, int]],
@@ -436,13 +436,14 @@ def certify_win(position: Position, line: Sequence[tuple[Card, int]],
 
 
 def certify_found(found: Best, position: Position, folder: str | os.PathLike[str],
-                  spec: str = "") -> Certificate:
+                  spec: str = "", *, timeout: float | None = None) -> Certificate:
     """The certificate of a best score `blackhole.best.best_score` found and proved:
     below a win, its optimality certificate (`certify_best`: the CNF "at least best+1
     cards are scored from this position", its checked DRUP proof and a manifest that
     `verify` reads); a win's is its line, as `certify` writes a solvable deal's
     (`certify_win`: deal.board and solution.json). A best not proven is an InputError:
-    there is nothing to certify."""
+    there is nothing to certify. `timeout` bounds the optimality certificate as
+    `certify_best`'s does: at the limit its verdict is unknown and nothing is written."""
     if not found.proven:
         raise InputError("the best score was not proven (the limit came first): nothing to "
                          "certify", "certify", token=str(folder))
@@ -451,7 +452,7 @@ def certify_found(found: Best, position: Position, folder: str | os.PathLike[str
             "backend": found.backend, "solver": found.solver,
             "seconds": round(found.seconds, 6)})
     try:
-        return certify_best(position, found.best, folder, spec=spec)
+        return certify_best(position, found.best, folder, spec=spec, timeout=timeout)
     except InputError as error:
         if error.source == "best":  # a line that scores more: our proven best is wrong
             raise InternalError(f"{found.backend}/{found.solver}: proven best "

@@ -79,7 +79,8 @@ def best(
         cert = None
         if certify is not None and found.proven:
             with working(f"certifying the best score of {spec}"):
-                cert = certify_found(found, position, certify, spec)
+                cert = certify_found(found, position, certify, spec,
+                                     timeout=command_timeout(timeout))
     if as_json:
         data = found.to_json(spec, position.after)
         if certify is not None:
