@@ -243,8 +243,8 @@ def _certify_in(staged: Path, deal: Deal, spec: str, folder: Path, board: str,
 
 
 def _refutation(staged: Path, encoding: cnf.Encoding, solver: str,
-             proof_lines: list[str] | None, checker: str, deadline: float | None,
-             seconds: Seconds, base: dict[str, Any]) -> Certificate:
+                proof_lines: list[str] | None, checker: str, deadline: float | None,
+                seconds: Seconds, base: dict[str, Any]) -> Certificate:
     """The certificate of a refuted CNF (`certify`'s and `certify_best`'s): the proof
     checked against the encoding's clauses in memory (or by drat-trim from the files),
     formula.cnf, proof.drup and the manifest written to `staged`. Unknown, with the
@@ -361,7 +361,9 @@ def certify_best(position: Position, best: int, folder: str | os.PathLike[str], 
     A line that scores more than `best` is an InputError naming it: the bound is not
     the best. `timeout` bounds the whole of it (encode, solve and check), as `certify`'s
     does. At the limit, or with a proof larger than `verify` reads, the Certificate's
-    verdict is unknown, with the reason, and the folder is left as it was."""
+    verdict is unknown, with the reason: a certificate already in the folder is left as
+    it was, and a folder that held none is given the position tried (deal.board) alone,
+    as `certify` does (`place.settle`)."""
     target = as_folder(folder)
     solver = check_choices(solver, checker)
     limit = check_timeout(timeout)
@@ -380,13 +382,10 @@ def _certify_best_in(staged: Path, position: Position, best: int, folder: Path, 
     encoding, _ = bound_encoding(position, best)
     encoded = time.perf_counter()
     write(staged / DEAL_FILE, board)
-    if deadline is not None and deadline <= encoded:
-        answer, model, proof, stats = None, None, None, {}
-    else:
-        answer, model, proof, stats = _prove(encoding, solver, deadline)
+    answer, order, proof, stats = _refute(encoding, solver, deadline)
     if answer:
         talon = set(encoding.problem.talon)
-        played = sum(1 for node in encoding.decode(model or []) if node not in talon)
+        played = sum(1 for node in order or () if node not in talon)
         raise InputError(f"not the best score: a line from the position scores "
                          f"{position.moved + played}", "best", token=str(best))
     solved = time.perf_counter()
@@ -443,7 +442,7 @@ def certify_found(found: Best, position: Position, folder: str | os.PathLike[str
     `verify` reads); a win's is its line, as `certify` writes a solvable deal's
     (`certify_win`: deal.board and solution.json). A best not proven is an InputError:
     there is nothing to certify. `timeout` bounds the optimality certificate as
-    `certify_best`'s does: at the limit its verdict is unknown and nothing is written."""
+    `certify_best`'s does: at the limit its verdict is unknown and no proof is written."""
     if not found.proven:
         raise InputError("the best score was not proven (the limit came first): nothing to "
                          "certify", "certify", token=str(folder))
