@@ -361,6 +361,22 @@ def test_review_text_names_a_talon_turn() -> None:
            "still reachable was 17/35." in str(review_text(found, str))
 
 
+def test_q_on_the_end_screen_quits_as_it_says() -> None:
+    """The end screen offers "Q quit": the key ends the game from there."""
+
+    async def script(app: PlayApp, pilot) -> None:
+        table = app.table
+        while table.game.legal():
+            await pilot.press(key(table.game.legal()[-1].fan))
+        await settle(app, pilot)
+        assert "Q quit" in end_text(app)
+        await pilot.press("Q")
+        await pilot.pause()
+        assert not app.is_running
+
+    drive(PlayApp("pysol:1:golf"), script)
+
+
 # ---------------------------------------------------------------- a real terminal
 
 

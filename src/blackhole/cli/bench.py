@@ -23,7 +23,7 @@ from blackhole.cli.guard import (
     user_errors,
 )
 from blackhole.cli.options import BudgetOption, JsonFlag
-from blackhole.cli.output import PIPED_WIDTH
+from blackhole.cli.output import PIPED_WIDTH, make_console
 from blackhole.errors import InputError
 from blackhole.extras import require
 
@@ -52,13 +52,11 @@ def _stdout() -> "Console":
     pipe or a file, tables fit COLUMNS (PIPED_WIDTH when it is unset or no whole number
     above 0) as far as their columns can narrow, and no line is wrapped or cut
     (`soft_wrap`): a title, the run's summary, an error is one line however long."""
-    from rich.console import Console
-
     if sys.stdout.isatty():
-        return Console(highlight=False)
+        return make_console()
     columns = os.environ.get("COLUMNS", "")
     width = int(columns) if columns.isdigit() and int(columns) > 0 else PIPED_WIDTH
-    return Console(highlight=False, width=width, soft_wrap=True)
+    return make_console(width=width, soft_wrap=True)
 
 
 @contextmanager
@@ -66,7 +64,7 @@ def _bench_progress(show: bool) -> Iterator[Callable]:
     """A live bar on stderr: tasks done, time left, counts per verdict and per backend."""
     from collections import Counter
 
-    from rich.console import Console
+    from rich.markup import escape
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -84,7 +82,7 @@ def _bench_progress(show: bool) -> Iterator[Callable]:
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                         TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
                         TextColumn("{task.fields[counts]}"),
-                        console=Console(stderr=True), disable=not show)
+                        console=make_console(stderr=True), disable=not show)
     bar = progress.add_task("bench", total=None, counts="")
 
     shown = [0.0]  # when the bar was last updated
@@ -101,7 +99,7 @@ def _bench_progress(show: bool) -> Iterator[Callable]:
             return
         shown[0] = now
         counts = " ".join(f"[{colours[v]}]{v} {verdicts[v]}[/]" for v in colours if verdicts[v])
-        counts += "".join(f" | {b} " + "/".join(str(c[v]) for v in colours)
+        counts += "".join(f" | {escape(b)} " + "/".join(str(c[v]) for v in colours)
                           for b, c in per_backend.items())
         progress.update(bar, total=event.total, completed=event.done, counts=counts,
                         description=f"bench (+{event.skipped} before)" if event.skipped

@@ -6,12 +6,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.text import Text
 
 from blackhole.cli.guard import EXIT_NO, EXIT_OK, user_errors
 from blackhole.cli.options import AfterOption, DealSpec, GameOption, JsonFlag, read_game
-from blackhole.cli.output import card_text, console
+from blackhole.cli.output import card_text, console, make_console
 from blackhole.formats import board_text, moves_json, position_json
 from blackhole.positions import check_answer, load_position
 
@@ -26,7 +25,7 @@ def show(spec: DealSpec,
     with user_errors():
         position = load_position(spec, after, read_game(game))
     deal = position.deal
-    out = Console(highlight=False, no_color=ascii_only, emoji=False)
+    out = make_console(no_color=ascii_only)
     brackets = ascii_only or not out.is_terminal  # underline only shows on a terminal
     hole = Text("hole: ")
     hole.append(card_text(deal.foundation, ascii_only) if deal.foundation else Text("empty"))

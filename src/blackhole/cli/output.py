@@ -191,19 +191,25 @@ class _LazyConsole:
 
     def __getattr__(self, name: str) -> Any:
         if self._console is None:
-            from rich.console import Console
-
             # A terminal keeps its own width.
-            self._console = Console(highlight=False,
-                                    width=None if sys.stdout.isatty() else PIPED_WIDTH,
-                                    **self._settings)
+            self._console = make_console(
+                width=None if sys.stdout.isatty() else PIPED_WIDTH, **self._settings)
         return getattr(self._console, name)
+
+
+def make_console(**settings: Any) -> "Console":
+    """A Rich Console that prints text as it is: no markup (`[red]`, `[link=…]`), no emoji
+    codes (`:x:`) and no highlighting are read from what it prints. Every console of the
+    commands is made here, so a label, a path or a file's text from outside can never
+    restyle, hide or break the output; styles come only from Text and Styled pieces."""
+    from rich.console import Console
+
+    return Console(markup=False, emoji=False, highlight=False, **settings)
 
 
 console: "Console" = _LazyConsole()  # type: ignore[assignment]
 # For terminals without suit symbols or colour (--ascii).
-plain_console: "Console" = _LazyConsole(no_color=True,  # type: ignore[assignment]
-                                         emoji=False)
+plain_console: "Console" = _LazyConsole(no_color=True)  # type: ignore[assignment]
 
 def card_piece(card, ascii_only: bool) -> tuple[str, str | None]:
     """A card as text and its style: KH, or K♥ in red (KH, as --ascii gives, where the
@@ -234,9 +240,7 @@ def working(what: str, *, after: float = 1.0, every: float = 30.0) -> Iterator[N
     began = time.monotonic()
     err = None
     if may_be_terminal(sys.stderr):  # else Rich would find no terminal either: no need of it
-        from rich.console import Console
-
-        err = Console(stderr=True)
+        err = make_console(stderr=True)
 
     def watch() -> None:
         if err is not None and err.is_terminal:

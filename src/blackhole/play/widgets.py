@@ -113,6 +113,7 @@ class EndScreen(ModalScreen[None]):
         Binding("u,U", "undo", "undo"),
         Binding("N,n", "new", "new deal"),
         Binding("escape,enter,space", "close", "look at the table"),
+        Binding("Q", "app.quit", "quit"),  # a modal screen does not pass keys to the app
     ]
 
     def __init__(self, table: TableActions) -> None:
