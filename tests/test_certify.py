@@ -358,6 +358,16 @@ def test_the_timeout_bounds_the_whole_certificate(tmp_path) -> None:
     assert time.perf_counter() - began < 10
     assert cert.verdict is Verdict.UNKNOWN and cert.reason
     assert sorted(p.name for p in tmp_path.iterdir()) == ["deal.board"]
+    assert cert.left_in_place() == f"{tmp_path} holds only the deal tried (deal.board), " \
+                                   "no certificate"
+    # What is left is no certificate: verify says so, a failed check (exit 1), not an error.
+    found = verify(tmp_path)
+    assert not found.ok and "holds only deal.board" in found.reason
+    checked = blackhole("verify", str(tmp_path))
+    assert checked.returncode == 1 and "NOT VERIFIED" in checked.stdout, checked.stderr
+    said = blackhole("certify", "pysol:265", "--timeout", "0.05", "--out", str(tmp_path))
+    assert said.returncode == 3
+    assert f"{tmp_path} holds only the deal tried (deal.board)" in " ".join(said.stdout.split())
 
 
 def test_a_check_out_of_time_is_unknown_not_a_verdict(tmp_path, monkeypatch) -> None:

@@ -110,3 +110,10 @@ def test_the_time_limit_bounds_the_optimality_certificate_too(tmp_path) -> None:
     assert answer["best"] == 33 and answer["proven"] is True
     assert answer["certificate"] is None and "time limit" in answer["certificate_reason"]
     assert [p.name for p in (tmp_path / "cli").iterdir()] == ["deal.board"]
+    checked = blackhole("verify", str(tmp_path / "cli"))
+    assert checked.returncode == 1 and "NOT VERIFIED" in checked.stdout, checked.stderr
+    said = blackhole("best", spec, "--timeout", "2", "--certify", str(tmp_path / "cli"),
+                     timeout=120)
+    assert said.returncode == 3
+    assert f"{tmp_path / 'cli'} holds only the deal tried (deal.board), no certificate" \
+        in " ".join(said.stdout.split())

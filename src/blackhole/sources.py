@@ -183,16 +183,21 @@ def generated_spec(spec: str) -> tuple[str, int, str] | None:
     is canonical: `""` or a game's name (`all-in-a-row`, `golf`, ...); `""`, `any`,
     `ranks=R`, `any:ranks=R` or a game's name."""
     kind, _, rest = spec.partition(":")
-    if kind not in ("pysol", "random"):
+    if kind.lower() not in ("pysol", "random"):
         return None
     number, _, variant = rest.partition(":")
     return _generated(spec, kind, number, variant)
 
 
 def _generated(spec: str, kind: str, number: str, variant: str) -> tuple[str, int, str]:
-    """Check one generated spec's parts; `spec` names it in errors."""
+    """Check one generated spec's parts; `spec` names it in errors. Words are read
+    without regard to case, as everywhere a game is named (`games.game_named`):
+    `PySol:1:GOLF` is `pysol:1:golf`, and Black Hole may be named (`random:1:black-hole`
+    is `random:1`)."""
     spec = shorten(spec)
+    kind, variant = kind.lower(), variant.lower()
     if kind == "pysol":
+        variant = "" if variant == DEFAULT_GAME.name else variant
         if variant not in PYSOL_GAMES:
             raise InputError("unknown PySolFC game (use pysol:N or pysol:N:GAME, GAME one of "
                              f"{', '.join(name for name in PYSOL_GAMES if name)})",
@@ -213,22 +218,17 @@ def _random_variant(spec: str, variant: str) -> tuple[bool, int, Variant]:
     hole, ranks, game). `any` and `ranks=R` are Black Hole's only (a game of a fixed deck,
     such as Golf, is dealt from 13 ranks)."""
     any_card, ranks, game, seen = False, STANDARD_RANKS, DEFAULT_GAME, set()
+    deck_word = None  # the first `any` or `ranks=R`, which only Black Hole takes
     for part in variant.split(":") if variant else []:
-        key = "ranks" if part.startswith("ranks=") else \
-            "game" if part in VARIANTS and part != DEFAULT_GAME.name else part
+        key = "ranks" if part.startswith("ranks=") else "game" if part in VARIANTS else part
         if key not in ("any", "ranks", "game") or key in seen:
             raise InputError("unknown random variant (use random:SEED[:any][:ranks=R] or "
                              "random:SEED:GAME)", spec, None, part)
         seen.add(key)
         if key == "game":
             game = VARIANTS[part]
-            if seen - {"game"}:
-                raise InputError(f"{game.name} is dealt from a standard deck: any and "
-                                 "ranks=R are Black Hole's", spec, None, part)
             continue
-        if "game" in seen:
-            raise InputError(f"{game.name} is dealt from a standard deck: any and "
-                             "ranks=R are Black Hole's", spec, None, part)
+        deck_word = deck_word or part
         if key == "any":
             any_card = True
             continue
@@ -238,6 +238,9 @@ def _random_variant(spec: str, variant: str) -> tuple[bool, int, Variant]:
             raise InputError(f"ranks=R takes {low} to {high} ranks per suit (4R cards)", spec,
                              None, part)
         ranks = found
+    if deck_word is not None and game != DEFAULT_GAME:
+        raise InputError(f"{game.name} is dealt from a standard deck: any and ranks=R are "
+                         "Black Hole's", spec, None, deck_word)
     return any_card, ranks, game
 
 
@@ -278,7 +281,7 @@ def expand_specs(specs: str | Iterable[str], _reading: tuple[Path, ...] = ()) ->
             continue
         prefix, _, rest = item.partition(":")
         span, _, variant = rest.partition(":")
-        if prefix in ("pysol", "random") and "-" in span.lstrip("-"):
+        if prefix.lower() in ("pysol", "random") and "-" in span.lstrip("-"):
             out.extend(_range(item, prefix, span, variant))
         elif Path(item).is_dir():
             out.extend(_folder(item))
@@ -298,7 +301,7 @@ def _range(item: str, kind: str, span: str, variant: str) -> list[str]:
     if hi - lo >= MAX_RANGE:
         raise InputError(f"a range holds at most {MAX_RANGE:,} deals", item, None, span)
     suffix = f":{canonical}" if canonical else ""
-    return [f"{kind}:{n}{suffix}" for n in range(lo, hi + 1)]
+    return [f"{kind.lower()}:{n}{suffix}" for n in range(lo, hi + 1)]
 
 
 def _folder(path: str) -> list[str]:

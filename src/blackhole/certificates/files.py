@@ -107,6 +107,11 @@ class Certificate:
             return True
         return self.verdict is Verdict.UNSOLVABLE and self.check is not None and self.check.ok
 
+    def left_in_place(self) -> str:
+        """What is in the folder now, in words, for a verdict that wrote no certificate
+        (`left_in_place`)."""
+        return left_in_place(self.folder)
+
 
 def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
@@ -274,3 +279,23 @@ def read_small(path: Path) -> bytes:
 
 def holds_certificate(folder: Path) -> bool:
     return (folder / MANIFEST_FILE).is_file() or (folder / SOLUTION_FILE).is_file()
+
+
+def holds_only_the_deal(folder: Path) -> bool:
+    """Whether `folder` holds deal.board and nothing else: what an unknown verdict leaves
+    where no certificate was (the deal tried, so that a later run knows it)."""
+    try:
+        return [p.name for p in folder.iterdir()] == [DEAL_FILE]
+    except OSError:
+        return False
+
+
+def left_in_place(folder: Path) -> str:
+    """What an unknown verdict left at `folder`, in words: a certificate already there is
+    kept; else the deal tried alone (`holds_only_the_deal`), which `verify` reports as no
+    certificate (not verified)."""
+    if holds_certificate(folder):
+        return f"the certificate already in {folder} is kept"
+    if holds_only_the_deal(folder):
+        return f"{folder} holds only the deal tried ({DEAL_FILE}), no certificate"
+    return f"nothing was written to {folder}"

@@ -38,6 +38,7 @@ from blackhole.certificates.files import (
     check_checker,
     dimacs,
     holds_certificate,
+    holds_only_the_deal,
     moves_of,
     named_game,
     read_manifest,
@@ -107,7 +108,8 @@ def verify(folder: str | os.PathLike[str], checker: str = "blackhole", *,
            in_run: bool = False) -> Verification:
     """Check what the folder claims from the files on disk: an unsolvable deal's proof
     (manifest.json) or a solvable deal's winning moves (solution.json). A folder that
-    claims neither is bad input, unless it is one of a run's (`in_run`): then it is not
+    claims neither is bad input, unless it is one of a run's (`in_run`) or holds the deal
+    alone, as an unknown verdict leaves it (`holds_only_the_deal`): then it is not
     verified, and the reason names what it holds. `folder` is a `str` or `os.PathLike`,
     the folder or one of its certificate's files (`DIR/manifest.json` means DIR)."""
     folder = certificate_folder(folder)
@@ -115,7 +117,7 @@ def verify(folder: str | os.PathLike[str], checker: str = "blackhole", *,
         raise InputError("no such certificate folder", str(folder))
     check_checker(checker)
     if not holds_certificate(folder):
-        if in_run:
+        if in_run or holds_only_the_deal(folder):  # a deal tried: its certificate failed
             return Verification(False, "", "", _incomplete(folder))
         # Nothing claimed, so nothing failed a check: the folder is the wrong input.
         raise InputError(f"not a certificate folder: no {MANIFEST_FILE} or {SOLUTION_FILE} "

@@ -129,8 +129,8 @@ def _print_certificate(spec: str, cert: "Certificate") -> None:
                       f"— no certificate of unsolvability; the winning moves "
                       f"({played}replayed) are in {cert.folder / 'solution.json'}{kept}")
     else:
-        console.print(Text(f"{spec}: unknown ({cert.reason or 'time limit reached'})",
-                           style="yellow"))
+        console.print(Text(f"{spec}: unknown ({cert.reason or 'time limit reached'}); "
+                           f"{cert.left_in_place()}", style="yellow"))
 
 
 def _print_certificate_summary(certs: "list[Certificate]", wall: float) -> None:
