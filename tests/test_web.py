@@ -11,7 +11,9 @@ import contextlib
 import http.client
 import json
 import os
+import re
 import signal
+import socket
 import subprocess
 import threading
 import time
@@ -36,17 +38,18 @@ VOLATILE = ("seconds", "stats")  # measured per run: they differ between any two
 class Server:
     """`blackhole serve --port 0` in its own process, and requests to it."""
 
-    def __init__(self, *args: str) -> None:
+    def __init__(self, *args: str, bound: str = "127.0.0.1") -> None:
         self.process = subprocess.Popen(
             command("serve", "--port", "0", *args), stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, text=True, env=child_env(), preexec_fn=default_sigint)
         first = self.process.stdout.readline()
-        assert first.startswith("serving http://127.0.0.1:"), \
+        assert first.startswith(f"serving http://{bound}:"), \
             first + self.process.stderr.read()
         self.url = first.split()[1].rstrip("/")
         self.host = self.url.removeprefix("http://")
 
-    def ask(self, path: str, query: dict[str, str] | None = None, body: bytes | None = None,
+    def ask(self, path: str, query: dict[str, str] | list[tuple[str, str]] | None = None,
+            body: bytes | None = None,
             headers: dict[str, str] | None = None,
             timeout: float = 60) -> tuple[int, dict[str, str], Any]:
         """(status, headers, the JSON document) of one request."""
@@ -189,6 +192,131 @@ def test_a_foreign_host_or_origin_is_refused(server) -> None:
     status, _, data = server.ask("/api/atlas", {"deal": "pysol:2"},
                                  headers={"Origin": server.url})
     assert status == 200 and data["won"] is True
+
+
+def test_only_the_pages_own_origin_may_ask(server) -> None:
+    """An Origin must be the page's own exactly (scheme, host and port), and a browser's
+    Sec-Fetch-Site must say same-origin or none, on a GET and on a text/plain POST alike;
+    a request with neither header (curl, a script) is served."""
+    port = server.host.rpartition(":")[2]
+    board = blackhole("deal", "pysol:2").stdout.encode()
+    asks = (({"deal": "pysol:2", "backend": "look"}, None, {}),
+            ({"backend": "look"}, board, {"Content-Type": "text/plain"}))
+    for origin in ("http://203.0.113.5", "http://0.0.0.0", "http://localhost:9999",
+                   "http://127.0.0.1:1", "http://[::1]:8080", "http://localhost.",
+                   f"http://localhost:{port}", f"https://{server.host}", "null"):
+        for query, body, headers in asks:
+            status, _, data = server.ask("/api/solve", query, body,
+                                         {**headers, "Origin": origin})
+            assert status == 403 and data["exit"] == 2, (origin, data)
+            assert data["error"] == f"Origin: this server answers only its own page " \
+                                    f"({server.url}): {origin!r}"
+    for site in ("cross-site", "same-site"):
+        for query, body, headers in asks:
+            status, _, data = server.ask("/api/solve", query, body,
+                                         {**headers, "Sec-Fetch-Site": site})
+            assert status == 403 and data["exit"] == 2
+            assert data["error"].startswith("Sec-Fetch-Site:") and site in data["error"]
+    status, _, data = server.ask("/api/atlas", {"deal": "pysol:2"},
+                                 headers={"Sec-Fetch-Site": "cross-site",
+                                          "Origin": server.url})
+    assert status == 403 and data["error"].startswith("Sec-Fetch-Site:")
+    for own in ({"Origin": server.url, "Sec-Fetch-Site": "same-origin"},
+                {"Sec-Fetch-Site": "none"}, {}):
+        for query, body, headers in asks:
+            status, _, data = server.ask("/api/solve", query, body, {**headers, **own})
+            assert status == 200 and data["verdict"] == "solved", (own, data)
+    status, _, data = server.ask("/api/atlas", {"deal": "pysol:2"},
+                                 headers={"Host": f"localhost:{port}",
+                                          "Origin": f"http://localhost:{port}"})
+    assert status == 200 and data["won"] is True
+
+
+def test_every_response_forbids_framing_sniffing_and_others_scripts(server) -> None:
+    """The page, its files, the answers and every refusal carry the same headers; the page
+    has no script or style of its own inline, which the policy would block."""
+    for path, query, headers, expected in (
+            ("/", None, {}, 200), ("/static/app.js", None, {}, 200),
+            ("/favicon.ico", None, {}, 200), ("/api/atlas", {"deal": "pysol:2"}, {}, 200),
+            ("/api/atlas", {"deal": "pysol:0"}, {}, 400), ("/api/nothing", None, {}, 404),
+            ("/nothing", None, {}, 404), ("/", None, {"Host": "evil.example"}, 400),
+            ("/", None, {"Origin": "https://evil.example"}, 403)):
+        status, got, _ = server.ask(path, query, headers=headers)
+        assert status == expected, (path, headers)
+        assert got["x-content-type-options"] == "nosniff"
+        assert got["x-frame-options"] == "DENY"
+        policy = [rule.strip() for rule in got["content-security-policy"].split(";")]
+        assert "default-src 'self'" in policy and "frame-ancestors 'none'" in policy
+        assert not [rule for rule in policy if "unsafe" in rule or "*" in rule]
+    _, _, page = server.ask("/")
+    assert re.findall(rb"<script\b[^>]*>", page) == [b'<script src="/static/app.js">']
+    assert not re.search(rb"<style|\s(style|on[a-z]+)=", page, re.IGNORECASE)
+
+
+def test_the_favicon_is_the_packages(server) -> None:
+    """The page links its icon, and /favicon.ico (where a browser looks unasked) is it."""
+    from blackhole.web.app import STATIC
+
+    status, _, page = server.ask("/")
+    assert b'<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">' in page
+    icon = (STATIC / "favicon.svg").read_bytes()
+    assert icon.startswith(b"<svg ") and icon.rstrip().endswith(b"</svg>")
+    for path in ("/favicon.ico", "/static/favicon.svg"):
+        status, headers, raw = server.ask(path)
+        assert status == 200 and headers["content-type"] == "image/svg+xml"
+        assert raw == icon
+
+
+def test_a_repeated_parameter_is_refused_by_name(server) -> None:
+    from blackhole.errors import InputError
+    from blackhole.web.api import check
+
+    status, _, data = server.ask("/api/solve", [("deal", "/etc/passwd"), ("deal", "pysol:2")])
+    assert status == 400
+    assert data == {"error": "deal: given more than once (give each parameter once)",
+                    "exit": 2}
+    status, _, data = server.ask("/api/solve", [("deal", "pysol:2"), ("backend", "look"),
+                                                ("timeout", "5"), ("backend", "look")])
+    assert status == 400 and data["error"].startswith("backend: given more than once")
+    with pytest.raises(InputError) as refused:
+        check("hint", [("timeout", "1"), ("deal", "pysol:2"), ("timeout", "60")], None)
+    assert refused.value.source == "timeout"
+    assert check("hint", [("deal", "pysol:2"), ("timeout", "1")], None).timeout == 1
+
+
+def test_a_client_gone_mid_upload_ends_its_request_without_a_traceback() -> None:
+    """A body cut off by a closed connection ends the request quietly; the server goes on
+    answering. Bound to loopback, the server gives no warning."""
+    lone = Server()
+    try:
+        host, _, port = lone.host.rpartition(":")
+        for _ in range(2):
+            with socket.create_connection((host, int(port)), timeout=10) as connection:
+                connection.sendall(b"POST /api/solve HTTP/1.1\r\nHost: " +
+                                   lone.host.encode() + b"\r\nContent-Length: 5000\r\n"
+                                   b"\r\n" + b"x" * 100)
+                time.sleep(0.2)
+        time.sleep(0.5)
+        status, _, data = lone.ask("/api/atlas", {"deal": "pysol:2"})
+        assert status == 200 and data["won"] is True
+        done = lone.interrupt()
+        assert done.returncode == 130 and done.stderr == "interrupted\n", done.stderr
+    finally:
+        lone.stop()
+
+
+def test_a_host_open_to_the_network_is_warned_of() -> None:
+    opened = Server("--host", "0.0.0.0", bound="0.0.0.0")
+    try:
+        status, _, data = opened.ask("/api/atlas", {"deal": "pysol:2"})
+        assert status == 200 and data["won"] is True
+        done = opened.interrupt()
+        assert done.returncode == 130
+        assert done.stderr.splitlines() == [
+            "warning: --host 0.0.0.0 opens the page and its API to the network: anyone who "
+            "can reach this machine can run solves on it", "interrupted"]
+    finally:
+        opened.stop()
 
 
 def test_the_page_is_served_from_the_package(server) -> None:

@@ -9,12 +9,15 @@ BLACKHOLE_SCREENSHOTS names, else in the test's temporary folder."""
 from __future__ import annotations
 
 import csv
+import functools
 import json
 import os
 import re
 import shutil
+import threading
 import time
 from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -58,6 +61,7 @@ def browser(downloads) -> Iterator[object]:
     options.binary_location = BROWSER
     options.add_experimental_option("prefs", {
         "download.default_directory": str(downloads), "download.prompt_for_download": False})
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the console's lines
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
                      "--disable-gpu", "--window-size=1280,1000", "--lang=en"):
         options.add_argument(argument)
@@ -399,6 +403,50 @@ def _dealt(browser, shown: str) -> bool:
     and says "dealing …" while the page still shows the deal before."""
     status = _text(browser, "#status")
     return shown in status and not status.startswith("dealing")
+
+
+def test_the_page_keeps_to_its_policy_and_no_other_site_frames_it(browser, server,
+                                                                   tmp_path) -> None:
+    """The page draws a deal and its best line under its Content-Security-Policy with no
+    violation and no missing file (its icon found); another site's page that frames it
+    is refused."""
+    browser.get_log("browser")  # what the tests before left on the console
+    _open(browser, server, "pysol:1")
+    _solve(browser)
+    _until(browser, lambda: browser.find_elements(By.ID, "analysis-summary"),
+           f"no analysis: {_text(browser, '#status')}")
+    assert _text(browser, "#verdict") == f"unsolvable: best {_bests()[1]} of 51"
+    icon = browser.execute_async_script(
+        "fetch(document.querySelector('link[rel=icon]').href).then(response => "
+        "arguments[0](`${response.status} ${response.headers.get('content-type')}`))")
+    assert icon == "200 image/svg+xml"
+    logged = [entry["message"] for entry in browser.get_log("browser")]
+    assert not [line for line in logged
+                if "Content Security Policy" in line or "Failed to load" in line], logged
+    # another site: a page on another port that frames this one
+    (tmp_path / "frame.html").write_text(f"<iframe src='{server.url}/?deal=pysol:2'>"
+                                         "</iframe>")
+    other = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(
+        QuietHandler, directory=str(tmp_path)))
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    try:
+        browser.get(f"http://127.0.0.1:{other.server_address[1]}/frame.html")
+        _until(browser, lambda: [entry for entry in browser.get_log("browser")
+                                 if "frame-ancestors 'none'" in entry["message"]],
+               "another site framed the page")
+        browser.switch_to.frame(0)
+        assert not browser.find_elements(By.ID, "board")
+    finally:
+        browser.switch_to.default_content()
+        other.shutdown()
+        other.server_close()
+
+
+class QuietHandler(SimpleHTTPRequestHandler):
+    """Another site's files, served without a line per request."""
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        pass
 
 
 def test_a_deal_is_picked_by_game_and_number_or_by_seed(browser, server) -> None:

@@ -29,7 +29,7 @@ def serve(
     with user_errors():
         require("web", "starlette", "serve")
         require("web", "uvicorn", "serve")
-        from blackhole.web.app import listen, serve, url_of
+        from blackhole.web.app import listen, open_to_network, serve, url_of
 
         if not host.strip():
             raise InputError("names no address", "--host", token=host)
@@ -40,6 +40,9 @@ def serve(
         url = url_of(sock)
         typer.echo(f"serving {url} (Ctrl-C stops)")
         sys.stdout.flush()
+        if open_to_network(sock):
+            typer.echo(f"warning: --host {host} opens the page and its API to the network: "
+                       "anyone who can reach this machine can run solves on it", err=True)
         if open_browser:
             import webbrowser
 

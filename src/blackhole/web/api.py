@@ -14,7 +14,8 @@ it returns the error's one line with its HTTP status.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -75,17 +76,24 @@ class Answer:
     filename: str = ""
 
 
-def check(question: str, query: Mapping[str, str], body: str | None,
-          cap: float = SERVER_TIMEOUT) -> Request:
-    """The request `question` with these query parameters and body, checked: an unknown
-    question or parameter, a deal that names a file, both a spec and a body, a bad or
-    missing timeout are InputErrors. A timeout above `cap`, or none, is `cap`."""
+def check(question: str, query: Mapping[str, str] | Iterable[tuple[str, str]],
+          body: str | None, cap: float = SERVER_TIMEOUT) -> Request:
+    """The request `question` with these query parameters (a mapping, or the pairs in
+    the order given) and body, checked: an unknown question or parameter, one given more
+    than once, a deal that names a file, both a spec and a body, a bad or missing
+    timeout are InputErrors. A timeout above `cap`, or none, is `cap`."""
     from blackhole.backends import DEFAULT_BACKEND
     from blackhole.sources import generated_spec
 
     if question not in PARAMETERS:
         raise InputError(f"unknown question (ask one of {', '.join(PARAMETERS)})", "path",
                          token=question)
+    pairs = list(query.items() if isinstance(query, Mapping) else query)
+    repeated = [name for name, count in Counter(name for name, _ in pairs).items()
+                if count > 1]
+    if repeated:
+        raise InputError("given more than once (give each parameter once)", repeated[0])
+    query = dict(pairs)
     unknown = sorted(set(query) - PARAMETERS[question])
     if unknown:
         raise InputError(f"{question} takes no such parameter (it takes "

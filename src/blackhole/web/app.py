@@ -3,7 +3,9 @@
 Safe by default: it binds 127.0.0.1 unless told otherwise; a request whose Host header
 names neither the bound host, a localhost name nor an IP address is refused (400), which
 stops DNS rebinding (a page of another site that resolves its name to this server), and
-a request from another site's page (its Origin header) is refused (403);
+a request from another site's page is refused (403: an Origin other than the page's own,
+or a browser's Sec-Fetch-Site saying it is cross-site); every response forbids framing,
+type sniffing and any script or style not the page's own (`PAGE_HEADERS`);
 bodies over 1 MB are refused (413); every limit is capped (`api.SERVER_TIMEOUT`); the
 solving questions run in a pool of at most `workers` processes, and a request beyond it
 is answered 503 with Retry-After at once, never queued; a solve whose client goes away
@@ -25,11 +27,10 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -41,6 +42,17 @@ STATIC = Path(__file__).parent / "static"
 LOCAL_NAMES = frozenset({"localhost", "localhost.", "ip6-localhost"})
 RETRY_AFTER_SECONDS = 5  # what a 503 asks a client to wait
 _GRACE_SECONDS = 5.0  # a worker's answer may come this long after its capped limit
+# What a browser's Sec-Fetch-Site may say of a request served: from the page itself, or
+# from no page (typed in, a bookmark).
+OWN_SITE = frozenset({"same-origin", "none"})
+# Sent with every response: the page runs only its own files, no site may frame it, and
+# no answer is read as another type than the one it names.
+PAGE_HEADERS = (
+    (b"content-security-policy", b"default-src 'self'; base-uri 'none'; "
+                                 b"form-action 'self'; frame-ancestors 'none'"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+)
 
 
 def default_workers() -> int:
@@ -70,6 +82,22 @@ def allowed_host(header: str, bound: str) -> bool:
     return True
 
 
+def foreign(host: str, origins: list[str], sites: list[str]) -> str | None:
+    """Why a request addressed to `host` (its Host header, already allowed) comes from
+    another site's page, or None. Its Origin headers must each be exactly the page's own
+    origin, `http://` and `host`; its Sec-Fetch-Site headers (a browser's word on where
+    it comes from) each in OWN_SITE. A request with neither (curl, a script) is served."""
+    own = "http://" + host.strip().lower()
+    for origin in origins:
+        if origin.strip().lower() != own:
+            return f"Origin: this server answers only its own page ({own}): {origin[:80]!r}"
+    for site in sites:
+        if site.strip().lower() not in OWN_SITE:
+            return f"Sec-Fetch-Site: this server answers only its own page ({own}): " \
+                   f"{site[:80]!r}"
+    return None
+
+
 def _json(data: dict, status: int = 200, headers: dict[str, str] | None = None) -> Response:
     """A JSON answer written as the CLI's `--json` writes it (one line)."""
     return Response(json.dumps(data) + "\n", status_code=status, headers=headers,
@@ -82,32 +110,43 @@ def _error(status: int, message: str, headers: dict[str, str] | None = None,
     return _json({"error": message, "exit": code}, status, headers)
 
 
+def _closed() -> Response:
+    """The answer to a client that went away: nobody reads it."""
+    return _error(499, "the client closed the request", code=api.EXIT_INTERRUPTED)
+
+
 class HostCheck:
-    """ASGI middleware: refuse a request whose Host names another host (400), or whose
-    Origin is another site's page (403)."""
+    """ASGI middleware: refuse a request whose Host names another host (400), or that
+    comes from another site's page (403, `foreign`); send PAGE_HEADERS with every
+    response, a refusal's too."""
 
     def __init__(self, app: Any, bound: str) -> None:
         self.app, self.bound = app, bound
 
     async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
-        if scope["type"] == "http":
-            hosts = [value.decode("latin-1") for key, value in scope["headers"]
-                     if key == b"host"]
-            origins = [value.decode("latin-1") for key, value in scope["headers"]
-                       if key == b"origin"]
-            response = None
-            if len(hosts) != 1 or not allowed_host(hosts[0], self.bound):
-                shown = hosts[0] if hosts else ""
-                response = _error(400, f"Host: this server answers only to {self.bound} "
-                                       f"and localhost: {shown[:80]!r}")
-            elif origins and not allowed_host(urlsplit(origins[0]).netloc, self.bound):
-                # another site's page (a cross-site form or fetch) may not make it work
-                response = _error(403, f"Origin: this server answers only its own page: "
-                                       f"{origins[0][:80]!r}")
-            if response is not None:
-                await response(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", ()),
+                                                  *PAGE_HEADERS]}
+            await send(message)
+
+        def named(name: bytes) -> list[str]:
+            return [value.decode("latin-1") for key, value in scope["headers"]
+                    if key == name]
+
+        hosts, response = named(b"host"), None
+        if len(hosts) != 1 or not allowed_host(hosts[0], self.bound):
+            shown = hosts[0] if hosts else ""
+            response = _error(400, f"Host: this server answers only to {self.bound} "
+                                   f"and localhost: {shown[:80]!r}")
+        elif why := foreign(hosts[0], named(b"origin"), named(b"sec-fetch-site")):
+            response = _error(403, why)
+        answer = self.app if response is None else response
+        await answer(scope, receive, send_with_headers)
 
 
 class Pool:
@@ -204,17 +243,20 @@ def _kill(process: Any) -> None:
 
 
 async def _body(request: Request) -> str | None:
-    """The request's body as text (None when empty); over the limit it is InputError
-    carrying 413 (`_TooLarge`)."""
+    """The request's body as text (None when empty); over the limit it raises _TooLarge,
+    and ClientGone when the client goes away before it is all sent."""
     length = request.headers.get("content-length")
     if length is not None and length.isdigit() and int(length) > api.MAX_BODY_BYTES:
         raise _TooLarge
     chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > api.MAX_BODY_BYTES:
-            raise _TooLarge
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > api.MAX_BODY_BYTES:
+                raise _TooLarge
+            chunks.append(chunk)
+    except ClientDisconnect:
+        raise ClientGone from None
     if not size:
         return None
     try:
@@ -237,16 +279,18 @@ def create_app(host: str = "127.0.0.1", pool: Pool | None = None,
         name = request.path_params["question"]
         try:
             body = await _body(request) if request.method == "POST" else None
-            checked = api.check(name, dict(request.query_params), body, cap)
+            checked = api.check(name, request.query_params.multi_items(), body, cap)
         except _TooLarge:
             return _error(413, f"body: larger than {api.MAX_BODY_BYTES} bytes")
+        except ClientGone:
+            return _closed()
         except InputError as error:
             return _error(404 if error.source == "path" else 400, error.describe())
         if checked.question in api.SOLVING:
             try:
                 found = await pool.run(checked, request.is_disconnected)
-            except ClientGone:  # nobody reads this answer
-                return _error(499, "the client closed the request", code=api.EXIT_INTERRUPTED)
+            except ClientGone:
+                return _closed()
             except BrokenProcessPool:
                 if pool.stopping:
                     return _error(503, "the server is stopping", code=api.EXIT_INTERRUPTED)
@@ -272,6 +316,9 @@ def create_app(host: str = "127.0.0.1", pool: Pool | None = None,
     async def page(request: Request) -> Response:
         return FileResponse(STATIC / "index.html")
 
+    async def icon(request: Request) -> Response:  # where a browser looks unasked
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
         try:
@@ -281,6 +328,7 @@ def create_app(host: str = "127.0.0.1", pool: Pool | None = None,
 
     app = Starlette(routes=[
         Route("/", page),
+        Route("/favicon.ico", icon),
         Route("/api/games", games),
         Route("/api/{question}", question, methods=["GET", "POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
@@ -313,6 +361,13 @@ def url_of(sock: socket.socket) -> str:
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     return f"http://{shown}:{port}/"
+
+
+def open_to_network(sock: socket.socket) -> bool:
+    """Whether a listening socket takes connections from other machines: it is bound to
+    an address that is not loopback (0.0.0.0 and :: take them on every interface)."""
+    address = sock.getsockname()[0].partition("%")[0]
+    return not ipaddress.ip_address(address).is_loopback
 
 
 def serve(sock: socket.socket, host: str, workers: int | None = None) -> None:
