@@ -1,5 +1,5 @@
-"""The scripts that make the figures of docs/ run on the results shipped beside them, and
-what they check of those results holds."""
+"""The scripts that make the figures of docs/ (in benchmarks/) run on the results shipped
+beside them, and what they check of those results holds."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ from .helpers import ROOT
 
 
 def test_the_hard_deals_results_agree_between_engines(tmp_path) -> None:
-    """docs/hard.py's `agree` exits 1 on any deal two engines disagree on."""
-    results = sorted(str(path) for path in (ROOT / "docs" / "results" / "hard").glob("*.gz"))
+    """benchmarks/hard.py's `agree` exits 1 on any deal two engines disagree on."""
+    benchmarks = ROOT / "benchmarks"
+    results = sorted(str(path) for path in (benchmarks / "results" / "hard").glob("*.gz"))
     assert len(results) == 20
-    done = subprocess.run([sys.executable, str(ROOT / "docs" / "hard.py"), "agree", *results,
+    done = subprocess.run([sys.executable, str(benchmarks / "hard.py"), "agree", *results,
                            "--out", str(tmp_path)], capture_output=True, text=True,
                           timeout=120, check=False)
     assert done.returncode == 0, done.stderr

@@ -1,6 +1,6 @@
 """Draw the scaling plot from a bench results file (JSON lines, plain or .gz).
 
-    python docs/scaling.py docs/results/scaling.jsonl.gz docs/plots/scaling.png
+    python benchmarks/scaling.py benchmarks/results/scaling.jsonl.gz docs/plots/scaling.png
 
 The deal's deck size is 4 x R for `random:SEED:ranks=R` (R = 13 when no `ranks=` is
 given).  Per size and backend: median and p90 of the backend seconds over every task,
@@ -144,7 +144,7 @@ def draw(by, backends, sizes, verdicts, out: Path) -> None:
 
 
 def main(argv: list[str]) -> int:
-    source = Path(argv[1]) if len(argv) > 1 else Path("docs/results/scaling.jsonl.gz")
+    source = Path(argv[1]) if len(argv) > 1 else Path("benchmarks/results/scaling.jsonl.gz")
     out = Path(argv[2]) if len(argv) > 2 else Path("docs/plots/scaling.png")
     summary = summarise(load(source))
     print(table(*summary))

@@ -1,8 +1,8 @@
 """The atlas's figures and tables, from the shipped atlas files and from bench results.
 
-    python docs/atlas_figures.py counts [ATLAS...]
-    python docs/atlas_figures.py best [ATLAS] [--out docs/plots]
-    python docs/atlas_figures.py hardest RESULTS... [--top 10]
+    python benchmarks/atlas_figures.py counts [ATLAS...]
+    python benchmarks/atlas_figures.py best [ATLAS] [--out docs/plots]
+    python benchmarks/atlas_figures.py hardest RESULTS... [--top 10]
 
 counts   per game: deals, won, lost, unsettled, the solvable fraction, and the
          published figure beside it (ATLAS defaults to every shipped file)

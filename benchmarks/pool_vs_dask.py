@@ -1,6 +1,6 @@
 """The same bench run through the local pool and through a local Dask cluster, timed.
 
-    python docs/pool_vs_dask.py SPEC OUTDIR [--rounds N] [--backends B]
+    python benchmarks/pool_vs_dask.py SPEC OUTDIR [--rounds N] [--backends B]
 
 For each round it runs, in turn,
   blackhole bench SPEC --backends B --jobs 2 --out OUTDIR/pool-K.jsonl

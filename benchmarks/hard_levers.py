@@ -1,8 +1,8 @@
 """Levers for the hardest deals, measured by glucose4's conflicts (deterministic: the same
 counts on any machine, whatever its load) and by seconds (which depend on the machine).
 
-    python docs/hard_levers.py features DEAL [--conflicts N]
-    python docs/hard_levers.py cubes DEAL --depth D [--fresh] [--conflicts N]
+    python benchmarks/hard_levers.py features DEAL [--conflicts N]
+    python benchmarks/hard_levers.py cubes DEAL --depth D [--fresh] [--conflicts N]
 
 `features` solves DEAL's CNF with glucose4 under feature sets around the portfolio's
 (the default and the same-rank symmetry cut), one at a time, each up to N conflicts

@@ -1,8 +1,8 @@
 """Certify a random sample of an atlas's lost deals: the loss and the best score.
 
-    python docs/atlas_sample.py ATLAS OUT [--count 1000] [--seed 2026] [--jobs 2]
+    python benchmarks/atlas_sample.py ATLAS OUT [--count 1000] [--seed 2026] [--jobs 2]
                                           [--timeout 600] [--loss-only]
-    python docs/atlas_sample.py --table OUT
+    python benchmarks/atlas_sample.py --table OUT
 
 Draws `--count` lost deals at random (seeded) from ATLAS (a `.atlas.gz` file, such as
 src/blackhole/atlas_data/black-hole.atlas.gz) among those with a best score (among all

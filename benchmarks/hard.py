@@ -1,6 +1,6 @@
 """The hard-deal study's figures and tables, from bench results (plain or .gz).
 
-    python docs/hard.py FIGURE RESULTS... [--out docs/plots]
+    python benchmarks/hard.py FIGURE RESULTS... [--out docs/plots]
 
 FIGURE is one of:
   transition  the solvable fraction per R with its 95% Wilson interval

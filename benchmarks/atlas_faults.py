@@ -1,6 +1,6 @@
 """A bench run on a local Dask cluster, hit by faults at random moments, resumed each time.
 
-    python docs/atlas_faults.py SPEC OUT [--kills K] [--seed S] [--nice N] [--backends B]
+    python benchmarks/atlas_faults.py SPEC OUT [--kills K] [--seed S] [--nice N] [--backends B]
 
 Starts a scheduler and one nanny-run worker (two threads) on this machine, then runs
 `blackhole bench SPEC --backends auto --dask ADDRESS --out OUT --resume`. After a
