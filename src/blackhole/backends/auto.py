@@ -23,7 +23,7 @@ Two ways to run, chosen per solve (`races`) by the cores free at that moment
   let the GIL go, so all run at once.
   The first sound answer is taken and the others stopped (the look through its stop
   flag, a solver at the end of its slice, kissat killed within
-  `external.STOP_POLL`).
+  `children.STOP_POLL`).
 - **sequential** (one free core on a deck of up to 13 ranks, `BLACKHOLE_AUTO_CORES=1`,
   or the look in pure Python, which holds the GIL): the look with a budget
   (`Options.budget`, else the engine's default), then the SAT solver (on the CNF with

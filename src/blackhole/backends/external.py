@@ -3,7 +3,9 @@
 The command (`Options.solver_cmd`, e.g. "cadical -q" or "kissat -q") gets the path of
 the DIMACS file, then the proof arguments, and answers in the SAT-competition format: an
 `s SATISFIABLE` / `s UNSATISFIABLE` line, `v` lines with the model, exit code 10 or 20.
-At the timeout the solver's whole process group is killed and the verdict is UNKNOWN.
+The solver and its folder (the CNF, the proof) belong to `blackhole.children`: at the
+timeout, on Ctrl-C or SIGTERM, or when the process that started it dies, the solver is
+killed with all it started, the folder removed, and the verdict is UNKNOWN.
 
 An outside answer is checked like our own. A model must satisfy every clause, decode
 and (in `solve.decode`) replay; otherwise it is an InternalError. An UNSATISFIABLE
@@ -19,17 +21,13 @@ the time ran out) it is UNKNOWN, with the reason in `stats["reason"]` and
 
 from __future__ import annotations
 
-import os
 import shlex
 import shutil
-import signal
-import subprocess
-import tempfile
 import time
 from pathlib import Path
 
+from blackhole import children, drat
 from blackhole import deadline as clock
-from blackhole import drat
 from blackhole.backends import Backend, Options, Result, Verdict
 from blackhole.backends.pysat_tools import features_of, read_answer
 from blackhole.encode.cnf import build_cnf
@@ -42,7 +40,6 @@ PROOF = "{proof}"  # stands for the proof file's path in Options.proof_arg
 # second positional argument, after the DIMACS file.
 PROOF_ARGS = {"cadical": PROOF, "kissat": PROOF}
 _EXIT_VERDICT = {10: True, 20: False}
-STOP_POLL = 0.02  # seconds between two looks at a stop flag while the solver runs
 # The check holds the proof in this process, so a larger outside proof is left unchecked
 # (unknown) and a solve stays within the 1 GiB the README promises; `certify` keeps its
 # own, larger bound. Measured on kissat's binary proofs (2026-12-05): the compiled check
@@ -91,9 +88,9 @@ class ExternalBackend(Backend):
         stats: dict = {"vars": encoding.num_vars, "clauses": len(encoding.clauses),
                        "features": sorted(features), "command": command}
         who = f"external solver {command!r}"
-        with tempfile.TemporaryDirectory(prefix="blackhole-") as folder:
-            path = Path(folder) / "formula.cnf"
-            proof_path = Path(folder) / "proof.drat"
+        with children.folder() as folder:
+            path = folder / "formula.cnf"
+            proof_path = folder / "proof.drat"
             path.write_text(text, encoding="ascii")
             del text
             extra = [arg.replace(PROOF, str(proof_path)) for arg in asked or ()]
@@ -205,41 +202,13 @@ def _argv(command: str) -> list[str]:
 def run_binary(argv: list[str], command: str, timeout: float | None,
                stop: bytearray | None = None) -> tuple[str | None, int | None]:
     """The solver's standard output and exit code, or (None, None) when time ran out or
-    the first byte of `stop` was set (looked at every STOP_POLL seconds); the solver is
-    then killed."""
-    if timeout is not None and timeout <= 0:
-        return None, None
+    the first byte of `stop` was set (`children.run`: the solver is then killed with all
+    it started); an InputError naming `command` when it cannot be started."""
     try:
-        # its own session, so that a timeout kills any children it started too
-        process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                   text=True, start_new_session=True)
+        return children.run(argv, timeout, stop)
     except OSError as error:
         raise InputError(f"cannot run solver command ({error.strerror})", "solver_cmd",
                          token=command) from None
-    ends = None if timeout is None else time.perf_counter() + timeout
-    try:
-        while True:
-            left = None if ends is None else max(0.0, ends - time.perf_counter())
-            wait = left if stop is None else STOP_POLL if left is None else min(STOP_POLL,
-                                                                                  left)
-            try:
-                output, _ = process.communicate(timeout=wait)
-                return output, process.returncode
-            except subprocess.TimeoutExpired:
-                if (left is not None and left <= wait) or (stop is not None and stop[0]):
-                    _kill(process)
-                    return None, None
-    except BaseException:
-        _kill(process)
-        raise
-
-
-def _kill(process: subprocess.Popen) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    process.communicate()
 
 
 def parse_answer(output: str, code: int | None, command: str,

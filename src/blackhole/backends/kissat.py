@@ -1,8 +1,10 @@
 """Kissat, as an engine of its own: the `external` backend's run (the CNF written as
-DIMACS, the binary in its own process group, killed at the timeout or on Ctrl-C, its
-model checked against every clause, its DRAT proof checked by `blackhole.drat`), with
-the binary found here rather than named by the user; and `refute`, kissat's run for a
-certificate (`certify --solver kissat`), whose proof is text.
+DIMACS; the binary and its folder owned by `blackhole.children`, so that the binary is
+killed and the folder removed at the timeout, on Ctrl-C or SIGTERM, or when the process
+that started it dies; its model checked against every clause, its DRAT proof checked by
+`blackhole.drat`), with the binary found here rather than named by the user; and
+`refute`, kissat's run for a certificate (`certify --solver kissat`), whose proof is
+text.
 
 The binary is the one the `passagemath-kissat` wheel ships (the `[kissat]` extra: a
 standalone kissat that needs only libc), found beside its namespace package
@@ -14,13 +16,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
+from blackhole import children, drat
 from blackhole import deadline as clock
-from blackhole import drat
 from blackhole.backends import Options
 from blackhole.backends.external import (
     PROOF,
@@ -82,9 +83,9 @@ def refute(encoding: Encoding, deadline: float | None) -> tuple[
     reads (why in stats["reason"]). Its model is checked against every clause."""
     argv = [binary(), *ARGUMENTS]
     stats: dict[str, Any] = {"command": " ".join([KissatBackend.name, *ARGUMENTS])}
-    with tempfile.TemporaryDirectory(prefix="blackhole-") as folder:
-        path = Path(folder) / "formula.cnf"
-        proof = Path(folder) / "proof.drat"
+    with children.folder() as folder:
+        path = folder / "formula.cnf"
+        proof = folder / "proof.drat"
         path.write_text(encoding.dimacs(names=False), encoding="ascii")
         output, code = run_binary(argv + [str(path), TEXT_PROOF, str(proof)],
                                   KissatBackend.name, clock.left(deadline))

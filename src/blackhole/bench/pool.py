@@ -6,8 +6,9 @@ ends (within a few milliseconds: it gathers the records that come close together
 so always knows which task a worker is running and since when. That thread is
 the one deadline-and-kill loop of bench, for local runs and on every Dask worker alike:
 
-- a task past its hard limit has its worker killed (SIGKILL), and becomes an `unknown`
-  record that says so;
+- a task past its hard limit has its worker killed (SIGKILL, `children.kill_tree`; a
+  solver binary it ran dies with it, `blackhole.children`), and becomes an `unknown`
+  record that says so; the worker's temp files go with it (`worker.scratch`);
 - a worker that dies on its own (the kernel's OOM killer, a crash inside a solver
   library) costs only the task it was running, an `unknown` record with the worker's
   last words;
@@ -34,18 +35,20 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import tempfile
+import shutil
 import threading
 import time
 from collections import deque
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
+from pathlib import Path
 from typing import Any
 
+from blackhole import children
 from blackhole.bench.plan import Task
 from blackhole.bench.record import Record
-from blackhole.bench.worker import HOST, TOOK, last_words, serve
+from blackhole.bench.worker import HOST, TOOK, last_words, scratch, serve
 from blackhole.errors import InternalError
 
 _PRELOAD = ["blackhole.bench.worker"]  # imported once in the forkserver
@@ -104,7 +107,7 @@ class SandboxPool:
         self._batch = max(1, batch)
         for name in _NOT_INHERITED:
             os.environ.pop(name, None)
-        self._folder = tempfile.TemporaryDirectory(prefix="blackhole-bench-")
+        self._folder = str(children.make_folder("blackhole-bench-"))
         self._context = multiprocessing.get_context("forkserver")
         self._context.set_forkserver_preload(_PRELOAD)
         # Workers end when this end closes: with the pool, or with this process.
@@ -153,7 +156,7 @@ class SandboxPool:
         os.close(self._wake_write)
         self._lifeline_end.close()
         self._lifeline.close()
-        self._folder.cleanup()
+        children.remove_folder(Path(self._folder))
 
     def __enter__(self) -> SandboxPool:
         return self
@@ -263,7 +266,7 @@ class SandboxPool:
         job = worker.running
         if job is None:
             return
-        worker.process.kill()
+        children.kill_tree(worker.process.pid)
         worker.process.join()
         self._drain(worker)
         if worker.running is job:  # its record did not arrive in the meantime
@@ -276,7 +279,7 @@ class SandboxPool:
         """The worker died on its own: the task it ran goes with it, the rest go back."""
         worker.process.join(timeout=5)
         if worker.process.exitcode is None:  # its pipe broke, yet it lives: end it
-            worker.process.kill()
+            children.kill_tree(worker.process.pid)
             worker.process.join()
         self._drain(worker)
         job, reason = worker.running, self._death(worker)
@@ -296,26 +299,28 @@ class SandboxPool:
         the front of the queue, in their order."""
         self._workers.remove(worker)
         worker.pipe.close()
+        try:  # its last words, read by now
+            os.unlink(os.path.join(self._folder, f"{worker.process.pid}.err"))
+        except OSError:
+            pass
+        # its temp files (a solver's CNF and proof), which a killed worker leaves
+        shutil.rmtree(scratch(self._folder, worker.process.pid), ignore_errors=True)
         jobs = [job for batch in worker.batches for job in batch]
         if record is not None and jobs:
             jobs.pop(0).record.set_result(record)
         with self._lock:
             self._queue.extendleft(reversed(jobs))
-        try:  # its last words, read by now
-            os.unlink(os.path.join(self._folder.name, f"{worker.process.pid}.err"))
-        except OSError:
-            pass
 
     def _death(self, worker: _Worker) -> str:
         code = worker.process.exitcode
         how = f"signal {-code}" if code is not None and code < 0 else f"exit code {code}"
-        words = last_words(self._folder.name, worker.process.pid)
+        words = last_words(self._folder, worker.process.pid)
         return f"worker died ({how})" + (f": {words}" if words else "")
 
     def _start_worker(self) -> _Worker:
         ours, theirs = self._context.Pipe(duplex=True)
         process = self._context.Process(target=serve, name="blackhole-sandbox",
-                                        args=(theirs, self._folder.name, self._lifeline))
+                                        args=(theirs, self._folder, self._lifeline))
         process.start()
         theirs.close()
         return _Worker(process, ours)
@@ -323,7 +328,7 @@ class SandboxPool:
     def _give_up(self, reason: str) -> None:
         """Stop every worker; every task not finished gets an `unknown` record."""
         for worker in list(self._workers):
-            worker.process.kill()
+            children.kill_tree(worker.process.pid)
             worker.process.join()
             self._drop(worker, None)
         with self._lock:

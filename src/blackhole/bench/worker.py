@@ -15,6 +15,7 @@ import resource
 import select
 import signal
 import socket
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -53,7 +54,8 @@ def start(folder: str, lifeline: Connection) -> None:
     Ctrl-C is the pool owner's to handle. SIGTERM ends the process at once, even in the
     middle of a solver's C code (the pool itself kills with SIGKILL). Anything
     written to stdout (solver chatter) is dropped, and stderr goes to `folder/PID.err`,
-    where the pool reads a dead worker's last words. `lifeline` is the read end of a pipe
+    where the pool reads a dead worker's last words. Temp files (a solver's CNF and
+    proof) go to the worker's own folder, `scratch`. `lifeline` is the read end of a pipe
     whose write end only the pool's owner holds: see `_end_with_owner`.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -65,7 +67,16 @@ def start(folder: str, lifeline: Connection) -> None:
                   0o600)
     os.dup2(log, 2)
     os.close(log)
+    own = scratch(folder, os.getpid())
+    own.mkdir(mode=0o700, exist_ok=True)
+    tempfile.tempdir = str(own)
     _end_with_owner(lifeline)
+
+
+def scratch(folder: str, pid: int | None) -> Path:
+    """The folder where worker `pid` keeps its temp files: the pool removes it once the
+    worker has gone, as a worker killed at its hard limit cannot."""
+    return Path(folder) / f"{pid}.tmp"
 
 
 def _end_with_owner(lifeline: Connection) -> None:

@@ -26,7 +26,7 @@ import typer.main
 import typer.models
 from typer.core import TyperGroup
 
-from blackhole import engines
+from blackhole import children, engines
 from blackhole.backends import Options, Verdict
 from blackhole.cli.output import PipeSafe, plain_where_needed, say, silence_stdout
 from blackhole.deadline import solver_left_running
@@ -79,8 +79,10 @@ class GuardedGroup(TyperGroup):
 
     Exit 1 must only ever mean "unsolvable" or "check failed", so nothing else may reach
     it: usage errors become one line and exit 2, an unexpected exception one line and exit
-    4 (its traceback only with --debug or BLACKHOLE_DEBUG=1), Ctrl-C exit 130, and a
-    closed output pipe (`blackhole solve pysol:2 | head -1`) ends quietly with exit 0.
+    4 (its traceback only with --debug or BLACKHOLE_DEBUG=1), Ctrl-C, SIGTERM and SIGHUP
+    exit 130 (`children.owned`), and a closed output pipe (`blackhole solve pysol:2 |
+    head -1`) ends quietly with exit 0. Whatever the command started (a solver binary, a
+    temp folder) ends with it, however it ends (`children.end_all`).
 
     A solver left running at the time limit (`blackhole.deadline.stoppable`: CP-SAT still
     loading a large model) is not waited for: the process ends at once with its code, as
@@ -99,9 +101,10 @@ class GuardedGroup(TyperGroup):
         stdout, sys.stdout = sys.stdout, PipeSafe(sys.stdout)
         began = _COMMAND_BEGAN.set(time.perf_counter())
         try:
-            _check_environment()
-            code = super().main(args=argv, prog_name=prog_name, complete_var=complete_var,
-                                standalone_mode=False, **extra)
+            with children.owned():  # SIGTERM is Ctrl-C; nothing started outlives the command
+                _check_environment()
+                code = super().main(args=argv, prog_name=prog_name,
+                                    complete_var=complete_var, standalone_mode=False, **extra)
             code = code if isinstance(code, int) else EXIT_OK
         except InputError as error:  # raised outside a command's own handling
             say(f"error: {error.describe(FLAG_OF)}")

@@ -21,8 +21,8 @@ import ipaddress
 import json
 import multiprocessing
 import os
-import signal
 import socket
+import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -35,6 +35,7 @@ from starlette.responses import FileResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from blackhole import children
 from blackhole.errors import InputError, InternalError
 from blackhole.web import api
 
@@ -153,7 +154,9 @@ class Pool:
     """At most `size` solves at once, each in a process of its own started for it; one
     more is refused (`run` gives None), never queued. A solve whose client goes away
     (its tab closed, its fetch aborted), that overruns its limit, or that the server
-    stops is killed with everything it started, and frees its place at once."""
+    stops is killed with everything it started, and frees its place at once. Each solve
+    keeps its temp files in a folder of its own that the pool removes once its process
+    has ended, as the process may be killed before it could clean up."""
 
     def __init__(self, size: int) -> None:
         self.size, self.running, self.stopping = size, 0, False
@@ -169,9 +172,11 @@ class Pool:
         A worker that died or overran its limit raises BrokenProcessPool."""
         if self.running >= self.size or self.stopping:
             return None
+        scratch = children.make_folder()
         self.running += 1
         reader, writer = self._context.Pipe(duplex=False)
-        process = self._context.Process(target=_work, args=(request, writer), daemon=True)
+        process = self._context.Process(target=_work, args=(request, writer, str(scratch)),
+                                        daemon=True)
         loop = asyncio.get_running_loop()
         ready = asyncio.Event()
         try:
@@ -201,7 +206,13 @@ class Pool:
             _kill(process)
             self._processes.discard(process)
             self.running -= 1
-            await asyncio.to_thread(process.join, 2)
+            await asyncio.to_thread(self._reap, process, scratch)
+
+    @staticmethod
+    def _reap(process: Any, scratch: Path) -> None:
+        """Wait (up to 2 s) for a killed solve's process to end; then remove its folder."""
+        process.join(2)
+        children.remove_folder(scratch)
 
     def stop(self) -> None:
         """The server is stopping: stop every solve now, and start none."""
@@ -224,10 +235,13 @@ _PRELOAD = ("blackhole.web.api", "blackhole.pipeline", "blackhole.best",
 _WATCH_SECONDS = 0.25  # how often a waiting solve asks whether its client is still there
 
 
-def _work(request: api.Request, answer_to: Any) -> None:
+def _work(request: api.Request, answer_to: Any, scratch: str) -> None:
     """A solve's process: its own process group (so that killing the group stops what it
-    starts too), the answer sent back through the pipe."""
+    starts too; a solver binary in a session of its own dies with this process,
+    `blackhole.children`), its temp files in the pool's folder `scratch`, the answer sent
+    back through the pipe."""
     os.setpgrp()
+    tempfile.tempdir = scratch
     answer_to.send(api.answer(request))
     answer_to.close()
 
@@ -236,10 +250,7 @@ def _kill(process: Any) -> None:
     """Kill a solve's process and its process group (harmless once it has ended)."""
     if process.pid is None or process.exitcode is not None:
         return  # not started, or ended and reaped: its pid may be another's by now
-    with contextlib.suppress(OSError):
-        os.killpg(process.pid, signal.SIGKILL)  # no such group until the child made it
-    with contextlib.suppress(OSError, ValueError):
-        process.kill()
+    children.kill_tree(process.pid)  # the process alone until it has made its group
 
 
 async def _body(request: Request) -> str | None:
