@@ -25,7 +25,7 @@ from blackhole.games import VARIANTS, rank_fits
 from blackhole.pipeline import solve_deal
 from blackhole.positions import load_position
 from blackhole.problem import Problem, same_rank_pairs
-from blackhole.rules import initial_state, legal_cards, play
+from blackhole.rules import TALON, initial_state, legal_cards, play
 from blackhole.sources import load_deal
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -295,16 +295,23 @@ def random_position(rng: random.Random, variant: str = "", fewest: int = 5) -> D
     """A pysol deal (`variant` ":all-in-a-row": that game) after fewest to 29 random
     legal moves, as a position."""
     spec = f"pysol:{rng.randrange(1, 1001)}{variant}"
-    deal = load_deal(spec)
-    state, played = initial_state(deal), []
-    for _ in range(rng.randrange(fewest, 30)):
+    line = random_line(load_deal(spec), rng, rng.randrange(fewest, 30))
+    return load_position(spec, " ".join(map(str, line))).deal
+
+
+def random_line(deal: Deal, rng: random.Random, most: int) -> list[Card]:
+    """A line of up to `most` legal moves from the deal's start, each drawn at random
+    from the rules engine's legal moves (a talon turn among them); shorter when play
+    stops."""
+    state, line = initial_state(deal), []
+    for _ in range(most):
         moves = legal_cards(deal, state)
         if not moves:
             break
         card, fan = rng.choice(moves)
-        state = play(deal, state, fan)
-        played.append(str(card))
-    return load_position(spec, " ".join(played)).deal
+        state = play(deal, state, TALON if fan is None else fan)
+        line.append(card)
+    return line
 
 
 # ---------------------------------------------------------------- SAT encoding counts

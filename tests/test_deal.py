@@ -535,8 +535,8 @@ def _aiar_as(ranks: str) -> str:
     ("Foundations: AS\n2S 3S\nRanks: 4\n", 3, "Ranks: 4", "must come before the fans"),
     ("Foundations: AS\nFoundations: -\n2S\n", 2, "Foundations: -", "a second Foundations"),
     ("\n".join(_sixteen().splitlines()[1:]), 2, "14D", "'Ranks: R' line"),
-    (_aiar_as("16"), 15, None, "12 card(s) missing"),
-    (_aiar_as("12"), None, "K", "not in a 12-rank deck"),
+    (_aiar_as("16"), 1, "Ranks: 16", "All in a Row, which is dealt with 13 ranks only"),
+    (_aiar_as("12"), 1, "Ranks: 12", "All in a Row, which is dealt with 13 ranks only"),
 ])
 def test_malformed_ranks_name_line_and_token(text, line, token, words) -> None:
     with pytest.raises(InputError) as caught:

@@ -32,7 +32,7 @@ from blackhole.positions import load_position
 from blackhole.rules import TALON, Move, Outcome, initial_state, legal_cards, play, replay
 from blackhole.sources import expand_specs, load_deal
 
-from .helpers import GOLF_GAMES, SRC, cli, golf_reference
+from .helpers import GOLF_GAMES, SRC, cli, golf_reference, random_line
 
 K, Q, A = 13, 12, 1
 
@@ -134,12 +134,14 @@ def test_a_talon_board_needs_its_game_named() -> None:
 
 def test_the_cli_reads_and_writes_golf_boards_and_json(tmp_path) -> None:
     board = cli("deal", "pysol:7:golf")
-    assert board.exit_code == 0 and board.output.startswith("Talon: ")
-    assert board.output.splitlines()[1].startswith("Foundations: ")
-    refused = cli("deal", "-", stdin=board.output)
-    assert refused.exit_code == 2 and "--game" in refused.output
+    assert board.exit_code == 0 and board.output.startswith("Game: golf\nTalon: ")
+    assert board.output.splitlines()[2].startswith("Foundations: ")
+    assert cli("deal", "-", stdin=board.output).output == board.output
+    unnamed = board.output.split("\n", 1)[1]  # black-hole-solve's board
+    refused = cli("deal", "-", stdin=unnamed)
+    assert refused.exit_code == 2 and "'Game: NAME'" in refused.output
     assert len(refused.output.strip().splitlines()) == 1
-    again = cli("deal", "-", "--game", "golf", stdin=board.output)
+    again = cli("deal", "-", "--game", "golf", stdin=unnamed)
     assert again.exit_code == 0 and again.output == board.output
     as_json = json.loads(cli("deal", "pysol:7:dead-king-golf", "--format", "json").output)
     assert as_json["game"] == "dead-king-golf" and len(as_json["talon"]) == 16
@@ -269,8 +271,8 @@ def test_search_agrees_with_black_hole_solve_on_the_first_hundred(game: str) -> 
 
 
 def test_a_search_win_replays_in_black_hole_solves_terms(tmp_path) -> None:
-    board = tmp_path / "golf.board"
-    board.write_text(cli("deal", "pysol:2:golf").output)
+    board = tmp_path / "golf.board"  # black-hole-solve's board, which names no game
+    board.write_text(board_text(load_deal("pysol:2:golf")))
     text = cli("solve", str(board), "--game", "golf", "--backend", "search",
                "--format", "pysol")
     assert text.exit_code == 0 and "Deal talon" in text.output
@@ -322,15 +324,8 @@ def test_golf_positions_round_trip_through_board_and_json(seed, name, line_seed)
     """A position part played (a random legal line, cut anywhere) reads back from its
     board, with its game named by a Game line, and from its JSON, history and all."""
     spec = f"random:{seed}:{name}"
-    deal = load_deal(spec)
-    rng, state, line = random.Random(line_seed), initial_state(deal), []
-    for _ in range(rng.randint(0, 40)):
-        legal = legal_cards(deal, state)
-        if not legal:
-            break
-        move = rng.choice(legal)
-        state = play(deal, state, TALON if move.fan is None else move.fan)
-        line.append(move.card)
+    rng = random.Random(line_seed)
+    line = random_line(load_deal(spec), rng, rng.randint(0, 40))
     position = load_position(spec, " ".join(map(str, line)))
     board = board_text(position.deal)
     from_board = parse_position_text(f"Game: {name}\n{board}", "b")

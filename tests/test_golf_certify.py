@@ -139,7 +139,7 @@ def test_a_golf_board_file_is_certified_with_its_game_named(tmp_path) -> None:
     """A Golf board names no game (black-hole-solve's board): certify reads it with
     --game, as solve does, and verify reads the file as deal.board's game."""
     board = tmp_path / "d7.board"
-    board.write_text(cli("deal", "pysol:7:dead-king-golf").stdout)
+    board.write_text(board_text(load_deal("pysol:7:dead-king-golf")))
     unnamed = cli("certify", str(board), "--out", str(tmp_path / "c"))
     assert unnamed.exit_code == 2 and "Game: NAME" in unnamed.output
     assert not (tmp_path / "c").exists()

@@ -425,7 +425,7 @@ class Step:
     Without a time limit each pair meets. Every answer below is derived from the bounds,
     so it is proven, or None (unknown) when the limit left it open."""
 
-    number: int  # 1-based, counted from the start of the deal
+    number: int  # 1-based, counted from the start of the deal (`Position.made`)
     card: Card
     fan: int | None  # None: the talon's next card
     bounds: tuple[tuple[int, int], ...]
@@ -596,8 +596,8 @@ def analyze(position: Position | Deal | str,
                                     "is not among the legal moves")
             bounds = tuple((moved + engine.played(c.line), moved + c.upper_bound)
                            for c in found)
-            steps.append(Step(moved + i + 1, engine.problem.cards[node], found[chosen].fan,
-                              bounds, chosen))
+            steps.append(Step(position.made + i + 1, engine.problem.cards[node],
+                              found[chosen].fan, bounds, chosen))
             parent = found[chosen]
     return Analysis(moved + engine.played(root.line), moved + root.upper_bound, position.of,
                     moved,

@@ -151,10 +151,16 @@ class Position:
     after: tuple[Move, ...] = field(default=(), compare=False)
 
     @property
+    def made(self) -> int:
+        """The moves made since the start of the deal: the `moved` cards off the fans and
+        the talon cards turned. Every count of moves reads it: `history` holds this many
+        when known, and a line from here numbers its first move `made + 1`."""
+        return self.moved + self.deal.turned
+
+    @property
     def history_known(self) -> bool:
-        """True when `history` holds every card moved onto the foundation: the `moved`
-        cards off the fans and the talon cards turned."""
-        return len(self.history) == self.moved + self.deal.turned
+        """True when `history` holds every move made (`made`)."""
+        return len(self.history) == self.made
 
     @property
     def progress(self) -> str:
@@ -178,10 +184,11 @@ def position_of(deal: Deal, history: list[Entry] | None = None,
     token), when given, must name exactly the moved cards, the last on the hole."""
     of = cards_to_move(deal)
     moved = of - deal.cards_in_fans
+    shown = Position(deal, moved, of, ())
     if not history:
-        return Position(deal, moved, of, ())
+        return shown
     source = source or deal.name or "deal"
-    if len(history) != moved + deal.turned:
+    if len(history) != shown.made:
         turned = f" and {deal.turned} talon cards turned" if deal.turned else ""
         raise InputError(f"\"history\" holds {len(history)} moves but the layout shows "
                          f"{moved} cards moved{turned}", source, history[-1][1], "history")
@@ -200,6 +207,31 @@ def position_of(deal: Deal, history: list[Entry] | None = None,
                          token)
     _check_history_plays(deal, history, seen | on_fans, source)
     return Position(deal, moved, of, tuple(card for card, _, _ in history))
+
+
+def unreachable_top(deal: Deal) -> str:
+    """Why no legal line of the deal's game leaves the foundation's card on top, or ""
+    when some line may, as far as the layout shows it without a search. The last move
+    made put that card there: a talon card turned goes on anything, so when a talon card
+    has been turned it may be that one; else it came off a fan, so it fits (the game's
+    `rank_fits`) on some card that may lie under it, one on no fan and in no talon (the
+    starting card or a card played before). With no move made the card is the starting
+    one, and All in a Row's first card goes on its empty foundation. So Black Hole's A♠
+    shows with cards played only where "any card as the hole" played it last, after a 2
+    or a top rank, and a Golf layout with its talon untouched shows on its foundation only
+    a card that fits on one under it."""
+    top, game = deal.foundation, deal.game
+    made = position_of(deal).made
+    if top is None or deal.turned or made < (2 if game.start is Start.EMPTY else 1):
+        return ""
+    placed = {card for fan in deal.fans for card in fan} | set(deal.talon) | {top}
+    if any(rank_fits(game, top.rank, card.rank, deal.ranks)
+           for card in deck(deal.ranks) if card not in placed):
+        return ""
+    untouched = ", the talon untouched," if game.talon else ""
+    return (f"{made} card(s) are off the fans{untouched} yet {top} goes by {game.title}'s "
+            "rules on none of the cards that could lie under it, so no line leaves it on "
+            "top")
 
 
 def _check_history_plays(deal: Deal, history: list[Entry], placed: set[Card],

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from blackhole.cards import STANDARD_RANKS, Card, deck, parse_card, rank_adjacent
+from blackhole.cards import STANDARD_RANKS, Card, parse_card
 from blackhole.deal import (
     Deal,
     Entry,
@@ -28,14 +28,18 @@ from blackhole.deal import (
     dealt_sizes,
     layout_game,
     position_of,
+    unreachable_top,
 )
 from blackhole.errors import InputError
-from blackhole.games import BLACK_HOLE, Start, Variant, game_named
+from blackhole.games import BLACK_HOLE, VARIANTS, Start, Variant, game_named
 
 EMPTY_FAN = "-"  # how a board writes an empty fan, keeping its place
 # Ranks per suit of every deck read or dealt: a board's `Ranks: R` line, JSON's "ranks" and
 # `random:SEED:ranks=R`. One rank never moves, and 400 cards is far past any study.
 DECK_RANKS = (2, 100)
+# the games that share a layout with a talon, which a file must name
+_TALON_GAMES = [game.name for game in VARIANTS.values() if game.talon]
+GOLF_NAMES = ", ".join(_TALON_GAMES[:-1]) + " or " + _TALON_GAMES[-1]
 
 
 def parse_position_text(text: str, source: str, game: Variant | None = None) -> Position:
@@ -79,8 +83,7 @@ def parse_board(text: str, source: str = "<board>", game: Variant | None = None)
     ranks: int | None = None
     named: Variant | None = None
     talon: tuple[Card, ...] | None = None
-    talon_line = 0
-    headers: set[str] = set()
+    headers: HeaderLines = {}
     fans: list[tuple[Card, ...]] = []
     entries: list[Entry] = []
     fan_lines: list[int] = []
@@ -97,7 +100,7 @@ def parse_board(text: str, source: str = "<board>", game: Variant | None = None)
                 reason = f"a second {name} line" if name in headers else \
                     f"the {name} line must come before the fans"
                 raise InputError(reason, source, number, line)
-            headers.add(name)
+            headers[name] = number
             tokens = value.split()
             if name == "Ranks":
                 ranks = _board_ranks(tokens, source, number, line)
@@ -113,7 +116,6 @@ def parse_board(text: str, source: str = "<board>", game: Variant | None = None)
                 talon = tuple(read_card(token, source, number) for token in cards)
                 entries.extend((card, number, token) for card, token
                                in zip(talon, cards, strict=True))
-                talon_line = number
                 continue
             if len(tokens) > 1:
                 raise InputError("the game has one foundation", source, number, tokens[1])
@@ -132,12 +134,14 @@ def parse_board(text: str, source: str = "<board>", game: Variant | None = None)
         raise InputError("no fans found (empty deal file)", source, last_line or None)
     game = game or named
     if game is None and talon is not None:
-        raise InputError("a board with a Talon line is a Golf game: name it with --game or "
-                         "a 'Game: NAME' line (golf, dead-king-golf or relaxed-golf)",
-                         source, talon_line, "Talon:")
+        raise InputError(f"a board with a Talon line is a Golf game, which it does not name "
+                         f"(a line 'Game: NAME' names it: {GOLF_NAMES})", source,
+                         headers["Talon"], "Talon:")
     game = game or layout_game(foundation, ranks or STANDARD_RANKS, len(fans))
     if talon is not None and not game.talon:
-        raise InputError(f"{game.title} has no talon", source, talon_line, "Talon:")
+        raise InputError(f"{game.title} has no talon", source, headers["Talon"], "Talon:")
+    _check_headers(game, foundation, ranks or STANDARD_RANKS, talon or (), source,
+                   {**headers, "Foundations": headers.get("Foundations", fan_lines[0])})
     if ranks is None:
         beyond = next((entry for entry in entries if entry[0].rank > STANDARD_RANKS), None)
         if beyond is not None:
@@ -147,7 +151,8 @@ def parse_board(text: str, source: str = "<board>", game: Variant | None = None)
     check_deck(entries, ranks, source, foundation)
     _check_layout(fans, fan_lines, foundation, ranks, source, last_line, game=game,
                   talon=talon or ())
-    return Deal(tuple(fans), foundation, ranks, name=source, talon=talon or (), game=game)
+    deal = Deal(tuple(fans), foundation, ranks, name=source, talon=talon or (), game=game)
+    return _reached(deal, source, headers.get("Foundations"))
 
 
 # lines before the fans
@@ -186,35 +191,42 @@ def read_card(token: str, source: str, line: int | None) -> Card:
         raise InputError(str(error), source, line, token) from None
 
 
-def _check_layout(fans: list[tuple[Card, ...]], fan_lines: list[int], foundation: Card | None,
-                  ranks: int, source: str, last_line: int, history: bool = False,
-                  empty: str = f"'{EMPTY_FAN}'", game: Variant = BLACK_HOLE,
-                  talon: tuple[Card, ...] = ()) -> None:
-    """A position that play can reach from a deal the sources deal, as far as that shows
-    without a search: the deal's fans, each in its place (`empty` says how the format
-    writes an empty fan) and at most its dealt size, and the talon at most the game's;
-    an empty hole only in a game that starts so (All in a Row: 13 ranks, 13 fans of 4)
-    with nothing played; and, in a game without a talon and without a history (which is
-    replayed instead), a card on the hole that some line can end with: once a card is
-    played, the card under it in the hole (the starting card or an earlier played card,
-    so a card off the fans) is rank-adjacent to it. So Black Hole's A♠ shows with cards
-    played only where "any card as the hole" played it last, after a 2 or a top rank.
-    Runs after the deck check, so each card lies once."""
-    empty_start = game.start is Start.EMPTY
-    if foundation is None and not empty_start:
-        raise InputError(f"{game.title}'s foundation always holds a card", source, last_line,
-                         "Foundations: -")
+# the line of each header a layout check may name: "Foundations", "Ranks", "Talon"
+HeaderLines = dict[str, int | None]
+
+
+def _check_headers(game: Variant, foundation: Card | None, ranks: int,
+                   talon: tuple[Card, ...], source: str, at: HeaderLines) -> None:
+    """What the lines before the fans say, against the game, each error naming its own
+    line (`at`): a foundation card unless the game starts with an empty one, a deck of
+    13 ranks unless the game is dealt from others, and a talon no longer than the
+    game's. Runs before the deck check, so a Golf board's `Foundations: -` is named as
+    such, not as cards missing."""
+    if foundation is None and game.start is not Start.EMPTY:
+        raise InputError(f"{game.title}'s foundation always holds a card", source,
+                         at.get("Foundations"), "Foundations: -")
     if ranks != STANDARD_RANKS and not game.any_ranks:
-        shown = "an empty hole is All in a Row" if foundation is None else game.title + " is"
-        raise InputError(f"{shown}, dealt with {STANDARD_RANKS} ranks only, not {ranks}",
-                         source, last_line, "Foundations: -" if foundation is None
-                         else f"Ranks: {ranks}")
+        shown = "an empty hole is All in a Row, which is" if foundation is None \
+            else f"{game.title} is"
+        raise InputError(f"{shown} dealt with {STANDARD_RANKS} ranks only, not {ranks}",
+                         source, at.get("Ranks"), f"Ranks: {ranks}")
     if len(talon) > game.talon:
         raise InputError(f"{game.title}'s talon holds at most {game.talon} cards, found "
-                         f"{len(talon)}", source, last_line, "Talon:")
+                         f"{len(talon)}", source, at.get("Talon"), "Talon:")
+
+
+def _check_layout(fans: list[tuple[Card, ...]], fan_lines: list[int], foundation: Card | None,
+                  ranks: int, source: str, last_line: int,
+                  empty: str = f"'{EMPTY_FAN}'", game: Variant = BLACK_HOLE,
+                  talon: tuple[Card, ...] = ()) -> None:
+    """The fans of a position that play can reach from a deal the sources deal: the
+    deal's fans, each in its place (`empty` says how the format writes an empty fan) and
+    at most its dealt size, all of them full while nothing is played. Runs after the deck
+    check, so each card lies once; the card on the hole is checked on the deal built
+    (`blackhole.deal.unreachable_top`)."""
     sizes = dealt_sizes(ranks, game)
-    on_fans = [card for fan in fans for card in fan]
-    fresh = foundation is None or (len(on_fans) == sum(sizes) and len(talon) == game.talon)
+    on_fans = sum(len(fan) for fan in fans)
+    fresh = foundation is None or (on_fans == sum(sizes) and len(talon) == game.talon)
     if len(fans) != len(sizes):
         shape = f"{len(sizes)} fans of {max(sizes)}" + (
             f" (the last of {sizes[-1]})" if sizes[-1] != sizes[0] else "")
@@ -227,26 +239,38 @@ def _check_layout(fans: list[tuple[Card, ...]], fan_lines: list[int], foundation
             message = f"expected {size} cards in this fan" if fresh else \
                 f"a fan of this layout holds at most {size} cards"
             raise InputError(f"{message}, found {len(fan)}", source, line, _fan_text(fan))
-    played = sum(sizes) - len(on_fans)
-    if history or game.talon or foundation is None or played < (2 if empty_start else 1):
-        return  # nothing played, or All in a Row's first card, which is free; a talon
-        # card goes on anything, so Golf's foundation may show any card
-    below = set(deck(ranks)) - set(on_fans) - {foundation}
-    if not any(rank_adjacent(card.rank, foundation.rank, ranks) for card in below):
-        raise InputError(f"{played} card(s) are off the fans, yet none could lie under "
-                         f"{foundation} in the hole (none is rank-adjacent to it), so no "
-                         "line leaves it on top", source, last_line, str(foundation))
+
+
+def _reached(deal: Deal, source: str, line: int | None) -> Deal:
+    """`deal`, when some line of its game leaves its foundation's card on top (see
+    `blackhole.deal.unreachable_top`); else an InputError naming `line`."""
+    reason = unreachable_top(deal)
+    if reason:
+        raise InputError(reason, source, line, str(deal.foundation))
+    return deal
 
 
 def _fan_text(fan: tuple[Card, ...]) -> str:
     return " ".join(map(str, fan)) if fan else EMPTY_FAN
 
 
+def saved_board(deal: Deal) -> str:
+    """The board of a deal or position as the tool saves it (`blackhole deal`): its
+    `board_text`, with a `Game: NAME` line first for a game its layout does not name
+    (`layout_game` names Black Hole and All in a Row; the Golf games share a layout), so
+    that it reads back as the same game and position."""
+    text = board_text(deal)
+    if deal.game == layout_game(deal.foundation, deal.ranks, len(deal.fans)):
+        return text
+    return f"Game: {deal.game.name}\n{text}"
+
+
 def board_text(deal: Deal) -> str:
-    """The board of a deal or position; a deck of other than 13 ranks starts with its
-    `Ranks: R` line, so a 13-rank board is black-hole-solve's, byte for byte. A game with
-    a talon writes its `Talon:` line first (the next card first, `-` when it is spent),
-    as black-hole-solve reads Golf; which Golf it is, the reader names (`--game`)."""
+    """The board of a deal or position, as black-hole-solve reads it; a deck of other than
+    13 ranks starts with its `Ranks: R` line, so a 13-rank board is black-hole-solve's,
+    byte for byte. A game with a talon writes its `Talon:` line first (the next card
+    first, `-` when it is spent), as black-hole-solve reads Golf; which Golf it is, the
+    board does not say (`saved_board` adds the line that does)."""
     header = []
     if deal.ranks != STANDARD_RANKS:
         low, high = DECK_RANKS
@@ -327,21 +351,26 @@ def parse_json_position(text: str, source: str = "<json>",
     talon = tuple(card for card, _, _ in talon_entries)
     game = game or named
     if game is None and raw_talon is not None:
-        raise InputError("a deal with a talon is a Golf game: name it with --game or "
-                         "\"game\" (golf, dead-king-golf or relaxed-golf)", source,
-                         lines.get("talon"), "talon")
+        raise InputError(f"a deal with a talon is a Golf game, which it does not name "
+                         f"(\"game\" names it: {GOLF_NAMES})", source, lines.get("talon"),
+                         "talon")
     game = game or layout_game(foundation, ranks, len(fans))
     if raw_talon is not None and not game.talon:
         raise InputError(f"{game.title} has no talon", source, lines.get("talon"), "talon")
+    _check_headers(game, foundation, ranks, talon, source,
+                   {"Foundations": lines.get("foundation"), "Ranks": lines.get("ranks"),
+                    "Talon": lines.get("talon")})
     check_deck(entries, ranks, source, foundation)
     raw_history = data.get("history", [])
     if not isinstance(raw_history, list):
         raise InputError("\"history\" is a list of cards", source, None,
                          json_shown(raw_history))
     _check_layout(fans, fan_lines, foundation, ranks, source, text.count("\n") + 1,
-                  history=bool(raw_history), empty="[]", game=game, talon=talon)
+                  empty="[]", game=game, talon=talon)
     deal = Deal(tuple(fans), foundation, ranks, name=source, talon=talon, game=game)
-    return position_of(deal, [card_of(token) for token in raw_history], source)
+    if raw_history:  # replayed instead, card by card
+        return position_of(deal, [card_of(token) for token in raw_history], source)
+    return position_of(_reached(deal, source, lines.get("foundation")))
 
 
 def load_json(text: str, source: str) -> object:

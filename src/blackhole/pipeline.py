@@ -35,12 +35,12 @@ class Solution:
 
     def to_json(self, spec: str = "", position: Position | None = None) -> dict[str, Any]:
         """The stable JSON schema documented in the README. An answer from a position
-        (`position` with cards moved) adds `after`, the moves played on the position
-        `spec` holds, and `moved`, the cards moved from the start of the deal before
-        `moves`: `check` replays such an answer from `spec`."""
+        (`position` with moves made, talon turns included) adds `after`, the moves played
+        on the position `spec` holds, and `moved`, the cards moved from the start of the
+        deal before `moves`: `check` replays such an answer from `spec`."""
         result, position = self.result, position or self.position
         data: dict[str, Any] = {"deal": spec or self.deal.name}
-        if position is not None and position.moved:
+        if position is not None and position.made:
             data.update(after=moves_json(position.after), moved=position.moved)
         return {**data, "verdict": result.verdict.value, "moves": moves_json(self.moves),
                 "backend": result.backend, "solver": result.solver,

@@ -11,7 +11,7 @@ from rich.text import Text
 from blackhole.cli.guard import EXIT_NO, EXIT_OK, user_errors
 from blackhole.cli.options import AfterOption, DealSpec, GameOption, JsonFlag, read_game
 from blackhole.cli.output import card_text, console, make_console
-from blackhole.formats import board_text, moves_json, position_json
+from blackhole.formats import moves_json, position_json, saved_board
 from blackhole.positions import check_answer, load_position
 
 
@@ -29,7 +29,7 @@ def show(spec: DealSpec,
     brackets = ascii_only or not out.is_terminal  # underline only shows on a terminal
     hole = Text("hole: ")
     hole.append(card_text(deal.foundation, ascii_only) if deal.foundation else Text("empty"))
-    if position.moved:
+    if position.made:
         hole.append(f"   ({position.progress})")
     out.print(hole)
     if deal.game.talon:
@@ -68,11 +68,11 @@ def deal_command(spec: DealSpec,
     """Write a deal or position as a board file or as JSON (which keeps the moves made).
 
     A board of a deck of other than 13 ranks starts with a `Ranks: R` line; Golf's starts
-    with its `Talon:` line, as black-hole-solve reads it (read it back with --game)."""
+    with its `Game:` line, then its `Talon:` line, as black-hole-solve reads it."""
     with user_errors():
         position = load_position(spec, after, read_game(game))
         text = json.dumps(position_json(position)) + "\n" if format is DealFormat.json \
-            else board_text(position.deal)
+            else saved_board(position.deal)
     typer.echo(text, nl=False)
 
 
@@ -90,7 +90,7 @@ def check(spec: DealSpec,
     """
     with user_errors():
         position, judged = check_answer(spec, after, str(solution), read_game(game))
-    illegal = None if judged.index is None else position.moved + judged.index + 1
+    illegal = None if judged.index is None else position.made + judged.index + 1
     if as_json:
         typer.echo(json.dumps({"deal": spec, "after": moves_json(position.after),
                                "moved": position.moved, "outcome": judged.outcome.value,

@@ -101,7 +101,7 @@ def best(
                            style="yellow"))
         if found.moved:
             out.print(f"from a position with {found.moved} of {found.of} already moved")
-        _print_line(out, found.moves, found.moved, ascii_only)
+        _print_line(out, found.moves, position.made, ascii_only)
         out.print(f"{found.replay.describe(found.moved, found.of)}; replayed by the rules "
                   "engine")
         if certify is not None:
@@ -112,7 +112,7 @@ def best(
 
 def _certificate_note(found: "Best", cert: "Certificate | None", folder: Path) -> str:
     if cert is not None and cert.verdict is Verdict.UNKNOWN:
-        return f"no certificate written to {folder}: {cert.reason}"
+        return f"no certificate written: {cert.reason}; {cert.left_in_place()}"
     if cert is not None and found.won:
         return (f"certificate: {cert.folder / 'solution.json'} (the winning line, replayed; "
                 f"blackhole verify {cert.folder} checks it again)")
@@ -123,9 +123,10 @@ def _certificate_note(found: "Best", cert: "Certificate | None", folder: Path) -
     return f"no certificate written to {folder}: the best score is not proven"
 
 
-def _print_line(out: "Console", moves: Sequence[tuple[Card, int]], moved: int,
+def _print_line(out: "Console", moves: Sequence[tuple[Card, int]], made: int,
                 ascii_only: bool) -> None:
-    for number, (card, fan) in enumerate(moves, start=moved + 1):
+    """The line, numbered after the `made` moves of the position it starts from."""
+    for number, (card, fan) in enumerate(moves, start=made + 1):
         line = Text(f"{number:>3}. ")
         line.append(card_text(card, ascii_only))
         line.append(from_where(fan))

@@ -235,15 +235,16 @@ def _deal(request: Request) -> tuple[dict, int]:
 
 def _position_answer(request: Request) -> tuple[dict, int]:
     """A position as the page draws and plays it: its layout (as `deal --format json`
-    writes it), the cards moved of the deal's, the outcome, and the legal moves now
-    from the rules engine (a talon turn has `"fan": null`)."""
+    writes it), the cards moved of the deal's and the moves made (talon turns included,
+    from which the page numbers a line), the outcome, and the legal moves now from the
+    rules engine (a talon turn has `"fan": null`)."""
     from blackhole.formats import moves_json, position_json
     from blackhole.rules import initial_state, legal_cards, outcome
 
     position = _position(request)
     state = initial_state(position.deal)
     return {"deal": request.spec, "after": moves_json(position.after),
-            "moved": position.moved, "of": position.of,
+            "moved": position.moved, "made": position.made, "of": position.of,
             "outcome": outcome(position.deal, state).value,
             "game": position.deal.game.name, "title": position.deal.game.title,
             "layout": position_json(position),

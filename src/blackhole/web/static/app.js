@@ -294,7 +294,7 @@ function showLine(moves, kind) {
   state.line = { moves, start: state.played.slice(), base: state.played.length, k: 0, kind };
   const list = $("line");
   list.replaceChildren();
-  list.start = (state.position ? state.position.moved : 0) + 1;
+  list.start = (state.position ? state.position.made : 0) + 1;  // talon turns are moves
   moves.forEach((move, i) => {
     const item = document.createElement("li");
     item.textContent = `${cardText(move.card)} from ${whence(move.fan)}`;
