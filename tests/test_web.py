@@ -230,6 +230,11 @@ def test_only_the_pages_own_origin_may_ask(server) -> None:
                                  headers={"Host": f"localhost:{port}",
                                           "Origin": f"http://localhost:{port}"})
     assert status == 200 and data["won"] is True
+    # A link from another site opens the page (a navigation starts no work); its
+    # questions to the API are then the page's own.
+    for path in ("/", "/static/app.js"):
+        status, _, raw = server.ask(path, headers={"Sec-Fetch-Site": "cross-site"})
+        assert status == 200 and raw, path
 
 
 def test_every_response_forbids_framing_sniffing_and_others_scripts(server) -> None:
@@ -240,7 +245,7 @@ def test_every_response_forbids_framing_sniffing_and_others_scripts(server) -> N
             ("/favicon.ico", None, {}, 200), ("/api/atlas", {"deal": "pysol:2"}, {}, 200),
             ("/api/atlas", {"deal": "pysol:0"}, {}, 400), ("/api/nothing", None, {}, 404),
             ("/nothing", None, {}, 404), ("/", None, {"Host": "evil.example"}, 400),
-            ("/", None, {"Origin": "https://evil.example"}, 403)):
+            ("/api/atlas", {"deal": "pysol:2"}, {"Origin": "https://evil.example"}, 403)):
         status, got, _ = server.ask(path, query, headers=headers)
         assert status == expected, (path, headers)
         assert got["x-content-type-options"] == "nosniff"

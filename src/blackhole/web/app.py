@@ -46,6 +46,7 @@ _GRACE_SECONDS = 5.0  # a worker's answer may come this long after its capped li
 # What a browser's Sec-Fetch-Site may say of a request served: from the page itself, or
 # from no page (typed in, a bookmark).
 OWN_SITE = frozenset({"same-origin", "none"})
+API_PREFIX = "/api/"  # the questions: another site's page may ask none of them
 # Sent with every response: the page runs only its own files, no site may frame it, and
 # no answer is read as another type than the one it names.
 PAGE_HEADERS = (
@@ -117,9 +118,9 @@ def _closed() -> Response:
 
 
 class HostCheck:
-    """ASGI middleware: refuse a request whose Host names another host (400), or that
-    comes from another site's page (403, `foreign`); send PAGE_HEADERS with every
-    response, a refusal's too."""
+    """ASGI middleware: refuse a request whose Host names another host (400), or a
+    question to the API (API_PREFIX, where work starts) that comes from another site's
+    page (403, `foreign`); send PAGE_HEADERS with every response, a refusal's too."""
 
     def __init__(self, app: Any, bound: str) -> None:
         self.app, self.bound = app, bound
@@ -144,8 +145,9 @@ class HostCheck:
             shown = hosts[0] if hosts else ""
             response = _error(400, f"Host: this server answers only to {self.bound} "
                                    f"and localhost: {shown[:80]!r}")
-        elif why := foreign(hosts[0], named(b"origin"), named(b"sec-fetch-site")):
-            response = _error(403, why)
+        elif scope["path"].startswith(API_PREFIX) and (
+                why := foreign(hosts[0], named(b"origin"), named(b"sec-fetch-site"))):
+            response = _error(403, why)  # the page itself may be linked to from anywhere
         answer = self.app if response is None else response
         await answer(scope, receive, send_with_headers)
 
@@ -340,8 +342,8 @@ def create_app(host: str = "127.0.0.1", pool: Pool | None = None,
     app = Starlette(routes=[
         Route("/", page),
         Route("/favicon.ico", icon),
-        Route("/api/games", games),
-        Route("/api/{question}", question, methods=["GET", "POST"]),
+        Route(f"{API_PREFIX}games", games),
+        Route(API_PREFIX + "{question}", question, methods=["GET", "POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ], lifespan=lifespan)
     return HostCheck(app, host)
