@@ -4,6 +4,7 @@ reach it, a bad board names its own line, and every board the tool writes reads 
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import re
@@ -14,9 +15,11 @@ from hypothesis import strategies as st
 
 from blackhole.atlas import lookup
 from blackhole.best import analyze, best_score, hints
+from blackhole.cards import Card
+from blackhole.deal import Deal, unreachable_top
 from blackhole.errors import InputError
 from blackhole.formats import board_text, parse_board, parse_position_text
-from blackhole.games import GAME_NAMES
+from blackhole.games import GAME_NAMES, rank_fits
 from blackhole.positions import load_position
 from blackhole.rules import initial_state, legal_cards, replay
 from blackhole.sources import load_deal
@@ -123,9 +126,9 @@ def test_a_golf_file_play_cannot_reach_is_refused(tmp_path) -> None:
         refused = cli(*command, str(board))
         assert refused.exit_code == 2, (command, refused.output)
         assert refused.output.strip().splitlines() == [
-            f"error: {board}:3: 1 card(s) are off the fans, the talon untouched, yet 4H "
-            "goes by Golf's rules on none of the cards that could lie under it, so no line "
-            "leaves it on top: '4H'"]
+            f"error: {board}:3: 1 card(s) are off the fans and 0 talon card(s) turned, "
+            "yet the cards on the foundation play in no order that ends with 4H by Golf's "
+            "rules, so no line leaves it on top: '4H'"]
     assert not (tmp_path / "c").exists()
     data = json.loads(cli("deal", "pysol:1:golf", "--format", "json").output)
     data["foundation"], data["fans"][0] = "4H", data["fans"][0][:-1]
@@ -142,6 +145,43 @@ def test_a_card_off_a_column_that_fits_is_read_and_scored_as_play_does() -> None
     assert read == played.deal
     assert best_score(parse_position_text(board_text(read), "p", read.game)).best == \
         best_score(played).best <= 29
+
+
+def _some_order_plays(pile: list[Card], top: Card, turns: int, game, ranks: int) -> bool:
+    """The referee, by brute force: some order of `pile` ending with `top`, each card on
+    the one before as `rank_fits` says but for at most `turns` (talon cards turned)."""
+    rest = [card for card in pile if card != top]
+    for order in itertools.permutations(rest):
+        line = [*order, top]
+        misfits = sum(not rank_fits(game, card.rank, below.rank, ranks)
+                      for below, card in itertools.pairwise(line))
+        if misfits <= turns:
+            return True
+    return False
+
+
+@settings(max_examples=150)
+@given(st.sampled_from(GAME_NAMES), st.integers(1, 32000), st.integers(0, 10**6))
+def test_the_reach_check_agrees_with_trying_every_order(name, number, seed) -> None:
+    """Cards taken off the fans' tops at random (legal or not), talon cards turned and
+    any card of them left on the foundation: the file is read exactly when some order of
+    the foundation's cards plays, as trying every order says."""
+    deal = load_deal(f"pysol:{number}:{name}")
+    rng = random.Random(seed)
+    fans = [list(fan) for fan in deal.fans]
+    pile = [] if deal.foundation is None else [deal.foundation]
+    for _ in range(rng.randint(0, 6 if deal.game.talon else 7)):
+        fan = rng.choice([fan for fan in fans if fan])
+        pile.append(fan.pop())
+    turned = rng.randint(0, min(2, len(deal.talon)))
+    pile += deal.talon[:turned]
+    if not pile:
+        return
+    top = rng.choice(pile)
+    made = Deal(tuple(map(tuple, fans)), top, deal.ranks, talon=deal.talon[turned:],
+                game=deal.game)
+    assert (not unreachable_top(made)) == _some_order_plays(
+        pile, top, turned, deal.game, deal.ranks), (pile, top, turned)
 
 
 @pytest.mark.parametrize("game", ["black-hole", "golf", "dead-king-golf", "relaxed-golf"])

@@ -21,7 +21,15 @@ from typing import NamedTuple
 
 from blackhole.cards import STANDARD_RANKS, SUITS, Card, deck
 from blackhole.errors import InputError
-from blackhole.games import ALL_IN_A_ROW, BLACK_HOLE, Start, Variant, Won, rank_fits
+from blackhole.games import (
+    ALL_IN_A_ROW,
+    BLACK_HOLE,
+    Start,
+    Variant,
+    Won,
+    fitting,
+    rank_fits,
+)
 
 FOUNDATION_SPADE_ACE = Card(1, "S")
 
@@ -209,29 +217,119 @@ def position_of(deal: Deal, history: list[Entry] | None = None,
     return Position(deal, moved, of, tuple(card for card, _, _ in history))
 
 
+# States the search of `unreachable_top` visits at most; past them it stops and the file
+# is read: a question left open refuses nothing.
+REACH_BUDGET = 20_000
+
+
 def unreachable_top(deal: Deal) -> str:
     """Why no legal line of the deal's game leaves the foundation's card on top, or ""
-    when some line may, as far as the layout shows it without a search. The last move
-    made put that card there: a talon card turned goes on anything, so when a talon card
-    has been turned it may be that one; else it came off a fan, so it fits (the game's
-    `rank_fits`) on some card that may lie under it, one on no fan and in no talon (the
-    starting card or a card played before). With no move made the card is the starting
-    one, and All in a Row's first card goes on its empty foundation. So Black Hole's A♠
-    shows with cards played only where "any card as the hole" played it last, after a 2
-    or a top rank, and a Golf layout with its talon untouched shows on its foundation only
-    a card that fits on one under it."""
+    when some line may (or the search ran past REACH_BUDGET states). The cards on the
+    foundation are those on no fan and in no talon; a line laid them there one by one,
+    the first (the starting card) on nothing, each other one a talon card turned (on
+    anything; as many as `deal.turned`) or a card off a fan that fits, by the game's
+    `rank_fits`, on the card before it. So the question is whether they can be ordered
+    so, ending with the foundation's card. Which fan each card came off does not matter:
+    put back in reverse order, each onto a fan with room, they rebuild a deal from which
+    the line plays. So Black Hole's A♠ shows with cards played only where "any card as
+    the hole" played it last, after a 2 or a top rank, and a Golf layout with its talon
+    untouched only when the cards off its columns played in a row from its start."""
     top, game = deal.foundation, deal.game
-    made = position_of(deal).made
-    if top is None or deal.turned or made < (2 if game.start is Start.EMPTY else 1):
+    if top is None:
         return ""
     placed = {card for fan in deal.fans for card in fan} | set(deal.talon) | {top}
-    if any(rank_fits(game, top.rank, card.rank, deal.ranks)
-           for card in deck(deal.ranks) if card not in placed):
+    counts = [0] * (deal.ranks + 1)
+    for card in deck(deal.ranks):
+        if card not in placed:
+            counts[card.rank] += 1
+    fits = fitting(game, deal.ranks)
+    under = [tuple(h for h in range(1, deal.ranks + 1) if rank in fits[h])
+             for rank in range(deal.ranks + 1)]
+    try:
+        if _fewest_runs(counts, top.rank, under, fits) <= deal.turned + 1 and \
+                _ends_a_line(counts, top.rank, sum(counts), deal.turned, under, {}, [0]):
+            return ""
+    except _OutOfBudget:
         return ""
-    untouched = ", the talon untouched," if game.talon else ""
-    return (f"{made} card(s) are off the fans{untouched} yet {top} goes by {game.title}'s "
-            "rules on none of the cards that could lie under it, so no line leaves it on "
-            "top")
+    turned = f" and {deal.turned} talon card(s) turned" if game.talon else ""
+    return (f"{position_of(deal).moved} card(s) are off the fans{turned}, yet the cards on "
+            f"the foundation play in no order that ends with {top} by {game.title}'s rules, "
+            "so no line leaves it on top")
+
+
+class _OutOfBudget(Exception):
+    pass
+
+
+def _fewest_runs(counts: list[int], top: int, under: list[tuple[int, ...]],
+                 fits: tuple[tuple[int, ...], ...]) -> int:
+    """At least how many runs (cards each on one it fits on, as `under` says; `fits[h]`,
+    the ranks that go on rank h, is its inverse) the cards `counts` holds and a last
+    card of rank `top` fall into: every card but a run's first lies on a card of its
+    own, so the cards that are not first are at most a largest matching of cards to
+    distinct cards they go on (the last card goes under none), which augmenting paths
+    from each rank's cards to the ranks they go on count."""
+    ranks = len(counts) - 1
+    cards = counts[:]  # the cards that may lie on one: all of them
+    cards[top] += 1
+    room = counts[:]  # the cards one may lie on: all but the last
+    flow = [[0] * (ranks + 1) for _ in range(ranks + 1)]  # flow[r][h]: r's on h's
+    used_from, used_on = [0] * (ranks + 1), [0] * (ranks + 1)
+
+    def augment(rank: int, seen: set[int]) -> bool:
+        """Place one more card of `rank` on a card, moving placed cards along."""
+        for below in under[rank]:
+            if below in seen:
+                continue
+            seen.add(below)
+            if used_on[below] < room[below]:
+                used_on[below] += 1
+                flow[rank][below] += 1
+                return True
+            for other in fits[below]:  # move one of other's cards off `below`
+                if flow[other][below] and augment(other, seen):
+                    flow[other][below] -= 1
+                    flow[rank][below] += 1
+                    return True
+        return False
+
+    matched = 0
+    for rank in range(1, ranks + 1):
+        while used_from[rank] < cards[rank] and augment(rank, set()):
+            used_from[rank] += 1
+            matched += 1
+    return sum(cards) - matched
+
+
+def _ends_a_line(counts: list[int], rank: int, left: int, turns: int,
+                 under: list[tuple[int, ...]], failed: dict[tuple, int],
+                 visited: list[int]) -> bool:
+    """Can the `left` cards `counts` holds (by rank) be laid in an order that a card of
+    `rank` then follows, each on the one before it as `under` allows (`under[r]`: the
+    ranks a card of rank r goes on), but for at most `turns` talon turns? A search from
+    the end of the line back to its start, remembering the states that failed (with the
+    most turns they failed with)."""
+    if left <= turns:  # every step that is left may be a turn
+        return True
+    key = (tuple(counts), rank)
+    if failed.get(key, -1) >= turns:
+        return False
+    visited[0] += 1
+    if visited[0] > REACH_BUDGET:
+        raise _OutOfBudget
+    fitting_ranks = under[rank]
+    tries = [(r, turns) for r in fitting_ranks if counts[r]]
+    if turns:
+        tries += [(r, turns - 1) for r in range(1, len(counts))
+                  if counts[r] and r not in fitting_ranks]
+    for below, left_turns in tries:
+        counts[below] -= 1
+        found = _ends_a_line(counts, below, left - 1, left_turns, under, failed, visited)
+        counts[below] += 1
+        if found:
+            return True
+    failed[key] = turns
+    return False
 
 
 def _check_history_plays(deal: Deal, history: list[Entry], placed: set[Card],
