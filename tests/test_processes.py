@@ -237,6 +237,27 @@ def test_the_webs_time_limit_ends_the_solver_and_its_folder(server, backend) -> 
     assert _left(server.folder) == ([], [])
 
 
+@needs_kissat
+def test_a_killed_server_takes_its_solves_with_it(tmp_path) -> None:
+    """SIGKILL leaves the server no chance to kill its workers, yet each ends with it
+    (its lifeline), and the kissat it ran with the worker; only the folder can stay."""
+    pytest.importorskip("uvicorn")
+    lone = _Server(tmp_path)
+    try:
+        connection = lone.send({"deal": BUSY, "backend": "kissat"})
+        assert _within(20, lambda: _solvers(tmp_path)), "kissat never started"
+        workers = [worker for server in children(lone.process.pid)
+                   for worker in children(server)]
+        assert workers
+        lone.process.kill()
+        connection.close()
+        assert _within(GONE_WITHIN, lambda: not _solvers(tmp_path)
+                       and all(_gone(pid) for pid in workers))
+    finally:
+        lone.process.kill()
+        lone.process.communicate()
+
+
 def _gone(pid: int) -> bool:
     """Whether process `pid` has ended (a zombie has)."""
     try:

@@ -14,7 +14,8 @@
   main thread ends (`auto` races kissat on a side thread) has its binary killed there.
 - A process that may be SIGKILLed (a web page's or the bench's worker) cannot clean up
   after itself: its owner hands it a folder for its temp files (`tempfile.tempdir`),
-  kills it with `kill_tree` and then removes the folder.
+  kills it with `kill_tree` and then removes the folder. Such a worker ends with its
+  owner, however the owner ends (`end_with_owner`).
 
 A forked child starts with an empty registry: what its parent owns is the parent's to
 end. This module imports nothing of the rest of the tool.
@@ -25,6 +26,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -220,6 +222,28 @@ def owned() -> Iterator[None]:
 
 def _interrupt(number: int, frame: Any) -> None:
     raise KeyboardInterrupt
+
+
+def end_with_owner(lifeline: int) -> None:
+    """End this process as soon as the process that owns it ends, even in the middle of a
+    solve, with no thread. `lifeline` is the read end of a pipe whose write end only the
+    owner holds: the kernel sends SIGIO when its last writer goes (the owner, however it
+    ends), and SIGIO's default action ends the process; a binary it runs then dies with
+    it (`spawn`). For a worker forked from a forkserver, whose parent is not its owner:
+    "end with the parent" would not do, as the forkserver lives until its last child has
+    gone. Where the system has no SIGIO for pipes, the worker ends when its owner kills
+    it or when its work is done."""
+    try:
+        import fcntl
+
+        fd = os.dup(lifeline)  # kept open for the process's life; the caller's may close
+        fcntl.fcntl(fd, fcntl.F_SETOWN, os.getpid())
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_ASYNC)
+        signal.signal(signal.SIGIO, signal.SIG_DFL)
+    except (ImportError, OSError, AttributeError):
+        return
+    if select.select([fd], [], [], 0)[0]:  # the owner was gone before the signal was set
+        os._exit(0)
 
 
 def _new_lock() -> None:

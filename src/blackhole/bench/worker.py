@@ -8,11 +8,9 @@ whatever happens inside a backend becomes the record's verdict.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import resource
-import select
 import signal
 import socket
 import tempfile
@@ -23,6 +21,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from blackhole import children
 from blackhole.bench.plan import Task
 from blackhole.bench.record import Record
 from blackhole.deal import Position
@@ -56,7 +55,8 @@ def start(folder: str, lifeline: Connection) -> None:
     written to stdout (solver chatter) is dropped, and stderr goes to `folder/PID.err`,
     where the pool reads a dead worker's last words. Temp files (a solver's CNF and
     proof) go to the worker's own folder, `scratch`. `lifeline` is the read end of a pipe
-    whose write end only the pool's owner holds: see `_end_with_owner`.
+    whose write end only the pool's owner holds: the worker ends with the owner
+    (`children.end_with_owner`).
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -70,32 +70,13 @@ def start(folder: str, lifeline: Connection) -> None:
     own = scratch(folder, os.getpid())
     own.mkdir(mode=0o700, exist_ok=True)
     tempfile.tempdir = str(own)
-    _end_with_owner(lifeline)
+    children.end_with_owner(lifeline.fileno())
 
 
 def scratch(folder: str, pid: int | None) -> Path:
     """The folder where worker `pid` keeps its temp files: the pool removes it once the
     worker has gone, as a worker killed at its hard limit cannot."""
     return Path(folder) / f"{pid}.tmp"
-
-
-def _end_with_owner(lifeline: Connection) -> None:
-    """End this worker as soon as the process that owns the pool ends, even in the middle
-    of a solve, with no thread: the kernel sends SIGIO when the lifeline's last writer
-    goes (the owner, however it ends), and SIGIO's default action ends the process.
-
-    The worker's parent is the forkserver, not the owner, so "end with the parent" would
-    not do: the forkserver itself lives until its last child has gone.
-    """
-    fd = os.dup(lifeline.fileno())  # kept open for the process's life; lifeline may go
-    try:
-        fcntl.fcntl(fd, fcntl.F_SETOWN, os.getpid())
-        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_ASYNC)
-        signal.signal(signal.SIGIO, signal.SIG_DFL)
-    except (OSError, AttributeError):  # a system without it: workers end between tasks
-        return  # (a failing initializer would only be retried by the pool, forever)
-    if select.select([fd], [], [], 0)[0]:  # the owner was gone before the signal was set
-        os._exit(0)
 
 
 def last_words(folder: str, pid: int | None) -> str:

@@ -158,7 +158,8 @@ class Pool:
     (its tab closed, its fetch aborted), that overruns its limit, or that the server
     stops is killed with everything it started, and frees its place at once. Each solve
     keeps its temp files in a folder of its own that the pool removes once its process
-    has ended, as the process may be killed before it could clean up."""
+    has ended, as the process may be killed before it could clean up. A solve's process
+    ends with the server, however the server ends (`children.end_with_owner`)."""
 
     def __init__(self, size: int) -> None:
         self.size, self.running, self.stopping = size, 0, False
@@ -166,6 +167,8 @@ class Pool:
         self._context = multiprocessing.get_context("forkserver")
         # each solve's process is forked from one that has the library loaded already
         self._context.set_forkserver_preload(list(_PRELOAD))
+        # Each solve's process ends when this end closes: with this process.
+        self._lifeline, self._lifeline_end = self._context.Pipe(duplex=False)
 
     async def run(self, request: api.Request,
                   gone: Callable[[], Awaitable[bool]] | None = None) -> api.Answer | None:
@@ -177,8 +180,8 @@ class Pool:
         scratch = children.make_folder()
         self.running += 1
         reader, writer = self._context.Pipe(duplex=False)
-        process = self._context.Process(target=_work, args=(request, writer, str(scratch)),
-                                        daemon=True)
+        process = self._context.Process(
+            target=_work, args=(request, writer, str(scratch), self._lifeline), daemon=True)
         loop = asyncio.get_running_loop()
         ready = asyncio.Event()
         try:
@@ -237,13 +240,15 @@ _PRELOAD = ("blackhole.web.api", "blackhole.pipeline", "blackhole.best",
 _WATCH_SECONDS = 0.25  # how often a waiting solve asks whether its client is still there
 
 
-def _work(request: api.Request, answer_to: Any, scratch: str) -> None:
+def _work(request: api.Request, answer_to: Any, scratch: str, lifeline: Any) -> None:
     """A solve's process: its own process group (so that killing the group stops what it
     starts too; a solver binary in a session of its own dies with this process,
-    `blackhole.children`), its temp files in the pool's folder `scratch`, the answer sent
-    back through the pipe."""
+    `blackhole.children`), its temp files in the pool's folder `scratch`, its end tied to
+    the server's (`lifeline`), the answer sent back through the pipe."""
     os.setpgrp()
     tempfile.tempdir = scratch
+    children.end_with_owner(lifeline.fileno())
+    lifeline.close()
     answer_to.send(api.answer(request))
     answer_to.close()
 
