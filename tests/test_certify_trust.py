@@ -257,18 +257,20 @@ def _relabel(folder: Path, spec: str) -> None:
 def test_verify_checks_the_label_or_says_it_could_not(run_folder, tmp_path, monkeypatch,
                                                       name) -> None:
     """A label naming a file is compared with it (pysol:25's certificate labelled as the
-    solvable examples/pysol-2.board, or /etc/passwd, is not verified); one in another case
-    than the spec grammar's is refused; one naming no file is not checked, and the
-    verdict names the deal by its board's digest."""
+    solvable examples/pysol-2.board, or /etc/passwd, is not verified); one naming no file
+    is not checked, and the verdict names the deal by its board's digest. A spec is read
+    in any case, as everywhere: `PYSOL:25` deals pysol:25 again."""
     monkeypatch.chdir(ROOT)
     folder = _copy_tree(run_folder / name, tmp_path / "c")
     other = "examples/pysol-2.board" if name == "pysol-25" else "examples/pysol-1.board"
     assert load_deal(other) != load_deal(f"pysol:{name[6:]}")
-    for label, why in [(other, "is not the deal"), ("/etc/passwd", "holds no deal"),
-                       (f"PYSOL:{name[6:]}", "lower case")]:
+    for label, why in [(other, "is not the deal"), ("/etc/passwd", "holds no deal")]:
         _relabel(folder, label)
         found = verify(folder)
         assert not found.ok and why in found.reason, (label, found.reason)
+    _relabel(folder, f"PYSOL:{name[6:]}")
+    found = verify(folder)
+    assert found.ok and found.label == "dealt", found.reason
     if name == "pysol-25":  # the issue's case, in a real process
         _relabel(folder, other)
         refused = blackhole("verify", str(folder), cwd=ROOT)

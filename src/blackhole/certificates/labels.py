@@ -60,8 +60,8 @@ def recorded(spec: str) -> str:
 def check_label(spec: str, moves: Sequence[str], deal: Deal) -> Label | str:
     """How the label `spec` and the `moves` that reached the position give deal.board's
     `deal`, or why they do not (the certificate is refused). A generated spec is dealt
-    again; a file that exists and is readable is read (a label in another case than the
-    spec grammar's, and naming no file, is refused); a board's digest (`sha256:...`) must
+    again (its words in any case, as every spec is read); a file that exists and is
+    readable is read; a board's digest (`sha256:...`) must
     be deal.board's; any other label is not checked. `certify` records a file label by
     its absolute path (`recorded`); a relative one is read from the working directory, and
     the Label says so."""
@@ -88,11 +88,7 @@ def check_label(spec: str, moves: Sequence[str], deal: Deal) -> Label | str:
         regular, there = path.is_file(), path.exists()
     except (OSError, ValueError):
         regular = there = False
-    kind = spec.partition(":")[0]
     if not regular:
-        if kind.lower() in ("pysol", "random") and ":" in spec:
-            return (f"the manifest's deal spec {spec[:40]!r} is not one: specs are written "
-                    f"in lower case ({kind.lower()}:...)")
         return Label("", "not a regular file" if there else "no such file here")
     try:
         data = read_small(path)
