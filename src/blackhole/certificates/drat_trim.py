@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 import time
 from pathlib import Path
 
+from blackhole import children
 from blackhole.drat import CheckResult
 from blackhole.errors import InputError
 
@@ -35,16 +35,18 @@ def run(cnf_path: Path, proof_path: Path, timeout: float | None) -> CheckResult:
     the result is `timed_out`)."""
     program = binary()
     began = time.perf_counter()
-    try:
-        done = subprocess.run([program, str(cnf_path), str(proof_path)], capture_output=True,
-                              text=True, check=False, timeout=timeout)
-    except subprocess.TimeoutExpired:
+    try:  # owned as every binary the tool starts: killed with all it started at the end
+        output, code = children.run([program, str(cnf_path), str(proof_path)], timeout)
+    except OSError as error:
+        raise InputError(f"cannot run {NAME} ({error.strerror})", "checker",
+                         token=program) from None
+    if output is None:
         return CheckResult(ok=False, reason="time limit reached during the proof check",
                            stats={"seconds": time.perf_counter() - began}, timed_out=True)
     seconds = time.perf_counter() - began
-    verdicts = [line.strip() for line in done.stdout.splitlines() if line.startswith("s ")]
+    verdicts = [line.strip() for line in output.splitlines() if line.startswith("s ")]
     ok = verdicts == ["s VERIFIED"]
-    return CheckResult(ok=ok, reason="" if ok else reason(done.stdout, done.returncode),
+    return CheckResult(ok=ok, reason="" if ok else reason(output, code),
                        stats={"seconds": seconds}, timed_out=verdicts == ["s TIMEOUT"])
 
 
