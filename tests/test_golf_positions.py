@@ -245,7 +245,10 @@ def test_a_saved_golf_position_shows_and_plays_on(tmp_path) -> None:
     board = tmp_path / "pos.board"
     board.write_text(cli("deal", "pysol:1:golf", "--after", "8H 7S").output)
     shown = cli("show", str(board), "--ascii")
-    assert shown.exit_code == 0 and "hole: 7S   (1 of 35 moved)" in shown.output
+    assert shown.exit_code == 0
+    assert "hole: 7S   (1 of 35 moved, 1 talon card turned)" in shown.output
+    turned = cli("show", "pysol:1:golf", "--after", "8H", "--ascii")
+    assert "hole: 8H   (0 of 35 moved, 1 talon card turned)" in turned.output
     later = load_position(str(board), "2C")
     assert later.deal == load_position("pysol:1:golf", "8H 7S 2C").deal
 

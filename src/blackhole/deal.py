@@ -172,7 +172,11 @@ class Position:
 
     @property
     def progress(self) -> str:
-        return f"{self.moved} of {self.of} moved"
+        """Where the position stands: the cards moved of the deal's, and the talon cards
+        turned when there are any (moves too, though they score nothing)."""
+        turned = self.deal.turned
+        talon = f", {turned} talon card{'s' * (turned != 1)} turned" if turned else ""
+        return f"{self.moved} of {self.of} moved{talon}"
 
 
 def cards_to_move(deal: Deal) -> int:
