@@ -24,11 +24,12 @@ from blackhole.backends import (
     best_backends,
     make_backend,
 )
-from blackhole.best import Analysis, Best, Step, analyze, best_score, hints, keeps
+from blackhole.best import Best, best_score
 from blackhole.cards import Card
 from blackhole.deal import Position
 from blackhole.errors import InputError
 from blackhole.game import Game
+from blackhole.hints import Analysis, Step, analyze, hints, keeps
 from blackhole.pipeline import solve
 from blackhole.positions import load_position
 from blackhole.rules import Outcome, replay

@@ -210,8 +210,8 @@ def test_solve_after_an_illegal_move_is_a_usage_error() -> None:
 # Start-up (issue #12): a command loads its own module, and `solve` with the sat backend
 # none of the heavy parts of the library or its dependencies.
 NOT_FOR_SOLVE = ("ortools", "matplotlib", "dask", "distributed", "textual", "pebble", "numpy",
-                 "rich", "blackhole.bench", "blackhole.certificates",
-                 "blackhole.drat", "blackhole.best", "blackhole.play", "blackhole.cli.bench",
+                 "rich", "blackhole.bench", "blackhole.certificates", "blackhole.drat",
+                 "blackhole.best", "blackhole.hints", "blackhole.play", "blackhole.cli.bench",
                  "blackhole.cli.certificates", "blackhole.cli.deals", "blackhole.cli.play",
                  "blackhole.cli.positions")
 

@@ -14,12 +14,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from blackhole.atlas import lookup
-from blackhole.best import analyze, best_score, hints
+from blackhole.best import best_score
 from blackhole.cards import Card
 from blackhole.deal import Deal, unreachable_top
 from blackhole.errors import InputError
 from blackhole.formats import board_text, parse_board, parse_position_text
 from blackhole.games import GAME_NAMES, rank_fits
+from blackhole.hints import analyze, hints
 from blackhole.positions import load_position
 from blackhole.rules import initial_state, legal_cards, replay
 from blackhole.sources import load_deal
@@ -236,6 +237,26 @@ def test_a_bad_golf_board_names_its_file_line_and_token(change, line, token, wor
         parse_board(board.read_text(), "bad.board")
     assert (raised.value.line, raised.value.token) == (line, token)
     assert words in raised.value.detail and "--game" not in raised.value.detail
+
+
+@pytest.mark.parametrize(("key", "value", "words"), [
+    ("foundation", None, "Golf's foundation always holds a card"),
+    ("ranks", 14, "Golf is dealt with 13 ranks only, not 14"),
+    ("talon", "one more", "talon holds at most 16 cards, found 17"),
+])
+def test_a_bad_golf_json_names_the_line_of_its_key(key, value, words) -> None:
+    data = json.loads(cli("deal", "pysol:1:golf", "--format", "json").output)
+    if value == "one more":  # a column's top card put in the talon too
+        data["talon"].append(data["fans"][0].pop())
+    else:
+        data[key] = value
+    text = json.dumps(data, indent=1)
+    with pytest.raises(InputError) as raised:
+        parse_position_text(text, "bad.json")
+    line = next(number for number, row in enumerate(text.splitlines(), start=1)
+                if row.startswith(f' "{key}"'))
+    assert (raised.value.line, raised.value.token) == (line, key)
+    assert words in raised.value.detail
 
 
 # ---------------------------------------------------------------- boards read back

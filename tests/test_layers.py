@@ -39,7 +39,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("backends", ("backends.search", "backends.pysat_tools", "backends.seeding",
                   "backends.look", "backends.sat", "backends.cpsat", "backends.maxsat",
                   "backends.external", "backends.kissat", "backends.auto")),
-    ("answers", ("pipeline", "best")),
+    ("position questions", ("pipeline", "best", "hint_engines", "hints")),
     ("certificates", ("certificates.drat_trim", "certificates.files", "certificates.place",
                       "certificates.labels", "certificates.make",
                       "certificates.verification", "certificates", "certificates.batch")),
@@ -165,7 +165,7 @@ def test_the_shared_modules_import_no_command(graph: dict[str, set[str]]) -> Non
     output (it loads the commands by name, when they run); the plots sit on the report."""
     assert "blackhole.backends.sat" not in graph["blackhole.backends.pysat_tools"]
     for user in ("blackhole.backends.maxsat", "blackhole.backends.external",
-                 "blackhole.certificates.make", "blackhole.best"):
+                 "blackhole.certificates.make", "blackhole.hint_engines"):
         assert "blackhole.backends.pysat_tools" in graph[user]
         assert "blackhole.backends.sat" not in graph[user], user
     cli = {name for name in graph if name.startswith("blackhole.cli.")}

@@ -35,7 +35,8 @@ _MODULES = {
     "blackhole.rules": ("Move", "Replay", "replay"),
     "blackhole.backends": ("Options", "Result", "Verdict", "available_backends"),
     "blackhole.pipeline": ("Solution", "solve"),
-    "blackhole.best": ("Best", "best_score", "Hint", "hints", "Analysis", "Step", "analyze"),
+    "blackhole.best": ("Best", "best_score"),
+    "blackhole.hints": ("Hint", "hints", "Analysis", "Step", "analyze"),
     "blackhole.certificates": ("Certificate", "certify", "verify"),
     "blackhole.errors": ("BlackholeError", "InputError", "InternalError"),
 }

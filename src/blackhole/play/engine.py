@@ -1,9 +1,11 @@
-"""The one place the game asks the hint engine anything (`blackhole.best`).
+"""The one place the game asks the hint engine anything (`blackhole.best`,
+`blackhole.hints`).
 
 The game never decides who can win by itself: whether a position is still winnable, the
-best score still reachable and the best move all come from `blackhole.best`, which
-proves what it says. Every call runs in a background thread (`in_background`), under a
-time limit; an answer reached at the limit says so (`proven` is False).
+best score still reachable and the best move all come from `blackhole.best` and
+`blackhole.hints`, which prove what they say. Every call runs in a background thread
+(`in_background`), under a time limit; an answer reached at the limit says so (`proven`
+is False).
 """
 
 from __future__ import annotations
@@ -45,8 +47,10 @@ def best_of(position: Position, timeout: float | None = BEST_SECONDS) -> Any:
 
 
 def hints_of(position: Position, timeout: float | None = HINT_SECONDS) -> list[Any]:
-    """`blackhole.best.hints`: every legal move from `position`, best first."""
-    return _best_module().hints(position, timeout=timeout)
+    """`blackhole.hints.hints`: every legal move from `position`, best first."""
+    from blackhole.hints import hints
+
+    return hints(position, timeout=timeout)
 
 
 def in_background(call: Callable[..., Any], *args: Any) -> Future:
