@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from blackhole.advice import Analysis, Step, analyze, hints, keeps
 from blackhole.backends import (
     FINDS_BEST,
     REGISTRY,
@@ -29,7 +30,6 @@ from blackhole.cards import Card
 from blackhole.deal import Position
 from blackhole.errors import InputError
 from blackhole.game import Game
-from blackhole.hints import Analysis, Step, analyze, hints, keeps
 from blackhole.pipeline import solve
 from blackhole.positions import load_position
 from blackhole.rules import Outcome, replay

@@ -211,7 +211,7 @@ def test_solve_after_an_illegal_move_is_a_usage_error() -> None:
 # none of the heavy parts of the library or its dependencies.
 NOT_FOR_SOLVE = ("ortools", "matplotlib", "dask", "distributed", "textual", "pebble", "numpy",
                  "rich", "blackhole.bench", "blackhole.certificates", "blackhole.drat",
-                 "blackhole.best", "blackhole.hints", "blackhole.play", "blackhole.cli.bench",
+                 "blackhole.best", "blackhole.advice", "blackhole.play", "blackhole.cli.bench",
                  "blackhole.cli.certificates", "blackhole.cli.deals", "blackhole.cli.play",
                  "blackhole.cli.positions")
 

@@ -352,8 +352,8 @@ def test_the_best_score_engines_are_move_for_move_alike(game: str) -> None:
 
 @pytest.mark.parametrize("game", GOLF_GAMES)
 def test_hints_agree_with_a_plain_search_after_every_move(game: str) -> None:
+    from blackhole.advice import hints
     from blackhole.deal import position_of
-    from blackhole.hints import hints
     from blackhole.rules import advance, legal_cards
 
     for seed in range(15):
@@ -374,7 +374,7 @@ def test_hints_agree_with_a_plain_search_after_every_move(game: str) -> None:
 def test_analyze_marks_the_first_loss_of_a_golf_line() -> None:
     """Along a line that turns the talon while a fan card fits and costs the game, the
     analysis finds the loss where the plain search does."""
-    from blackhole.hints import analyze
+    from blackhole.advice import analyze
 
     deal = load_deal("pysol:2:relaxed-golf")  # won; the look finds a line
     best = analyze(deal)

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from blackhole.advice import analyze, hints
 from blackhole.atlas import lookup
 from blackhole.best import best_score
 from blackhole.cards import Card
@@ -20,7 +21,6 @@ from blackhole.deal import Deal, unreachable_top
 from blackhole.errors import InputError
 from blackhole.formats import board_text, parse_board, parse_position_text
 from blackhole.games import GAME_NAMES, rank_fits
-from blackhole.hints import analyze, hints
 from blackhole.positions import load_position
 from blackhole.rules import initial_state, legal_cards, replay
 from blackhole.sources import load_deal

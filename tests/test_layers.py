@@ -39,7 +39,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("backends", ("backends.search", "backends.pysat_tools", "backends.seeding",
                   "backends.look", "backends.sat", "backends.cpsat", "backends.maxsat",
                   "backends.external", "backends.kissat", "backends.auto")),
-    ("position questions", ("pipeline", "best", "hint_engines", "hints")),
+    ("position questions", ("pipeline", "best", "hint_engines", "advice")),
     ("certificates", ("certificates.drat_trim", "certificates.files", "certificates.place",
                       "certificates.labels", "certificates.make",
                       "certificates.verification", "certificates", "certificates.batch")),

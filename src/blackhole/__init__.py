@@ -36,7 +36,7 @@ _MODULES = {
     "blackhole.backends": ("Options", "Result", "Verdict", "available_backends"),
     "blackhole.pipeline": ("Solution", "solve"),
     "blackhole.best": ("Best", "best_score"),
-    "blackhole.hints": ("Hint", "hints", "Analysis", "Step", "analyze"),
+    "blackhole.advice": ("Hint", "hints", "Analysis", "Step", "analyze"),
     "blackhole.certificates": ("Certificate", "certify", "verify"),
     "blackhole.errors": ("BlackholeError", "InputError", "InternalError"),
 }

@@ -5,7 +5,7 @@ reaches it.
 `best_score(position, backend)` asks a backend (`Backend.best`): `sat` climbs with one
 incremental solver, `cpsat` maximises, `maxsat` runs RC2, `search` is the exhaustive
 referee, `look` exhausts its search. The line is replayed by the rules engine before it
-is returned (`judged`). Hints and the analysis of a line are `blackhole.hints`.
+is returned (`judged`). Hints and the analysis of a line are `blackhole.advice`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The hint engines: what `blackhole.hints` asks for the best score of the lines
+"""The hint engines: what `blackhole.advice` asks for the best score of the lines
 through each legal move after a prefix of moves from a start position.
 
 `SatEngine` asks one incremental SAT solver (`backends.pysat_tools.LineSolver`) over the

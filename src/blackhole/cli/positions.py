@@ -31,9 +31,9 @@ from blackhole.sources import stdin_once
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from blackhole.advice import Analysis, Hint
     from blackhole.best import Best
     from blackhole.certificates import Certificate
-    from blackhole.hints import Analysis, Hint
 
 TimeoutOption = Annotated[float | None, typer.Option(
     help="Wall-clock limit in seconds (> 0); at the limit the answer is not proven "
@@ -144,7 +144,7 @@ def hint(
     """Every legal move from a deal or position, best first: whether the game stays
     winnable after it, and the best score still reachable (counted from the start of the
     deal, so a move that keeps the win shows 51). Exit 3 when the limit came first."""
-    from blackhole.hints import hints, hints_json, summarise
+    from blackhole.advice import hints, hints_json, summarise
 
     with user_errors():
         Options(timeout=timeout)
@@ -199,7 +199,7 @@ def analyze(
     """Walk a line move by move (a given one, or the solver's best): at each move how
     many legal moves keep the best score, the critical moves (the only good choice among
     several), and the first move that loses. Exit 3 when the limit came first."""
-    from blackhole.hints import analyze as analyze_line
+    from blackhole.advice import analyze as analyze_line
 
     with user_errors():
         Options(timeout=timeout)
@@ -220,7 +220,7 @@ def analyze(
 
 
 def _print_analysis(found: "Analysis", ascii_only: bool) -> None:
-    from blackhole.hints import unknown_text
+    from blackhole.advice import unknown_text
 
     out = plain_console if ascii_only else console
     what = "the given line" if found.given else "a best line"

@@ -1,9 +1,9 @@
 """The one place the game asks the hint engine anything (`blackhole.best`,
-`blackhole.hints`).
+`blackhole.advice`).
 
 The game never decides who can win by itself: whether a position is still winnable, the
 best score still reachable and the best move all come from `blackhole.best` and
-`blackhole.hints`, which prove what they say. Every call runs in a background thread
+`blackhole.advice`, which prove what they say. Every call runs in a background thread
 (`in_background`), under a time limit; an answer reached at the limit says so (`proven`
 is False).
 """
@@ -47,8 +47,8 @@ def best_of(position: Position, timeout: float | None = BEST_SECONDS) -> Any:
 
 
 def hints_of(position: Position, timeout: float | None = HINT_SECONDS) -> list[Any]:
-    """`blackhole.hints.hints`: every legal move from `position`, best first."""
-    from blackhole.hints import hints
+    """`blackhole.advice.hints`: every legal move from `position`, best first."""
+    from blackhole.advice import hints
 
     return hints(position, timeout=timeout)
 

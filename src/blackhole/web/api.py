@@ -194,7 +194,7 @@ def _best(request: Request) -> tuple[dict, int]:
 
 
 def _hint(request: Request) -> tuple[dict, int]:
-    from blackhole.hints import hints, hints_json, summarise
+    from blackhole.advice import hints, hints_json, summarise
 
     position = _position(request)
     began = time.perf_counter()
@@ -205,7 +205,7 @@ def _hint(request: Request) -> tuple[dict, int]:
 
 
 def _analyze(request: Request) -> tuple[dict, int]:
-    from blackhole.hints import analyze
+    from blackhole.advice import analyze
     from blackhole.positions import read_moves
     from blackhole.rules import advance
 

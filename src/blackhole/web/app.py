@@ -235,7 +235,7 @@ class ClientGone(Exception):
 
 
 # What a solve's process has loaded before it starts: the library's answers.
-_PRELOAD = ("blackhole.web.api", "blackhole.pipeline", "blackhole.best", "blackhole.hints",
+_PRELOAD = ("blackhole.web.api", "blackhole.pipeline", "blackhole.best", "blackhole.advice",
             "blackhole.positions", "blackhole.backends.auto", "blackhole.atlas")
 _WATCH_SECONDS = 0.25  # how often a waiting solve asks whether its client is still there
 
