@@ -196,23 +196,29 @@ HeaderLines = dict[str, int | None]
 
 
 def _check_headers(game: Variant, foundation: Card | None, ranks: int,
-                   talon: tuple[Card, ...], source: str, at: HeaderLines) -> None:
+                   talon: tuple[Card, ...], source: str, at: HeaderLines,
+                   json_keys: bool = False) -> None:
     """What the lines before the fans say, against the game, each error naming its own
-    line (`at`): a foundation card unless the game starts with an empty one, a deck of
-    13 ranks unless the game is dealt from others, and a talon no longer than the
-    game's. Runs before the deck check, so a Golf board's `Foundations: -` is named as
-    such, not as cards missing."""
+    line (`at`) and token (the board's header, or the JSON key with `json_keys`): a
+    foundation card unless the game starts with an empty one, a deck of 13 ranks unless
+    the game is dealt from others, and a talon no longer than the game's. Runs before
+    the deck check, so a Golf board's `Foundations: -` is named as such, not as cards
+    missing."""
+    def token(header: str, board: str) -> str:
+        return {"Foundations": "foundation", "Ranks": "ranks", "Talon": "talon"}[header] \
+            if json_keys else board
+
     if foundation is None and game.start is not Start.EMPTY:
         raise InputError(f"{game.title}'s foundation always holds a card", source,
-                         at.get("Foundations"), "Foundations: -")
+                         at.get("Foundations"), token("Foundations", "Foundations: -"))
     if ranks != STANDARD_RANKS and not game.any_ranks:
         shown = "an empty hole is All in a Row, which is" if foundation is None \
             else f"{game.title} is"
         raise InputError(f"{shown} dealt with {STANDARD_RANKS} ranks only, not {ranks}",
-                         source, at.get("Ranks"), f"Ranks: {ranks}")
+                         source, at.get("Ranks"), token("Ranks", f"Ranks: {ranks}"))
     if len(talon) > game.talon:
         raise InputError(f"{game.title}'s talon holds at most {game.talon} cards, found "
-                         f"{len(talon)}", source, at.get("Talon"), "Talon:")
+                         f"{len(talon)}", source, at.get("Talon"), token("Talon", "Talon:"))
 
 
 def _check_layout(fans: list[tuple[Card, ...]], fan_lines: list[int], foundation: Card | None,
@@ -359,7 +365,7 @@ def parse_json_position(text: str, source: str = "<json>",
         raise InputError(f"{game.title} has no talon", source, lines.get("talon"), "talon")
     _check_headers(game, foundation, ranks, talon, source,
                    {"Foundations": lines.get("foundation"), "Ranks": lines.get("ranks"),
-                    "Talon": lines.get("talon")})
+                    "Talon": lines.get("talon")}, json_keys=True)
     check_deck(entries, ranks, source, foundation)
     raw_history = data.get("history", [])
     if not isinstance(raw_history, list):
