@@ -239,6 +239,26 @@ def test_a_bad_golf_board_names_its_file_line_and_token(change, line, token, wor
     assert words in raised.value.detail and "--game" not in raised.value.detail
 
 
+@pytest.mark.parametrize(("key", "value", "words"), [
+    ("foundation", None, "Golf's foundation always holds a card"),
+    ("ranks", 14, "Golf is dealt with 13 ranks only, not 14"),
+    ("talon", "one more", "talon holds at most 16 cards, found 17"),
+])
+def test_a_bad_golf_json_names_the_line_of_its_key(key, value, words) -> None:
+    data = json.loads(cli("deal", "pysol:1:golf", "--format", "json").output)
+    if value == "one more":  # a column's top card put in the talon too
+        data["talon"].append(data["fans"][0].pop())
+    else:
+        data[key] = value
+    text = json.dumps(data, indent=1)
+    with pytest.raises(InputError) as raised:
+        parse_position_text(text, "bad.json")
+    line = next(number for number, row in enumerate(text.splitlines(), start=1)
+                if row.startswith(f' "{key}"'))
+    assert (raised.value.line, raised.value.token) == (line, key)
+    assert words in raised.value.detail
+
+
 # ---------------------------------------------------------------- boards read back
 
 
