@@ -20,7 +20,7 @@ from blackhole.pipeline import solve
 from blackhole.play import engine
 from blackhole.play.app import PlayApp
 from blackhole.play.board import rules_text, table_size
-from blackhole.play.session import Review
+from blackhole.play.session import Review, review
 from blackhole.play.widgets import EndScreen, RulesScreen, review_text
 from blackhole.positions import load_position
 from blackhole.rules import TALON, Outcome, initial_state, legal_cards, play, replay
@@ -359,6 +359,24 @@ def test_review_text_names_a_talon_turn() -> None:
                    best_after=17)
     assert "Move 3 (JH off the talon) was the first to cost cards: after it the best " \
            "still reachable was 17/35." in str(review_text(found, str))
+
+
+def test_a_game_started_after_a_talon_turn_numbers_its_moves_from_the_deal() -> None:
+    """A game started after 8H, a talon turn and no card off a column, started from a
+    position (one move made); the first move that cost cards is numbered from the deal's
+    start, as every answer numbers moves."""
+    game = Game(load_position("pysol:1:golf", "8H"))
+    while game.legal():
+        fan = game.legal()[-1].fan  # the talon while it lasts
+        game = game.play(TALON if fan is None else fan)
+    found = review(game, {}, best_score)
+    assert found.started == 1 and found.lost_at is not None
+    text = str(review_text(found, str))
+    assert "from where this game started" in text
+    assert f"Move {found.lost_at + 2} ({found.lost_card} " in text
+    lost = game.moves[found.lost_at]
+    full = Game(load_position("pysol:1:golf"), (TALON, *game.moves))
+    assert full.moves[found.lost_at + 1] == lost  # the same move, from the deal's start
 
 
 def test_q_on_the_end_screen_quits_as_it_says() -> None:

@@ -112,13 +112,13 @@ def _rebuilt(spec: str, start: Position, moves: Sequence[str], deal: Deal,
     """The label's position `start`, played on by the last of `moves` as far as deal.board
     shows more moves made, must be deal.board's `deal`. A move is a card onto the
     foundation: off a fan, or a talon card turned (Golf)."""
-    now = _steps(position_of(deal))
-    count = now - _steps(start)
+    now = position_of(deal).made
+    count = now - start.made
     lead = len(moves) - count
     known = [str(card) for card in start.history] if start.history_known else None
     if count < 0 or lead < 0 or (lead and list(moves[:lead]) != known):
         return (f"the manifest names {len(moves)} moves, but {DEAL_FILE} shows {now} cards "
-                f"moved and {spec[:40]} {_steps(start)}")
+                f"moved and {spec[:40]} {start.made}")
     try:
         cards = [parse_card(move) for move in moves[lead:]]
         again = advance(start, cards, "the manifest's moves")
@@ -136,9 +136,3 @@ def _rebuilt(spec: str, start: Position, moves: Sequence[str], deal: Deal,
 def _named(deal: Deal) -> Variant | None:
     """The game deal.board names on its Game line (None: its layout names it)."""
     return deal.game if named_game(deal) else None
-
-
-def _steps(position: Position) -> int:
-    """The moves that reached the position: the cards moved off the fans and the talon
-    cards turned (`Position.history_known` counts them so)."""
-    return position.moved + position.deal.turned

@@ -420,7 +420,7 @@ def certify_win(position: Position, line: Sequence[tuple[Card, int]],
     data: dict[str, Any] = {"deal": spec, "verdict": Verdict.SOLVED.value, "moves": moves,
                             **(facts or {})}
     history = tuple(str(card) for card in position.history)
-    if position.moved or position.deal.turned:  # talon turns are moves too (Golf)
+    if position.made:
         data["position"] = {"moved": position.moved, "moves": list(history)}
     if position.after:  # as `solve --json` writes it, so that `check SPEC` replays the file
         data.update(after=moves_json(position.after), moved=position.moved)

@@ -97,7 +97,7 @@ class Review:
     best: int
     proven: bool
     line: tuple[Card, ...]  # a line from the game's start that reaches `best`
-    started: int = 0  # cards moved before the game's start (a position spec)
+    started: int = 0  # moves made before the game's start (a position spec), turns too
     lost_at: int | None = None
     lost_card: Card | None = None
     lost_fan: int | None = None
@@ -125,7 +125,7 @@ def review(game: Game, known: dict[tuple[int, ...], Any],
     start = best_at(0)
     line = tuple(card for card, _ in start.moves)
     found = Review(game.score, game.start.of, start.best, start.proven, line,
-                   game.start.moved)
+                   game.start.made)
     if game.score >= start.best:
         return found
     good, bad = 0, len(game.moves)  # best_at(good) reaches start.best, best_at(bad) not

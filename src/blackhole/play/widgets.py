@@ -214,7 +214,8 @@ def review_text(found: Review, name: Callable[[Card | None], str]) -> Text:
     if found.lost_at is None:
         out.append("The time limit left open which move cost cards.")
         return out
-    move = f"Move {found.lost_at + 1} ({move_name(found.lost_card, found.lost_fan, name)})"
+    number = found.started + found.lost_at + 1  # counted from the start of the deal
+    move = f"Move {number} ({move_name(found.lost_card, found.lost_fan, name)})"
     verdict = "lost the game" if found.best >= of else "was the first to cost cards"
     out.append(f"{move} {verdict}: after it the best still reachable was "
                f"{found.best_after}/{of}.")
