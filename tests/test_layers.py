@@ -22,7 +22,7 @@ SRC = ROOT / "src"
 # it. Names are below `blackhole` ("encode" is encode/__init__.py); "__init__" is the
 # package itself, the public API.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("ground", ("errors", "engines", "deadline", "version", "extras", "children")),
+    ("ground", ("errors", "exits", "engines", "deadline", "version", "extras", "children")),
     ("proof checker", ("drat.parse", "drat.python_engine", "drat.check", "drat")),
     ("cards", ("cards",)),
     ("deals", ("games", "deal")),
@@ -49,6 +49,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("atlas", ("atlas", "atlas_build")),
     ("play", ("play", "play.board", "play.engine", "play.session", "play.widgets",
               "play.app")),
+    ("answer documents", ("answers",)),
     ("web", ("web.api", "web.app", "web")),
     ("command line", ("cli.output", "cli.options", "cli.guard", "cli.atlas", "cli.bench",
                       "cli.certificates", "cli.deals", "cli.play", "cli.positions",

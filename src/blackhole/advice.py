@@ -17,13 +17,11 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from blackhole.backends import Options
 from blackhole.cards import Card
 from blackhole.deal import Deal, Position
 from blackhole.errors import InputError, InternalError
-from blackhole.formats import moves_json
 from blackhole.hint_engines import hint_engine
 from blackhole.positions import as_position
 from blackhole.rules import Move, Outcome, as_moves, move_text, replay
@@ -97,11 +95,6 @@ class Hint(Bounded):
     def move(self) -> Move:
         return Move(self.card, self.fan)
 
-    def to_json(self) -> dict[str, Any]:
-        return {"card": str(self.card), "fan": self.fan, "winnable": self.winnable,
-                "best": self.best, "found": self.found, "upper_bound": self.upper_bound,
-                "proven": self.proven}
-
 
 def hints(position: Position | Deal | str, *, timeout: float | None = None) -> list[Hint]:
     """Every legal move from `position`, best first (then in fan order): whether the game
@@ -145,16 +138,6 @@ def summarise(position: Position, found: Sequence[Hint]) -> HintSummary:
     winnable = True if True in answers else (False if answers == {False} else None)
     return HintSummary(low if low == high else None, winnable,
                        sum(not hint.proven for hint in found))
-
-
-def hints_json(spec: str, position: Position, found: Sequence[Hint],
-               seconds: float) -> dict[str, Any]:
-    """The stable JSON schema of `hint --json`, documented in the README."""
-    summary = summarise(position, found)
-    return {"deal": spec, "after": moves_json(position.after), "moved": position.moved,
-            "of": position.of, "best": summary.best, "winnable": summary.winnable,
-            "proven": summary.proven, "unknown": summary.unknown,
-            "moves": [hint.to_json() for hint in found], "seconds": round(seconds, 6)}
 
 
 # ---------------------------------------------------------------- analysis
@@ -224,11 +207,6 @@ class Step:
         """Every answer of the step is known."""
         return None not in (self.best_before, self.best_after, self.good, self.critical)
 
-    def to_json(self) -> dict[str, Any]:
-        return {"move": self.number, "card": str(self.card), "fan": self.fan,
-                "legal": self.legal, "good": self.good, "critical": self.critical,
-                "loses": self.loses, "best_before": self.best_before,
-                "best_after": self.best_after, "proven": self.proven}
 
 
 @dataclass(frozen=True)
@@ -288,18 +266,6 @@ class Analysis(Bounded):
         turned do not count)."""
         return self.moved + sum(1 for step in self.steps if step.fan is not None)
 
-    def to_json(self, spec: str, after: Sequence[tuple[Card, int]] = ()) -> dict[str, Any]:
-        """The stable JSON schema documented in the README (`after` as in `Best`)."""
-        loss = self.first_loss
-        return {"deal": spec, "after": moves_json(after), "moved": self.moved,
-                "best": self.best, "found": self.found,
-                "upper_bound": self.upper_bound, "of": self.of, "proven": self.proven,
-                "winnable": self.winnable, "line": "given" if self.given else "best",
-                "score": self.score, "steps": [step.to_json() for step in self.steps],
-                "critical": self.critical, "critical_unknown": self.critical_unknown,
-                "first_loss": None if loss is None else loss.to_json(),
-                "first_loss_known": self.first_loss_known,
-                "seconds": round(self.seconds, 6)}
 
 
 def analyze(position: Position | Deal | str,

@@ -11,15 +11,12 @@ is returned (`judged`). Hints and the analysis of a line are `blackhole.advice`.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from blackhole.backends import Options, choose, make_backend
-from blackhole.cards import Card
 from blackhole.deal import Deal, Position
 from blackhole.errors import InternalError
-from blackhole.formats import moves_json
 from blackhole.longest import Longest
 from blackhole.positions import as_position
 from blackhole.problem import Problem, build_problem
@@ -49,15 +46,6 @@ class Best:
     def won(self) -> bool:
         return self.best == self.of
 
-    def to_json(self, spec: str, after: Sequence[tuple[Card, int]] = ()) -> dict[str, Any]:
-        """The stable JSON schema documented in the README: `after` is the moves played
-        on the position `spec` holds (`Position.after`), `moved` the cards moved from the
-        start of the deal before this line."""
-        return {"deal": spec, "after": moves_json(after), "moved": self.moved,
-                "best": self.best, "of": self.of, "proven": self.proven,
-                "upper_bound": self.upper_bound, "moves": moves_json(self.moves),
-                "backend": self.backend, "solver": self.solver,
-                "seconds": round(self.seconds, 6), "stats": self.stats}
 
 
 def best_score(position: Position | Deal | str, backend: str = "auto", *,

@@ -6,8 +6,10 @@ from typing import Annotated
 
 import typer
 
-from blackhole.cli.guard import EXIT_NO, EXIT_OK, EXIT_UNKNOWN, user_errors
+from blackhole import answers
+from blackhole.cli.guard import user_errors
 from blackhole.cli.options import JsonFlag
+from blackhole.exits import EXIT_OK, EXIT_UNKNOWN
 
 
 def atlas(
@@ -21,12 +23,11 @@ def atlas(
 ) -> None:
     """Won or lost, and the best score, from the atlas shipped with blackhole; no solving.
     Exit 0 won, 1 lost, 3 when no run settled the deal, 2 outside the atlas."""
-    from blackhole.atlas import lookup
-
     with user_errors():
-        answer = lookup(spec, file)
+        found = answers.atlas(spec, file)
+    answer = found.found
     if as_json:
-        typer.echo(json.dumps(answer.to_json()))
+        typer.echo(json.dumps(found.document))
     elif answer.won is None:
         typer.echo(f"{answer.deal}: unknown (no run settled it)")
     elif answer.won:
@@ -35,8 +36,7 @@ def atlas(
         typer.echo(f"{answer.deal}: lost (the atlas holds no best score for it)")
     else:
         typer.echo(f"{answer.deal}: lost, best {answer.best} of {answer.of}")
-    raise typer.Exit(EXIT_UNKNOWN if answer.won is None else EXIT_OK if answer.won
-                     else EXIT_NO)
+    raise typer.Exit(found.exit_code)
 
 
 def atlas_build(

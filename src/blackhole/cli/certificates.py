@@ -8,19 +8,13 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.text import Text
 
+from blackhole.answers import certificate_document, certificate_exit
 from blackhole.backends import Verdict
 from blackhole.backends.pysat_tools import DEFAULT_PROOF_SOLVER, PROOF_SOLVERS, short_name
-from blackhole.cli.guard import (
-    EXIT_INTERNAL,
-    EXIT_INTERRUPTED,
-    EXIT_NO,
-    EXIT_OK,
-    EXIT_UNKNOWN,
-    VERDICT_EXIT,
-    user_errors,
-)
+from blackhole.cli.guard import user_errors
 from blackhole.cli.options import AfterOption, GameOption, JsonFlag, choices, read_game
 from blackhole.cli.output import console
+from blackhole.exits import EXIT_INTERRUPTED, EXIT_NO, EXIT_OK, EXIT_UNKNOWN
 from blackhole.sources import expand_specs
 
 if TYPE_CHECKING:
@@ -79,36 +73,12 @@ def certify_command(
             _print_interrupted(rows, len(work), as_json, time.perf_counter() - began)
             raise typer.Exit(EXIT_INTERRUPTED) from None
     if as_json:
-        typer.echo(json.dumps([_certificate_json(spec, c) for spec, c in rows]))
+        typer.echo(json.dumps([certificate_document(spec, c) for spec, c in rows]))
     elif many:
         _print_certificate_summary([c for _, c in rows], time.perf_counter() - began)
     else:
         _print_certificate(*rows[0])
-    raise typer.Exit(max(_certificate_exit(c) for _, c in rows))
-
-
-def _certificate_exit(cert: "Certificate") -> int:
-    if cert.verdict is Verdict.UNSOLVABLE:
-        return EXIT_NO if cert.certified else EXIT_INTERNAL
-    return VERDICT_EXIT[cert.verdict]
-
-
-def _certificate_json(spec: str, cert: "Certificate") -> dict:
-    """One row of `certify --json`; every row has the same fields (README, "JSON")."""
-    proof, seconds = cert.proof, cert.seconds
-    return {
-        "deal": spec, "verdict": cert.verdict.value, "certified": cert.certified,
-        "folder": str(cert.folder), "resumed": cert.resumed,
-        "position": ({"moved": cert.moved, "moves": list(cert.history)} if cert.history
-                     else None),
-        "reason": cert.reason or (cert.check.reason if cert.check is not None else ""),
-        "proof_lines": proof.lines if proof is not None else None,
-        "proof_bytes": proof.bytes if proof is not None else None,
-        "seconds": {"encode": round(seconds.encode, 6), "solve": round(seconds.solve, 6),
-                    "check": round(seconds.check, 6), "write": round(seconds.write, 6)},
-        "moves": ([{"card": str(card), "fan": fan} for card, fan in cert.solution.moves]
-                  if cert.solution is not None else []),
-    }
+    raise typer.Exit(max(certificate_exit(c) for _, c in rows))
 
 
 def _print_certificate(spec: str, cert: "Certificate") -> None:
@@ -168,7 +138,7 @@ def _print_interrupted(rows: "list[tuple[str, Certificate]]", planned: int,
                        as_json: bool, wall: float) -> None:
     """What an interrupted certify finished, so that nothing done is lost from view."""
     if as_json:
-        typer.echo(json.dumps([_certificate_json(spec, c) for spec, c in rows]))
+        typer.echo(json.dumps([certificate_document(spec, c) for spec, c in rows]))
     elif rows:
         _print_certificate_summary([c for _, c in rows], wall)
     finished = ", ".join(spec for spec, _ in rows[:20]) + (", ..." if len(rows) > 20 else "")

@@ -8,9 +8,10 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
-from blackhole.cli.guard import EXIT_NO, EXIT_OK, user_errors
+from blackhole.cli.guard import user_errors
 from blackhole.cli.options import AfterOption, DealSpec, GameOption, JsonFlag, read_game
 from blackhole.cli.output import card_text, console, make_console
+from blackhole.exits import EXIT_NO, EXIT_OK
 from blackhole.formats import moves_json, position_json, saved_board
 from blackhole.positions import check_answer, load_position
 

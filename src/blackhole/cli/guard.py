@@ -1,9 +1,10 @@
 """The exit-code guard every command runs under, the app, and the command table.
 
 Exit 1 means "unsolvable" or "check failed" and nothing else: `GuardedGroup` maps every
-other ending to its code. A command's module is imported only when that command runs
-(`COMMANDS`, the one list of the commands: name, module and function), so a one-deal
-command loads none of bench's, certify's or play's imports, to keep start-up quick.
+other ending to its code (the codes are `blackhole.exits`). A command's module is
+imported only when that command runs (`COMMANDS`, the one list of the commands: name,
+module and function), so a one-deal command loads none of bench's, certify's or play's
+imports, to keep start-up quick.
 """
 
 # No `from __future__ import annotations` in the command modules: Typer reads each command's
@@ -27,14 +28,13 @@ import typer.models
 from typer.core import TyperGroup
 
 from blackhole import children, engines
-from blackhole.backends import Options, Verdict
+from blackhole.backends import Options
 from blackhole.cli.output import PipeSafe, plain_where_needed, say, silence_stdout
 from blackhole.deadline import solver_left_running
 from blackhole.errors import InputError, InternalError, shorten
+from blackhole.exits import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from blackhole.version import installed_version
 
-EXIT_OK, EXIT_NO, EXIT_USAGE, EXIT_UNKNOWN, EXIT_INTERNAL = 0, 1, 2, 3, 4
-EXIT_INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
 # When the running command began (`command_timeout`), set by the guard for each command.
 _COMMAND_BEGAN: ContextVar[float | None] = ContextVar("command_began", default=None)
 _LEAST_TIMEOUT = 0.001  # what is left of a limit the start-up has used up: stop at once
@@ -218,9 +218,6 @@ def _global_options(
 ) -> None:
     """Solve, compare and certify deals of the patience game Black Hole."""
 
-
-VERDICT_EXIT = {Verdict.SOLVED: EXIT_OK, Verdict.UNSOLVABLE: EXIT_NO,
-                Verdict.UNKNOWN: EXIT_UNKNOWN}
 
 def command_timeout(timeout: float | None) -> float | None:
     """The --timeout of a one-deal command as what is left of it now: the limit bounds the

@@ -1,7 +1,6 @@
 """best, hint and analyze: the questions a player asks about a position."""
 
 import json
-import time
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -10,9 +9,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.text import Text
 
+from blackhole import answers
 from blackhole.backends import DEFAULT_BACKEND, FINDS_BEST, Options, Verdict
 from blackhole.cards import Card
-from blackhole.cli.guard import EXIT_OK, EXIT_UNKNOWN, command_timeout, user_errors
+from blackhole.cli.guard import command_timeout, user_errors
 from blackhole.cli.options import (
     AfterOption,
     AsciiFlag,
@@ -24,8 +24,7 @@ from blackhole.cli.options import (
     parse_features,
 )
 from blackhole.cli.output import card_text, console, from_where, plain_console, working
-from blackhole.positions import load_position, read_moves
-from blackhole.rules import advance
+from blackhole.positions import load_position
 from blackhole.sources import stdin_once
 
 if TYPE_CHECKING:
@@ -66,7 +65,7 @@ def best(
     from the start of the deal (51 is a win), with one line that reaches it, replayed by
     the rules engine. Exit 0 when proven optimal, 3 when the limit came first (or the
     certificate asked for could not be written: its proof would be too large)."""
-    from blackhole.best import best_position, choose_best
+    from blackhole.best import choose_best
     from blackhole.certificates import certify_found
 
     with user_errors():
@@ -76,20 +75,16 @@ def best(
         position = load_position(spec, after)
         options = replace(options, timeout=command_timeout(options.timeout))
         with working(f"weighing {spec}"):
-            found = best_position(position, name, options)
-        cert = None
+            answer = answers.best(spec, position, name, options)
+        found, cert = answer.found, None
         if certify is not None and found.proven:
             with working(f"certifying the best score of {spec}"):
                 cert = certify_found(found, position, certify, spec,
                                      timeout=command_timeout(timeout))
-    if as_json:
-        data = found.to_json(spec, position.after)
         if certify is not None:
-            written = cert is not None and cert.verdict is not Verdict.UNKNOWN
-            data["certificate"] = str(cert.folder) if written else None
-            if cert is not None and not written:
-                data["certificate_reason"] = cert.reason
-        typer.echo(json.dumps(data))
+            answer = answers.with_certificate(answer, cert)
+    if as_json:
+        typer.echo(json.dumps(answer.document))
     else:
         out = plain_console if ascii_only else console
         how = f"{found.backend}/{found.solver} in {found.seconds:.3f} s"
@@ -107,8 +102,7 @@ def best(
                   "engine")
         if certify is not None:
             out.print(_certificate_note(found, cert, certify))
-    certified = certify is None or (cert is not None and cert.verdict is not Verdict.UNKNOWN)
-    raise typer.Exit(EXIT_OK if found.proven and certified else EXIT_UNKNOWN)
+    raise typer.Exit(answer.exit_code)
 
 
 def _certificate_note(found: "Best", cert: "Certificate | None", folder: Path) -> str:
@@ -144,27 +138,24 @@ def hint(
     """Every legal move from a deal or position, best first: whether the game stays
     winnable after it, and the best score still reachable (counted from the start of the
     deal, so a move that keeps the win shows 51). Exit 3 when the limit came first."""
-    from blackhole.advice import hints, hints_json, summarise
-
     with user_errors():
         Options(timeout=timeout)
         position = load_position(spec, after)
-        began = time.perf_counter()
         with working(f"weighing the moves of {spec}"):
-            found = hints(position, timeout=command_timeout(timeout))
-        seconds = time.perf_counter() - began
-    summary = summarise(position, found)
+            answer = answers.hint(spec, position, command_timeout(timeout))
+    found = answer.found
     if as_json:
-        typer.echo(json.dumps(hints_json(spec, position, found, seconds)))
+        typer.echo(json.dumps(answer.document))
     else:
         out = plain_console if ascii_only else console
-        if not found:
+        if not found.moves:
             out.print(f"no legal move: {position.moved} of {position.of} moved")
-        for h in found:
+        for h in found.moves:
             out.print(_hint_line(h, ascii_only))
-        unknown = f", {summary.unknown} not proven (limit reached)" if summary.unknown else ""
-        out.print(f"{len(found)} legal move(s){unknown}, {seconds:.3f} s")
-    raise typer.Exit(EXIT_OK if summary.proven else EXIT_UNKNOWN)
+        unknown = f", {found.summary.unknown} not proven (limit reached)" \
+            if found.summary.unknown else ""
+        out.print(f"{len(found.moves)} legal move(s){unknown}, {found.seconds:.3f} s")
+    raise typer.Exit(answer.exit_code)
 
 
 def _hint_line(h: "Hint", ascii_only: bool) -> Text:
@@ -199,24 +190,20 @@ def analyze(
     """Walk a line move by move (a given one, or the solver's best): at each move how
     many legal moves keep the best score, the critical moves (the only good choice among
     several), and the first move that loses. Exit 3 when the limit came first."""
-    from blackhole.advice import analyze as analyze_line
-
     with user_errors():
         Options(timeout=timeout)
         stdin_once(("the deal", spec == "-"), ("--after", after == "@-"),
                    ("--line", line == "@-"))
         position = load_position(spec, after)
-        moves = None
-        if line is not None:  # an illegal move names --line (the library says "line")
-            moves, source = read_moves(line, "--line")
-            advance(position, moves, source)
+        # an illegal move names --line (the library says "line")
+        moves = None if line is None else answers.read_line(position, line, "--line")
         with working(f"analysing {spec}"):
-            found = analyze_line(position, moves, timeout=command_timeout(timeout))
+            answer = answers.analyze(spec, position, moves, command_timeout(timeout))
     if as_json:
-        typer.echo(json.dumps(found.to_json(spec, position.after)))
+        typer.echo(json.dumps(answer.document))
     else:
-        _print_analysis(found, ascii_only)
-    raise typer.Exit(EXIT_OK if found.proven else EXIT_UNKNOWN)
+        _print_analysis(answer.found, ascii_only)
+    raise typer.Exit(answer.exit_code)
 
 
 def _print_analysis(found: "Analysis", ascii_only: bool) -> None:

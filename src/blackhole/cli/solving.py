@@ -8,8 +8,9 @@ from typing import Annotated
 
 import typer
 
+from blackhole import answers
 from blackhole.backends import DEFAULT_BACKEND, REGISTRY, Verdict, choose
-from blackhole.cli.guard import VERDICT_EXIT, command_timeout, user_errors
+from blackhole.cli.guard import command_timeout, user_errors
 from blackhole.cli.options import (
     AfterOption,
     AsciiFlag,
@@ -27,7 +28,7 @@ from blackhole.cli.output import Styled, card_piece, console, from_where, plain_
 from blackhole.deal import Position
 from blackhole.encode.cpsat_names import DEFAULT_MODEL, MODELS
 from blackhole.errors import InputError
-from blackhole.pipeline import Solution, solve_deal
+from blackhole.pipeline import Solution
 from blackhole.positions import load_position
 from blackhole.problem import build_problem
 
@@ -83,9 +84,10 @@ def solve(
         position = load_position(spec, after, read_game(game))
         options = replace(options, timeout=command_timeout(options.timeout))
         with working(f"solving {spec}"):
-            solution = solve_deal(position.deal, name, options)
+            found = answers.solve(spec, position, name, options)
+    solution = found.found
     if as_json or format is OutputFormat.json:
-        typer.echo(json.dumps(solution.to_json(spec, position)))
+        typer.echo(json.dumps(found.document))
     elif format is OutputFormat.pysol:
         from blackhole.solutions import black_hole_solve_text
 
@@ -94,7 +96,7 @@ def solve(
                                               solution.verdict is Verdict.SOLVED), nl=False)
     else:
         _print_solution(solution, position, ascii_only)
-    raise typer.Exit(VERDICT_EXIT[solution.verdict])
+    raise typer.Exit(found.exit_code)
 
 
 def _print_solution(solution: Solution, position: Position, ascii_only: bool) -> None:

@@ -1,5 +1,6 @@
-"""The JSON API's answers: a request's deal and options in, the CLI's `--json` document
-out, from the same library functions and the same JSON builders the CLI calls.
+"""The JSON API's requests: a request's deal and options in, the CLI's `--json` document
+out, from the answer layer the CLI prints (`blackhole.answers`); this module only maps a
+request to a question and its answer to an HTTP status.
 
 Nothing here reads the server's disk on a request's behalf: a deal is a dealt spec
 (`pysol:N[:GAME]`, `random:SEED[:...]`) or the text of a board or JSON deal sent as the
@@ -13,13 +14,14 @@ it returns the error's one line with its HTTP status.
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from blackhole import answers
 from blackhole.errors import InputError, InternalError, shorten
+from blackhole.exits import EXIT_INTERNAL, EXIT_USAGE
 
 if TYPE_CHECKING:
     from blackhole.deal import Position
@@ -27,9 +29,6 @@ if TYPE_CHECKING:
 SERVER_TIMEOUT = 60.0  # seconds: the most any request may take, and its default
 MAX_BODY_BYTES = 1_000_000  # a board or JSON deal sent as the body
 BODY_SPEC = "-"  # a body's deal is named as the CLI names stdin
-# The CLI's exit codes, which the answer's X-Blackhole-Exit header carries.
-EXIT_OK, EXIT_NO, EXIT_USAGE, EXIT_UNKNOWN, EXIT_INTERNAL = 0, 1, 2, 3, 4
-EXIT_INTERRUPTED = 130
 
 # Each question and the query parameters it takes (the CLI's options of the same name).
 PARAMETERS: dict[str, frozenset[str]] = {
@@ -142,9 +141,7 @@ def answer(request: Request) -> Answer:
     the CLI gives; an error is its one-line message (`{"error", "exit"}`), 400 for bad
     input and 500 for an internal error, never a traceback."""
     try:
-        if request.question == "certify":
-            return _certify(request)
-        data, code = _ANSWERS[request.question](request)
+        found = _ANSWERS[request.question](request)
     except InputError as error:
         return Answer(400, {"error": error.describe(), "exit": EXIT_USAGE}, EXIT_USAGE)
     except InternalError as error:
@@ -154,7 +151,7 @@ def answer(request: Request) -> Answer:
         return Answer(500, {"error": f"internal error (a bug in blackhole): "
                                      f"{type(error).__name__}: {shorten(str(error), 120)}",
                             "exit": EXIT_INTERNAL}, EXIT_INTERNAL)
-    return Answer(200, data, code)
+    return Answer(200, found.document, found.exit_code, found.content, found.filename)
 
 
 def _position(request: Request) -> Position:
@@ -171,123 +168,53 @@ def _position(request: Request) -> Position:
     return play_after(position, *read_moves(request.after, "after"))
 
 
-def _solve(request: Request) -> tuple[dict, int]:
-    from blackhole.backends import Verdict, choose
-    from blackhole.pipeline import solve_deal
+def _solve(request: Request) -> answers.Answer:
+    from blackhole.backends import choose
 
     name, options = choose(request.backend, request.timeout)
-    position = _position(request)
-    solution = solve_deal(position.deal, name, options)
-    code = {Verdict.SOLVED: EXIT_OK, Verdict.UNSOLVABLE: EXIT_NO}.get(solution.verdict,
-                                                                      EXIT_UNKNOWN)
-    return solution.to_json(request.spec, position), code
+    return answers.solve(request.spec, _position(request), name, options)
 
 
-def _best(request: Request) -> tuple[dict, int]:
-    from blackhole.best import best_position, choose_best
+def _best(request: Request) -> answers.Answer:
+    from blackhole.best import choose_best
 
     name, options = choose_best(request.backend, request.timeout)
+    return answers.best(request.spec, _position(request), name, options)
+
+
+def _hint(request: Request) -> answers.Answer:
+    return answers.hint(request.spec, _position(request), request.timeout)
+
+
+def _analyze(request: Request) -> answers.Answer:
     position = _position(request)
-    found = best_position(position, name, options)
-    return found.to_json(request.spec, position.after), \
-        EXIT_OK if found.proven else EXIT_UNKNOWN
+    moves = None if request.line is None else answers.read_line(position, request.line,
+                                                                "line")
+    return answers.analyze(request.spec, position, moves, request.timeout)
 
 
-def _hint(request: Request) -> tuple[dict, int]:
-    from blackhole.advice import hints, hints_json, summarise
-
-    position = _position(request)
-    began = time.perf_counter()
-    found = hints(position, timeout=request.timeout)
-    seconds = time.perf_counter() - began
-    return hints_json(request.spec, position, found, seconds), \
-        EXIT_OK if summarise(position, found).proven else EXIT_UNKNOWN
+def _atlas(request: Request) -> answers.Answer:
+    return answers.atlas(request.spec)
 
 
-def _analyze(request: Request) -> tuple[dict, int]:
-    from blackhole.advice import analyze
-    from blackhole.positions import read_moves
-    from blackhole.rules import advance
-
-    position = _position(request)
-    moves = None
-    if request.line is not None:
-        moves, source = read_moves(request.line, "line")
-        advance(position, moves, source)
-    found = analyze(position, moves, timeout=request.timeout)
-    return found.to_json(request.spec, position.after), \
-        EXIT_OK if found.proven else EXIT_UNKNOWN
+def _deal(request: Request) -> answers.Answer:
+    return answers.layout(_position(request))
 
 
-def _atlas(request: Request) -> tuple[dict, int]:
-    from blackhole.atlas import lookup
-
-    found = lookup(request.spec)
-    return found.to_json(), \
-        EXIT_UNKNOWN if found.won is None else EXIT_OK if found.won else EXIT_NO
+def _position_answer(request: Request) -> answers.Answer:
+    return answers.position_answer(request.spec, _position(request))
 
 
-def _deal(request: Request) -> tuple[dict, int]:
-    from blackhole.formats import position_json
-
-    return position_json(_position(request)), EXIT_OK
-
-
-def _position_answer(request: Request) -> tuple[dict, int]:
-    """A position as the page draws and plays it: its layout (as `deal --format json`
-    writes it), the cards moved of the deal's and the moves made (talon turns included,
-    from which the page numbers a line), the outcome, and the legal moves now from the
-    rules engine (a talon turn has `"fan": null`)."""
-    from blackhole.formats import moves_json, position_json
-    from blackhole.rules import initial_state, legal_cards, outcome
-
-    position = _position(request)
-    state = initial_state(position.deal)
-    return {"deal": request.spec, "after": moves_json(position.after),
-            "moved": position.moved, "made": position.made, "of": position.of,
-            "outcome": outcome(position.deal, state).value,
-            "game": position.deal.game.name, "title": position.deal.game.title,
-            "layout": position_json(position),
-            "legal": moves_json(legal_cards(position.deal, state))}, EXIT_OK
-
-
-def _certify(request: Request) -> Answer:
+def _certify(request: Request) -> answers.Answer:
     """The certificate `blackhole certify` writes for the request's deal or position,
-    as a zip of its folder (unzipped, `blackhole verify` checks it): a checked proof that
-    it cannot be won, or its winning moves replayed. At the limit no certificate is
-    made: the answer is the verdict unknown (exit 3)."""
-    import io
-    import tempfile
-    import zipfile
-    from pathlib import Path
-
-    from blackhole.backends import Verdict
-    from blackhole.certificates.make import certify
-
+    as a zip of its folder (`answers.certificate_archive`): a dealt spec with no moves
+    played is labelled by itself, as `blackhole certify pysol:N` labels it."""
     position = _position(request)
     plain = request.body is None and request.after is None
     slug = "".join(c if c.isalnum() else "-" for c in request.spec).strip("-")
     name = f"certificate-{slug}" if request.body is None else "certificate"
-    with tempfile.TemporaryDirectory(prefix="blackhole-certify-") as staging:
-        folder = Path(staging) / name
-        found = certify(request.spec if plain else position, folder,
-                        timeout=request.timeout)
-        code = {Verdict.SOLVED: EXIT_OK, Verdict.UNSOLVABLE: EXIT_NO}.get(found.verdict,
-                                                                          EXIT_UNKNOWN)
-        if found.verdict is Verdict.UNSOLVABLE and not found.certified:
-            raise InternalError(f"the proof was rejected by the checker: "
-                                f"{found.check.reason if found.check else found.reason}")
-        if not found.certified:
-            return Answer(200, {"deal": request.spec, "verdict": found.verdict.value,
-                                "certified": False,
-                                "reason": found.reason or "time limit reached"}, code)
-        packed = io.BytesIO()
-        with zipfile.ZipFile(packed, "w", zipfile.ZIP_DEFLATED) as archive:
-            for path in sorted(folder.rglob("*")):
-                if path.is_file():
-                    archive.write(path, path.relative_to(staging).as_posix())
-    return Answer(200, {"deal": request.spec, "verdict": found.verdict.value,
-                        "certified": True}, code, packed.getvalue(), name + ".zip")
+    return answers.certificate_archive(request.spec, request.spec if plain else position,
+                                       name, request.timeout)
 
 
 def games() -> dict:
@@ -305,5 +232,5 @@ def games() -> dict:
 
 
 _ANSWERS = {"solve": _solve, "best": _best, "hint": _hint, "analyze": _analyze,
-            "atlas": _atlas, "deal": _deal,
-            "position": _position_answer}
+            "atlas": _atlas, "deal": _deal, "position": _position_answer,
+            "certify": _certify}

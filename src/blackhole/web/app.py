@@ -37,6 +37,7 @@ from starlette.staticfiles import StaticFiles
 
 from blackhole import children
 from blackhole.errors import InputError, InternalError
+from blackhole.exits import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_UNKNOWN, EXIT_USAGE
 from blackhole.web import api
 
 STATIC = Path(__file__).parent / "static"
@@ -107,14 +108,14 @@ def _json(data: dict, status: int = 200, headers: dict[str, str] | None = None) 
 
 
 def _error(status: int, message: str, headers: dict[str, str] | None = None,
-           code: int = api.EXIT_USAGE) -> Response:
+           code: int = EXIT_USAGE) -> Response:
     """An error's one line, with the exit code the CLI would give (`api.Answer`)."""
     return _json({"error": message, "exit": code}, status, headers)
 
 
 def _closed() -> Response:
     """The answer to a client that went away: nobody reads it."""
-    return _error(499, "the client closed the request", code=api.EXIT_INTERRUPTED)
+    return _error(499, "the client closed the request", code=EXIT_INTERRUPTED)
 
 
 class HostCheck:
@@ -235,8 +236,9 @@ class ClientGone(Exception):
 
 
 # What a solve's process has loaded before it starts: the library's answers.
-_PRELOAD = ("blackhole.web.api", "blackhole.pipeline", "blackhole.best", "blackhole.advice",
-            "blackhole.positions", "blackhole.backends.auto", "blackhole.atlas")
+_PRELOAD = ("blackhole.web.api", "blackhole.answers", "blackhole.pipeline", "blackhole.best",
+            "blackhole.advice", "blackhole.positions", "blackhole.backends.auto",
+            "blackhole.atlas")
 _WATCH_SECONDS = 0.25  # how often a waiting solve asks whether its client is still there
 
 
@@ -311,15 +313,15 @@ def create_app(host: str = "127.0.0.1", pool: Pool | None = None,
                 return _closed()
             except BrokenProcessPool:
                 if pool.stopping:
-                    return _error(503, "the server is stopping", code=api.EXIT_INTERRUPTED)
+                    return _error(503, "the server is stopping", code=EXIT_INTERRUPTED)
                 return _json({"error": "internal error: the worker stopped without an "
-                                       "answer", "exit": api.EXIT_INTERNAL}, 500)
+                                       "answer", "exit": EXIT_INTERNAL}, 500)
             if found is None and pool.stopping:
-                return _error(503, "the server is stopping", code=api.EXIT_INTERRUPTED)
+                return _error(503, "the server is stopping", code=EXIT_INTERRUPTED)
             if found is None:
                 return _error(503, f"busy: all {pool.size} workers are solving; retry "
                                    f"after {RETRY_AFTER_SECONDS} s",
-                              {"Retry-After": str(RETRY_AFTER_SECONDS)}, api.EXIT_UNKNOWN)
+                              {"Retry-After": str(RETRY_AFTER_SECONDS)}, EXIT_UNKNOWN)
         else:
             found = await run_in_threadpool(api.answer, checked)
         headers = {"X-Blackhole-Exit": str(found.exit_code)}
