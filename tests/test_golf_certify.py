@@ -35,7 +35,7 @@ from blackhole.encode.cnf import CERTIFY_FEATURES, PLAIN_ONLY_FEATURES, build_cn
 from blackhole.errors import InputError
 from blackhole.formats import board_text
 from blackhole.games import VARIANTS
-from blackhole.problem import build_problem
+from blackhole.problem import RULES_HELD, build_problem
 from blackhole.sources import load_deal
 
 from .helpers import GOLF_GAMES, cli, golf_referee, golf_reference, small_golf
@@ -65,7 +65,7 @@ def certified_and_verified(spec: str, folder: Path, **choices) -> None:
     assert board == certificate_board(deal) == f"Game: {deal.game.name}\n{board_text(deal)}"
     manifest = json.loads((folder / MANIFEST_FILE).read_text())
     assert manifest["deal"]["game"] == deal.game.name and manifest["deal"]["spec"] == spec
-    features = certify_features(build_problem(deal, reads_rules=True))
+    features = certify_features(build_problem(deal, plays=RULES_HELD))
     assert manifest["encoding"]["features"] == sorted(features)
     found = verify(folder)
     assert found.ok and found.claim == "unsolvable" and found.spec == spec and found.dealt
@@ -87,7 +87,7 @@ def test_the_certificate_features_are_the_games_default_less_symmetry() -> None:
     which keeps every winning line (encodings/golf.md); verify takes it; a Black Hole
     certificate keeps its features."""
     for game in GOLF_GAMES:
-        problem = build_problem(load_deal(f"pysol:1:{game}"), reads_rules=True)
+        problem = build_problem(load_deal(f"pysol:1:{game}"), plays=RULES_HELD)
         features = certify_features(problem)
         assert features == frozenset({"domain", "compact", "forward"})
         assert not features & (PLAIN_ONLY_FEATURES | {"symmetry"})
@@ -102,7 +102,7 @@ def test_the_certificate_cnf_keeps_every_win_of_small_golf_deals(game) -> None:
     feature of it removes a winning line."""
     verdicts = set()
     for seed in range(40):
-        problem = build_problem(small_golf(seed, game), reads_rules=True)
+        problem = build_problem(small_golf(seed, game), plays=RULES_HELD)
         encoding = build_cnf(problem, certify_features(problem))
         with Solver(name="glucose4", bootstrap_with=encoding.clauses,
                     with_proof=True) as sat:

@@ -15,19 +15,18 @@ from hypothesis import strategies as st
 from blackhole.backends import Options, Verdict
 from blackhole.deal import Deal
 from blackhole.games import VARIANTS, OnKing, rank_fits
-from blackhole.look import (
-    c_engine_built,
+from blackhole.look import c_engine_built, look
+from blackhole.look_cuts import (
     hall_applies,
     hall_ok,
     hall_room,
     hall_shortfall,
-    look,
     onto_table,
     parity_applies,
     parity_room,
 )
 from blackhole.pipeline import solve_deal
-from blackhole.problem import build_problem
+from blackhole.problem import RULES_HELD, build_problem
 from blackhole.rules import replay
 from blackhole.sources import load_deal
 
@@ -47,7 +46,7 @@ needs_core = pytest.mark.skipif(not c_engine_built(), reason="the look's compile
 
 
 def verdict(deal, engine: str = "auto", budget: int = BUDGET) -> Verdict:
-    problem = build_problem(deal, "look", reads_rules=True)
+    problem = build_problem(deal, "look", plays=RULES_HELD)
     found = look(problem, budget, engine=engine)
     if found.line is not None:
         played = replay(deal, [problem.cards[v] for v in found.line])
@@ -94,7 +93,7 @@ def test_the_engines_are_move_for_move_alike(game: str) -> None:
     cases += [(load_deal(f"pysol:{n}:{game}"), budget) for n in (1, 2, 3, 7)
               for budget in (1, 777, 20_000)]
     for deal, budget in cases:
-        problem = build_problem(deal, "look", reads_rules=True)
+        problem = build_problem(deal, "look", plays=RULES_HELD)
         budget = BUDGET if budget is None else budget
         assert look(problem, budget, engine="python") == look(problem, budget, engine="auto"), \
             (deal.name, budget)
@@ -107,13 +106,13 @@ def test_the_cuts_hold_on_every_state_of_winning_lines(game: str) -> None:
     every move changes the rank by an odd number (no wrap, or a wrap across an even
     number of ranks). On the 13-rank deck that is Golf and Dead King Golf, not Relaxed
     Golf."""
-    standard = build_problem(load_deal(f"pysol:1:{game}"), "look", reads_rules=True)
+    standard = build_problem(load_deal(f"pysol:1:{game}"), "look", plays=RULES_HELD)
     assert parity_applies(onto_table(standard)) == (game != "relaxed-golf")
     assert hall_applies(standard)
     checked = 0
     for seed in range(40):
         deal = small_golf(seed, game)
-        problem = build_problem(deal, "sat", reads_rules=True)
+        problem = build_problem(deal, "sat", plays=RULES_HELD)
         onto = onto_table(problem)
         applies = parity_applies(onto)
         assert applies == (not deal.game.wrap or deal.ranks % 2 == 0), seed
@@ -179,7 +178,9 @@ def cut_state(m: int, wrap: bool, on_king: OnKing, counts: list[int], talon: lis
               hole: int):
     """A state for the predecessor cut on a deck of m ranks, from drawn numbers: Golf
     with the given wrap and King rule, (onto, links, talon_left, left, hole)."""
-    game = dataclasses.replace(VARIANTS["golf"], wrap=wrap, on_king=on_king)
+    golf = VARIANTS["golf"]
+    game = dataclasses.replace(golf, rules=dataclasses.replace(golf.rules, wrap=wrap,
+                                                                on_king=on_king))
     onto = [list(range(1, m + 1))] + [[r for r in range(1, m + 1) if rank_fits(game, r, h, m)]
                                       for h in range(1, m + 1)]
     links, talon_left = hall_room(onto, [(r - 1) % m + 1 for r in talon])
@@ -310,7 +311,7 @@ def test_the_best_score_agrees_with_a_plain_search_on_small_deals(game: str) -> 
     scores = set()
     for seed in range(40):
         deal = small_golf(seed, game)
-        problem = build_problem(deal, "look", reads_rules=True)
+        problem = build_problem(deal, "look", plays=RULES_HELD)
         expected = most_fan_cards(deal)
         scores.add(expected == len(problem.required))
         for engine in ENGINES:
@@ -339,7 +340,7 @@ def test_the_best_score_engines_are_move_for_move_alike(game: str) -> None:
     from blackhole.look import longest
 
     for number in (1, 2, 3):
-        problem = build_problem(load_deal(f"pysol:{number}:{game}"), "look", reads_rules=True)
+        problem = build_problem(load_deal(f"pysol:{number}:{game}"), "look", plays=RULES_HELD)
         for budget in (500, 30_000):
             python = longest(problem, budget, engine="python")
             core = longest(problem, budget, engine="auto")

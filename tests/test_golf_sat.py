@@ -21,7 +21,7 @@ from blackhole.encode.cnf import (
 )
 from blackhole.errors import InputError
 from blackhole.pipeline import solve_deal
-from blackhole.problem import build_problem, same_rank_pairs
+from blackhole.problem import RULES_HELD, build_problem, same_rank_pairs
 from blackhole.rules import replay
 from blackhole.sources import load_deal
 
@@ -110,7 +110,7 @@ def test_the_path_turns_the_whole_talon_and_decoding_drops_its_tail() -> None:
     with a fan card, and the rules engine wins with it."""
     for seed in range(30):
         deal = small_golf(seed, "golf")
-        problem = build_problem(deal, "sat", reads_rules=True)
+        problem = build_problem(deal, "sat", plays=RULES_HELD)
         encoding = build_cnf(problem, DIRECTED_DEFAULT_FEATURES)
         assert len(encoding.slots) == len(problem.moves)
         with Solver(name="glucose4", bootstrap_with=encoding.clauses) as sat:
@@ -126,7 +126,7 @@ def test_the_path_turns_the_whole_talon_and_decoding_drops_its_tail() -> None:
 def test_the_symmetry_cut_pairs_fan_cards_only_and_keeps_a_line() -> None:
     for seed in range(40):
         deal = small_golf(seed, "relaxed-golf")
-        problem = build_problem(deal, "sat", reads_rules=True)
+        problem = build_problem(deal, "sat", plays=RULES_HELD)
         assert all(problem.fan_of[v] >= 0 for pair in same_rank_pairs(problem)
                    for v in (pair.first, pair.second))
         encoding = build_cnf(problem, DIRECTED_DEFAULT_FEATURES | {"symmetry"})
@@ -138,7 +138,7 @@ def test_the_symmetry_cut_pairs_fan_cards_only_and_keeps_a_line() -> None:
 
 
 def test_features_and_forms_golf_refuses() -> None:
-    problem = build_problem(load_deal("pysol:3:golf"), "sat", reads_rules=True)
+    problem = build_problem(load_deal("pysol:3:golf"), "sat", plays=RULES_HELD)
     with pytest.raises(InputError) as raised:
         build_cnf(problem, DEFAULT_FEATURES | {"deadrank"})
     assert raised.value.token == "deadrank" and "Golf" in str(raised.value)
@@ -182,7 +182,7 @@ def test_golf_counts_match_the_specification(features: frozenset[str]) -> None:
                                                             (3, "relaxed-golf"))]
     deals += [small_golf(seed, game) for seed in (1, 4, 9) for game in GOLF_GAMES]
     for deal in deals:
-        problem = build_problem(deal, "sat", reads_rules=True)
+        problem = build_problem(deal, "sat", plays=RULES_HELD)
         encoding = build_cnf(problem, features)
         counts, variables = golf_specified(problem, features)
         order = [family for family in counts if family in encoding.counts()]
@@ -226,7 +226,7 @@ def test_inverse_model_counts_on_golf() -> None:
     from blackhole.encode.cpsat import build_model
 
     for spec in ("pysol:1:golf", "pysol:2:dead-king-golf", "pysol:3:relaxed-golf"):
-        problem = build_problem(load_deal(spec), "cpsat", reads_rules=True)
+        problem = build_problem(load_deal(spec), "cpsat", plays=RULES_HELD)
         built = build_model(problem, "inverse", frozenset())
         size = problem.size
         assert (size, len(problem.precedence)) == (52, 28 + 15)

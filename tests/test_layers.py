@@ -34,7 +34,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("problem", ("problem", "longest")),
     ("encodings", ("encode.layout", "encode.cnf_variables", "encode.cnf_clauses",
                    "encode.cnf", "encode.cpsat_names", "encode.cpsat", "encode")),
-    ("look", ("look",)),
+    ("look", ("look_cuts", "look")),
     ("backend interface", ("backends.base", "backends")),
     ("backends", ("backends.search", "backends.pysat_tools", "backends.seeding",
                   "backends.look", "backends.sat", "backends.cpsat", "backends.maxsat",

@@ -14,13 +14,8 @@ import pytest
 from blackhole.backends import Options, Verdict
 from blackhole.deal import Deal
 from blackhole.engines import LOOK_VARIABLE
-from blackhole.look import (
-    Look,
-    c_engine_built,
-    default_budget,
-    look,
-    ranks_can_chain,
-)
+from blackhole.look import Look, c_engine_built, default_budget, look
+from blackhole.look_cuts import ranks_can_chain
 from blackhole.pipeline import solve_deal
 from blackhole.problem import build_problem
 from blackhole.sources import load_deal

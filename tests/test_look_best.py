@@ -18,14 +18,8 @@ import pytest
 from blackhole.backends.search import best_score as referee_best
 from blackhole.best import best_score
 from blackhole.longest import Longest
-from blackhole.look import (
-    c_engine_built,
-    chains_leaving,
-    longest,
-    ranks_can_chain,
-    reach_bound,
-    root_bound,
-)
+from blackhole.look import c_engine_built, chains_leaving, longest, reach_bound, root_bound
+from blackhole.look_cuts import ranks_can_chain
 from blackhole.positions import load_position
 from blackhole.problem import Problem, build_problem
 from blackhole.sources import load_deal

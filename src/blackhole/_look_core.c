@@ -12,7 +12,7 @@
  *               0 the search ends as "out of budget" (read with the clock, every few ms;
  *               the caller must not resize it meanwhile)
  *   onto:       modulus + 1 sequences: onto[h] the ranks that may go onto hole rank h, as
- *               the game's rules say (look.onto_table); onto[0] the empty foundation's
+ *               the game's rules say (look_cuts.onto_table); onto[0] the empty foundation's
  *   talon:      the talon's nodes, the next first (empty: none); a move turns the next one
  *               onto the hole, and the state's key holds how many were turned
  *   talon_ranks: their ranks
@@ -90,18 +90,18 @@ typedef struct {
     int *rank;      /* ranks, same layout */
     int *onto, *onto_off;   /* onto[onto_off[h] ..]: the ranks that may go onto hole h
                              * (h = 0, the empty foundation: any rank), as the caller's
-                             * table says (look.onto_table, from the game's rules) */
+                             * table says (look_cuts.onto_table, from the game's rules) */
     int ntalon;              /* the talon's cards; a move turns the next onto the hole */
     long *talon_node;        /* the talon's nodes, the next first */
     int *talon_rank;
     int chain;               /* the rank-count cut applies (Black Hole's path) */
-    int parity;              /* the parity cut applies (look.parity_room) */
+    int parity;              /* the parity cut applies (look_cuts.parity_room) */
     int excess;              /* the fans' odd cards less their even cards */
     int *odd_from, *even_from; /* the talon's odd and even ranks from card t on */
-    int hall;                /* the predecessor cut applies (look.hall_room) */
-    int *below, *above, *between; /* the cut's links (look.hall_room): ranks, 0 none */
+    int hall;                /* the predecessor cut applies (look_cuts.hall_room) */
+    int *below, *above, *between; /* the cut's links (look_cuts.hall_room): ranks, 0 none */
     int *walks;              /* rank h -> the parities next to h, as bits (1 odd, 2 even) */
-    int hall_apart;          /* no link keeps its rank's parity (look.hall_shortfall) */
+    int hall_apart;          /* no link keeps its rank's parity (look_cuts.hall_shortfall) */
     int *talon_left;         /* [t * (m + 1) + h]: the talon's cards of rank h from card t on */
     int hole_bits;           /* the hole's field in the key; the talon's count above it */
     uint64_t turned_bits;    /* the talon's count's field in word 0 (look._python_search:
@@ -302,7 +302,7 @@ static int arc_covers(const long *e, const int *left, int hole, int cards, int m
     return covered >= cards;
 }
 
-/* the rank-count cut, as blackhole.look.ranks_can_chain, which says why it holds. With
+/* the rank-count cut, as blackhole.look_cuts.ranks_can_chain, which says why it holds. With
  * e_i the walk's steps between ranks i and i + 1 and t = e_m, e_i = a_i + (-1)^i t where
  * a_i = d_i - a_(i-1), d_i = 2 left[i] + [i = hole] - [i = last]. scratch: 3 (m + 1) longs */
 static int ranks_can_chain(const int *left, int hole, int cards, int m, long *scratch) {
@@ -449,7 +449,7 @@ static int chains_leaving(Search *s, int hole, int cards, int slack) {
 
 #define SLACK_TESTED 1 /* look.SLACK_TESTED */
 
-/* look.hall_shortfall: the fan cards left that no line can play, by the predecessor cut's
+/* look_cuts.hall_shortfall: the fan cards left that no line can play, by the predecessor cut's
  * count (the largest shortfall of a family of runs with no predecessor in common) */
 static int hall_shortfall(const Search *s, int hole, int turned) {
     if (!hole) return 0;
@@ -512,7 +512,7 @@ static void release(Search *s) {
     free(s->below); free(s->talon_left);
 }
 
-/* the predecessor cut (look.hall_ok): for every run of ranks a, a + 2, ..., b, each with
+/* the predecessor cut (look_cuts.hall_ok): for every run of ranks a, a + 2, ..., b, each with
  * cards left, those cards are no more than the cards they may follow; one walk a parity.
  * `from` is the foundation's rank before the move into this state, whose state passed
  * the cut (0: none, or no such state). The move took one card of room from rank `from`
@@ -558,9 +558,9 @@ static int fits(const Search *s, int r, int h) {
     return 0;
 }
 
-/* the predecessor cut's links (look.hall_room), in s->below, s->above and s->between,
+/* the predecessor cut's links (look_cuts.hall_room), in s->below, s->above and s->between,
  * and s->walks (one block of 4 (m + 1)); NOT_TAKEN when a card may go on a rank not next to its own,
- * which the cut does not take (look.hall_applies keeps it off there) */
+ * which the cut does not take (look_cuts.hall_applies keeps it off there) */
 static int hall_links(Search *s) {
     int m = s->modulus;
     s->above = s->below + (m + 1);
@@ -587,7 +587,7 @@ static int hall_links(Search *s) {
     return 0;
 }
 
-/* the parity cut (look.parity_room): can the fans' odd-less-even count be met by runs
+/* the parity cut (look_cuts.parity_room): can the fans' odd-less-even count be met by runs
  * from the hole and from the talon's cards left? */
 static inline int parity_ok(const Search *s, int hole, int turned) {
     return -s->odd_from[turned] - (hole % 2 || !hole) <= s->excess
@@ -1129,7 +1129,7 @@ static PyObject *longest(PyObject *self, PyObject *args) {
 }
 
 /* ranks_can_chain(left, hole, cards, modulus) -> bool: the cut alone, for the tests that
- * hold it to blackhole.look.ranks_can_chain */
+ * hold it to blackhole.look_cuts.ranks_can_chain */
 static PyObject *chain(PyObject *self, PyObject *args) {
     PyObject *counts;
     int hole, cards, m;

@@ -77,7 +77,7 @@ def best_position(position: Position, backend: str, options: Options) -> Best:
     engine.check_best(options)
     deal = position.deal
     engine.check_size(deal.cards_in_fans, deal.name or "deal")
-    problem = build_problem(deal, f"{engine.name} best-score", engine.best_reads_rules)
+    problem = build_problem(deal, f"{engine.name} best-score", engine.best_plays)
     if options.timeout is not None:  # the limit covers building the problem too
         left = options.timeout - (time.perf_counter() - began)
         if left <= 0:

@@ -1,10 +1,16 @@
 """The games the tool plays, each a description that every layer reads.
 
-A `Variant` says how a game is laid out and what its rules are: the fans and their size,
-the talon, what starts the foundation, whether ranks wrap from the top rank to the ace,
-what may go on a King, and when the game is won. No module tests a game's name: the deal
-model holds a Variant (`blackhole.deal.Deal.game`), the rules engine reads its fields,
-and a layer that cannot take a game's rules yet asks `Variant.plain` and refuses.
+A `Variant` says how a game is laid out (the fans and their size, what starts the
+foundation) and holds its `Rules` (the talon, whether ranks wrap from the top rank to the
+ace, what may go on a King, when the game is won). No module tests a game's name: the
+deal model holds a Variant (`blackhole.deal.Deal.game`) and the rules engine reads it.
+
+A game's rule features (`Rules.features`) are the names of the rule fields whose value is
+not Black Hole's, so a rule field added later is a feature of every game that sets it.
+Each engine, cut and encoding feature declares the rule features it plays (a frozenset of
+names), and `refusal` words the InputError for a game holding one it has not declared;
+the optimisations that hold for Black Hole's rules alone ask `Variant.plain`, true when a
+game has no rule feature.
 
 The deck (its ranks per suit) and the card on the hole belong to a deal, not to its game:
 Black Hole on a deck of R ranks, and "any card as the black hole" (`random:SEED:any`,
@@ -15,9 +21,10 @@ where the last card dealt lies on the hole rather than the A♠), are Black Hole
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Collection
+from dataclasses import MISSING, dataclass, fields
 from enum import StrEnum
-from functools import cache
+from functools import cache, cached_property
 
 from blackhole.errors import InputError
 
@@ -47,44 +54,103 @@ class Won(StrEnum):
 
 
 @dataclass(frozen=True)
+class Rules:
+    """What a move may do and when a game is won; every default is Black Hole's, so
+    `Rules()` are Black Hole's rules. `talon` counts the cards a move may turn onto the
+    foundation, one at a time and one pass, once the foundation has its card: it is a
+    rule because it adds a move. What lies where at the deal is the Variant's layout (the
+    fans, their size, what starts the foundation), so All in a Row's empty foundation is
+    a layout every engine takes, and no rule feature.
+
+    A field added here (or in a subclass) must have Black Hole's value as its default: a
+    game setting it to anything else then holds a feature no engine has declared, and
+    every engine refuses it until it declares it."""
+
+    talon: int = 0
+    wrap: bool = True  # the top rank and the ace are neighbours
+    on_king: OnKing = OnKing.ADJACENT
+    won: Won = Won.ALL
+
+    @cached_property
+    def features(self) -> frozenset[str]:
+        """The names of the fields whose value is not Black Hole's (a field with no
+        default counts as one, always)."""
+        return frozenset(f.name for f in fields(self)
+                         if f.default is MISSING or getattr(self, f.name) != f.default)
+
+
+@dataclass(frozen=True)
 class Variant:
-    """One game, as data. `fans` None means as many fans of `fan_size` as the deck fills
-    (the last holding what is left), so one description serves every deck size; `talon`
-    counts the talon's cards once the foundation has its card. `pysol` names the game
-    for pysol_cards ("" when PySolFC does not deal it) and `any_ranks` says whether the
-    game is dealt from decks of other than 13 ranks."""
+    """One game, as data: its layout and its `rules`. `fans` None means as many fans of
+    `fan_size` as the deck fills (the last holding what is left), so one description
+    serves every deck size. `pysol` names the game for pysol_cards ("" when PySolFC does
+    not deal it) and `any_ranks` says whether the game is dealt from decks of other than
+    13 ranks. The rule fields read through the Variant (`talon`, `wrap`, `on_king`,
+    `won`) are its rules'."""
 
     name: str
     title: str
     fans: int | None
     fan_size: int
-    talon: int
     start: Start
-    wrap: bool
-    on_king: OnKing
-    won: Won
+    rules: Rules
     pysol: str
     any_ranks: bool = False
 
     @property
+    def talon(self) -> int:
+        return self.rules.talon
+
+    @property
+    def wrap(self) -> bool:
+        return self.rules.wrap
+
+    @property
+    def on_king(self) -> OnKing:
+        return self.rules.on_king
+
+    @property
+    def won(self) -> Won:
+        return self.rules.won
+
+    @property
+    def features(self) -> frozenset[str]:
+        """The game's rule features (`Rules.features`): empty for Black Hole's rules."""
+        return self.rules.features
+
+    @property
     def plain(self) -> bool:
-        """True when the game is Black Hole's path: no talon, ranks that wrap, anything
-        rank-adjacent on a King, won with every card moved. Every engine plays such a
-        game; one with other rules is played by those that read these fields."""
-        return (self.talon == 0 and self.wrap and self.on_king is OnKing.ADJACENT
-                and self.won is Won.ALL)
+        """True when the game has exactly Black Hole's rules (no rule feature), whatever
+        its layout: the one question the optimisations that argue from those rules ask
+        (the look's rank-count cut, the search's rank-reach cut, the budgets)."""
+        return not self.rules.features
 
 
-BLACK_HOLE = Variant("black-hole", "Black Hole", None, 3, 0, Start.CARD, True,
-                     OnKing.ADJACENT, Won.ALL, "black_hole", any_ranks=True)
-ALL_IN_A_ROW = Variant("all-in-a-row", "All in a Row", 13, 4, 0, Start.EMPTY, True,
-                       OnKing.ADJACENT, Won.ALL, "all_in_a_row")
-GOLF = Variant("golf", "Golf", 7, 5, 16, Start.TALON, False, OnKing.QUEEN, Won.TABLEAU,
-               "golf")
-DEAD_KING_GOLF = Variant("dead-king-golf", "Dead King Golf", 7, 5, 16, Start.TALON, False,
-                         OnKing.NOTHING, Won.TABLEAU, "golf")
-RELAXED_GOLF = Variant("relaxed-golf", "Relaxed Golf", 7, 5, 16, Start.TALON, True,
-                       OnKing.QUEEN_OR_ACE, Won.TABLEAU, "golf")
+def refusal(game: Variant, plays: Collection[str], who: str, source: str,
+            played_by: str = "") -> InputError | None:
+    """None when `who` plays every rule feature of `game` (`plays` names those it
+    declared), else the InputError to raise: "TITLE is not played by WHO yet", with
+    `played_by` in brackets when given (who does play it), else the features `who` did
+    not declare ("undeclared rule: cell")."""
+    missing = game.features - frozenset(plays)
+    if not missing:
+        return None
+    why = played_by or (f"undeclared rule{'s' if len(missing) > 1 else ''}: "
+                        f"{', '.join(sorted(missing))}")
+    return InputError(f"{game.title} is not played by {who} yet ({why})", source,
+                      token=game.name)
+
+
+BLACK_HOLE = Variant("black-hole", "Black Hole", None, 3, Start.CARD, Rules(), "black_hole",
+                     any_ranks=True)
+ALL_IN_A_ROW = Variant("all-in-a-row", "All in a Row", 13, 4, Start.EMPTY, Rules(),
+                       "all_in_a_row")
+GOLF = Variant("golf", "Golf", 7, 5, Start.TALON,
+               Rules(16, False, OnKing.QUEEN, Won.TABLEAU), "golf")
+DEAD_KING_GOLF = Variant("dead-king-golf", "Dead King Golf", 7, 5, Start.TALON,
+                         Rules(16, False, OnKing.NOTHING, Won.TABLEAU), "golf")
+RELAXED_GOLF = Variant("relaxed-golf", "Relaxed Golf", 7, 5, Start.TALON,
+                       Rules(16, True, OnKing.QUEEN_OR_ACE, Won.TABLEAU), "golf")
 
 VARIANTS: dict[str, Variant] = {game.name: game for game in (
     BLACK_HOLE, ALL_IN_A_ROW, GOLF, DEAD_KING_GOLF, RELAXED_GOLF)}

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from blackhole.deal import Position
 from blackhole.look import longest, look, quick_budget
+from blackhole.look_cuts import PLAYS
 from blackhole.problem import build_problem
 from blackhole.rules import layout, legal_cards, replay
 
@@ -106,7 +107,7 @@ class LookEngine:
 
     def __init__(self, position: Position, deadline: float | None) -> None:
         self.position = position
-        self.problem = build_problem(position.deal, "look", reads_rules=True)
+        self.problem = build_problem(position.deal, "look", PLAYS)
         self.node = {card: v for v, card in enumerate(self.problem.cards)}
         self.talon = frozenset(self.problem.talon)
         self.n = len(self.problem.required)
@@ -130,7 +131,7 @@ class LookEngine:
             return prefix, self.n
         deal = self.position.deal
         after = layout(deal, replay(deal, [self.problem.cards[v] for v in prefix]).state)
-        problem = build_problem(after, "look", reads_rules=True)
+        problem = build_problem(after, "look", PLAYS)
         found = longest(problem, seconds=left)
         line = prefix + tuple(self.node[problem.cards[v]] for v in found.order)
         return line, self.played(prefix) + found.upper_bound

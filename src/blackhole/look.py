@@ -36,8 +36,9 @@ to its verdicts.
 The games with a talon (the Golf family) are searched too: the moves come from the
 game's table (`onto_table`, from `games.rank_fits`), turning the talon's next card is a
 move tried after every fan's, and the state (and the memo's key) holds how many talon
-cards were turned. The rank-count cut holds for Black Hole's path only; where no move
-wraps, the parity cut (`parity_room`) takes its place.
+cards were turned. The rank-count cut holds for Black Hole's rules only; where no move
+wraps, the parity cut (`parity_room`) takes its place. Which cut runs on which game's
+rules, and the rule features the look plays, are declared in `blackhole.look_cuts`.
 
 The reasons each cut is sound are in encodings/look.md.
 
@@ -71,13 +72,29 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from blackhole.engines import ENGINES, look_switch
 from blackhole.errors import ArgumentError, InputError
-from blackhole.games import fitting
 from blackhole.longest import Longest
+from blackhole.look_cuts import (
+    CHAIN_CUT,
+    HALL_CUT,
+    PARITY_CUT,
+    SLACK_TESTED,
+    chain_applies,
+    chains_leaving,
+    check_plays,
+    cut_flags,
+    hall_applies,
+    hall_ok,
+    hall_room,
+    hall_shortfall,
+    onto_table,
+    parity_room,
+    ranks_can_chain,
+    reach_bound,
+)
 from blackhole.problem import Problem
 
 # Nodes (moves tried, over all passes); a line is 51 moves. On pysol:1-1000 (877
@@ -110,8 +127,6 @@ except ImportError:  # pragma: no cover - an install without a compiler
 
 _NOT_TAKEN = -2  # the compiled core's answer to a problem it leaves to the Python search
 TALON_MOVE = -1  # the fan a move names when it turns the talon's next card
-CHAIN_CUT, PARITY_CUT, HALL_CUT = 1, 2, 4  # the compiled core's cuts besides the memo
-# and the same-rank cut
 
 
 @dataclass(frozen=True)
@@ -135,216 +150,6 @@ def _canonical(fans_of: set[int], heights: list[int]) -> list[int]:
     full line exists, one exists that follows this rule at every step."""
     deep = [f for f in fans_of if heights[f] > 1]
     return deep if deep else [min(fans_of)]
-
-
-def ranks_can_chain(left: list[int], hole: int, cards: int, modulus: int) -> bool:
-    """The rank-count cut: can a walk on the rank cycle start at the hole's rank and show
-    each rank r exactly left[r] more times? Every full line is such a walk. Let e_i count
-    its steps between ranks i and i + 1 (e_m: the top rank and rank 1). Each showing of a
-    rank is entered by one step and left by one, except the hole's (only left) and the last
-    card's (only entered), so e_(i-1) + e_i = 2 left[i] + [i = hole] - [i = last] for every
-    rank i. For a choice of the last card's rank these equations fix every e_i from e_m = t:
-    e_i = a_i + (-1)^i t; an odd cycle fixes t too, an even one leaves a range. The walk
-    exists only if some choice gives every e_i >= 0, with the steps taken (e_i > 0) joining
-    every rank that has cards to the hole's. Off for fewer than 3 ranks (no cycle) and an
-    empty foundation (no start)."""
-    m = modulus
-    if m < 3 or not hole:
-        return True
-    for last in range(1, m + 1):
-        if not left[last]:
-            continue
-        base = [0] * (m + 1)  # a_i
-        # bounds on t from every e_i >= 0; a_1 = e_m + e_1 <= 2 cards + 1 lowers `high` first
-        a, low, high = 0, 0, 2 * cards + 2
-        for i in range(1, m + 1):
-            a = 2 * left[i] + (i == hole) - (i == last) - a
-            base[i] = a
-            if i % 2:
-                high = min(high, a)
-            else:
-                low = max(low, -a)
-        if m % 2:  # e_m = a_m - t must equal t
-            choices = (a // 2,) if a % 2 == 0 and low <= a // 2 <= high else ()
-        elif a == 0 and low <= high:
-            if high - low >= 2:
-                return True  # t = low + 1 takes every step
-            choices = (low, high)
-        else:
-            choices = ()
-        for t in choices:
-            taken = [base[i] + (-t if i % 2 else t) > 0 for i in range(m + 1)]
-            if _arc_covers(taken, left, hole, cards, m):
-                return True
-    return False
-
-
-def _arc_covers(taken: list[bool], left: list[int], hole: int, cards: int, m: int) -> bool:
-    """Do the ranks joined to the hole's by taken steps (taken[i]: between i and i + 1,
-    taken[m]: between m and 1) hold all `cards` cards left?"""
-    covered, up, down, seen = left[hole], hole, hole, 1
-    while seen < m and taken[up]:
-        up = up % m + 1
-        covered += left[up]
-        seen += 1
-    while seen < m and taken[(down - 2) % m + 1]:
-        down = (down - 2) % m + 1
-        covered += left[down]
-        seen += 1
-    return covered >= cards
-
-
-def onto_table(problem: Problem) -> tuple[tuple[int, ...], ...]:
-    """onto[h]: the ranks that may go onto hole rank h as the problem's game says
-    (`games.fitting`), ascending; onto[0], the empty foundation: any rank. Both engines
-    read the moves from this one table."""
-    return fitting(problem.game, problem.modulus)
-
-
-def parity_applies(onto: list[list[int]]) -> bool:
-    """Does every move change the hole's rank by an odd number (no wrap from the top rank
-    to the ace, or an even number of ranks)? Then the parity cut holds (`parity_room`)."""
-    return all((r - h) % 2 for h in range(1, len(onto)) for r in onto[h])
-
-
-def parity_room(talon_ranks: list[int]) -> tuple[list[int], list[int]]:
-    """The parity cut's bounds: (odd, even), where odd[t] and even[t] count the talon's
-    odd and even ranks from its card t on. Where every move changes the rank by one
-    without wrapping, the fan cards a line plays between two talon cards alternate odd
-    and even ranks, starting with the parity the card before them lacks; such a run
-    plays at most one odd card more than even cards when it starts on an even rank, and
-    at most one even card more when it starts on an odd one. So with the hole on rank h
-    and the talon turned to card t, a full line exists only if the fans' odd cards less
-    their even cards lie between -(odd[t] + [h odd]) and even[t] + [h even] (an empty
-    foundation counts on both sides)."""
-    odd, even = [0] * (len(talon_ranks) + 1), [0] * (len(talon_ranks) + 1)
-    for t in range(len(talon_ranks) - 1, -1, -1):
-        odd[t] = odd[t + 1] + talon_ranks[t] % 2
-        even[t] = even[t + 1] + 1 - talon_ranks[t] % 2
-    return odd, even
-
-
-def hall_applies(problem: Problem) -> bool:
-    """Does the predecessor cut (`hall_room`) run? For a game with other rules than Black
-    Hole's path (where the rank-count cut is stronger) whose cards go only on the ranks
-    next to their own (`games.rank_fits` allows no other)."""
-    if problem.game.plain:
-        return False
-    m = problem.modulus
-    return all(r in ((h - 2) % m + 1, h % m + 1)
-               for h, ranks in enumerate(onto_table(problem)) if h for r in ranks)
-
-
-def hall_room(onto: list[list[int]],
-              talon_ranks: list[int]) -> tuple[tuple[list[int], list[int], list[int]],
-                                                list[list[int]]]:
-    """The predecessor cut's tables: ((below, above, between), talon_left). For rank r,
-    below[r] is the rank under it (r - 1, or the top rank under the ace) when r may go on
-    it, above[r] the rank over it (r + 1, or the ace over the top rank) when r may go on
-    it, and between[r] is r + 1 when r or r + 2 may go on it; 0 stands for none.
-    talon_left[t][h] counts the talon's cards of rank h from its card t on.
-
-    Every fan card a full line plays comes right after a card it may go on: the
-    foundation's top card now, a talon card turned, or a fan card played before it; and
-    each card comes right before at most one. So the cards left must map one to one onto
-    such predecessors, and by Hall's theorem, for every set S of ranks, the fan cards of
-    ranks in S number at most the fan cards, talon cards left and the foundation's card
-    of the ranks they may go on. The cut tests the sets of ranks a, a + 2, ..., b (each
-    with cards left): where a card goes only on the ranks next to its own
-    (`hall_applies`), these are the sets whose predecessors overlap, and their
-    predecessors are below[a], between[a], between[a + 2], ..., between[b - 2] and
-    above[b]."""
-    m = len(onto) - 1
-    fits = [set() for _ in range(m + 2)]  # fits[r]: the ranks r may go on
-    for h in range(1, m + 1):
-        for r in onto[h]:
-            fits[r].add(h)
-    below = [0] + [(r - 2) % m + 1 if (r - 2) % m + 1 in fits[r] else 0
-                   for r in range(1, m + 1)]
-    above = [0] + [r % m + 1 if r % m + 1 in fits[r] else 0 for r in range(1, m + 1)]
-    between = [0] + [r + 1 if r + 2 <= m and r + 1 in fits[r] | fits[r + 2] else 0
-                     for r in range(1, m + 1)]
-    talon_left = [[0] * (m + 1) for _ in range(len(talon_ranks) + 1)]
-    for t in range(len(talon_ranks) - 1, -1, -1):
-        talon_left[t] = talon_left[t + 1][:]
-        talon_left[t][talon_ranks[t]] += 1
-    return (below, above, between), talon_left
-
-
-def hall_ok(left: list[int], hole: int, talon_left: list[int],
-            links: tuple[list[int], list[int], list[int]]) -> bool:
-    """The predecessor cut (`hall_room`) on a state: `left[r]` fan cards of rank r,
-    the foundation's rank `hole`, `talon_left[h]` talon cards of rank h still to turn.
-
-    One walk over each parity's ranks tests every run: `most` is the largest, over the
-    runs a .. r that end at r, of their cards less the room of their predecessors but
-    above[r]. The rooms add up, as a run's predecessors are distinct ranks, except where
-    a run holds every rank of its parity on a deck of an even number of ranks: then
-    below[a] and above[b] may be one rank, and that run is tested on its own."""
-    if not hole:  # an empty foundation takes any first card
-        return True
-    below, above, between = links
-    m = len(left) - 1
-    room = [left[h] + talon_left[h] for h in range(m + 1)]
-    room[hole] += 1
-    room[0] = 0  # what a missing link counts
-    for first in (1, 2):
-        most = need = space = 0
-        whole = True
-        for r in range(first, m + 1, 2):
-            if not left[r]:
-                whole = False
-                continue
-            if r == first or not left[r - 2]:  # a run starts
-                most, need, space = left[r] - room[below[r]], 0, room[below[r]]
-            else:
-                gap = room[between[r - 2]]
-                most = left[r] + max(most - gap, -room[below[r]])
-                space += gap
-            need += left[r]
-            if most > room[above[r]]:
-                return False
-        if whole and m % 2 == 0 and below[first] and below[first] == above[m + first - 2] \
-                and need > space:
-            return False
-    return True
-
-
-def hall_shortfall(left: list[int], hole: int, talon_left: list[int],
-                   links: tuple[list[int], list[int], list[int]]) -> int:
-    """How many of the fan cards left no line can play, by the predecessor cut's count
-    (`hall_room`): each card played needs its own card to follow, so at most the fan
-    cards less the largest shortfall of a family of runs with no predecessor in common
-    are played (Hall's theorem, in König's form). Runs of one parity share no
-    predecessor when a rank with no run lies between them; runs of the two parities
-    share none unless a link keeps its rank's parity (a wrapping deck of an odd number
-    of ranks), where the larger of the two parities' shortfalls is taken instead of their
-    sum. 0 for an empty foundation."""
-    if not hole:
-        return 0
-    below, above, between = links
-    m = len(left) - 1
-
-    def room(h: int) -> int:
-        return left[h] + talon_left[h] + (h == hole) if h else 0
-
-    short = []
-    for first in (1, 2):
-        closed, open_ = 0, None  # best with the last rank out of every run; ending there
-        for r in range(first, m + 1, 2):
-            ended = closed if open_ is None else max(closed, open_ - room(above[r - 2]))
-            if not left[r]:
-                closed, open_ = ended, None
-                continue
-            start = closed - room(below[r])
-            if open_ is not None:
-                start = max(start, open_ - room(between[r - 2]))
-            closed, open_ = ended, left[r] + start
-        short.append(closed if open_ is None
-                     else max(closed, open_ - room(above[m - (m - first) % 2])))
-    apart = all(link % 2 != r % 2 for table in (below, above)
-                for r, link in enumerate(table) if link)
-    return short[0] + short[1] if apart else max(short)
 
 
 def c_engine_built() -> bool:
@@ -394,7 +199,9 @@ def look(problem: Problem, budget: int | None = None, *, engine: str | None = No
     built) or "python"; None reads $BLACKHOLE_LOOK_ENGINE (`engines.look_switch`), else
     "auto". Both give the same Look, unless the clock or `stop` ends one of them. `stop`
     is a flag another thread may set (its first byte made non-zero) to end the search as
-    out of budget, within a few milliseconds."""
+    out of budget, within a few milliseconds. A Problem of a game with a rule feature the
+    look does not play (`look_cuts.PLAYS`) is an InputError."""
+    check_plays(problem)
     if stop is not None and len(stop) < 1:
         raise ArgumentError("stop must hold at least one byte")
     use = _engine(engine)
@@ -409,86 +216,11 @@ def look(problem: Problem, budget: int | None = None, *, engine: str | None = No
             problem.modulus, start, max(-1, min(budget, 2**62)), LDS_PASSES,
             0.0 if seconds is None else max(seconds, 1e-9), stop, onto,
             problem.talon, [rank[node] for node in problem.talon],
-            CHAIN_CUT * problem.game.plain | PARITY_CUT * parity_applies(onto)
-            | HALL_CUT * hall_applies(problem))
+            cut_flags(problem, onto))
         if status != _NOT_TAKEN:
             return Look(line, status == 0, nodes)
     status, line, nodes = _python_search(problem, budget, seconds, stop, LDS_PASSES, None)
     return Look(line if status == 1 else None, status == 0, nodes)
-
-
-
-
-# ---------------------------------------------------------------- the best score
-
-
-# The rank-count test with slack (`chains_leaving`) runs while a line may leave at most
-# this many cards unplayed; with more the count of choices grows and the test buys little.
-SLACK_TESTED = 1
-
-
-def _arc(have: list[int], hole: int, m: int) -> list[bool]:
-    """The ranks the hole can show: its own, and the unbroken run of ranks with cards
-    (have[r] > 0) on each side of it around the cycle."""
-    inside = [False] * (m + 1)
-    inside[hole] = True
-    seen, up, down = 1, hole, hole
-    while seen < m and have[up % m + 1]:
-        up = up % m + 1
-        inside[up] = True
-        seen += 1
-    while seen < m and have[(down - 2) % m + 1]:
-        down = (down - 2) % m + 1
-        inside[down] = True
-        seen += 1
-    return inside
-
-
-def reach_bound(fan_ranks: list[list[int]], heights: list[int], left: list[int],
-                hole: int, cards: int, m: int) -> int:
-    """The most cards any line from this state can still play: the cards that lie, in
-    each fan, above its first card of a rank the hole cannot show, where the ranks it can
-    show are its own and the unbroken run of ranks around it that still hold such cards
-    (worked out again until nothing changes). A hole whose run is its rank alone plays
-    nothing. `left[r]`: the cards of rank r on the fans; `hole` 0 (the first card is
-    free): every card."""
-    if not hole:
-        return cards
-    have, reached, size = left, cards, -1
-    while True:
-        inside = _arc(have, hole, m)
-        now = sum(inside)
-        if now == 1:
-            return 0
-        if now == size:
-            return reached
-        size = now
-        have, reached = [0] * (m + 1), 0
-        for f, ranks in enumerate(fan_ranks):
-            for h in range(heights[f] - 1, -1, -1):
-                if not inside[ranks[h]]:
-                    break
-                have[ranks[h]] += 1
-                reached += 1
-
-
-def chains_leaving(left: list[int], hole: int, cards: int, m: int, slack: int,
-                   bottoms: set[int], chains: Callable[[list[int], int, int], bool]) -> bool:
-    """The rank-count cut for a line that may leave up to `slack` (0 or 1) cards
-    unplayed: the cards it plays must chain (`ranks_can_chain`). The cards a line leaves
-    lie at the bottom of their fans, so one card left is the bottom card of a fan, of a
-    rank in `bottoms`. `chains(left, hole, cards)` is ranks_can_chain (perhaps cached)."""
-    if chains(left, hole, cards):
-        return True
-    if not slack:
-        return False
-    for r in sorted(bottoms):
-        left[r] -= 1
-        ok = chains(left, hole, cards - 1)
-        left[r] += 1
-        if ok:
-            return True
-    return False
 
 
 def _memo_code(problem: Problem) -> tuple[int, list[list[int]]]:
@@ -559,12 +291,12 @@ def _python_search(problem: Problem, budget: int, seconds: float | None,
     fan_ranks = [[rank[node] for node in fan] for fan in fans]
     talon = problem.talon
     talon_ranks = [rank[node] for node in talon]
-    chain_cut = problem.game.plain  # the rank-count cut holds for Black Hole's path only
-    parity_cut = parity_applies(onto)
+    flags = cut_flags(problem, onto)  # each cut where the game's rules are its own
+    chain_cut, parity_cut = flags & CHAIN_CUT, flags & PARITY_CUT
     odd_from, even_from = parity_room(talon_ranks)
     # the fans' odd cards less their even cards, for the parity cut
     excess = [sum(1 if r % 2 else -1 for ranks in fan_ranks for r in ranks)]
-    hall_cut = hall_applies(problem)
+    hall_cut = flags & HALL_CUT
     links, talon_left = hall_room(onto, talon_ranks)
     stride = m + 1
     turns = len(talon) + 1  # how far the talon was turned: 0 .. len(talon)
@@ -714,6 +446,9 @@ def _state(problem: Problem) -> tuple[list[list[int]], list[int], list[int], int
     return fan_ranks, [len(fan) for fan in fan_ranks], left, start, sum(left)
 
 
+# ---------------------------------------------------------------- the best score
+
+
 def root_bound(problem: Problem) -> int:
     """The most cards a line of `problem` may play, by the cuts of the best-score search
     at its start: `reach_bound`, then the rank counts with no card and with one card
@@ -723,7 +458,7 @@ def root_bound(problem: Problem) -> int:
         links, talon_left = hall_room(onto_table(problem),
                                       [problem.rank[v] for v in problem.talon])
         return cards - hall_shortfall(left, hole, talon_left[0], links)
-    if not problem.game.plain:  # the cuts walk Black Hole's rank cycle
+    if not chain_applies(problem):  # the cuts walk Black Hole's rank cycle
         return cards
     m = problem.modulus
     bound = reach_bound(fan_ranks, heights, left, hole, cards, m)
@@ -749,7 +484,9 @@ def longest(problem: Problem, budget: int | None = None, *, engine: str | None =
     meets the bound (a win, or the bound proven). `budget` (moves over all rounds; None:
     none), `seconds` and `stop` as for `look`: at the limit, the longest line found and
     the bound shown so far, unproven; `stats["nodes"]` counts the moves tried. Both
-    engines give the same Longest."""
+    engines give the same Longest. A game the look does not play is refused as by
+    `look`."""
+    check_plays(problem)
     if stop is not None and len(stop) < 1:
         raise ArgumentError("stop must hold at least one byte")
     use = _engine(engine)
@@ -791,7 +528,7 @@ def _search_longest(problem: Problem, use: str, budget: int, seconds: float | No
             problem.modulus, start, min(budget, 2**62), LDS_PASSES,
             0.0 if seconds is None else max(seconds, 1e-9), stop, onto_table(problem),
             problem.talon, [rank[node] for node in problem.talon],
-            CHAIN_CUT * problem.game.plain | HALL_CUT * hall_applies(problem), floor, bound)
+            cut_flags(problem, onto_table(problem), parity=False), floor, bound)
         if status != _NOT_TAKEN:
             return status, line, nodes
     status, found, nodes = _python_search(problem, budget, seconds, stop, LDS_PASSES,

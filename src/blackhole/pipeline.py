@@ -72,7 +72,7 @@ def solve_deal(deal: Deal, backend: str, options: Options) -> Solution:
     solver = make_backend(backend)
     solver.check(options)
     solver.check_size(deal.cards_in_fans, deal.name or "deal")
-    problem = build_problem(deal, solver.name, solver.reads_rules)
+    problem = build_problem(deal, solver.name, solver.plays)
     if options.timeout is not None:  # the limit covers building the problem too
         left = options.timeout - (time.perf_counter() - began)
         # A limit already spent still goes to the backend, which stops at once and names

@@ -11,20 +11,27 @@ A game of other rules (`blackhole.games`: Golf) is held the same way, with its g
 run from a card to each card that may follow it (directed where a King takes less than
 its neighbours), the talon's cards are nodes after the fans' (`talon`, the next first)
 chained by precedence, any card may precede a talon card, and a solution visits every
-fan card and a prefix of the talon (`required` are the nodes it must visit). Only the
-engines that read `game` take such a Problem (`build_problem`'s `reads_rules`); every
-other is refused before any work.
+fan card and a prefix of the talon (`required` are the nodes it must visit). A Problem
+holds the rule features in RULES_HELD; an engine takes the Problem of a game whose rule
+features it declared it plays (`build_problem`'s `plays`), and every other is refused
+before any work.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from functools import lru_cache
 
 from blackhole.cards import Card, adjacent_ranks
 from blackhole.deal import Deal
 from blackhole.errors import InputError
-from blackhole.games import BLACK_HOLE, Variant, fitting
+from blackhole.games import BLACK_HOLE, Variant, fitting, refusal
+
+# The rule features (`blackhole.games.Rules.features`) a Problem holds: in its arcs (what
+# may follow a card: `wrap`, `on_king`), its talon nodes (`talon`) and its `required`
+# nodes (`won`). A game with any other is refused by `build_problem`, for every engine.
+RULES_HELD: frozenset[str] = frozenset({"talon", "wrap", "on_king", "won"})
 
 
 @dataclass(frozen=True)
@@ -86,20 +93,22 @@ class Problem:
         }
 
 
-def build_problem(deal: Deal, engine: str = "", reads_rules: bool = False) -> Problem:
+def build_problem(deal: Deal, engine: str = "", plays: Collection[str] = ()) -> Problem:
     """The deal (or position's layout) as a Hamiltonian path with precedence; anything
-    but a Deal is an InputError (`blackhole.load_deal` reads a spec). A deal of a game
-    with other rules than Black Hole's path (`Variant.plain`) is built only for an
-    engine that `reads_rules` (the Problem's `game`, `talon` and directed arcs); for
-    any other it is an InputError naming the game and `engine`."""
+    but a Deal is an InputError (`blackhole.load_deal` reads a spec). `plays` names the
+    rule features the engine (or command) asking declared it plays: a deal of a game
+    with a rule feature outside them, or outside RULES_HELD, is an InputError naming the
+    game and `engine`."""
     if not isinstance(deal, Deal):
         raise InputError("build_problem takes a Deal (load_deal reads a spec)", "deal",
                          token=type(deal).__name__)
     game = deal.game
-    if not game.plain and not reads_rules:
-        who = f"the {engine} engine" if engine else "this command"
-        raise InputError(f"{game.title} is not played by {who} yet (--backend auto plays "
-                         "it)", deal.name or "deal", token=game.name)
+    who = f"the {engine} engine" if engine else "this command"
+    # every rule feature held is played by `--backend auto` (tests/test_rule_features.py)
+    refused = refusal(game, RULES_HELD & frozenset(plays), who, deal.name or "deal",
+                      "--backend auto plays it" if game.features <= RULES_HELD else "")
+    if refused is not None:
+        raise refused
     cards: list[Card] = []
     fan_of: list[int] = []
     depth: list[int] = []

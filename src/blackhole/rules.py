@@ -30,7 +30,12 @@ from enum import StrEnum
 from blackhole.cards import SUITS, Card, parse_card
 from blackhole.deal import Deal, Move, Position
 from blackhole.errors import IllegalMove, InputError
-from blackhole.games import rank_fits
+from blackhole.games import rank_fits, refusal
+
+# The rule features (`blackhole.games.Rules.features`) this engine plays: a deal of a
+# game with any other is refused by `replay`, `initial_state` and `legal_moves`, never
+# judged by Black Hole's rules.
+PLAYS: frozenset[str] = frozenset({"talon", "wrap", "on_king", "won"})
 
 # The "fan" a move turns the talon from, in `legal_moves`, `play` and `Game.play`; an
 # answer's Move names a talon card with no fan (None), as its JSON writes `"fan": null`.
@@ -48,7 +53,16 @@ class State:
         return sum(self.heights)
 
 
+def check_game(deal: Deal) -> None:
+    """An InputError when the deal's game holds a rule feature this engine does not play
+    (PLAYS)."""
+    refused = refusal(deal.game, PLAYS, "the rules engine", deal.name or "deal")
+    if refused is not None:
+        raise refused
+
+
 def initial_state(deal: Deal) -> State:
+    check_game(deal)
     return State(tuple(len(fan) for fan in deal.fans), deal.foundation)
 
 
@@ -68,6 +82,7 @@ def fits(deal: Deal, card: Card, hole: Card | None) -> bool:
 def legal_moves(deal: Deal, state: State) -> list[int]:
     """The fans whose top card may go onto the hole now, then TALON while the talon
     has a card."""
+    check_game(deal)
     fans = [fan for fan in range(len(deal.fans))
             if (card := top_card(deal, state, fan)) is not None and fits(deal, card, state.hole)]
     return fans + [TALON] if state.turned < len(deal.talon) else fans
@@ -166,6 +181,7 @@ def replay(deal: Deal | Position, moves: Sequence[Card | Move | str] | str) -> R
     if not isinstance(deal, Deal):
         raise InputError("replay takes a Deal or a Position (load_deal reads a spec)", "deal",
                          token=type(deal).__name__)
+    check_game(deal)
     if not (isinstance(moves, list | tuple)
             and all(isinstance(move, Card | Move) for move in moves)):
         moves = as_moves(moves)

@@ -54,6 +54,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from blackhole import look_cuts
 from blackhole.backends import (
     MAX_MODEL_CELLS,
     Backend,
@@ -63,6 +64,7 @@ from blackhole.backends import (
     Verdict,
 )
 from blackhole.backends.look import UNLIMITED, best_result, look_result
+from blackhole.encode import cnf
 from blackhole.engines import CORES_VARIABLE
 from blackhole.errors import InputError
 from blackhole.look import Look, best_budget, default_budget, engine_in_use, longest, look
@@ -219,8 +221,8 @@ def _settles(outcome: Look, options: Options) -> bool:
 
 class AutoBackend(Backend):
     name = "auto"
-    reads_rules = True  # the look and the CNF both read a game's rules
-    best_reads_rules = True  # the look's longest line answers a game with a talon
+    plays = look_cuts.PLAYS & cnf.PLAYS  # the look, then the CNF, play a deal
+    best_plays = look_cuts.PLAYS  # the look's longest line answers a game with a talon
     reads = frozenset({"solver", "budget", "proof"})
 
     def check(self, options: Options) -> None:

@@ -18,6 +18,7 @@ from enum import StrEnum
 from typing import Any
 
 from blackhole.errors import InputError, InternalError
+from blackhole.games import refusal
 from blackhole.longest import Longest
 from blackhole.problem import Problem
 
@@ -118,12 +119,22 @@ class Backend(ABC):
     name: str = ""
     reads: frozenset[str] = frozenset()
     max_cells: int | None = MAX_MODEL_CELLS  # None: the backend builds no model
-    # True: it reads a game's rules from the Problem (its `game`, talon and directed
-    # arcs), so it plays every game of `blackhole.games`; False: Black Hole's path only,
-    # and a deal of other rules is refused before any work (`build_problem`).
-    reads_rules: bool = False
+    # The rule features (`blackhole.games.Rules.features`) it plays: a deal of a game
+    # with any other is refused before any work (`build_problem`), and the encoding or
+    # search it runs refuses it too. None declared: Black Hole's rules only (All in a
+    # Row's layout included).
+    plays: frozenset[str] = frozenset()
     # The same for its best score (`best`): a game with a talon scores fan cards only.
-    best_reads_rules: bool = False
+    best_plays: frozenset[str] = frozenset()
+
+    def check_game(self, problem: Problem, kind: str = "solve") -> None:
+        """An InputError when the Problem's game holds a rule feature this backend does
+        not play for `kind` ("solve": `plays`, "best": `best_plays`), for a backend whose
+        encoding plays more than the backend answers for."""
+        plays = self.best_plays if kind == "best" else self.plays
+        refused = refusal(problem.game, plays, f"the {self.name} engine", problem.game.name)
+        if refused is not None:
+            raise refused
 
     def check_size(self, cards: int, source: str = "deal") -> None:
         """Refuse, before any work, a deal with `cards` to play whose model would not fit

@@ -28,6 +28,7 @@ from blackhole.encode.cpsat import (
     choose_features,
     choose_model,
 )
+from blackhole.encode.cpsat_names import MODEL_PLAYS
 from blackhole.errors import InputError, InternalError
 from blackhole.problem import Problem
 
@@ -123,7 +124,8 @@ def run_stats(solver: cp_model.CpSolver, status: int, built: Built,
 class CpsatBackend(Backend):
     name = "cpsat"
     reads = frozenset({"model", "workers", "seed", "features"})
-    reads_rules = True  # the inverse and cnf models read a game's arcs and talon
+    # what some model plays (`MODEL_PLAYS`); the model chosen refuses what it does not
+    plays = frozenset().union(*MODEL_PLAYS.values())
 
     def check(self, options: Options) -> None:
         super().check(options)

@@ -30,6 +30,7 @@ from blackhole import children, drat
 from blackhole import deadline as clock
 from blackhole.backends import Backend, Options, Result, Verdict
 from blackhole.backends.pysat_tools import features_of, read_answer
+from blackhole.encode import cnf
 from blackhole.encode.cnf import build_cnf
 from blackhole.errors import InputError, InternalError
 from blackhole.problem import Problem
@@ -54,7 +55,7 @@ MAX_CHECKED_PROOF_BYTES = 48 * 2**20
 class ExternalBackend(Backend):
     name = "external"
     reads = frozenset({"solver_cmd", "proof_arg", "features"})
-    reads_rules = True  # the CNF reads a game's arcs and talon (encodings/golf.md)
+    plays = cnf.PLAYS  # the CNF reads a game's arcs and talon (encodings/golf.md)
 
     def check(self, options: Options) -> None:
         super().check(options)

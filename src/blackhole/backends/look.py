@@ -22,6 +22,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from blackhole import look_cuts
 from blackhole.backends import Backend, Longest, Options, Result, Verdict
 from blackhole.look import Look, engine_in_use, longest, look
 from blackhole.problem import Problem
@@ -42,8 +43,8 @@ def look_result(outcome: Look, name: str, seconds: float, stats: dict[str, Any])
 
 class LookBackend(Backend):
     name = "look"
-    reads_rules = True  # its moves follow the game's table (look.onto_table), and its talon
-    best_reads_rules = True  # its longest line counts fan cards
+    plays = look_cuts.PLAYS  # its moves follow the game's table, and its talon
+    best_plays = look_cuts.PLAYS  # its longest line counts fan cards
     reads = frozenset({"budget"})
     max_cells = None  # no model: the search holds the fans and a memo of the states it left
 

@@ -64,6 +64,7 @@ class MaxsatBackend(Backend):
 
     def best(self, problem: Problem, options: Options) -> Longest:
         self.check_best(options)
+        self.check_game(problem, "best")  # the optional CNF plays more than RC2 scores
         oracle = oracle_name(options)
         began = time.perf_counter()
         deadline = clock.after(options.timeout, began)

@@ -24,6 +24,7 @@ from blackhole.backends.pysat_tools import (
     run_solver,
     solver_name,
 )
+from blackhole.encode import cnf
 from blackhole.encode.cnf import build_cnf, gc_paused
 from blackhole.errors import InputError
 from blackhole.problem import Problem
@@ -32,7 +33,7 @@ from blackhole.problem import Problem
 class SatBackend(Backend):
     name = "sat"
     reads = frozenset({"solver", "features", "proof"})
-    reads_rules = True  # the CNF reads a game's arcs and talon (encodings/golf.md)
+    plays = cnf.PLAYS  # the CNF reads a game's arcs and talon (encodings/golf.md)
 
     def check(self, options: Options) -> None:
         super().check(options)
@@ -95,6 +96,7 @@ class SatBackend(Backend):
         from blackhole.backends.seeding import starting_line
 
         self.check_best(options)
+        self.check_game(problem, "best")  # the optional CNF plays more than this scores
         solver = solver_name(options.solver, BEST_SOLVER)
         features = best_features(options)
         began = time.perf_counter()

@@ -8,7 +8,8 @@ that still have cards: every later hole rank is the rank of a card still in the 
 and each move changes the hole's rank by one. Both the memo and the cut keep it
 complete, so "unsolvable" here is a proof by exhaustion.
 
-It reads the game's rules from the Problem (`reads_rules`), so it plays Golf too: what
+It reads the game's rules from the Problem (it plays the rule features in PLAYS), so it
+plays Golf too: what
 fits on each hole rank is the game's (`blackhole.games.rank_fits`), the talon's next
 card may be turned onto any hole (the talon cards turned are part of the state), and it
 wins when the fans are empty. The rank-reach cut argues from ranks that wrap and from
@@ -26,9 +27,13 @@ import time
 
 from blackhole.backends import Backend, Longest, Options, Result, Verdict
 from blackhole.errors import InputError
-from blackhole.games import rank_fits
+from blackhole.games import rank_fits, refusal
 from blackhole.problem import Problem
 
+# The rule features the referee plays: what fits on each hole rank is the game's, it
+# turns the talon, and it wins when the fans are empty. Its best score plays Black Hole's
+# rules only (`SearchBackend.best_plays`).
+PLAYS: frozenset[str] = frozenset({"talon", "wrap", "on_king", "won"})
 _CHECK_EVERY = 256  # nodes between clock reads (a node takes ~0.1 ms on a 100-rank deck)
 
 
@@ -63,7 +68,7 @@ def reachable_ranks_hold_all(count: list[int], hole: int, left: int, modulus: in
 class SearchBackend(Backend):
     name = "search"
     max_cells = None  # no model: the search holds the fans and the states it left
-    reads_rules = True
+    plays = PLAYS
 
     def solve(self, problem: Problem, options: Options) -> Result:
         began = time.perf_counter()
@@ -84,7 +89,7 @@ class SearchBackend(Backend):
         position), else `best_score`. At the limit the longest line seen, with no bound
         below the cards to play."""
         self.check_best(options)
-        if not problem.game.plain:
+        if not problem.game.features <= self.best_plays:
             raise InputError(f"the best score of {problem.game.title} is not found by the "
                              "search engine yet", problem.game.name)
         began = time.perf_counter()
@@ -127,6 +132,9 @@ class _Searcher:
         self.rank = problem.rank
         self.heights = [len(fan) for fan in problem.fans]
         game = problem.game
+        refused = refusal(game, PLAYS, "the search engine", game.name)
+        if refused is not None:
+            raise refused
         # fits[h][r]: rank r may go onto hole rank h as the game says; row 0 is the empty
         # foundation (no start node: the first card is free).
         self.fits = [[True] * (m + 1)] + [

@@ -61,13 +61,18 @@ def default_backends(kind: str = "solve") -> list[str]:
 
 def plays_game(backend: Backend, game: Variant, kind: str, spec: str) -> None:
     """Refuse, before any task runs, a backend that cannot take `game`'s rules for this
-    kind of task (`Backend.reads_rules`, `best_reads_rules`): an InputError naming the
-    first deal of that game, the game and the backend."""
-    reads = backend.best_reads_rules if kind == "best" else backend.reads_rules
-    if not game.plain and not reads:
-        what = "find its best score" if kind == "best" else "play it"
-        raise InputError(f"{game.title}: the {backend.name} backend does not {what} (auto "
-                         "does)", spec, token=backend.name)
+    kind of task (a rule feature of the game outside `Backend.plays`, `best_plays`): an
+    InputError naming the first deal of that game, the game and the backend, and auto
+    where auto plays it."""
+    kind_of = "best" if kind == "best" else "solve"
+    plays = backend.best_plays if kind_of == "best" else backend.plays
+    if not game.features <= plays:
+        what = "find its best score" if kind_of == "best" else "play it"
+        auto = make_backend("auto")
+        also = auto.best_plays if kind_of == "best" else auto.plays
+        does = " (auto does)" if game.features <= also else ""
+        raise InputError(f"{game.title}: the {backend.name} backend does not {what}{does}",
+                         spec, token=backend.name)
 
 
 def plan_tasks(specs: str | Sequence[str], backends: Sequence[str] | None,

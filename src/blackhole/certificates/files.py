@@ -191,7 +191,7 @@ def bound_encoding(position: Position, best: int,
         raise InputError(f"a best score from this position is {position.moved} to "
                          f"{position.of - 1} (at {position.of} the deal is won: no line "
                          "can score more)", "best", token=str(best))
-    encoding = cnf.build_cnf(build_problem(position.deal, "certify", reads_rules=True),
+    encoding = cnf.build_cnf(build_problem(position.deal, "certify", cnf.PLAYS),
                              features, optional=True)
     return encoding.at_least(more), encoding.scored_literal(more)
 

@@ -214,7 +214,7 @@ def _certify_in(staged: Path, deal: Deal, spec: str, folder: Path, board: str,
     began = time.perf_counter()
     deadline = None if timeout is None else began + timeout
     write(staged / DEAL_FILE, board)
-    problem = build_problem(deal, "certify", reads_rules=True)  # the CNF reads the game
+    problem = build_problem(deal, "certify", cnf.PLAYS)  # the CNF reads the game
     encoding = cnf.build_cnf(problem, certify_features(problem))  # what the proof refutes
     encoded = time.perf_counter()
     answer, order, proof_lines, stats = _refute(encoding, solver, deadline)

@@ -189,7 +189,7 @@ def _verify_proof(folder: Path, checker: str) -> Verification:
                 return refused("the manifest's bound is no whole number")
             encoding, _ = bound_encoding(position_of(deal), best, features)
         else:
-            encoding = cnf.build_cnf(build_problem(deal, "verify", reads_rules=True),
+            encoding = cnf.build_cnf(build_problem(deal, "verify", cnf.PLAYS),
                                      features)
         derived = (dimacs(encoding) if facts["format"] == CERTIFICATE_FORMAT
                    else encoding.dimacs()).encode()

@@ -30,7 +30,7 @@ from blackhole.encode.cpsat_names import DEFAULT_MODEL, MODELS
 from blackhole.errors import InputError
 from blackhole.pipeline import Solution
 from blackhole.positions import load_position
-from blackhole.problem import build_problem
+from blackhole.problem import RULES_HELD, build_problem
 
 
 class OutputFormat(StrEnum):
@@ -154,7 +154,7 @@ def encode(
 
     with user_errors():
         # every encoding reads the game; a model that cannot take it says so
-        problem = build_problem(load_position(spec, after).deal, "encode", reads_rules=True)
+        problem = build_problem(load_position(spec, after).deal, "encode", RULES_HELD)
         text = export(problem, format.value, features=parse_features(features), model=model)
         if out is not None:
             try:

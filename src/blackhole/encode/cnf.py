@@ -47,6 +47,7 @@ from blackhole.encode.cnf_clauses import (
 from blackhole.encode.cnf_variables import Clause, Pool, make_variables
 from blackhole.encode.layout import Layout, make_domains, make_layout, played_line
 from blackhole.errors import ArgumentError, DecodeError, InputError
+from blackhole.games import refusal
 from blackhole.problem import Problem
 
 # position-5: the sequential counters are pysat's CardEnc clauses (the same clauses as
@@ -76,10 +77,19 @@ CERTIFY_FEATURES: frozenset[str] = DEFAULT_FEATURES - {"symmetry"}
 PREFIX_FEATURES: frozenset[str] = FEATURES - {"alo", "deadrank"}
 # A feature that only works on top of another.
 NEEDS: dict[str, str] = {"rankcount": "rank"}
-# A game of other rules (Golf: directed arcs, a talon, won with talon cards left) is
-# encoded as a path over every node, the talon turned to its end (encodings/golf.md);
-# these features argue from Black Hole's rules and are refused there.
-PLAIN_ONLY_FEATURES: frozenset[str] = frozenset({"deadrank"})
+# The rule features (`blackhole.games.Rules.features`) the CNF plays: a game of other
+# rules than Black Hole's (Golf: directed arcs, a talon, won with talon cards left) is
+# encoded as a path over every node, the talon turned to its end (encodings/golf.md).
+# A game with any other rule feature is refused (`check_game`).
+PLAYS: frozenset[str] = frozenset({"talon", "wrap", "on_king", "won"})
+# The rule features each encoding feature is sound for: `deadrank` argues from Black
+# Hole's rules alone; every other feature from the Problem's arcs and precedence.
+FEATURE_PLAYS: dict[str, frozenset[str]] = {
+    feature: frozenset() if feature == "deadrank" else PLAYS for feature in FEATURES}
+# The features refused for every game of other rules than Black Hole's (read from
+# FEATURE_PLAYS).
+PLAIN_ONLY_FEATURES: frozenset[str] = frozenset(
+    feature for feature, plays in FEATURE_PLAYS.items() if not plays)
 # Golf's default: card-level adjacency. A rank at a position cannot say whether a talon
 # card (which follows anything) or a fan card shows it, and the rank-level clauses took
 # 10-50 times the conflicts on pysol:1-3:golf (encodings/golf.md, "Measured").
@@ -247,16 +257,18 @@ def known_features(features: Iterable[str], *, optional: bool = False) -> frozen
 
 
 def check_game(problem: Problem, features: frozenset[str], optional: bool) -> None:
-    """A game of other rules than Black Hole's (encodings/golf.md) is encoded without the
-    features that argue from Black Hole's rules: an InputError naming the game
-    otherwise."""
+    """A game is encoded only when the CNF plays its rule features (PLAYS), and then
+    without the features not sound for them (FEATURE_PLAYS: those that argue from Black
+    Hole's rules); an InputError naming the game otherwise."""
     game = problem.game
-    if game.plain:
-        return
-    unsound = features & PLAIN_ONLY_FEATURES
+    refused = refusal(game, PLAYS, "the CNF encoding", "game")
+    if refused is not None:
+        raise refused
+    unsound = sorted(f for f in features if not game.features <= FEATURE_PLAYS[f])
     if unsound:
-        raise InputError(f"not sound for {game.title} (a talon card follows any card)",
-                         "features", token=",".join(sorted(unsound)))
+        why = " (a talon card follows any card)" if "talon" in game.features else ""
+        raise InputError(f"not sound for {game.title}{why}", "features",
+                         token=",".join(unsound))
 
 
 @contextmanager

@@ -45,8 +45,10 @@ from blackhole.encode.cpsat_names import (
     DEFAULT_OPTIONAL_FEATURES,
     FEATURES,
     MODEL_FEATURES,
+    MODEL_PLAYS,
     MODELS,
     OPTIONAL_FEATURES,
+    OPTIONAL_PLAYS,
 )
 from blackhole.encode.layout import (
     Domains,
@@ -131,9 +133,13 @@ def build_model(problem: Problem, model: str | None = None,
     when the deadline passes before it is built."""
     name = choose_model(model)
     chosen = choose_features(name, features)
-    if not problem.game.plain and name not in RULED_MODELS:
-        raise InputError(f"the {name} model does not play {problem.game.title} yet "
-                         f"(choose from {', '.join(RULED_MODELS)})", "model", token=name)
+    game = problem.game
+    if not game.features <= MODEL_PLAYS[name]:
+        players = [model for model, plays in MODEL_PLAYS.items() if game.features <= plays]
+        raise InputError(f"the {name} model does not play {game.title} yet "
+                         + (f"(choose from {', '.join(players)})" if players else
+                            f"(no model plays its rules {', '.join(sorted(game.features))})"),
+                         "model", token=name)
     check(deadline)
     return BUILDERS[name](layout or make_layout(problem), chosen, deadline)
 
@@ -291,7 +297,7 @@ def build_optional(problem: Problem, features: Iterable[str] | None = None, *,
     most once, and the objective to maximise the played cards (encodings/cpsat.md).
     `read_order` gives the played prefix; `built.filled` the position literals. OutOfTime
     when the deadline passes before it is built."""
-    if not problem.game.plain:
+    if not problem.game.features <= OPTIONAL_PLAYS:
         raise InputError(f"{problem.game.title}: no optional-position model (its best "
                          "score counts fan cards only)", "optional", token=problem.game.name)
     chosen = DEFAULT_OPTIONAL_FEATURES if features is None else frozenset(features)
@@ -604,10 +610,6 @@ def _clauses_model(layout: Layout, features: frozenset[str], deadline: float | N
                            for lit in clause])
     return encoding, keys, model, xs
 
-
-# The models that read a game of directed arcs and a talon (encodings/golf.md); the
-# others refuse one.
-RULED_MODELS: tuple[str, ...] = ("inverse", "cnf")
 
 BUILDERS: dict[str, Callable[[Layout, frozenset[str], float | None], Built]] = {
     "inverse": build_inverse,

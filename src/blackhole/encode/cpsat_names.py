@@ -37,6 +37,18 @@ DEFAULT_FEATURES: dict[str, frozenset[str]] = {
     "circuit": frozenset({"alldiff", "symmetry"}),  # only with both does it settle every deal
     "cnf": cnf.DEFAULT_FEATURES,
 }
+# The rule features (`blackhole.games.Rules.features`) each model plays: the inverse
+# and cnf models read a game's directed arcs and talon (encodings/golf.md); the others
+# play Black Hole's rules only, and refuse any other game (`encode.cpsat.build_model`).
+MODEL_PLAYS: dict[str, frozenset[str]] = {
+    "inverse": frozenset({"talon", "wrap", "on_king", "won"}),
+    "boolean": frozenset(),
+    "circuit": frozenset(),
+    "cnf": cnf.PLAYS,
+}
+# The optional-position model (the best score) plays Black Hole's rules only: a game
+# with a talon scores fan cards alone.
+OPTIONAL_PLAYS: frozenset[str] = frozenset()
 # The optional-position model is the Boolean one; both of its features are sound for
 # prefixes (rankcount as "at most", encodings/cpsat.md).
 OPTIONAL_FEATURES: frozenset[str] = MODEL_FEATURES["boolean"]
