@@ -13,6 +13,7 @@ import pytest
 
 from blackhole import games, look_cuts
 from blackhole.backends import REGISTRY, Options, make_backend
+from blackhole.bench.plan import plays_game
 from blackhole.best import best_score
 from blackhole.encode import cnf
 from blackhole.encode.cpsat import build_model, build_optional
@@ -129,6 +130,16 @@ def test_every_backend_refuses_such_a_problem_handed_to_it(name: str, game: Vari
         with pytest.raises(InputError) as raised:
             backend.best(held_problem(game), Options(timeout=30))
         refused_by_name(raised, game)
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_bench_refuses_every_backend_before_any_task(name: str) -> None:
+    """A bench of such a game is refused before any task, for solving and best scores
+    alike, and names no engine as playing it (no engine does)."""
+    for kind in ("solve", "best"):
+        with pytest.raises(InputError) as raised:
+            plays_game(make_backend(name), WORM, kind, "random:3")
+        assert WORM.title in str(raised.value) and "auto does" not in str(raised.value)
 
 
 @pytest.mark.parametrize("game", ODD_GAMES, ids=lambda game: game.name)
