@@ -250,7 +250,7 @@ def test_solve_loads_no_heavy_module() -> None:
 
 
 def test_help_and_typos_know_every_command_in_a_fresh_process() -> None:
-    from blackhole.cli.guard import COMMANDS
+    from blackhole.cli.commands import COMMANDS
 
     out, code, modules = _fresh_process("--help")
     listed = [line.split()[0] for line in out.split("Commands:")[1].splitlines() if line]
@@ -267,9 +267,9 @@ def test_the_command_table_is_the_one_list_of_the_commands() -> None:
     import importlib
 
     import blackhole.cli
-    from blackhole.cli.guard import COMMANDS, app
+    from blackhole.cli.commands import COMMANDS, app
 
-    shared = {"__init__", "guard", "output", "options"}
+    shared = {"__init__", "commands", "guard", "output", "options"}
     present = {path.stem for path in Path(blackhole.cli.__file__).parent.glob("*.py")}
     assert present - shared == {target.partition(":")[0] for target in COMMANDS.values()}
     for target in COMMANDS.values():

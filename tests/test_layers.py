@@ -51,8 +51,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
               "play.app")),
     ("answer documents", ("answers",)),
     ("web", ("web.api", "web.app", "web")),
-    ("command line", ("cli.output", "cli.options", "cli.guard", "cli.atlas", "cli.bench",
-                      "cli.certificates", "cli.deals", "cli.play", "cli.positions",
+    ("command line", ("cli.output", "cli.options", "cli.guard", "cli.commands", "cli.atlas",
+                      "cli.bench", "cli.certificates", "cli.deals", "cli.play", "cli.positions",
                       "cli.solving", "cli.web", "cli", "__main__", "__init__")),
 )
 
@@ -163,7 +163,8 @@ def test_an_upward_import_is_found() -> None:
 def test_the_shared_modules_import_no_command(graph: dict[str, set[str]]) -> None:
     """The SAT toolkit is below the backends that use it; the CLI's shared modules are
     below the commands: output and options import nothing of the CLI, the guard only
-    output (it loads the commands by name, when they run); the plots sit on the report."""
+    output, and the app only the guard (it loads the commands by name, when they run);
+    the plots sit on the report."""
     assert "blackhole.backends.sat" not in graph["blackhole.backends.pysat_tools"]
     for user in ("blackhole.backends.maxsat", "blackhole.backends.external",
                  "blackhole.certificates.make", "blackhole.hint_engines"):
@@ -173,6 +174,7 @@ def test_the_shared_modules_import_no_command(graph: dict[str, set[str]]) -> Non
     assert graph["blackhole.cli.output"] & cli == set()
     assert graph["blackhole.cli.options"] & cli == set()
     assert graph["blackhole.cli.guard"] & cli == {"blackhole.cli.output"}
+    assert graph["blackhole.cli.commands"] & cli == {"blackhole.cli.guard"}
     assert "blackhole.bench.plots" not in graph["blackhole.bench.report"]
     assert "blackhole.bench.report" in graph["blackhole.bench.plots"]
 

@@ -1,16 +1,11 @@
-"""The exit-code guard every command runs under, the app, and the command table.
+"""The exit-code guard every command runs under.
 
 Exit 1 means "unsolvable" or "check failed" and nothing else: `GuardedGroup` maps every
-other ending to its code (the codes are `blackhole.exits`). A command's module is
-imported only when that command runs (`COMMANDS`, the one list of the commands: name,
-module and function), so a one-deal command loads none of bench's, certify's or play's
-imports, to keep start-up quick.
+other ending to its code (the codes are `blackhole.exits`), and `user_errors` does the
+same for the errors a command handles itself. The app and the table of commands are
+`blackhole.cli.commands`.
 """
 
-# No `from __future__ import annotations` in the command modules: Typer reads each command's
-# annotations, and strings would be evaluated again (twice) on every start.
-
-import importlib
 import os
 import sys
 import time
@@ -19,12 +14,10 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import fields
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 import typer.core
-import typer.main
-import typer.models
 from typer.core import TyperGroup
 
 from blackhole import children, engines
@@ -33,7 +26,6 @@ from blackhole.cli.output import PipeSafe, plain_where_needed, say, silence_stdo
 from blackhole.deadline import solver_left_running
 from blackhole.errors import InputError, InternalError, shorten
 from blackhole.exits import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
-from blackhole.version import installed_version
 
 # When the running command began (`command_timeout`), set by the guard for each command.
 _COMMAND_BEGAN: ContextVar[float | None] = ContextVar("command_began", default=None)
@@ -49,21 +41,6 @@ _ABORTS = tuple({getattr(_click.exceptions, "Abort", typer.Abort), typer.Abort,
 FLAG_OF = {f.name: "--" + f.name.replace("_", "-") for f in fields(Options)}
 FLAG_OF.update(backend="--backend", options="option", after="--after", line="--line")
 
-# Every command: its name, in the order `blackhole --help` lists them, and the module of
-# blackhole.cli and the function that run it. The one list of the commands: the modules
-# register none themselves, so nothing can disagree with it.
-COMMANDS = {
-    "bench": "bench:bench", "report": "bench:report_command",
-    "certify": "certificates:certify_command", "verify": "certificates:verify",
-    "show": "deals:show", "deal": "deals:deal_command", "check": "deals:check",
-    "play": "play:play",
-    "best": "positions:best", "hint": "positions:hint", "analyze": "positions:analyze",
-    "solve": "solving:solve", "encode": "solving:encode",
-    "atlas": "atlas:atlas", "atlas-build": "atlas:atlas_build",
-    "serve": "web:serve",
-}
-
-
 def _check_environment() -> None:
     """The compiled cores' engine switches (engines.py), checked here so that a bad value
     is one line and exit 2 before any work."""
@@ -74,8 +51,7 @@ def _check_environment() -> None:
 
 
 class GuardedGroup(TyperGroup):
-    """The exit-code contract, kept in one place for every command; and commands that are
-    loaded when they are looked up, not all at start-up.
+    """The exit-code contract, kept in one place for every command.
 
     Exit 1 must only ever mean "unsolvable" or "check failed", so nothing else may reach
     it: usage errors become one line and exit 2, an unexpected exception one line and exit
@@ -147,30 +123,6 @@ class GuardedGroup(TyperGroup):
             say("interrupted")
             raise typer.Exit(EXIT_INTERRUPTED) from None
 
-    def get_command(self, ctx: Any, cmd_name: str) -> Any:
-        if cmd_name not in self.commands:  # an unknown name loads all: "did you mean ...?"
-            for name in (cmd_name,) if cmd_name in COMMANDS else COMMANDS:
-                self._load(name)
-        return self.commands.get(cmd_name)
-
-    def list_commands(self, ctx: Any) -> list[str]:
-        for name in COMMANDS:
-            self._load(name)
-        return list(COMMANDS)
-
-    def _load(self, name: str) -> None:
-        """Import the module of command `name` and add the command as Typer would have
-        built it from `@app.command(name)`."""
-        if name in self.commands:
-            return
-        module, _, function = COMMANDS[name].partition(":")
-        callback = getattr(importlib.import_module(f"blackhole.cli.{module}"), function)
-        self.commands[name] = typer.main.get_command_from_info(
-            typer.models.CommandInfo(name=name, callback=callback),
-            pretty_exceptions_short=app.pretty_exceptions_short,
-            rich_markup_mode=app.rich_markup_mode)
-
-
 def _bug(error: BaseException, debug: bool) -> int:
     if debug or os.environ.get(engines.DEBUG_VARIABLE):
         traceback.print_exception(error, file=sys.stderr)
@@ -192,31 +144,6 @@ def _exit_now(code: int) -> None:
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
-
-
-app = typer.Typer(cls=GuardedGroup,
-                  help="Solve, compare and certify deals of the patience game Black Hole.",
-                  no_args_is_help=True, add_completion=False,
-                  pretty_exceptions_enable=False, rich_markup_mode=None)
-
-
-def _print_version(value: bool) -> None:
-    if value:
-        typer.echo(f"blackhole {installed_version()}")
-        raise typer.Exit(EXIT_OK)
-
-
-@app.callback()
-def _global_options(
-    version: Annotated[bool, typer.Option(
-        "--version", callback=_print_version, is_eager=True,
-        help="Print the version and exit.")] = False,
-    debug: Annotated[bool, typer.Option(
-        "--debug",
-        help=f"Show the traceback of an internal error (or set {engines.DEBUG_VARIABLE}=1).")]
-    = False,
-) -> None:
-    """Solve, compare and certify deals of the patience game Black Hole."""
 
 
 def command_timeout(timeout: float | None) -> float | None:
