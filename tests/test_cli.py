@@ -306,3 +306,16 @@ def test_piped_text_without_rich_is_what_rich_prints() -> None:
             assert ours == rich_out.getvalue(), repr(renderable)
     assert fast == [0, 1, 2, 5, 10]  # the rest (too wide, a tab, a control character,
     # justified, markup) is left to Rich
+
+
+@pytest.mark.parametrize("command", ["play", "atlas", "solve", "best"])
+def test_help_names_every_game_the_command_takes(command: str) -> None:
+    """The games a command's help names come from the games table (and, for atlas, the
+    atlases shipped), so a game added there is named without another edit."""
+    from blackhole.atlas import shipped_games
+    from blackhole.games import DEFAULT_GAME, GAME_NAMES
+
+    shown = " ".join(cli(command, "--help").output.replace("│", " ").split())
+    games = shipped_games() if command == "atlas" else GAME_NAMES
+    for name in (n for n in games if n != DEFAULT_GAME.name):
+        assert name in shown.replace("- ", "-"), (command, name)

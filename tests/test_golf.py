@@ -25,9 +25,11 @@ from blackhole.games import (
     GOLF,
     RELAXED_GOLF,
     VARIANTS,
+    misfit,
     rank_fits,
 )
 from blackhole.pipeline import solve_deal
+from blackhole.play.board import rules_text
 from blackhole.positions import load_position
 from blackhole.rules import TALON, Move, Outcome, initial_state, legal_cards, play, replay
 from blackhole.sources import expand_specs, load_deal
@@ -368,3 +370,25 @@ def test_bench_plays_golf_with_the_look_and_agrees_with_the_reference(tmp_path) 
     for row in rows:
         number, game = int(row["deal"].split(":")[1]), row["deal"].split(":")[2]
         assert row["verdict"] == reference[(number, game)]["verdict"], row["deal"]
+
+
+def test_the_words_for_a_misfit_come_from_the_rule_rank_fits_reads() -> None:
+    """`misfit` says why exactly where `rank_fits` refuses, and names each game's King
+    rule as the table both read allows it (the play screen's refusals and rules)."""
+    for game in VARIANTS.values():
+        for ranks in ((13, 5) if game.any_ranks else (13,)):
+            for hole in (None, *range(1, ranks + 1)):
+                for rank in range(1, ranks + 1):
+                    why = misfit(game, rank, hole, ranks)
+                    assert (why == "") == rank_fits(game, rank, hole, ranks), \
+                        (game.name, ranks, hole, rank)
+    on_a_king = {name: misfit(VARIANTS[name], 2, 13, 13) for name in GOLF_GAMES}
+    assert on_a_king == {"golf": "only a Queen goes on a King",
+                         "dead-king-golf": "nothing from the fans goes on a King",
+                         "relaxed-golf": "only a Queen or an Ace goes on a King"}
+    for name, rule in on_a_king.items():
+        text = " ".join(rules_text(load_deal(f"pysol:2:{name}")).split())
+        assert f" {rule[0].upper()}{rule[1:]}. " in text
+    assert misfit(VARIANTS["golf"], 1, 13, 13) == "only a Queen goes on a King"
+    assert misfit(VARIANTS["golf"], 13, 1, 13) == "K and A are not neighbours in this game"
+    assert misfit(VARIANTS["black-hole"], 5, 1, 13) == "its rank must be one above or below"

@@ -26,6 +26,7 @@ from dataclasses import MISSING, dataclass, fields
 from enum import StrEnum
 from functools import cache, cached_property
 
+from blackhole.cards import rank_text
 from blackhole.errors import InputError
 
 
@@ -179,9 +180,8 @@ def rank_fits(game: Variant, rank: int, hole: int | None, ranks: int) -> bool:
     that builds arcs from a game."""
     if hole is None:
         return True
-    if hole == ranks and game.on_king is not OnKing.ADJACENT:
-        allowed = {OnKing.QUEEN: (ranks - 1,), OnKing.NOTHING: (),
-                   OnKing.QUEEN_OR_ACE: (ranks - 1, 1)}[game.on_king]
+    allowed = king_takes(game.on_king, ranks)
+    if hole == ranks and allowed is not None:
         return rank in allowed and rank != hole
     if rank == hole:
         return False
@@ -190,6 +190,37 @@ def rank_fits(game: Variant, rank: int, hole: int | None, ranks: int) -> bool:
         return step in (1, ranks - 1)
     return abs(rank - hole) == 1
 
+
+
+def king_takes(on_king: OnKing, ranks: int) -> tuple[int, ...] | None:
+    """The ranks a tableau card may have to go on the top rank (the King), as `on_king`
+    says; None for ADJACENT, where a King takes its neighbours as any rank does."""
+    return {OnKing.ADJACENT: None, OnKing.QUEEN: (ranks - 1,), OnKing.NOTHING: (),
+            OnKing.QUEEN_OR_ACE: (ranks - 1, 1)}[on_king]
+
+
+def on_king_rule(game: Variant, ranks: int) -> str:
+    """`game.on_king` in words ("only a Queen or an Ace goes on a King"), read from
+    `king_takes`, the table `rank_fits` reads; "" where a King takes its neighbours."""
+    allowed = king_takes(game.on_king, ranks)
+    if allowed is None:
+        return ""
+    if not allowed:
+        return "nothing from the fans goes on a King"
+    names = {1: "an Ace", ranks - 1: "a Queen"}
+    return "only " + " or ".join(names[rank] for rank in allowed) + " goes on a King"
+
+
+def misfit(game: Variant, rank: int, hole: int | None, ranks: int) -> str:
+    """Why a tableau card of `rank` may not go on `hole` (as `rank_fits` judges it), in
+    words; "" when it may."""
+    if rank_fits(game, rank, hole, ranks):
+        return ""
+    if hole == ranks and king_takes(game.on_king, ranks) is not None:
+        return on_king_rule(game, ranks)
+    if not game.wrap and {rank, hole} == {1, ranks}:
+        return f"{rank_text(ranks)} and A are not neighbours in this game"
+    return "its rank must be one above or below"
 
 
 @cache

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from blackhole import answers
+from blackhole.atlas import shipped_games
 from blackhole.cli.guard import user_errors
 from blackhole.cli.options import JsonFlag
 from blackhole.exits import EXIT_OK, EXIT_UNKNOWN
@@ -14,7 +15,8 @@ from blackhole.exits import EXIT_OK, EXIT_UNKNOWN
 
 def atlas(
     spec: Annotated[str, typer.Argument(
-        help="A PySolFC deal: pysol:N (Black Hole) or pysol:N:all-in-a-row.",
+        help="A PySolFC deal: pysol:N (Black Hole) or pysol:N:GAME, for the games whose "
+             f"atlas ships ({', '.join(shipped_games())}).",
         show_default=False)],
     file: Annotated[Path | None, typer.Option(
         "--file", help="Read this atlas file instead of the one shipped for the game.")]

@@ -17,9 +17,10 @@ def choices(names: Sequence[str], default: str | None = None) -> str:
     return " or ".join([", ".join(shown[:-1]), shown[-1]] if len(shown) > 1 else shown)
 
 
+OTHER_GAMES = ", ".join(n for n in GAME_NAMES if n != DEFAULT_GAME.name)  # named in specs
 DealSpec = Annotated[str, typer.Argument(
     help="A board or JSON file, '-' for stdin, pysol:N[:GAME] or random:SEED[:any|:GAME]; "
-         f"GAME one of {', '.join(n for n in GAME_NAMES if n != DEFAULT_GAME.name)}.",
+         f"GAME one of {OTHER_GAMES}.",
     show_default=False)]
 GameOption = Annotated[str | None, typer.Option(
     "--game", metavar="NAME",

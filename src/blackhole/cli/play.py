@@ -7,13 +7,13 @@ from typing import Annotated
 import typer
 
 from blackhole.cli.guard import user_errors
-from blackhole.cli.options import AfterOption
+from blackhole.cli.options import OTHER_GAMES, AfterOption
 
 
 def play(spec: Annotated[str | None, typer.Argument(
-             help="A board or JSON file, pysol:N[:GAME] or random:SEED[:GAME] (GAME: "
-                  "all-in-a-row, golf, dead-king-golf, relaxed-golf; random:SEED:any "
-                  "too); a fresh random deal when left out.", show_default=False)] = None,
+             help=f"A board or JSON file, pysol:N[:GAME] or random:SEED[:GAME] (GAME: "
+                  f"{OTHER_GAMES}; random:SEED:any too); a fresh random deal when left "
+                  "out.", show_default=False)] = None,
          after: AfterOption = None,
          ascii_only: Annotated[bool, typer.Option(
              "--ascii", help="Plain ASCII cards (KH, not K♥), for terminals without suit "

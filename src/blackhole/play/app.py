@@ -28,10 +28,10 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Static
 
-from blackhole.cards import Card, rank_text
+from blackhole.cards import Card
 from blackhole.errors import InputError
 from blackhole.game import Game
-from blackhole.games import OnKing
+from blackhole.games import misfit
 from blackhole.play import board, engine
 from blackhole.play.session import fresh_spec, review, save_path, save_text, start_game
 from blackhole.play.widgets import (
@@ -235,14 +235,8 @@ class Table(Screen):
         card = self.game.top(fan)
         if card is None:
             return f"fan {letter} is empty"
-        game, hole, top = self.game.deal.game, self.game.state.hole, self.game.deal.ranks
-        why = "its rank must be one above or below"
-        if hole is not None and hole.rank == top and game.on_king is not OnKing.ADJACENT:
-            why = {OnKing.QUEEN: "only a Queen goes on a King",
-                   OnKing.NOTHING: "nothing from the fans goes on a King",
-                   OnKing.QUEEN_OR_ACE: "only a Queen or an Ace goes on a King"}[game.on_king]
-        elif hole is not None and not game.wrap and {card.rank, hole.rank} == {1, top}:
-            why = f"{rank_text(top)} and A are not neighbours in this game"
+        hole = self.game.state.hole
+        why = misfit(self.game.deal.game, card.rank, hole and hole.rank, self.game.deal.ranks)
         return f"{self.shown(card)} (fan {letter}) does not fit on {self.shown(hole)}: {why}"
 
     def moved(self, game: Game, note: str = "") -> None:

@@ -20,7 +20,7 @@ from blackhole.cards import Card, rank_text
 from blackhole.deal import Deal, dealt_sizes
 from blackhole.errors import InputError
 from blackhole.game import Game
-from blackhole.games import OnKing, Start, Variant, Won
+from blackhole.games import Start, Variant, Won, on_king_rule
 from blackhole.rules import TALON
 
 FAN_LETTERS = ascii_lowercase[:17]  # a..q: the keys that play the fans
@@ -176,10 +176,6 @@ s    save the moves (blackhole check and --after @FILE read the file)
 Commands also work as Shift+letter ({shifted}); the fan keys are {fans}."""
 
 RULES_WIDTH = 74  # the rules box's text columns
-ON_KING = {OnKing.ADJACENT: "",
-           OnKing.QUEEN: " On a King only a Queen goes.",
-           OnKing.NOTHING: " Nothing from the fans goes on a King.",
-           OnKing.QUEEN_OR_ACE: " On a King only a Queen or an Ace goes."}
 
 
 def rules_text(deal: Deal) -> str:
@@ -197,10 +193,12 @@ def rules_text(deal: Deal) -> str:
         "card; there is no redeal." if game.talon else ""
     text = [game.title, "", f"{start} lie face up in {fans}.{talon}"]
     top, neighbours = rank_text(deal.ranks), "neighbours" if game.wrap else "not neighbours"
+    king = on_king_rule(game, deal.ranks)
+    on_king = f" {king[0].upper()}{king[1:]}." if king else ""
     text.append(f"The top card of a fan (the last in its column) goes onto the {pile} when "
                 "its rank is one above or one below the top card there. Suits never "
                 f"matter, the direction may change at any move, and {top} and A are "
-                f"{neighbours}.{ON_KING[game.on_king]}")
+                f"{neighbours}.{on_king}")
     won = f"every card is in the {pile}" if game.won is Won.ALL else \
         "every fan is empty (talon cards may remain)"
     blocked = "no top card fits and the talon is spent" if game.talon else \
