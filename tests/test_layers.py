@@ -23,7 +23,8 @@ SRC = ROOT / "src"
 # package itself, the public API.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ground", ("errors", "exits", "engines", "deadline", "version", "extras", "children")),
-    ("proof checker", ("drat.parse", "drat.python_engine", "drat.check", "drat")),
+    ("proof checker", ("drat.parse", "drat.propagation", "drat.python_engine", "drat.check",
+                       "drat")),
     ("cards", ("cards",)),
     ("deals", ("games", "deal")),
     ("formats", ("formats",)),
@@ -33,7 +34,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("positions", ("positions",)),
     ("problem", ("problem", "longest")),
     ("encodings", ("encode.layout", "encode.cnf_variables", "encode.cnf_clauses",
-                   "encode.cnf", "encode.cpsat_names", "encode.cpsat", "encode")),
+                   "encode.cnf", "encode.cpsat_names", "encode.cpsat_built",
+                   "encode.cpsat_boolean", "encode.cpsat", "encode")),
     ("look", ("look_cuts", "look")),
     ("backend interface", ("backends.base", "backends")),
     ("backends", ("backends.search", "backends.pysat_tools", "backends.seeding",

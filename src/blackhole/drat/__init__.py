@@ -6,7 +6,8 @@ engine switch) and shares no code with the rest of the project.
 
 ``parse`` reads DIMACS formulas and DRAT proofs, ``check`` judges a proof (with the
 compiled core ``blackhole._drat_core`` first, when built), ``python_engine`` is the
-pure-Python checker that gives every verdict the core does not.
+pure-Python checker that gives every verdict the core does not (``propagation`` its
+state, watches, propagation and conflict analysis).
 """
 
 from __future__ import annotations
