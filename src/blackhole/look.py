@@ -72,6 +72,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from blackhole.engines import ENGINES, look_switch
@@ -265,17 +266,8 @@ def _python_search(problem: Problem, budget: int, seconds: float | None,
     exhausted; -1, None or the longest line: out of budget or time), and the moves tried,
     as the compiled core does."""
     fans, rank, m = problem.fans, problem.rank, problem.modulus
-    heights = [len(fan) for fan in fans]
-    left = [0] * (m + 1)  # cards of each rank still on the fans
-    for fan in fans:
-        for node in fan:
-            left[rank[node]] += 1
+    heights, left, showing, fan_ranks = _fan_state(problem)
     onto = onto_table(problem)
-    # showing[r]: the fans whose top card has rank r, so a node looks at its moves only.
-    showing: list[set[int]] = [set() for _ in range(m + 1)]
-    for f, fan in enumerate(fans):
-        if fan:
-            showing[rank[fan[-1]]].add(f)
     code, drop = _memo_code(problem)
     line: list[int] = []
     longest: list[int] = []  # the longest line found (target mode)
@@ -284,19 +276,14 @@ def _python_search(problem: Problem, budget: int, seconds: float | None,
     # which the state was found dead (more turned is dead too: a line from there is a line
     # from fewer turned that turns the cards between first)
     dead: dict[int, int] = {}
-    chain_answers: dict[tuple[int, ...], bool] = {}
     spent = 0
     gaps = [sum(1 for r in range(1, m + 1) if not left[r])]  # ranks with no card left
-
-    fan_ranks = [[rank[node] for node in fan] for fan in fans]
     talon = problem.talon
     talon_ranks = [rank[node] for node in talon]
-    flags = cut_flags(problem, onto)  # each cut where the game's rules are its own
-    chain_cut, parity_cut = flags & CHAIN_CUT, flags & PARITY_CUT
+    chain_cut, parity_cut, hall_cut = _cuts(problem, onto)
     odd_from, even_from = parity_room(talon_ranks)
     # the fans' odd cards less their even cards, for the parity cut
     excess = [sum(1 if r % 2 else -1 for ranks in fan_ranks for r in ranks)]
-    hall_cut = flags & HALL_CUT
     links, talon_left = hall_room(onto, talon_ranks)
     stride = m + 1
     turns = len(talon) + 1  # how far the talon was turned: 0 .. len(talon)
@@ -304,30 +291,9 @@ def _python_search(problem: Problem, budget: int, seconds: float | None,
     total = sum(heights)
     floor, bound = (0, total) if target is None else target
 
-    def chains(counts: list[int], hole: int, cards: int) -> bool:
-        key = (*counts, hole)  # few count vectors recur under many states
-        ok = chain_answers.get(key)
-        if ok is None:
-            ok = chain_answers[key] = ranks_can_chain(counts, hole, cards, m)
-        return ok
-
-    def worth(hole: int, cards: int, played: int, turned: int) -> bool:
-        """Can a line through this state beat the longest found and floor - 1?"""
-        need = max(best[0], floor - 1) + 1 - played  # cards it must still play
-        if need > cards:
-            return False
-        if hall_cut:
-            return need <= cards - hall_shortfall(left, hole, talon_left[turned], links)
-        if not chain_cut:  # the bounds below walk Black Hole's rank cycle
-            return True
-        if (gaps[0] > 1 or m < 3) and \
-                reach_bound(fan_ranks, heights, left, hole, cards, m) < need:
-            return False
-        slack = cards - need
-        if slack > SLACK_TESTED:
-            return True
-        bottoms = {fan_ranks[f][0] for f in range(len(fans)) if heights[f]}
-        return chains_leaving(left, hole, cards, m, slack, bottoms, chains)
+    chains = _chain_test(m)
+    worth = _worth_test(best, floor, m, fan_ranks, heights, left, gaps, chains, hall_cut,
+                        chain_cut, links, talon_left)
 
     def search(hole: int, code: int, cards: int, allowed: int, turned: int) -> bool | None:
         """True: a full line (target: a line of `bound` cards) is in `line`; False: no
@@ -417,8 +383,85 @@ def _python_search(problem: Problem, budget: int, seconds: float | None,
         return False
 
     start = 0 if problem.start is None else rank[problem.start]
+    status = _passes(search, start, code, total, passes, total + len(talon) + 100)
+    if target is not None:
+        return status, tuple(longest), spent
+    return status, tuple(line) if status == 1 else None, spent
+
+
+def _fan_state(problem: Problem
+               ) -> tuple[list[int], list[int], list[set[int]], list[list[int]]]:
+    """The fans' heights, the cards of each rank still on them, showing[r]: the fans
+    whose top card has rank r, so a node looks at its moves only, and each fan's ranks."""
+    fans, rank, m = problem.fans, problem.rank, problem.modulus
+    heights = [len(fan) for fan in fans]
+    left = [0] * (m + 1)  # cards of each rank still on the fans
+    for fan in fans:
+        for node in fan:
+            left[rank[node]] += 1
+    showing: list[set[int]] = [set() for _ in range(m + 1)]
+    for f, fan in enumerate(fans):
+        if fan:
+            showing[rank[fan[-1]]].add(f)
+    return heights, left, showing, [[rank[node] for node in fan] for fan in fans]
+
+
+def _cuts(problem: Problem, onto: tuple[tuple[int, ...], ...]) -> tuple[int, int, int]:
+    """The chain, parity and Hall cuts' flags: each cut where the game's rules are its
+    own (`cut_flags`), 0 where not."""
+    flags = cut_flags(problem, onto)
+    return flags & CHAIN_CUT, flags & PARITY_CUT, flags & HALL_CUT
+
+
+def _chain_test(m: int) -> Callable[[list[int], int, int], bool]:
+    """`ranks_can_chain` for the search, its answers kept by counts and hole."""
+    chain_answers: dict[tuple[int, ...], bool] = {}
+
+    def chains(counts: list[int], hole: int, cards: int) -> bool:
+        key = (*counts, hole)  # few count vectors recur under many states
+        ok = chain_answers.get(key)
+        if ok is None:
+            ok = chain_answers[key] = ranks_can_chain(counts, hole, cards, m)
+        return ok
+
+    return chains
+
+
+def _worth_test(best: list[int], floor: int, m: int, fan_ranks: list[list[int]],
+                heights: list[int], left: list[int], gaps: list[int],
+                chains: Callable[[list[int], int, int], bool], hall_cut: int, chain_cut: int,
+                links: tuple[list[int], list[int], list[int]], talon_left: list[list[int]]
+                ) -> Callable[[int, int, int, int], bool]:
+    """The target mode's cut, over the search's own lists (read as they change)."""
+
+    def worth(hole: int, cards: int, played: int, turned: int) -> bool:
+        """Can a line through this state beat the longest found and floor - 1?"""
+        need = max(best[0], floor - 1) + 1 - played  # cards it must still play
+        if need > cards:
+            return False
+        if hall_cut:
+            return need <= cards - hall_shortfall(left, hole, talon_left[turned], links)
+        if not chain_cut:  # the bounds below walk Black Hole's rank cycle
+            return True
+        if (gaps[0] > 1 or m < 3) and \
+                reach_bound(fan_ranks, heights, left, hole, cards, m) < need:
+            return False
+        slack = cards - need
+        if slack > SLACK_TESTED:
+            return True
+        bottoms = {fan_ranks[f][0] for f in range(len(fan_ranks)) if heights[f]}
+        return chains_leaving(left, hole, cards, m, slack, bottoms, chains)
+
+    return worth
+
+
+def _passes(search: Callable[[int, int, int, int, int], bool | None], start: int, code: int,
+            total: int, passes: int, depth: int) -> int:
+    """Run the search from the deal, one pass more heuristic discrepancies allowed each
+    time a pass was cut short, the recursion limit raised to `depth` meanwhile: 1 found,
+    0 exhausted, -1 out of budget or time."""
     limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, total + len(talon) + 100))
+    sys.setrecursionlimit(max(limit, depth))
     try:
         found = None
         allowed = 0
@@ -430,9 +473,7 @@ def _python_search(problem: Problem, budget: int, seconds: float | None,
         status = -1
     finally:
         sys.setrecursionlimit(limit)
-    if target is not None:
-        return status, tuple(longest), spent
-    return status, tuple(line) if status == 1 else None, spent
+    return status
 
 
 def _state(problem: Problem) -> tuple[list[list[int]], list[int], list[int], int, int]:
