@@ -20,7 +20,7 @@ from blackhole.backends.kissat import installed as kissat_installed
 from blackhole.backends.pysat_tools import DEFAULT_SOLVER
 from blackhole.best import best_score
 from blackhole.encode.cnf import DEFAULT_FEATURES, build_cnf
-from blackhole.engines import CORES_VARIABLE
+from blackhole.environment import CORES_VARIABLE
 from blackhole.errors import InputError
 from blackhole.look import c_engine_built
 from blackhole.pipeline import solve_deal

@@ -25,7 +25,7 @@ from blackhole.backends.pysat_tools import DEFAULT_SOLVER
 from blackhole.cards import Card, deck
 from blackhole.deal import Deal
 from blackhole.encode.cnf import DEFAULT_FEATURES
-from blackhole.engines import CORES_VARIABLE
+from blackhole.environment import CORES_VARIABLE
 from blackhole.look import c_engine_built, look
 from blackhole.pipeline import solve_deal
 from blackhole.problem import Problem, build_problem

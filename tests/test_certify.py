@@ -31,7 +31,7 @@ from blackhole.certificates.files import (
 from blackhole.certificates.make import check_choices
 from blackhole.deal import position_of
 from blackhole.drat import check as drat_check
-from blackhole.engines import DRAT_VARIABLE
+from blackhole.environment import DRAT_VARIABLE
 from blackhole.errors import InputError
 from blackhole.formats import board_text, parse_board
 from blackhole.pipeline import solve_deal

@@ -31,7 +31,7 @@ from blackhole.drat import (
 )
 from blackhole.drat import check as drat_check
 from blackhole.drat.python_engine import Checker
-from blackhole.engines import DRAT_VARIABLE
+from blackhole.environment import DRAT_VARIABLE
 from blackhole.errors import ArgumentError
 
 # --------------------------------------------------------------------------

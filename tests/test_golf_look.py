@@ -394,7 +394,7 @@ def test_auto_settles_golf_in_line_without_racing_a_second_look(monkeypatch) -> 
     """With two cores free auto races, but on a game with a talon its first look runs
     long enough (QUICK_LOOK_TALON) to settle the deal in line: one look stage, no
     second look started on a thread to repeat its work."""
-    from blackhole.engines import CORES_VARIABLE
+    from blackhole.environment import CORES_VARIABLE
 
     monkeypatch.setenv(CORES_VARIABLE, "2")
     reference = golf_reference()

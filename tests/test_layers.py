@@ -22,7 +22,7 @@ SRC = ROOT / "src"
 # it. Names are below `blackhole` ("encode" is encode/__init__.py); "__init__" is the
 # package itself, the public API.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("ground", ("errors", "exits", "engines", "deadline", "version", "extras", "children")),
+    ("ground", ("errors", "exits", "environment", "deadline", "version", "extras", "children")),
     ("proof checker", ("drat.parse", "drat.propagation", "drat.python_engine", "drat.check",
                        "drat")),
     ("cards", ("cards",)),

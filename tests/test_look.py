@@ -13,7 +13,7 @@ import pytest
 
 from blackhole.backends import Options, Verdict
 from blackhole.deal import Deal
-from blackhole.engines import LOOK_VARIABLE
+from blackhole.environment import LOOK_VARIABLE
 from blackhole.look import Look, c_engine_built, default_budget, look
 from blackhole.look_cuts import ranks_can_chain
 from blackhole.pipeline import solve_deal

@@ -13,7 +13,7 @@ import pytest
 
 from blackhole import look as look_module
 from blackhole.backends import Options, Verdict
-from blackhole.engines import LOOK_VARIABLE, LOOK_VARIABLE_DEPRECATED
+from blackhole.environment import LOOK_VARIABLE, LOOK_VARIABLE_DEPRECATED
 from blackhole.errors import InputError
 from blackhole.look import (
     COMPILED_BUDGET,

@@ -75,7 +75,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from blackhole.engines import ENGINES, look_switch
+from blackhole.environment import ENGINES, look_switch
 from blackhole.errors import ArgumentError, InputError
 from blackhole.longest import Longest
 from blackhole.look_cuts import (
@@ -197,7 +197,7 @@ def look(problem: Problem, budget: int | None = None, *, engine: str | None = No
     """Search `problem` for a full line, trying at most `budget` moves (None: the engine's
     default, see `default_budget`) for at most `seconds` (None: no limit; at the limit the
     answer is the same as out of budget). ``engine`` is "auto" (the compiled core when
-    built) or "python"; None reads $BLACKHOLE_LOOK_ENGINE (`engines.look_switch`), else
+    built) or "python"; None reads $BLACKHOLE_LOOK_ENGINE (`environment.look_switch`), else
     "auto". Both give the same Look, unless the clock or `stop` ends one of them. `stop`
     is a flag another thread may set (its first byte made non-zero) to end the search as
     out of budget, within a few milliseconds. A Problem of a game with a rule feature the

@@ -65,7 +65,7 @@ from blackhole.backends import (
 )
 from blackhole.backends.look import UNLIMITED, best_result, look_result
 from blackhole.encode import cnf
-from blackhole.engines import CORES_VARIABLE
+from blackhole.environment import CORES_VARIABLE
 from blackhole.errors import InputError
 from blackhole.look import Look, best_budget, default_budget, engine_in_use, longest, look
 from blackhole.problem import Problem

@@ -16,7 +16,7 @@ import typer
 import typer.main
 import typer.models
 
-from blackhole import engines
+from blackhole import environment
 from blackhole.cli.guard import GuardedGroup
 from blackhole.exits import EXIT_OK
 from blackhole.version import installed_version
@@ -83,7 +83,7 @@ def _global_options(
         help="Print the version and exit.")] = False,
     debug: Annotated[bool, typer.Option(
         "--debug",
-        help=f"Show the traceback of an internal error (or set {engines.DEBUG_VARIABLE}=1).")]
+        help=f"Show the traceback of an internal error (or set {environment.DEBUG_VARIABLE}=1).")]
     = False,
 ) -> None:
     """Solve, compare and certify deals of the patience game Black Hole."""

@@ -20,7 +20,7 @@ import typer
 import typer.core
 from typer.core import TyperGroup
 
-from blackhole import children, engines
+from blackhole import children, environment
 from blackhole.backends import Options
 from blackhole.cli.output import PipeSafe, plain_where_needed, say, silence_stdout
 from blackhole.deadline import solver_left_running
@@ -42,11 +42,11 @@ FLAG_OF = {f.name: "--" + f.name.replace("_", "-") for f in fields(Options)}
 FLAG_OF.update(backend="--backend", options="option", after="--after", line="--line")
 
 def _check_environment() -> None:
-    """The compiled cores' engine switches (engines.py), checked here so that a bad value
+    """The compiled cores' engine switches (environment.py), checked here so that a bad value
     is one line and exit 2 before any work."""
-    for name, value in engines.engine_switches():
-        if value is not None and value not in engines.ENGINES:
-            raise InputError(f"unknown engine (choose from {', '.join(engines.ENGINES)})",
+    for name, value in environment.engine_switches():
+        if value is not None and value not in environment.ENGINES:
+            raise InputError(f"unknown engine (choose from {', '.join(environment.ENGINES)})",
                              name, token=value)
 
 
@@ -124,7 +124,7 @@ class GuardedGroup(TyperGroup):
             raise typer.Exit(EXIT_INTERRUPTED) from None
 
 def _bug(error: BaseException, debug: bool) -> int:
-    if debug or os.environ.get(engines.DEBUG_VARIABLE):
+    if debug or os.environ.get(environment.DEBUG_VARIABLE):
         traceback.print_exception(error, file=sys.stderr)
     say(f"internal error (a bug in blackhole): {type(error).__name__}: "
         f"{shorten(str(error), 120)} (rerun with --debug for the traceback)")

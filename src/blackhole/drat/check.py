@@ -65,7 +65,7 @@ from blackhole.drat.parse import (
     read_capped,
 )
 from blackhole.drat.python_engine import Checker, OutOfTime
-from blackhole.engines import DRAT_VARIABLE, ENGINES
+from blackhole.environment import DRAT_VARIABLE, ENGINES
 from blackhole.errors import ArgumentError
 
 try:  # the compiled core, built at install time where a C compiler is at hand
