@@ -412,18 +412,23 @@ def test_auto_agrees_with_the_atlas_and_the_reference_on_pysol_1_to_50(
             assert replay(load_deal(deal), solution.moves).won, deal
 
 
+SLOW_LOST = 5  # lost deals a game's engines each refute in the slow part
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("game", GAMES, ids=ids)
-def test_every_engine_refutes_every_lost_deal_of_pysol_1_to_50(game: Variant,
-                                                                engine: str) -> None:
-    """Each engine that declares the game says unsolvable (exit 1) of every deal of
-    pysol:1..50 that the atlas says is lost (minutes: some take an engine 30 s)."""
+def test_every_engine_refutes_the_first_lost_deals_of_pysol_1_to_50(game: Variant,
+                                                                    engine: str) -> None:
+    """Each engine that declares the game says unsolvable (exit 1) of the first
+    SLOW_LOST deals of pysol:1..50 that the atlas says are lost (the engines' runs over
+    pysol:1-1000 are the other slow checks' work; these keep every engine on every game
+    within the slow checks' time)."""
     if not game.features <= make_backend(engine).plays:
         refused(cli("solve", lost_deal(game.name), "--backend", engine), game)
         return
-    for number, atlas in atlas_of(game.name).items():
-        if atlas.won is False:
-            deal = spec(number, game)
-            done = cli("solve", deal, "--backend", engine, "--timeout", "300")
-            assert done.exit_code == 1, (deal, done.output)
+    lost = [number for number, atlas in atlas_of(game.name).items() if atlas.won is False]
+    for number in lost[:SLOW_LOST]:
+        deal = spec(number, game)
+        done = cli("solve", deal, "--backend", engine, "--timeout", "300")
+        assert done.exit_code == 1, (deal, done.output)

@@ -222,6 +222,7 @@ def test_every_command_refuses_the_game_with_one_line(worm_named: str, tmp_path)
 QUICK = ("auto", "look", "search")
 
 
+@pytest.mark.slow  # the fast suite holds each engine to each game in test_game_contract
 @pytest.mark.parametrize("game", list(VARIANTS))
 def test_every_game_plays_on_every_engine_that_plays_it(game: str) -> None:
     """pysol:1..3 of each game on every backend that declares its rules (the external
