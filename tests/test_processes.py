@@ -287,3 +287,16 @@ def test_a_bench_worker_killed_at_its_hard_limit_leaves_nothing(tmp_path,
         assert _within(GONE_WITHIN, lambda: all(_gone(pid) for pid in started))
         assert list(Path(pool._folder).glob("*.tmp")) == []
     assert _left(tmp_path) == ([], [])
+
+
+def test_a_forked_worker_takes_sigterm_as_an_end_not_as_ctrl_c() -> None:
+    """`owned` turns SIGTERM into Ctrl-C for the command's own process; a worker forked
+    from it (certify --jobs's pool) gets the default back, so the pool's terminate ends it
+    wherever it waits (it raised KeyboardInterrupt there, and a pool's join could hang)."""
+    with owner.owned():
+        assert signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+        pid = os.fork()
+        if pid == 0:  # the child: report its handler, and nothing else
+            os._exit(0 if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL else 1)
+        _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

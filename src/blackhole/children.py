@@ -231,6 +231,21 @@ def _interrupt(number: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
 
+def _default_in_child() -> None:
+    """In a forked child (a pool's worker), SIGTERM and SIGHUP go back to ending the
+    process at once: `owned` turns them into Ctrl-C for the command's own process only,
+    and a worker that took SIGTERM as an exception could outlive the pool that ends it."""
+    for name in ENDING_SIGNALS:
+        number = getattr(signal, name, None)
+        if number is not None and signal.getsignal(number) is _interrupt:
+            with contextlib.suppress(ValueError):  # not the main thread: nothing to undo
+                signal.signal(number, signal.SIG_DFL)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_default_in_child)
+
+
 def end_with_owner(lifeline: int) -> None:
     """End this process as soon as the process that owns it ends, even in the middle of a
     solve, with no thread. `lifeline` is the read end of a pipe whose write end only the
