@@ -612,15 +612,12 @@ static void add_clause(Ck *k, const int32_t *src, int64_t count)
     k->ncls++;
 }
 
-static int run(Ck *k)
+/* Room for the per-literal and per-clause arrays (zeroed), the trail, the forward
+ * pass's record and an empty deletion index; the stamp at TOP. */
+static void allocate(Ck *k)
 {
-    int32_t n = k->n, K = k->K, top = k->top, c, idx, conflict = 0, i;
+    int32_t n = k->n;
     int64_t total = (int64_t)2 * n + 1;
-    int32_t *units;
-    int32_t nunits = 0;
-
-    if (k->nf == 0)
-        bail(k, HANDOVER, "formula has no clauses");
 
     k->tv_base = zalloc(k, total, sizeof(int32_t));
     k->why_base = zalloc(k, total, sizeof(int32_t));
@@ -651,7 +648,7 @@ static int run(Ck *k)
     k->lits = zalloc(k, (size_t)(k->litcap + 2 * (int64_t)k->maxcls), sizeof(int32_t));
     k->step_c = zalloc(k, (size_t)k->nsteps + 1, sizeof(int32_t));
     k->step_t = zalloc(k, (size_t)k->nsteps + 1, sizeof(int32_t));
-    units = k->units = zalloc(k, (size_t)k->nf, sizeof(int32_t));
+    k->units = zalloc(k, (size_t)k->nf, sizeof(int32_t));
     k->scratch = zalloc(k, (size_t)total, sizeof(int32_t));
     k->stack.n = k->touched.n = 0;
     k->nbuckets = 16;
@@ -659,10 +656,15 @@ static int run(Ck *k)
         k->nbuckets <<= 1;
     k->bucket = zalloc(k, k->nbuckets, sizeof(int32_t));
     memset(k->bucket, 0xff, k->nbuckets * sizeof(int32_t));
-    k->stamp = top;
+    k->stamp = k->top;
+}
 
-    /* The formula: binary clauses as implications, longer ones watched on their
-     * first two literals, units assigned, then propagation. */
+/* The formula: binary clauses as implications, longer ones watched on their first
+ * two literals, units assigned, then propagation; 1 when that alone refutes it
+ * (trivial), as python_engine.py's _load_formula. */
+static int load_formula(Ck *k)
+{
+    int32_t top = k->top, K = k->K, *units = k->units, nunits = 0, conflict = 0, c, i;
     for (c = 0; c < k->nf; c++) {
         int32_t *cl;
         add_clause(k, k->flits + k->fstart[c], k->fstart[c + 1] - k->fstart[c]);
@@ -680,7 +682,7 @@ static int run(Ck *k)
             units[nunits++] = c;
         } else {
             k->trivial = 1; /* the formula holds the empty clause */
-            return ACCEPT;
+            return 1;
         }
     }
     for (i = 0; i < nunits; i++) {
@@ -696,38 +698,53 @@ static int run(Ck *k)
         conflict = propagate(k, 0);
     if (conflict) {
         k->trivial = 1; /* unit propagation alone refutes the formula */
-        return ACCEPT;
+        return 1;
     }
+    return 0;
+}
 
-    /* Forward pass. */
-    for (idx = 0; idx < k->nsteps; idx++) {
+/* A deletion step of the forward pass (its count literals at src): the active clause
+ * with that set of literals leaves the watches, and the step is recorded. */
+static void forward_deletion(Ck *k, const int32_t *src, int64_t count)
+{
+    int32_t d, *buf = k->scratch, m = 0;
+    int64_t j;
+    for (j = 0; j < count; j++) { /* the set of its literals */
+        if (!k->mark[src[j]]) {
+            k->mark[src[j]] = 1;
+            buf[m++] = src[j];
+        }
+    }
+    for (j = 0; j < m; j++)
+        k->mark[buf[j]] = 0;
+    d = find_clause(k, buf, m);
+    /* Deletions of unit clauses and of reasons are ignored: the trail then only
+     * grows, which the backward pass relies on. */
+    if (d < 0 || k->len[d] < 2 || is_reason(k, d)) {
+        k->ignored_deletions++;
+        return;
+    }
+    unwatch_clause(k, d);
+    k->active[d] = 0;
+    k->step_c[k->nrec] = ~d;
+    k->step_t[k->nrec++] = k->tlen;
+}
+
+/* The forward pass: replay the proof until unit propagation hits a conflict,
+ * recording each step; the conflict (it bails without one), as python_engine.py's
+ * _forward. */
+static int32_t forward(Ck *k)
+{
+    int32_t top = k->top, K = k->K, c, idx, conflict = 0;
+    for (idx = 0; idx < k->nsteps && !conflict; idx++) {
         const int32_t *src = k->plits + k->pstart[idx];
         int64_t count = k->pstart[idx + 1] - k->pstart[idx];
         int32_t *cl, size;
+        int found;
         if (!(idx & 1023))
             poll(k);
         if (k->pdel[idx]) {
-            int32_t d, *buf = k->scratch, m = 0;
-            int64_t j;
-            for (j = 0; j < count; j++) { /* the set of its literals */
-                if (!k->mark[src[j]]) {
-                    k->mark[src[j]] = 1;
-                    buf[m++] = src[j];
-                }
-            }
-            for (j = 0; j < m; j++)
-                k->mark[buf[j]] = 0;
-            d = find_clause(k, buf, m);
-            /* Deletions of unit clauses and of reasons are ignored: the trail then
-             * only grows, which the backward pass relies on. */
-            if (d < 0 || k->len[d] < 2 || is_reason(k, d)) {
-                k->ignored_deletions++;
-                continue;
-            }
-            unwatch_clause(k, d);
-            k->active[d] = 0;
-            k->step_c[k->nrec] = ~d;
-            k->step_t[k->nrec++] = k->tlen;
+            forward_deletion(k, src, count);
             continue;
         }
         c = k->ncls;
@@ -745,36 +762,33 @@ static int run(Ck *k)
         k->step_t[k->nrec++] = k->tlen;
         if (size == 1) {
             int32_t lit = cl[0];
-            if (k->tv[-lit] == top) {
+            if (k->tv[-lit] == top)
                 conflict = c + K;
-                break;
-            }
-            if (k->tv[lit] != top) {
+            else if (k->tv[lit] != top) {
                 assign(k, lit, c + K);
                 conflict = propagate(k, k->tlen - 1);
-                if (conflict)
-                    break;
             }
             continue;
         }
-        {
-            int found = attach(k, c, 0);
-            if (found == 0) {
-                conflict = c + K;
-                break;
-            }
-            if (found == 1 && k->tv[cl[0]] != top) {
-                assign(k, cl[0], c + K);
-                conflict = propagate(k, k->tlen - 1);
-                if (conflict)
-                    break;
-            }
+        found = attach(k, c, 0);
+        if (found == 0)
+            conflict = c + K;
+        else if (found == 1 && k->tv[cl[0]] != top) {
+            assign(k, cl[0], c + K);
+            conflict = propagate(k, k->tlen - 1);
         }
     }
     if (!conflict)
         bail(k, HANDOVER, "proof does not derive the empty clause");
+    return conflict;
+}
 
-    /* Backward pass: each RUP check takes a fresh stamp. */
+/* The backward pass from the final conflict: undo the steps one by one and check
+ * every core lemma, RUP then RAT (it bails at one that is neither), as
+ * python_engine.py's _backward.  Each RUP check takes a fresh stamp from here on. */
+static void backward(Ck *k, int32_t conflict)
+{
+    int32_t n = k->n, c, i;
     analyze(k, conflict, 0);
     k->touched.n = 0;
     k->stamp = 1;
@@ -804,6 +818,17 @@ static int run(Ck *k)
             bail(k, HANDOVER, "a core lemma is neither RUP nor RAT");
         k->rat_lemmas++;
     }
+}
+
+/* The check of k, as python_engine.py's Checker.run: ACCEPT, or it bails. */
+static int run(Ck *k)
+{
+    if (k->nf == 0)
+        bail(k, HANDOVER, "formula has no clauses");
+    allocate(k);
+    if (load_formula(k))
+        return ACCEPT;
+    backward(k, forward(k));
     return ACCEPT;
 }
 
@@ -890,6 +915,15 @@ static int read_lits(PyObject *seq, int32_t n, int32_t **arr, int64_t *count, in
     return 0;
 }
 
+/* The arguments check() and check_flat() share. */
+typedef struct {
+    long n, top;       /* variables 1..n; the TOP stamp */
+    PyObject *clauses; /* the formula: a sequence of sequences of int literals */
+    int timed;         /* stop at a deadline, seconds from now */
+    double seconds;
+    PyObject *stop;    /* a bytearray, or NULL: its first byte set stops the check */
+} Args;
+
 static PyObject *result(int status, const char *note, Ck *k);
 
 /* A handover for input the core does not take; frees k. */
@@ -911,9 +945,10 @@ static PyObject *result(int status, const char *note, Ck *k)
 }
 
 /* The check of k (formula and proof read in), with the GIL released; frees k. */
-static PyObject *run_check(Ck *k, int timed, double seconds, PyObject *stop)
+static PyObject *run_check(Ck *k, const Args *a)
 {
-    PyObject *out;
+    PyObject *out, *stop = a->stop;
+    double seconds = a->seconds;
     int status;
     k->stop = stop; /* borrowed: the caller's arguments hold it for the call */
     if (k->nf + k->maxcls + (int64_t)k->n + 2 >= INT32_MAX) {
@@ -923,7 +958,7 @@ static PyObject *run_check(Ck *k, int timed, double seconds, PyObject *stop)
         return out; /* clause codes c + K must fit */
     }
     k->maxcls += k->nf;
-    if (timed) { /* seconds from now, within a few years either way */
+    if (a->timed) { /* seconds from now, within a few years either way */
         k->has_deadline = 1;
         seconds = seconds > 1e8 ? 1e8 : seconds < -1e8 ? -1e8 : seconds;
         k->deadline_ns = now_ns() + (int64_t)(seconds * 1e9);
@@ -947,9 +982,9 @@ static PyObject *run_check(Ck *k, int timed, double seconds, PyObject *stop)
     return out;
 }
 
-/* A new check of variables 1..n (TOP stamp top), with the formula clauses read in;
- * NULL with *out set (a handover, or an exception) when it cannot be. */
-static Ck *start_check(long n_in, long top_in, PyObject *clauses, PyObject **out)
+/* A new check of variables 1..a->n (TOP stamp a->top), with the formula a->clauses
+ * read in; NULL with *out set (a handover, or an exception) when it cannot be. */
+static Ck *start_check(const Args *a, PyObject **out)
 {
     Ck *k = calloc(1, sizeof *k);
     PyObject *fast;
@@ -959,15 +994,15 @@ static Ck *start_check(long n_in, long top_in, PyObject *clauses, PyObject **out
         PyErr_NoMemory();
         return NULL;
     }
-    if (n_in < 0 || n_in >= (1L << 29) || top_in < 2 || top_in >= INT32_MAX) {
+    if (a->n < 0 || a->n >= (1L << 29) || a->top < 2 || a->top >= INT32_MAX) {
         *out = result(HANDOVER, "sizes out of range", k);
         free(k);
         return NULL;
     }
-    k->n = (int32_t)n_in;
+    k->n = (int32_t)a->n;
     k->K = k->n + 1;
-    k->top = (int32_t)top_in;
-    fast = PySequence_Fast(clauses, "clauses must be a sequence");
+    k->top = (int32_t)a->top;
+    fast = PySequence_Fast(a->clauses, "clauses must be a sequence");
     if (!fast)
         goto unusual;
     nf = PySequence_Fast_GET_SIZE(fast);
@@ -1019,17 +1054,15 @@ PyDoc_STRVAR(check_doc,
 
 static PyObject *check(PyObject *self, PyObject *args)
 {
-    long n_in, top_in;
-    PyObject *clauses, *proof, *fproof = NULL, *out, *stop = NULL;
-    int timed;
-    double seconds;
+    Args a = {0};
+    PyObject *proof, *fproof = NULL, *out;
     Ck *k;
     int64_t pcap = 0, nsteps, nlemmas = 0, i;
     (void)self;
-    if (!PyArg_ParseTuple(args, "llOOpd|O", &n_in, &top_in, &clauses, &proof, &timed,
-                          &seconds, &stop) || !stop_flag(&stop))
+    if (!PyArg_ParseTuple(args, "llOOpd|O", &a.n, &a.top, &a.clauses, &proof, &a.timed,
+                          &a.seconds, &a.stop) || !stop_flag(&a.stop))
         return NULL;
-    k = start_check(n_in, top_in, clauses, &out);
+    k = start_check(&a, &out);
     if (!k)
         return out;
     fproof = PySequence_Fast(proof, "proof must be a sequence");
@@ -1068,7 +1101,7 @@ static PyObject *check(PyObject *self, PyObject *args)
     }
     Py_CLEAR(fproof);
     k->maxcls = (int32_t)nlemmas;
-    return run_check(k, timed, seconds, stop);
+    return run_check(k, &a);
 
 unusual:
     Py_XDECREF(fproof);
@@ -1093,18 +1126,17 @@ static int integer_format(const char *format, const char *kinds)
 
 static PyObject *check_flat(PyObject *self, PyObject *args)
 {
-    long n_in, top_in;
-    PyObject *clauses, *bl, *bs, *bd, *out, *stop = NULL;
+    Args a = {0};
+    PyObject *bl, *bs, *bd, *out;
     Py_buffer vl = {0}, vs = {0}, vd = {0};
-    int timed, have = 0;
-    double seconds;
+    int have = 0;
     Ck *k;
     int64_t nsteps, nlemmas = 0, i, j, nlits;
     (void)self;
-    if (!PyArg_ParseTuple(args, "llOOOOpd|O", &n_in, &top_in, &clauses, &bl, &bs, &bd, &timed,
-                          &seconds, &stop) || !stop_flag(&stop))
+    if (!PyArg_ParseTuple(args, "llOOOOpd|O", &a.n, &a.top, &a.clauses, &bl, &bs, &bd,
+                          &a.timed, &a.seconds, &a.stop) || !stop_flag(&a.stop))
         return NULL;
-    k = start_check(n_in, top_in, clauses, &out);
+    k = start_check(&a, &out);
     if (!k)
         return out;
     if (PyObject_GetBuffer(bl, &vl, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
@@ -1145,7 +1177,7 @@ static PyObject *check_flat(PyObject *self, PyObject *args)
             goto unusual;
     }
     k->maxcls = (int32_t)nlemmas;
-    out = run_check(k, timed, seconds, stop);
+    out = run_check(k, &a);
     PyBuffer_Release(&vl);
     PyBuffer_Release(&vs);
     PyBuffer_Release(&vd);
