@@ -142,7 +142,27 @@ typedef struct {
     char *inside;    /* scratch for reach: m + 1 */
     int *tried;      /* scratch for chains_leaving: m + 1 stamps */
     int stamp;
+    /* the walk: a frame per move on the line and the root, the frames' moves (a frame's
+     * at most one a fan and the talon's), the line played so far */
+    Frame *frames;
+    uint64_t *moves;
+    long *line;
+    int tallest;          /* the tallest fan at the deal (a move's sort key) */
+    int line_len;         /* the full line's moves, once found */
+    long long spent;      /* moves tried, over all passes */
 } Search;
+
+/* the arguments of look and longest, as parse reads them (the objects borrowed from the
+ * call's arguments) */
+typedef struct {
+    PyObject *fans, *fan_ranks, *onto, *talon, *talon_ranks;
+    int modulus, start, cuts;
+    long long budget, passes;
+    double deadline;           /* the clock's end (now()), 0: none */
+    volatile const char *stop; /* the stop flag's first byte, read without the GIL; NULL: none */
+    int on_signal_thread;      /* the call runs on the thread that handles signals */
+    int longest, floor, bound; /* longest: its round's floor and bound */
+} Params;
 
 static double now(void) {
     struct timespec ts;
@@ -510,6 +530,7 @@ static void release(Search *s) {
     free(s->best_line); free(s->avail); free(s->inside); free(s->tried);
     free(s->talon_node); free(s->talon_rank); free(s->odd_from); free(s->even_from);
     free(s->below); free(s->talon_left);
+    free(s->frames); free(s->moves); free(s->line);
 }
 
 /* the predecessor cut (look_cuts.hall_ok): for every run of ranks a, a + 2, ..., b, each with
@@ -761,7 +782,7 @@ static void place(int bits, int *word, int *used, int *at_word, int *at_shift) {
  * time, so they share one field holding how far up that run the fan's top card is (0:
  * below it). With no two fans alike this is every fan's height, as before. 0 ok, -1 out
  * of memory. */
-static int lay_out_key(Search *s, int m) {
+static int lay_out_key(Search *s) {
     int total = s->total, ok = -1;
     int *cls = malloc(((size_t)total + 1) * sizeof(int));
     int *many = calloc((size_t)total + 1, sizeof(int));
@@ -792,328 +813,393 @@ done:
     return ok;
 }
 
-/* look and longest: the search, for a full line (longest 0) or for the longest line that
- * reaches `floor` (longest 1) */
-static PyObject *run(PyObject *args, int longest) {
-    PyObject *fans, *fan_ranks, *onto, *talon = NULL, *talon_ranks = NULL;
-    int m, start, floor = 0, bound = 0, cuts = 1;
-    long long budget, passes;
+/* look's and longest's arguments (longest: its round's floor and bound too) into p; 0 ok,
+ * -1 with a Python error set, NOT_TAKEN for a deck this core does not take */
+static int parse(PyObject *args, int longest, Params *p) {
     double seconds;
     PyObject *stop_flag = NULL;
-    if (longest ? !PyArg_ParseTuple(args, "OOiiLLdOOOOiii", &fans, &fan_ranks, &m, &start,
-                                    &budget, &passes, &seconds, &stop_flag, &onto, &talon,
-                                    &talon_ranks, &cuts, &floor, &bound)
-                : !PyArg_ParseTuple(args, "OOiiLLdOOOOi", &fans, &fan_ranks, &m, &start,
-                                    &budget, &passes, &seconds, &stop_flag, &onto, &talon,
-                                    &talon_ranks, &cuts))
-        return NULL;
-    double deadline = seconds > 0 ? now() + seconds : 0;
-    const int on_signal_thread = PyThread_get_thread_ident() == signal_thread;
-    volatile const char *stop = NULL; /* the stop flag's first byte, read without the GIL */
+    memset(p, 0, sizeof *p);
+    p->longest = longest;
+    p->cuts = 1;
+    if (longest ? !PyArg_ParseTuple(args, "OOiiLLdOOOOiii", &p->fans, &p->fan_ranks,
+                                    &p->modulus, &p->start, &p->budget, &p->passes, &seconds,
+                                    &stop_flag, &p->onto, &p->talon, &p->talon_ranks,
+                                    &p->cuts, &p->floor, &p->bound)
+                : !PyArg_ParseTuple(args, "OOiiLLdOOOOi", &p->fans, &p->fan_ranks,
+                                    &p->modulus, &p->start, &p->budget, &p->passes, &seconds,
+                                    &stop_flag, &p->onto, &p->talon, &p->talon_ranks,
+                                    &p->cuts))
+        return -1;
+    p->deadline = seconds > 0 ? now() + seconds : 0;
+    p->on_signal_thread = PyThread_get_thread_ident() == signal_thread;
     if (stop_flag != NULL && stop_flag != Py_None) {
         if (!PyByteArray_Check(stop_flag) || PyByteArray_GET_SIZE(stop_flag) < 1) {
             PyErr_SetString(PyExc_TypeError, "stop must be a bytearray of at least 1 byte");
-            return NULL;
+            return -1;
         }
-        stop = PyByteArray_AS_STRING(stop_flag);
+        p->stop = PyByteArray_AS_STRING(stop_flag);
     }
-    if (m < 1 || m > 100000 || start < 0 || start > m)
-        return Py_BuildValue("(iOi)", NOT_TAKEN, Py_None, 0);
-    Search s;
-    memset(&s, 0, sizeof s);
-    s.longest = longest;
-    s.floor = floor;
-    s.bound = bound;
-    Frame *frames = NULL;
-    uint64_t *moves = NULL;
-    long *line = NULL;
-    PyObject *result = NULL;
-    int loaded = load(&s, fans, fan_ranks, m);
-    if (loaded == 0) loaded = load_rules(&s, onto, talon, talon_ranks, m);
-    if (loaded == -1) goto done;
-    s.modulus = m;
-    s.chain = cuts & 1;
-    s.parity = (cuts & 2) != 0;
-    s.hall = (cuts & 4) != 0;
-    s.hole_bits = bit_length(m);
-    s.turned_bits = (((uint64_t)1 << bit_length(s.ntalon)) - 1) << s.hole_bits;
-    int nf = s.nfans, total = s.total, ntalon = s.ntalon;
-    /* a frame's moves: at most one a fan, and the talon's */
-    int most = nf + (ntalon > 0), steps = total + ntalon;
-    if (loaded == NOT_TAKEN || ((size_t)steps + 1) * ((size_t)most + 1) > MAX_MOVES) {
-        result = Py_BuildValue("(iOi)", NOT_TAKEN, Py_None, 0);
-        goto done;
-    }
+    if (p->modulus < 1 || p->modulus > 100000 || p->start < 0 || p->start > p->modulus)
+        return NOT_TAKEN;
+    return 0;
+}
 
-    s.bitwords = nf / 64 + 1;
-    s.showing = calloc((size_t)(m + 1) * (size_t)s.bitwords, sizeof(uint64_t));
-    s.height = calloc((size_t)nf + 1, sizeof(int));
-    s.left = calloc((size_t)m + 1, sizeof(int));
-    s.steps = calloc(3 * ((size_t)m + 1), sizeof(long));
-    s.add_word = calloc((size_t)total + 1, sizeof(int));
-    s.add_val = calloc((size_t)total + 1, sizeof(uint64_t));
-    s.avail = calloc((size_t)m + 1, sizeof(int));
-    s.inside = calloc((size_t)m + 1, 1);
-    s.tried = calloc((size_t)m + 1, sizeof(int));
-    s.best_line = calloc((size_t)steps + 1, sizeof(long));
-    s.below = calloc(4 * ((size_t)m + 1), sizeof(int));
-    s.talon_left = calloc(((size_t)ntalon + 1) * ((size_t)m + 1), sizeof(int));
-    s.odd_from = calloc((size_t)ntalon + 1, sizeof(int));
-    s.even_from = calloc((size_t)ntalon + 1, sizeof(int));
-    if (!s.below || !s.talon_left || !s.odd_from || !s.even_from || !s.showing || !s.height || !s.left || !s.steps || !s.add_word
-        || !s.add_val || !s.avail || !s.inside || !s.tried || !s.best_line) {
-        PyErr_NoMemory(); goto done;
-    }
-    if (lay_out_key(&s, m) < 0) { PyErr_NoMemory(); goto done; }
-    s.key = calloc((size_t)s.words, sizeof(uint64_t));
-    s.state_key = calloc((size_t)s.words, sizeof(uint64_t));
-    s.child_key = calloc((size_t)s.words, sizeof(uint64_t));
-    s.capacity = 1024;
-    s.table = table_alloc(s.capacity * (size_t)s.words);
-    if (!s.key || !s.state_key || !s.child_key || !s.table) { PyErr_NoMemory(); goto done; }
-    int maxh = 0;
-    for (int f = 0; f < nf; f++) {
-        set_height(&s, f, s.fan_len[f]);
-        if (s.fan_len[f] > maxh) maxh = s.fan_len[f];
-        for (int h = 0; h < s.fan_len[f]; h++) s.left[s.rank[s.fan_off[f] + h]]++;
-        if (s.fan_len[f]) show(&s, s.rank[s.fan_off[f] + s.fan_len[f] - 1], f, 1);
+/* the state's tables, the memo key's layout (lay_out_key) and the memo, for a loaded
+ * deal; 0 ok, -1 out of memory */
+static int alloc_tables(Search *s) {
+    size_t m = (size_t)s->modulus, nf = (size_t)s->nfans, total = (size_t)s->total;
+    size_t ntalon = (size_t)s->ntalon;
+    s->bitwords = s->nfans / 64 + 1;
+    s->showing = calloc((m + 1) * (size_t)s->bitwords, sizeof(uint64_t));
+    s->height = calloc(nf + 1, sizeof(int));
+    s->left = calloc(m + 1, sizeof(int));
+    s->steps = calloc(3 * (m + 1), sizeof(long));
+    s->add_word = calloc(total + 1, sizeof(int));
+    s->add_val = calloc(total + 1, sizeof(uint64_t));
+    s->avail = calloc(m + 1, sizeof(int));
+    s->inside = calloc(m + 1, 1);
+    s->tried = calloc(m + 1, sizeof(int));
+    s->best_line = calloc(total + ntalon + 1, sizeof(long));
+    s->below = calloc(4 * (m + 1), sizeof(int));
+    s->talon_left = calloc((ntalon + 1) * (m + 1), sizeof(int));
+    s->odd_from = calloc(ntalon + 1, sizeof(int));
+    s->even_from = calloc(ntalon + 1, sizeof(int));
+    if (!s->below || !s->talon_left || !s->odd_from || !s->even_from || !s->showing
+        || !s->height || !s->left || !s->steps || !s->add_word || !s->add_val || !s->avail
+        || !s->inside || !s->tried || !s->best_line)
+        return -1;
+    if (lay_out_key(s) < 0) return -1;
+    s->key = calloc((size_t)s->words, sizeof(uint64_t));
+    s->state_key = calloc((size_t)s->words, sizeof(uint64_t));
+    s->child_key = calloc((size_t)s->words, sizeof(uint64_t));
+    s->capacity = 1024;
+    s->table = table_alloc(s->capacity * (size_t)s->words);
+    if (!s->key || !s->state_key || !s->child_key || !s->table) return -1;
+    return 0;
+}
+
+/* the state at the deal: the fans' heights and top cards, the cards of each rank, the
+ * cuts' counts and links, the talon's counts from each card on, the chain cache; 0 ok,
+ * -1 with a Python error set, NOT_TAKEN where the predecessor cut does not take the rules */
+static int start_state(Search *s) {
+    int m = s->modulus;
+    for (int f = 0; f < s->nfans; f++) {
+        set_height(s, f, s->fan_len[f]);
+        if (s->fan_len[f] > s->tallest) s->tallest = s->fan_len[f];
+        for (int h = 0; h < s->fan_len[f]; h++) s->left[s->rank[s->fan_off[f] + h]]++;
+        if (s->fan_len[f]) show(s, s->rank[s->fan_off[f] + s->fan_len[f] - 1], f, 1);
     }
     for (int r = 1; r <= m; r++) {
-        s.gaps += !s.left[r];
-        s.excess += r % 2 ? s.left[r] : -s.left[r];
+        s->gaps += !s->left[r];
+        s->excess += r % 2 ? s->left[r] : -s->left[r];
     }
-    if (s.hall && hall_links(&s) == NOT_TAKEN) {
-        result = Py_BuildValue("(iOi)", NOT_TAKEN, Py_None, 0);
-        goto done;
-    }
-    for (int t = ntalon - 1; t >= 0; t--) {
-        int *row = s.talon_left + (size_t)t * (size_t)(m + 1);
+    if (s->hall && hall_links(s) == NOT_TAKEN) return NOT_TAKEN;
+    for (int t = s->ntalon - 1; t >= 0; t--) {
+        int *row = s->talon_left + (size_t)t * (size_t)(m + 1);
         memcpy(row, row + m + 1, sizeof(int) * (size_t)(m + 1));
-        row[s.talon_rank[t]]++;
-        s.odd_from[t] = s.odd_from[t + 1] + s.talon_rank[t] % 2;
-        s.even_from[t] = s.even_from[t + 1] + 1 - s.talon_rank[t] % 2;
+        row[s->talon_rank[t]]++;
+        s->odd_from[t] = s->odd_from[t + 1] + s->talon_rank[t] % 2;
+        s->even_from[t] = s->even_from[t + 1] + 1 - s->talon_rank[t] % 2;
     }
-    {   /* the chain cache packs every count in 3 bits and the hole above them: 62 bits */
-        int packs = 3 * (m + 1) + bit_length(m) <= 62 && m >= 3;
-        for (int r = 1; packs && r <= m; r++) {
-            packs = s.left[r] <= 7;
-            s.left_code |= (uint64_t)s.left[r] << (3 * r);
-        }
-        s.chain_mask = (1u << CHAIN_CACHE_FIRST_BITS) - 1;
-        if (packs && !(s.chain_cache = calloc(s.chain_mask + 1, sizeof(uint64_t)))) {
-            PyErr_NoMemory(); goto done;
+    /* the chain cache packs every count in 3 bits and the hole above them: 62 bits */
+    int packs = 3 * (m + 1) + bit_length(m) <= 62 && m >= 3;
+    for (int r = 1; packs && r <= m; r++) {
+        packs = s->left[r] <= 7;
+        s->left_code |= (uint64_t)s->left[r] << (3 * r);
+    }
+    s->chain_mask = (1u << CHAIN_CACHE_FIRST_BITS) - 1;
+    if (packs && !(s->chain_cache = calloc(s->chain_mask + 1, sizeof(uint64_t)))) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+/* the Search of a parsed call: the deal and the rules read (load, load_rules), the
+ * tables (alloc_tables), the state at the deal (start_state) and the walk's stacks; 0 ok,
+ * -1 with a Python error set, NOT_TAKEN for a problem this core does not take */
+static int set_up(Search *s, const Params *p) {
+    int m = p->modulus;
+    s->longest = p->longest;
+    s->floor = p->floor;
+    s->bound = p->bound;
+    int loaded = load(s, p->fans, p->fan_ranks, m);
+    if (loaded == 0) loaded = load_rules(s, p->onto, p->talon, p->talon_ranks, m);
+    if (loaded == -1) return -1;
+    s->modulus = m;
+    s->chain = p->cuts & 1;
+    s->parity = (p->cuts & 2) != 0;
+    s->hall = (p->cuts & 4) != 0;
+    s->hole_bits = bit_length(m);
+    s->turned_bits = (((uint64_t)1 << bit_length(s->ntalon)) - 1) << s->hole_bits;
+    /* a frame's moves: at most one a fan, and the talon's */
+    size_t most = (size_t)s->nfans + (s->ntalon > 0), steps = (size_t)s->total + s->ntalon;
+    if (loaded == NOT_TAKEN || (steps + 1) * (most + 1) > MAX_MOVES) return NOT_TAKEN;
+    if (alloc_tables(s) < 0) { PyErr_NoMemory(); return -1; }
+    int started = start_state(s);
+    if (started) return started;
+    s->frames = calloc(steps + 2, sizeof(Frame));
+    s->moves = calloc((steps + 1) * (most + 1), sizeof(uint64_t));
+    s->line = calloc(steps + 1, sizeof(long));
+    if (!s->frames || !s->moves || !s->line) { PyErr_NoMemory(); return -1; }
+    return 0;
+}
+
+/* frame fr's moves, on the move stack from fr->moves in the order they are tried: the
+ * fans' top cards that may go onto its hole (the same-rank cut applied), then turning the
+ * talon; with no discrepancy allowed, only the first (fr->cut set when others are left) */
+static void list_moves(Search *s, Frame *fr) {
+    uint64_t *mv = s->moves + fr->moves;
+    int n = 0, total = s->total, nf = s->nfans;
+    fr->cut = 0;
+    for (int o = s->onto_off[fr->hole]; o < s->onto_off[fr->hole + 1]; o++) {
+        int r = s->onto[o];
+        const uint64_t *fans_of = s->showing + (size_t)r * (size_t)s->bitwords;
+        uint64_t by_rank = (uint64_t)(total - s->left[r]) << (2 * FIELD);
+        /* the same-rank cut (look._canonical): a fan's last card is not played while a
+         * top card of its rank has cards under it, and of several last cards only the
+         * lowest fan's */
+        int deep = 0;
+        for (int w = 0; w < s->bitwords && !deep; w++)
+            for (uint64_t bits = fans_of[w]; bits; bits &= bits - 1)
+                if (s->height[w * 64 + __builtin_ctzll(bits)] > 1) { deep = 1; break; }
+        int lasts = 0;
+        for (int w = 0; w < s->bitwords; w++) {
+            for (uint64_t bits = fans_of[w]; bits; bits &= bits - 1) {
+                int f = w * 64 + __builtin_ctzll(bits);
+                if (s->height[f] == 1 && (deep || lasts++)) continue;
+                uint64_t k = by_rank | ((uint64_t)(s->tallest - s->height[f]) << FIELD)
+                             | (uint64_t)f;
+                if (fr->allowed || n == 0) {
+                    mv[n++] = k;
+                } else { /* only the first choice: a second is a discrepancy */
+                    fr->cut = 1;
+                    if (k < mv[0]) mv[0] = k;
+                }
+            }
         }
     }
+    if (fr->turned < s->ntalon) { /* turning the talon: after every fan's move */
+        uint64_t k = ((uint64_t)total << (2 * FIELD)) | (uint64_t)nf;
+        if (fr->allowed || n == 0) mv[n++] = k;
+        else fr->cut = 1;
+    }
+    if (fr->allowed) { /* insertion sort: a node has a few moves */
+        for (int a = 1; a < n; a++) {
+            uint64_t k = mv[a];
+            int b = a - 1;
+            while (b >= 0 && mv[b] > k) { mv[b + 1] = mv[b]; b--; }
+            mv[b + 1] = k;
+        }
+        fr->cut = 0;
+    }
+    fr->nmoves = n;
+    fr->i = 0;
+    if (n > 1)
+        for (int a = 0; a < n; a++) {
+            int f = (int)(mv[a] & FAN_MASK);
+            if (f < nf)
+                prefetch_child(s, f, s->rank[s->fan_off[f] + s->height[f] - 1], fr->turned);
+        }
+}
 
-    /* a frame per move on the line and the root */
-    frames = calloc((size_t)steps + 2, sizeof(Frame));
-    moves = calloc(((size_t)steps + 1) * ((size_t)most + 1), sizeof(uint64_t));
-    line = calloc((size_t)steps + 1, sizeof(long));
-    if (!frames || !moves || !line) { PyErr_NoMemory(); goto done; }
+/* a frame's answer: a line found (full, or of `bound` cards), none below it (remembered),
+ * or none within the discrepancies allowed (a branch was cut) */
+typedef enum { R_TRUE, R_FALSE, R_NONE } Answer;
 
-    long long spent = 0;
-    int status = -1; /* -1 out of budget, 0 refuted, 1 found */
+/* the state of frames[depth] on entry: 1 its moves are listed (list_moves), 0 it ends
+ * here with *got its answer (a line found, or cut by the cuts or the memo) */
+static int enter(Search *s, int depth, Answer *got) {
+    Frame *fr = &s->frames[depth];
+    int played = s->total - fr->cards;
+    if (s->longest && played > s->best_played) { /* the longest so far */
+        memcpy(s->best_line, s->line, sizeof(long) * (size_t)depth);
+        s->best_len = depth;
+        s->best_played = played;
+        if (s->best_played >= s->bound) { *got = R_TRUE; return 0; }
+    }
+    if (fr->cards == 0) { s->line_len = depth; *got = R_TRUE; return 0; }
+    make_key(s, fr->hole, fr->turned);
+    /* the memo's slot is most likely out of the cache: fetch it while the cuts are worked
+     * out (they are not remembered: working them out again costs less than a memo entry);
+     * the predecessor cut, the dearest, waits for the memo */
+    __builtin_prefetch(s->table + ((size_t)hash_key(s->state_key, s->words, s->turned_bits)
+                                   & (s->capacity - 1)) * (size_t)s->words);
+    *got = R_FALSE;
+    if (s->longest ? !worth(s, fr->hole, fr->cards, played, fr->turned)
+        : (s->chain && !chain_ok(s, fr->hole, fr->cards))
+          || (s->parity && !parity_ok(s, fr->hole, fr->turned)))
+        return 0;
+    if (memo_has(s)
+        || (!s->longest && s->hall
+            && !hall_ok(s, fr->hole, fr->turned, depth ? s->frames[depth - 1].hole : 0)))
+        return 0;
+    list_moves(s, fr);
+    return 1;
+}
+
+/* play frames[depth]'s move i (the talon's next card or a fan's top card onto the hole)
+ * and set up frames[depth + 1], the state it leads to */
+static void play(Search *s, int depth) {
+    Frame *fr = &s->frames[depth], *child = fr + 1;
+    int f = (int)(s->moves[fr->moves + fr->i] & FAN_MASK);
+    child->allowed = fr->allowed - (fr->i > 0);
+    child->moves = fr->moves + fr->nmoves;
+    child->cut = 0;
+    if (f == s->nfans) { /* the talon's next card onto the hole */
+        s->line[depth] = s->talon_node[fr->turned];
+        child->hole = s->talon_rank[fr->turned];
+        child->cards = fr->cards;
+        child->turned = fr->turned + 1;
+        return;
+    }
+    int h = s->height[f] - 1;
+    set_height(s, f, h);
+    int r = s->rank[s->fan_off[f] + h];
+    show(s, r, f, 0);
+    if (h) show(s, s->rank[s->fan_off[f] + h - 1], f, 1);
+    if (!--s->left[r]) s->gaps++;
+    s->excess -= r % 2 ? 1 : -1;
+    if (s->chain_cache) s->left_code -= 1ULL << (3 * r);
+    s->line[depth] = s->node[s->fan_off[f] + h];
+    child->hole = r;
+    child->cards = fr->cards - 1;
+    child->turned = fr->turned;
+}
+
+/* take back frames[depth]'s move i, whose state answered `got`, and go on to move i + 1 */
+static void take_back(Search *s, int depth, Answer got) {
+    Frame *fr = &s->frames[depth];
+    if (got == R_NONE) fr->cut = 1;
+    int f = (int)(s->moves[fr->moves + fr->i] & FAN_MASK);
+    if (f != s->nfans) { /* the talon's turn moved nothing on the fans */
+        int h = s->height[f];
+        int r = s->rank[s->fan_off[f] + h];
+        if (!s->left[r]++) s->gaps--;
+        s->excess += r % 2 ? 1 : -1;
+        if (s->chain_cache) s->left_code += 1ULL << (3 * r);
+        if (h) show(s, s->rank[s->fan_off[f] + h - 1], f, 0);
+        show(s, r, f, 1);
+        set_height(s, f, h + 1);
+    }
+    fr->i++;
+}
+
+/* a clock read: Ctrl-C (on the thread that handles signals, the GIL taken back for it),
+ * the deadline and the stop flag. 0 go on, 1 stop (out of time), -1 a Python error set
+ * with the GIL held (*released NULL) */
+static int poll_clock(const Params *p, PyThreadState **released) {
+    if (p->on_signal_thread) { /* Ctrl-C: signals need the GIL */
+        PyEval_RestoreThread(*released);
+        if (PyErr_CheckSignals() < 0) { *released = NULL; return -1; }
+        *released = PyEval_SaveThread();
+    }
+    return (p->deadline && now() > p->deadline) || (p->stop && *p->stop);
+}
+
+#define SEARCH_ERROR (-3) /* search's answer when a Python error is set */
+
+/* the passes of the search from the deal (allowed = 0, 1, ..., then UNLIMITED), with the
+ * GIL let go: 1 found (s->line, s->line_len), 0 refuted (longest: the tree exhausted), -1
+ * out of budget or time, SEARCH_ERROR; s->spent the moves tried */
+static int search(Search *s, const Params *p) {
     enum { ENTER, NEXT, RETURN } step;
-    enum { R_TRUE, R_FALSE, R_NONE } got = R_FALSE;
+    Answer got = R_FALSE;
     long long allowed = 0;
-    int line_len = 0; /* the full line's moves */
+    int status = -1;
     /* The search reads no Python object: other threads run meanwhile (a look may take
      * half a second). The thread state is held in `released` while the GIL is let go. */
     PyThreadState *released = PyEval_SaveThread();
     for (;;) { /* the passes */
         int depth = 0;
-        Frame *fr = &frames[0];
-        fr->hole = start; fr->cards = total; fr->allowed = allowed; fr->moves = 0;
-        fr->turned = 0;
+        Frame *root = &s->frames[0];
+        root->hole = p->start; root->cards = s->total; root->allowed = allowed;
+        root->moves = 0; root->turned = 0;
         step = ENTER;
         for (;;) {
             if (step == ENTER) {
-                fr = &frames[depth];
-                if (s.longest && total - fr->cards > s.best_played) { /* the longest so far */
-                    memcpy(s.best_line, line, sizeof(long) * (size_t)depth);
-                    s.best_len = depth;
-                    s.best_played = total - fr->cards;
-                    if (s.best_played >= s.bound) { got = R_TRUE; step = RETURN; continue; }
-                }
-                if (fr->cards == 0) { line_len = depth; got = R_TRUE; step = RETURN; continue; }
-                make_key(&s, fr->hole, fr->turned);
-                /* the memo's slot is most likely out of the cache: fetch it while the cuts
-                 * are worked out (they are not remembered: working them out again costs
-                 * less than a memo entry); the predecessor cut, the dearest, waits for the
-                 * memo */
-                __builtin_prefetch(s.table + ((size_t)hash_key(s.state_key, s.words,
-                                                               s.turned_bits)
-                                              & (s.capacity - 1)) * (size_t)s.words);
-                if (s.longest ? !worth(&s, fr->hole, fr->cards, total - fr->cards, fr->turned)
-                    : (s.chain && !chain_ok(&s, fr->hole, fr->cards))
-                      || (s.parity && !parity_ok(&s, fr->hole, fr->turned))) {
-                    got = R_FALSE; step = RETURN; continue;
-                }
-                if (memo_has(&s)
-                    || (!s.longest && s.hall
-                        && !hall_ok(&s, fr->hole, fr->turned,
-                                    depth ? frames[depth - 1].hole : 0))) {
-                    got = R_FALSE; step = RETURN; continue;
-                }
-                uint64_t *mv = moves + fr->moves;
-                int n = 0;
-                fr->cut = 0;
-                for (int o = s.onto_off[fr->hole]; o < s.onto_off[fr->hole + 1]; o++) {
-                    int r = s.onto[o];
-                    const uint64_t *fans_of = s.showing + (size_t)r * (size_t)s.bitwords;
-                    uint64_t by_rank = (uint64_t)(total - s.left[r]) << (2 * FIELD);
-                    /* the same-rank cut (look._canonical): a fan's last card is not played
-                     * while a top card of its rank has cards under it, and of several last
-                     * cards only the lowest fan's */
-                    int deep = 0;
-                    for (int w = 0; w < s.bitwords && !deep; w++)
-                        for (uint64_t bits = fans_of[w]; bits; bits &= bits - 1)
-                            if (s.height[w * 64 + __builtin_ctzll(bits)] > 1) { deep = 1; break; }
-                    int lasts = 0;
-                    for (int w = 0; w < s.bitwords; w++) {
-                        for (uint64_t bits = fans_of[w]; bits; bits &= bits - 1) {
-                            int f = w * 64 + __builtin_ctzll(bits);
-                            if (s.height[f] == 1 && (deep || lasts++)) continue;
-                            uint64_t k = by_rank | ((uint64_t)(maxh - s.height[f]) << FIELD)
-                                         | (uint64_t)f;
-                            if (fr->allowed || n == 0) {
-                                mv[n++] = k;
-                            } else { /* only the first choice: a second is a discrepancy */
-                                fr->cut = 1;
-                                if (k < mv[0]) mv[0] = k;
-                            }
-                        }
-                    }
-                }
-                if (fr->turned < ntalon) { /* turning the talon: after every fan's move */
-                    uint64_t k = ((uint64_t)total << (2 * FIELD)) | (uint64_t)nf;
-                    if (fr->allowed || n == 0) mv[n++] = k;
-                    else fr->cut = 1;
-                }
-                if (fr->allowed) { /* insertion sort: a node has a few moves */
-                    for (int a = 1; a < n; a++) {
-                        uint64_t k = mv[a];
-                        int b = a - 1;
-                        while (b >= 0 && mv[b] > k) { mv[b + 1] = mv[b]; b--; }
-                        mv[b + 1] = k;
-                    }
-                    fr->cut = 0;
-                }
-                fr->nmoves = n;
-                fr->i = 0;
-                if (n > 1)
-                    for (int a = 0; a < n; a++) {
-                        int f = (int)(mv[a] & FAN_MASK);
-                        if (f < nf)
-                            prefetch_child(&s, f, s.rank[s.fan_off[f] + s.height[f] - 1],
-                                           fr->turned);
-                    }
-                step = NEXT;
+                step = enter(s, depth, &got) ? NEXT : RETURN;
             } else if (step == NEXT) {
-                fr = &frames[depth];
-                if (fr->i == fr->nmoves) {
-                    if (fr->cut) { got = R_NONE; step = RETURN; continue; }
-                    make_key(&s, fr->hole, fr->turned);
-                    if (memo_add(&s) < 0) {
-                        PyEval_RestoreThread(released); released = NULL;
-                        PyErr_NoMemory(); goto done;
-                    }
-                    got = R_FALSE; step = RETURN; continue;
-                }
-                if (spent >= budget) { status = -1; goto finish; }
-                spent++;
-                if ((spent & CLOCK_POLL_MASK) == 0) {
-                    if (on_signal_thread) { /* Ctrl-C: signals need the GIL */
+                Frame *fr = &s->frames[depth];
+                if (fr->i == fr->nmoves) { /* every move tried */
+                    step = RETURN;
+                    if (fr->cut) { got = R_NONE; continue; }
+                    make_key(s, fr->hole, fr->turned);
+                    if (memo_add(s) < 0) {
                         PyEval_RestoreThread(released);
-                        if (PyErr_CheckSignals() < 0) { released = NULL; goto done; }
-                        released = PyEval_SaveThread();
+                        PyErr_NoMemory();
+                        return SEARCH_ERROR;
                     }
-                    if ((deadline && now() > deadline) || (stop && *stop)) {
-                        status = -1; goto finish;
-                    }
-                }
-                int f = (int)(moves[fr->moves + fr->i] & FAN_MASK);
-                Frame *child = &frames[depth + 1];
-                child->allowed = fr->allowed - (fr->i > 0);
-                child->moves = fr->moves + fr->nmoves;
-                child->cut = 0;
-                if (f == nf) { /* the talon's next card onto the hole */
-                    line[depth] = s.talon_node[fr->turned];
-                    child->hole = s.talon_rank[fr->turned];
-                    child->cards = fr->cards;
-                    child->turned = fr->turned + 1;
-                    depth++;
-                    step = ENTER;
+                    got = R_FALSE;
                     continue;
                 }
-                int h = s.height[f] - 1;
-                set_height(&s, f, h);
-                int r = s.rank[s.fan_off[f] + h];
-                show(&s, r, f, 0);
-                if (h) show(&s, s.rank[s.fan_off[f] + h - 1], f, 1);
-                if (!--s.left[r]) s.gaps++;
-                s.excess -= r % 2 ? 1 : -1;
-                if (s.chain_cache) s.left_code -= 1ULL << (3 * r);
-                line[depth] = s.node[s.fan_off[f] + h];
-                child->hole = r;
-                child->cards = fr->cards - 1;
-                child->turned = fr->turned;
-                depth++;
+                if (s->spent >= p->budget) goto finish;
+                s->spent++;
+                if ((s->spent & CLOCK_POLL_MASK) == 0) {
+                    int polled = poll_clock(p, &released);
+                    if (polled < 0) return SEARCH_ERROR;
+                    if (polled) goto finish;
+                }
+                play(s, depth++);
                 step = ENTER;
             } else { /* RETURN: `got` is frames[depth]'s answer */
-                if (depth == 0) break;
-                if (got == R_TRUE) { depth = 0; break; }
-                depth--;
-                fr = &frames[depth];
-                if (got == R_NONE) fr->cut = 1;
-                int f = (int)(moves[fr->moves + fr->i] & FAN_MASK);
-                if (f == nf) { fr->i++; step = NEXT; continue; } /* the talon: nothing moved */
-                int h = s.height[f];
-                int r = s.rank[s.fan_off[f] + h];
-                if (!s.left[r]++) s.gaps--;
-                s.excess += r % 2 ? 1 : -1;
-                if (s.chain_cache) s.left_code += 1ULL << (3 * r);
-                if (h) show(&s, s.rank[s.fan_off[f] + h - 1], f, 0);
-                show(&s, r, f, 1);
-                set_height(&s, f, h + 1);
-                fr->i++;
+                if (depth == 0 || got == R_TRUE) break;
+                take_back(s, --depth, got);
                 step = NEXT;
             }
         }
         if (got != R_NONE) { status = got == R_TRUE ? 1 : 0; break; }
-        allowed = allowed + 1 < passes ? allowed + 1 : UNLIMITED;
+        allowed = allowed + 1 < p->passes ? allowed + 1 : UNLIMITED;
     }
 finish:
     PyEval_RestoreThread(released);
-    released = NULL;
-    {
-        PyObject *found;
-        if (s.longest) {
-            found = PyTuple_New(s.best_len);
-            if (!found) goto done;
-            for (int d = 0; d < s.best_len; d++) {
-                PyObject *v = PyLong_FromLong(s.best_line[d]);
-                if (!v) { Py_DECREF(found); goto done; }
-                PyTuple_SET_ITEM(found, d, v);
-            }
-        } else if (status == 1) {
-            found = PyTuple_New(line_len);
-            if (!found) goto done;
-            for (int d = 0; d < line_len; d++) {
-                PyObject *v = PyLong_FromLong(line[d]);
-                if (!v) { Py_DECREF(found); goto done; }
-                PyTuple_SET_ITEM(found, d, v);
-            }
-        } else {
-            found = Py_None;
-            Py_INCREF(found);
-        }
-        result = Py_BuildValue("(iNL)", status, found, spent);
+    return status;
+}
+
+/* a tuple of the n nodes of line, or NULL with a Python error set */
+static PyObject *line_tuple(const long *line, int n) {
+    PyObject *found = PyTuple_New(n);
+    if (!found) return NULL;
+    for (int d = 0; d < n; d++) {
+        PyObject *v = PyLong_FromLong(line[d]);
+        if (!v) { Py_DECREF(found); return NULL; }
+        PyTuple_SET_ITEM(found, d, v);
     }
-done:
-    free(frames);
-    free(moves);
-    free(line);
+    return found;
+}
+
+/* the answer (status, line, nodes): longest, the longest line found; else the full line
+ * when found (status 1), None otherwise */
+static PyObject *read_back(const Search *s, int status) {
+    PyObject *found;
+    if (s->longest) found = line_tuple(s->best_line, s->best_len);
+    else if (status == 1) found = line_tuple(s->line, s->line_len);
+    else { found = Py_None; Py_INCREF(found); }
+    if (!found) return NULL;
+    return Py_BuildValue("(iNL)", status, found, s->spent);
+}
+
+/* the answer to a problem left to the Python search */
+static PyObject *not_taken(void) {
+    return Py_BuildValue("(iOi)", NOT_TAKEN, Py_None, 0);
+}
+
+/* look and longest: the search, for a full line (longest 0) or for the longest line that
+ * reaches `floor` (longest 1): parse, set_up, search, read_back */
+static PyObject *run(PyObject *args, int longest) {
+    Params p;
+    int parsed = parse(args, longest, &p);
+    if (parsed) return parsed == NOT_TAKEN ? not_taken() : NULL;
+    Search s;
+    memset(&s, 0, sizeof s);
+    PyObject *result = NULL;
+    int ready = set_up(&s, &p);
+    if (ready == NOT_TAKEN) {
+        result = not_taken();
+    } else if (ready == 0) {
+        int status = search(&s, &p);
+        if (status != SEARCH_ERROR) result = read_back(&s, status);
+    }
     release(&s);
     return result;
 }

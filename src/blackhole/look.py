@@ -264,42 +264,66 @@ def _python_search(problem: Problem, budget: int, seconds: float | None,
     found and floor - 1, and ended once a line of `bound` cards is found. Returns (1, the
     line: full, or of at least `bound` cards; 0, None or the longest line: the tree was
     exhausted; -1, None or the longest line: out of budget or time), and the moves tried,
-    as the compiled core does."""
-    fans, rank, m = problem.fans, problem.rank, problem.modulus
-    heights, left, showing, fan_ranks = _fan_state(problem)
-    onto = onto_table(problem)
-    code, drop = _memo_code(problem)
-    line: list[int] = []
-    longest: list[int] = []  # the longest line found (target mode)
-    best = [0]  # the fan cards it plays
-    # the states with no line on, by fans and hole: the fewest talon cards turned with
-    # which the state was found dead (more turned is dead too: a line from there is a line
-    # from fewer turned that turns the cards between first)
-    dead: dict[int, int] = {}
-    spent = 0
-    gaps = [sum(1 for r in range(1, m + 1) if not left[r])]  # ranks with no card left
-    talon = problem.talon
-    talon_ranks = [rank[node] for node in talon]
-    chain_cut, parity_cut, hall_cut = _cuts(problem, onto)
-    odd_from, even_from = parity_room(talon_ranks)
-    # the fans' odd cards less their even cards, for the parity cut
-    excess = [sum(1 if r % 2 else -1 for ranks in fan_ranks for r in ranks)]
-    links, talon_left = hall_room(onto, talon_ranks)
+    as the compiled core does (its set_up, search and read_back: _Setup, _searcher)."""
+    state = _Setup(problem, target)
+    status = _passes(_searcher(state, budget, seconds, stop), state, passes)
+    found = state.longest if target is not None else state.line if status == 1 else None
+    return status, None if found is None else tuple(found), state.spent[0]
+
+
+class _Setup:
+    """The Python search's problem and state at the deal (the compiled core's set_up), and
+    the answers it fills in: the line, the longest line and its fan cards, the dead states
+    and the moves tried. Lists of one number are counts the search changes in place."""
+
+    def __init__(self, problem: Problem, target: tuple[int, int] | None) -> None:
+        rank, m = problem.rank, problem.modulus
+        self.fans, self.m, self.target = problem.fans, m, target
+        self.heights, self.left, self.showing, self.fan_ranks = _fan_state(problem)
+        self.onto = onto_table(problem)
+        self.code, self.drop = _memo_code(problem)
+        self.line: list[int] = []
+        self.longest: list[int] = []  # the longest line found (target mode)
+        self.best = [0]  # the fan cards it plays
+        # the states with no line on, by fans and hole: the fewest talon cards turned with
+        # which the state was found dead (more turned is dead too: a line from there is a
+        # line from fewer turned that turns the cards between first)
+        self.dead: dict[int, int] = {}
+        self.spent = [0]  # moves tried
+        self.gaps = [sum(1 for r in range(1, m + 1) if not self.left[r])]  # ranks with none
+        self.talon, self.talon_ranks = problem.talon, [rank[node] for node in problem.talon]
+        self.chain_cut, self.parity_cut, self.hall_cut = _cuts(problem, self.onto)
+        self.odd_from, self.even_from = parity_room(self.talon_ranks)
+        # the fans' odd cards less their even cards, for the parity cut
+        self.excess = [sum(1 if r % 2 else -1 for ranks in self.fan_ranks for r in ranks)]
+        self.links, self.talon_left = hall_room(self.onto, self.talon_ranks)
+        self.total = sum(self.heights)
+        self.floor, self.bound = (0, self.total) if target is None else target
+        self.start = 0 if problem.start is None else rank[problem.start]
+
+
+def _searcher(state: _Setup, budget: int, seconds: float | None, stop: bytearray | None
+              ) -> Callable[[int, int, int, int, int], bool | None]:
+    """The search over `state`'s lists, which it changes as it plays and takes back, for
+    at most `budget` moves and `seconds` from now."""
+    deadline = None if seconds is None else time.perf_counter() + seconds
+    target, total, bound, m, spent = state.target, state.total, state.bound, state.m, state.spent
+    fans, fan_ranks, heights, left = state.fans, state.fan_ranks, state.heights, state.left
+    showing, onto, drop, gaps, excess = (state.showing, state.onto, state.drop, state.gaps,
+                                         state.excess)
+    line, longest, best, dead = state.line, state.longest, state.best, state.dead
+    talon, talon_ranks, talon_left = state.talon, state.talon_ranks, state.talon_left
+    chain_cut, parity_cut, hall_cut = state.chain_cut, state.parity_cut, state.hall_cut
+    odd_from, even_from, links = state.odd_from, state.even_from, state.links
     stride = m + 1
     turns = len(talon) + 1  # how far the talon was turned: 0 .. len(talon)
-    deadline = None if seconds is None else time.perf_counter() + seconds
-    total = sum(heights)
-    floor, bound = (0, total) if target is None else target
-
     chains = _chain_test(m)
-    worth = _worth_test(best, floor, m, fan_ranks, heights, left, gaps, chains, hall_cut,
-                        chain_cut, links, talon_left)
+    worth = _worth_test(state, chains)
 
     def search(hole: int, code: int, cards: int, allowed: int, turned: int) -> bool | None:
         """True: a full line (target: a line of `bound` cards) is in `line`; False: no
         line from here (remembered); None: a line may leave the heuristic more than
         `allowed` times more. `turned`: the talon's cards turned so far."""
-        nonlocal spent
         if target is not None and total - cards > best[0]:
             longest[:] = line
             best[0] = total - cards
@@ -336,10 +360,10 @@ def _python_search(problem: Problem, budget: int, seconds: float | None,
             if cut:
                 moves = [min(moves)]
         for i, (_, _, f) in enumerate(moves):
-            if spent >= budget:
+            if spent[0] >= budget:
                 raise _OutOfBudget
-            spent += 1
-            if not spent % _CLOCK_EVERY and (
+            spent[0] += 1
+            if not spent[0] % _CLOCK_EVERY and (
                     (deadline is not None and time.perf_counter() > deadline)
                     or (stop is not None and stop[0])):
                 raise _OutOfBudget
@@ -382,11 +406,7 @@ def _python_search(problem: Problem, budget: int, seconds: float | None,
         dead[key] = turned
         return False
 
-    start = 0 if problem.start is None else rank[problem.start]
-    status = _passes(search, start, code, total, passes, total + len(talon) + 100)
-    if target is not None:
-        return status, tuple(longest), spent
-    return status, tuple(line) if status == 1 else None, spent
+    return search
 
 
 def _fan_state(problem: Problem
@@ -427,12 +447,13 @@ def _chain_test(m: int) -> Callable[[list[int], int, int], bool]:
     return chains
 
 
-def _worth_test(best: list[int], floor: int, m: int, fan_ranks: list[list[int]],
-                heights: list[int], left: list[int], gaps: list[int],
-                chains: Callable[[list[int], int, int], bool], hall_cut: int, chain_cut: int,
-                links: tuple[list[int], list[int], list[int]], talon_left: list[list[int]]
+def _worth_test(state: _Setup, chains: Callable[[list[int], int, int], bool]
                 ) -> Callable[[int, int, int, int], bool]:
     """The target mode's cut, over the search's own lists (read as they change)."""
+    best, floor, m, fan_ranks, heights, left, gaps = (
+        state.best, state.floor, state.m, state.fan_ranks, state.heights, state.left, state.gaps)
+    hall_cut, chain_cut, links, talon_left = (state.hall_cut, state.chain_cut, state.links,
+                                              state.talon_left)
 
     def worth(hole: int, cards: int, played: int, turned: int) -> bool:
         """Can a line through this state beat the longest found and floor - 1?"""
@@ -455,18 +476,18 @@ def _worth_test(best: list[int], floor: int, m: int, fan_ranks: list[list[int]],
     return worth
 
 
-def _passes(search: Callable[[int, int, int, int, int], bool | None], start: int, code: int,
-            total: int, passes: int, depth: int) -> int:
+def _passes(search: Callable[[int, int, int, int, int], bool | None], state: _Setup,
+            passes: int) -> int:
     """Run the search from the deal, one pass more heuristic discrepancies allowed each
-    time a pass was cut short, the recursion limit raised to `depth` meanwhile: 1 found,
-    0 exhausted, -1 out of budget or time."""
+    time a pass was cut short, the recursion limit raised above the longest line meanwhile:
+    1 found, 0 exhausted, -1 out of budget or time."""
     limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, depth))
+    sys.setrecursionlimit(max(limit, state.total + len(state.talon) + 100))
     try:
         found = None
         allowed = 0
         while found is None:
-            found = search(start, code, total, allowed, 0)
+            found = search(state.start, state.code, state.total, allowed, 0)
             allowed = allowed + 1 if allowed + 1 < passes else _UNLIMITED
         status = 1 if found else 0
     except _OutOfBudget:
