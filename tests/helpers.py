@@ -25,7 +25,7 @@ from blackhole.games import VARIANTS, rank_fits
 from blackhole.pipeline import solve_deal
 from blackhole.positions import load_position
 from blackhole.problem import Problem, same_rank_pairs
-from blackhole.rules import TALON, initial_state, legal_cards, play
+from blackhole.rules import initial_state, legal_moves, play
 from blackhole.sources import load_deal
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -191,7 +191,7 @@ def results_line(deal: str, backend: str, verdict: str, seconds: float,
 def winning_moves(deal: str) -> list[dict[str, Any]]:
     solution = solve_deal(load_deal(deal), "look", Options())
     assert solution.verdict is Verdict.SOLVED, f"{deal} is no solvable deal for a fixture"
-    return [{"card": str(card), "fan": fan} for card, fan in solution.moves]
+    return [{"card": str(card), "fan": fan} for card, fan, _ in solution.moves]
 
 
 # ---------------------------------------------------------------- orders and deals
@@ -248,7 +248,8 @@ def small_deal(seed: int, *, ranks: Sequence[int] = (4, 5, 6, 7),
     rng.shuffle(cards)
     foundation = cards.pop() if rng.random() < start else None
     fans = tuple(tuple(cards[i:i + size]) for i in range(0, len(cards), size))
-    return Deal(fans, foundation, size_of_deck, name=f"small:{seed}")
+    game = VARIANTS["all-in-a-row"] if foundation is None else VARIANTS["black-hole"]
+    return Deal(fans, foundation, size_of_deck, name=f"small:{seed}", game=game)
 
 
 def ranked_deal(ranks: int, size: int, seed: int) -> Deal:
@@ -305,12 +306,12 @@ def random_line(deal: Deal, rng: random.Random, most: int) -> list[Card]:
     stops."""
     state, line = initial_state(deal), []
     for _ in range(most):
-        moves = legal_cards(deal, state)
+        moves = legal_moves(deal, state)
         if not moves:
             break
-        card, fan = rng.choice(moves)
-        state = play(deal, state, TALON if fan is None else fan)
-        line.append(card)
+        move = rng.choice(moves)
+        state = play(deal, state, move)
+        line.append(move.card)
     return line
 
 

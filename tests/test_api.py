@@ -42,7 +42,7 @@ def test_solve_a_spec_agrees_with_the_reference(number: int, backend: str) -> No
     assert solution.result.backend == backend.partition(":")[0]
     assert solution.result.solver in ENGINES[backend]
     if solution.verdict is blackhole.Verdict.SOLVED:
-        judged = blackhole.replay(solution.deal, [card for card, _ in solution.moves])
+        judged = blackhole.replay(solution.deal, [card for card, _, _ in solution.moves])
         assert judged.won
 
 
@@ -116,13 +116,13 @@ def _best_reference() -> dict[int, int]:
 
 def test_solve_takes_a_position_and_keeps_its_cards_played() -> None:
     start = blackhole.solve("pysol:2", "look")
-    played = [card for card, _ in start.moves[:5]]
+    played = [card for card, _, _ in start.moves[:5]]
     position = blackhole.load_position("pysol:2", " ".join(map(str, played)))
     assert position.moved == 5
     solution = blackhole.solve(position, "sat")
     assert solution.verdict is blackhole.Verdict.SOLVED
     assert len(solution.moves) == 51 - 5
-    rest = [card for card, _ in solution.moves]
+    rest = [card for card, _, _ in solution.moves]
     assert blackhole.replay(position.deal, rest).won
     assert blackhole.replay(start.deal, played + rest).won  # from the start of the deal
     data = solution.to_json("pysol:2")  # as `solve --after` writes it, for `check`
@@ -180,7 +180,7 @@ def test_best_score_hints_and_analyze_are_the_api(number: int) -> None:
         assert isinstance(found, blackhole.Best)
         assert found.proven and found.best == exact
         assert blackhole.replay(blackhole.load_deal(spec),
-                                [card for card, _ in found.moves]).played == exact
+                                [card for card, _, _ in found.moves]).played == exact
         hints = blackhole.hints(given)
         assert hints and all(isinstance(hint, blackhole.Hint) for hint in hints)
         assert max(hint.best for hint in hints) == exact
@@ -206,8 +206,9 @@ def test_every_answer_gives_its_moves_as_one_type() -> None:
     assert answers and all(type(move) is blackhole.Move for move in answers)
     deal = position.deal
     for move in blackhole.best_score(position, "search").moves:
-        card, fan = move  # a Move reads as (card, fan)
+        card, fan, kind = move  # a Move reads as (card, fan, kind)
         assert deal.where()[card][0] == fan == move.fan
+        assert kind is blackhole.Kind.PLAY == move.kind
 
 
 def test_analyze_reads_card_names_and_refuses_bad_ones() -> None:

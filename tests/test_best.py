@@ -63,7 +63,7 @@ def test_reference_lists_agree() -> None:
 def check_best(found: Best, position: Position) -> None:
     """The claims of a Best hold: its line replays from the position, scores `best`, and a
     proven best ends the game (no legal move extends a longest line)."""
-    judged = replay(position.deal, [card for card, _ in found.moves])
+    judged = replay(position.deal, [card for card, _, _ in found.moves])
     assert judged.outcome is not Outcome.ILLEGAL and judged.played == len(found.moves)
     assert found.best == position.moved + len(found.moves)
     assert found.best <= found.upper_bound <= found.of == position.of
@@ -115,7 +115,7 @@ def small_position(ranks: int, seed: int, variant: str = "") -> Position:
     game = Game(position)
     for _ in range(rng.randrange(3)):
         if game.legal():
-            game = game.play(rng.choice(game.legal())[1])
+            game = game.play(rng.choice(game.legal()))
     return game.position
 
 
@@ -159,13 +159,13 @@ def test_positions_count_from_the_start_of_the_deal() -> None:
     found = best_score(position)
     assert position.moved == 2 and found.moved == 2 and found.best == 51
     assert len(found.moves) == 49
-    whole = [card for card, _ in found.moves]
+    whole = [card for card, _, _ in found.moves]
     assert replay(load_position("pysol:2").deal, position.history + tuple(whole)).won
 
 
 def test_a_finished_or_blocked_position() -> None:
     won = solve("pysol:2")
-    end = load_position("pysol:2", " ".join(str(card) for card, _ in won.moves))
+    end = load_position("pysol:2", " ".join(str(card) for card, _, _ in won.moves))
     for backend in BACKENDS:
         found = best_score(end, backend)
         assert found.best == 51 and found.proven and found.moves == ()
@@ -246,7 +246,7 @@ def sampled_positions() -> list[Position]:
         game = Game(load_position(f"pysol:{n}"))
         for _ in range(rng.randrange(2, 8)):
             if game.legal():
-                game = game.play(rng.choice(game.legal())[1])
+                game = game.play(rng.choice(game.legal()))
         found.append(game.position)
     found += [small_position(ranks, seed, "") for ranks in (3, 5, 7) for seed in range(2)]
     return found
@@ -256,10 +256,10 @@ def sampled_positions() -> list[Position]:
 def test_hint_labels_equal_solving_each_resulting_position(position: Position) -> None:
     found = hints(position)
     legal = Game(position).legal()
-    assert sorted((h.card, h.fan) for h in found) == sorted(legal)
+    assert sorted((h.card, h.fan) for h in found) == sorted((m.card, m.fan) for m in legal)
     assert [h.best for h in found] == sorted((h.best for h in found), reverse=True)
     for h in found:
-        after = Game(position).play(h.fan).position
+        after = Game(position).play_fan(h.fan).position
         won = solve(after.deal).verdict is Verdict.SOLVED
         assert h.proven and h.winnable == won == (h.best == position.of)
         if not won:  # a lost position: the referee's exhaustive longest line
@@ -284,7 +284,7 @@ def test_analyze_a_given_line_finds_its_first_losing_move() -> None:
     start = load_position("pysol:2")
     game = Game(start)
     while game.legal():  # always the first legal move: loses pysol:2 early
-        game = game.play(game.legal()[0][1])
+        game = game.play(game.legal()[0])
     found = analyze(start, list(game.played))
     assert found.given and found.score == game.score
     loss = found.first_loss
@@ -295,13 +295,13 @@ def test_analyze_a_given_line_finds_its_first_losing_move() -> None:
         assert step.legal == len(weighed)
         assert step.good == sum(h.best == step.best_before for h in weighed)
         assert step.best_after == next(h.best for h in weighed if h.card == step.card)
-        before = before.play(step.fan)
+        before = before.play_fan(step.fan)
     assert all(not step.loses for step in found.steps[:loss.number - 1])
 
 
 def test_analyze_refuses_an_illegal_line() -> None:
     with pytest.raises(InputError, match="move 2 is illegal"):
-        analyze("pysol:2", [Game(load_position("pysol:2")).legal()[0][0],
+        analyze("pysol:2", [Game(load_position("pysol:2")).legal()[0].card,
                             load_position("pysol:2").deal.fans[0][0]])
 
 
@@ -364,7 +364,7 @@ def test_hints_at_a_spent_limit_claim_nothing_unproven() -> None:
     assert all(h.found <= exact()[837] <= h.upper_bound for h in lost)
     start = load_position("pysol:2")
     for h in hints(start, timeout=SPENT):  # the greedy win proves one move winnable
-        after = Game(start).play(h.fan).position
+        after = Game(start).play_fan(h.fan).position
         won = solve(after.deal).verdict is Verdict.SOLVED
         assert h.winnable in (None, won) and h.best in (None, 51 if won else
                                                         best_score(after, "search").best)
@@ -375,7 +375,7 @@ def test_hints_at_a_spent_limit_claim_nothing_unproven() -> None:
 def test_analysis_at_a_spent_limit_claims_nothing_unproven() -> None:
     game = Game(load_position("pysol:837"))
     while game.legal():  # the first legal move each time
-        game = game.play(game.legal()[0][1])
+        game = game.play(game.legal()[0])
     found = analyze("pysol:837", list(game.played), timeout=SPENT)
     assert found.best is None and found.winnable is None and not found.best_proven
     assert found.critical == 0 and not found.first_loss_known

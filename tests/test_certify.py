@@ -500,8 +500,8 @@ def exhaustive_best(position) -> int:
 
     def most(state) -> int:
         if state not in seen:
-            seen[state] = max((1 + most(play(deal, state, fan))
-                               for fan in legal_moves(deal, state)), default=0)
+            seen[state] = max((1 + most(play(deal, state, move))
+                               for move in legal_moves(deal, state)), default=0)
         return seen[state]
 
     return position.moved + most(initial_state(deal))
@@ -709,7 +709,7 @@ def test_a_deal_is_never_labelled_as_another(tmp_path: Path) -> None:
 
 def test_a_position_is_labelled_by_its_deal_and_its_known_moves(tmp_path: Path) -> None:
     from blackhole.positions import load_position
-    from blackhole.rules import initial_state, legal_cards
+    from blackhole.rules import initial_state, legal_moves
 
     cert = certify(load_position("pysol:25", "2C"), tmp_path / "a")
     assert cert.certified and cert.spec == "pysol:25" and cert.history == ("2C",)
@@ -724,7 +724,7 @@ def test_a_position_is_labelled_by_its_deal_and_its_known_moves(tmp_path: Path) 
     held = load_position(str(board))
     assert certify(held, tmp_path / "b").spec == str(board)
     assert verify(tmp_path / "b").label == "file"
-    card, _ = legal_cards(held.deal, initial_state(held.deal))[0]
+    card = legal_moves(held.deal, initial_state(held.deal))[0].card
     cert = certify(load_position(str(board), str(card)), tmp_path / "c")
     assert cert.spec.startswith("sha256:") and cert.history == ()
     assert verify(tmp_path / "c").ok

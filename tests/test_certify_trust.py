@@ -413,3 +413,24 @@ def test_a_won_positions_solution_replays_with_check_from_the_deal(tmp_path) -> 
     checked = blackhole("check", "pysol:2", str(folder / "solution.json"))
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert blackhole("verify", str(folder)).returncode == 0
+
+
+def test_a_certificate_written_by_1_1_0_for_all_in_a_row_still_verifies(tmp_path) -> None:
+    """Proven work stays proven: 1.1.0 wrote All in a Row's deal.board with no Game line
+    (its layout named the game then); a board that names no game is now Black Hole, yet
+    that certificate is read as 1.1.0 read it and verifies, by `verify` and the API. A
+    new certificate of the same deal names its game."""
+    import tarfile
+
+    with tarfile.open(ROOT / "tests" / "data" / "all-in-a-row-1.certificate-1.1.0.tar.xz") as tar:
+        tar.extractall(tmp_path, filter="data")
+    old = tmp_path / "air-1"
+    assert not (old / "deal.board").read_text().startswith("Game:")
+    checked = verify(old)
+    assert checked.ok and checked.claim == "unsolvable", checked.reason
+    done = cli("verify", str(old))
+    assert done.exit_code == 0, done.output
+    new = certify("pysol:1:all-in-a-row", tmp_path / "new")
+    assert new.verdict is Verdict.UNSOLVABLE
+    assert (tmp_path / "new" / "deal.board").read_text().startswith("Game: all-in-a-row\n")
+    assert verify(tmp_path / "new").ok

@@ -39,7 +39,7 @@ from blackhole.encode.cnf import (
 from blackhole.errors import InternalError
 from blackhole.positions import load_position
 from blackhole.problem import build_problem
-from blackhole.rules import advance, initial_state, legal_cards, play
+from blackhole.rules import advance, initial_state, legal_moves, play
 from blackhole.solutions import parse_cards
 
 from .helpers import feature_sets, small_deal
@@ -81,11 +81,10 @@ def greedy(deal: Deal, moves: int) -> str | None:
         return None
     state, played = initial_state(deal), []
     for _ in range(moves):
-        if not (legal := legal_cards(deal, state)):
+        if not (legal := legal_moves(deal, state)):
             break
-        card, fan = legal[0]
-        played.append(str(card))
-        state = play(deal, state, fan)
+        played.append(str(legal[0].card))
+        state = play(deal, state, legal[0])
     return " ".join(played)
 
 

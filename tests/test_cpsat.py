@@ -33,6 +33,7 @@ from blackhole.encode.cpsat import (
     export_model,
 )
 from blackhole.errors import InputError, InternalError
+from blackhole.games import ALL_IN_A_ROW
 from blackhole.pipeline import Solution, solve_deal
 from blackhole.problem import Problem, build_problem, same_rank_pairs
 from blackhole.sources import load_deal
@@ -218,7 +219,7 @@ def test_small_decks_and_free_starts_agree_with_search(model: str) -> None:
 def test_all_in_a_row_deal() -> None:
     cards = deck()
     random.Random(1).shuffle(cards)
-    deal = Deal(tuple(tuple(cards[i:i + 4]) for i in range(0, 52, 4)), None)
+    deal = Deal(tuple(tuple(cards[i:i + 4]) for i in range(0, 52, 4)), None, game=ALL_IN_A_ROW)
     referee = solve_deal(deal, "search", Options(timeout=TIMEOUT)).verdict
     solution = solve_deal(deal, "cpsat", Options(timeout=TIMEOUT))
     assert solution.verdict is referee is Verdict.SOLVED

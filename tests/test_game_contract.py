@@ -24,7 +24,7 @@ from blackhole.atlas import lookup
 from blackhole.backends import REGISTRY, make_backend
 from blackhole.games import VARIANTS, Variant
 from blackhole.positions import load_position
-from blackhole.rules import initial_state, legal_cards, replay
+from blackhole.rules import initial_state, legal_moves, replay
 from blackhole.sources import load_deal
 
 from .helpers import ROOT, cli, most_fan_cards
@@ -88,7 +88,7 @@ def referee_best(deal: str) -> int:
     if loaded.foundation is not None:
         return most_fan_cards(loaded)
     return max(1 + most_fan_cards(load_position(deal, str(card)).deal)
-               for card, _ in legal_cards(loaded, initial_state(loaded)))
+               for card, _, _ in legal_moves(loaded, initial_state(loaded)))
 
 
 def the_deals(game: Variant) -> dict[str, str]:
@@ -172,7 +172,7 @@ def first_moves(deal: str, count: int) -> list[str]:
     the line turns one)."""
     from blackhole import solve
 
-    return [str(card) for card, _ in solve(deal, "look").moves[:count]]
+    return [str(card) for card, _, _ in solve(deal, "look").moves[:count]]
 
 
 @pytest.mark.parametrize("played", [0, 3])
@@ -189,7 +189,7 @@ def test_deal_then_show_gives_the_board_back(game: Variant, form: str, played: i
     original = load_position(deal, after[1] if after else None)
     again = load_position(str(path))
     assert (again.moved, again.of) == (original.moved, original.of) == (
-        played - sum(fan is None for _, fan in original.after), lookup(deal).of)
+        played - sum(fan is None for _, fan, _ in original.after), lookup(deal).of)
     assert (again.deal.fans, again.deal.foundation, again.deal.talon, again.deal.ranks,
             again.deal.game) == (original.deal.fans, original.deal.foundation,
                                  original.deal.talon, original.deal.ranks, original.deal.game)
@@ -263,7 +263,7 @@ def test_hint_lists_every_legal_move_and_the_verdict(game: Variant, verdict: str
     deal = the_deals(game)[verdict]
     answer = answered("hint", deal)
     loaded = load_deal(deal)
-    legal = {(str(card), fan) for card, fan in legal_cards(loaded, initial_state(loaded))}
+    legal = {(str(card), fan) for card, fan, _ in legal_moves(loaded, initial_state(loaded))}
     assert {(m["card"], m["fan"]) for m in answer["moves"]} == legal
     assert answer["winnable"] is (verdict == "solved")
     assert any(m["winnable"] for m in answer["moves"]) is (verdict == "solved")
@@ -342,20 +342,20 @@ def test_play_wins_a_won_deal_by_its_keys(game: Variant) -> None:
 
     deal = won_deal(game.name)
     moves = solve(deal, "look").moves
-    turns = [at for at, (_, fan) in enumerate(moves) if fan is None]
+    turns = [at for at, (_, fan, _) in enumerate(moves) if fan is None]
     start = min([len(moves) - LAST, *turns[-1:]])
     made, rest = moves[:start], moves[start:]
-    keys = ["t" if fan is None else FAN_LETTERS[fan] for _, fan in rest]
+    keys = ["t" if fan is None else FAN_LETTERS[fan] for _, fan, _ in rest]
     assert ("t" in keys) is bool(game.talon)
 
     async def main() -> None:
-        app = PlayApp(deal, " ".join(str(card) for card, _ in made))
+        app = PlayApp(deal, " ".join(str(card) for card, _, _ in made))
         async with app.run_test(size=(80, 24)) as pilot:
             await pilot.pause()
             assert app.table.game.outcome is not Outcome.WON
             await pilot.press(*keys)
             await pilot.pause()
-            assert app.table.game.played == tuple(card for card, _ in moves)
+            assert app.table.game.played == tuple(card for card, _, _ in moves)
             assert app.table.game.outcome is Outcome.WON
 
     asyncio.run(main())
@@ -369,7 +369,7 @@ def test_the_pages_position_gives_the_rules_legal_moves(game: Variant) -> None:
     from blackhole.web import api
 
     deal = won_deal(game.name)
-    first = legal_cards(load_deal(deal), initial_state(load_deal(deal)))[0][0]
+    first = legal_moves(load_deal(deal), initial_state(load_deal(deal)))[0].card
     for after in (None, str(first)):
         query = {"deal": deal} | ({"after": after} if after else {})
         answered = api.answer(api.check("position", query, None))
@@ -382,7 +382,7 @@ def test_the_pages_position_gives_the_rules_legal_moves(game: Variant) -> None:
         position = load_position(deal, after)
         state = initial_state(position.deal)
         assert data["legal"] == [{"card": str(card), "fan": fan}
-                                 for card, fan in legal_cards(position.deal, state)]
+                                 for card, fan, _ in legal_moves(position.deal, state)]
         assert data["moved"] == position.moved
 
 

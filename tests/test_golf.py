@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from blackhole.backends import REGISTRY, Options, make_backend
 from blackhole.cards import Card, parse_card
-from blackhole.deal import Deal, position_of
+from blackhole.deal import Deal, Move, position_of
 from blackhole.errors import InputError
 from blackhole.formats import board_text, parse_board, parse_position_text
 from blackhole.game import Game
@@ -31,7 +31,15 @@ from blackhole.games import (
 from blackhole.pipeline import solve_deal
 from blackhole.play.board import rules_text
 from blackhole.positions import load_position
-from blackhole.rules import TALON, Move, Outcome, initial_state, legal_cards, play, replay
+from blackhole.rules import (
+    Outcome,
+    cards_left,
+    initial_state,
+    layout,
+    legal_moves,
+    play,
+    replay,
+)
 from blackhole.sources import expand_specs, load_deal
 
 from .helpers import GOLF_GAMES, SRC, cli, golf_reference, random_line
@@ -180,21 +188,24 @@ def test_random_lines_follow_the_rules_as_stated(number, name, seed) -> None:
     rng = random.Random(seed)
     state, line = initial_state(deal), []
     while True:
-        tops = [fan[h - 1] for fan, h in zip(deal.fans, state.heights, strict=True) if h]
+        gone = set(line)  # the cards played: each fan's top card is its last one left
+        tops = [left[-1] for fan in deal.fans if (left := [c for c in fan if c not in gone])]
+        assert tops == [fan[-1] for fan in layout(deal, state).fans if fan]
         expected = {card for card in tops if _naive_fits(name, card.rank, state.hole.rank)}
         if state.turned < len(deal.talon):
             expected.add(deal.talon[state.turned])
-        legal = legal_cards(deal, state)
+        legal = legal_moves(deal, state)
         assert {move.card for move in legal} == expected
         if not legal:
             break
         move = rng.choice(legal)
-        state = play(deal, state, TALON if move.fan is None else move.fan)
+        state = play(deal, state, move)
         line.append(move.card)
     judged = replay(deal, line)
     assert judged.state == state and judged.played + judged.turned == len(line)
-    assert judged.outcome is (Outcome.WON if not state.cards_left else Outcome.BLOCKED)
-    assert judged.played == 35 - state.cards_left
+    left = cards_left(deal, state)
+    assert judged.outcome is (Outcome.WON if not left else Outcome.BLOCKED)
+    assert judged.played == 35 - left
 
 
 def test_the_talon_turns_in_order_and_a_win_leaves_it() -> None:
@@ -202,7 +213,7 @@ def test_the_talon_turns_in_order_and_a_win_leaves_it() -> None:
     first, second = deal.talon[:2]
     assert replay(deal, [second]).reason == f"{second} is not the next talon card ({first} is)"
     assert replay(deal, [first, first]).reason == f"{first} already played"
-    assert replay(deal, [Move(None, TALON), Move(None, TALON)]).order == (first, second)
+    assert replay(deal, [Move.turn(), Move.turn()]).order == (first, second)
     solved = solve_deal(deal, "search", Options())
     judged = replay(deal, list(solved.moves))
     assert judged.won and judged.played == 35
@@ -238,7 +249,7 @@ def test_positions_hold_the_talon_progress() -> None:
 
 def test_a_game_in_play_turns_the_talon_and_undoes_it() -> None:
     game = Game.of(load_deal("pysol:3:golf"))
-    turned = game.play(TALON)
+    turned = game.turn()
     assert turned.state.hole == game.deal.talon[0] and turned.score == 0
     assert turned.position.deal.talon == game.deal.talon[1:]
     assert turned.undo().state == game.state

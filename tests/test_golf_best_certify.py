@@ -28,7 +28,7 @@ def part_played(game: str, number: int, moves: int) -> str:
     """The first `moves` moves of the best line of lost PySolFC Golf deal `number`."""
     assert golf_reference()[number, game]["verdict"] == "unsolvable", (game, number)
     found = best_score(f"pysol:{number}:{game}", "auto")
-    return " ".join(str(card) for card, _ in found.moves[:moves])
+    return " ".join(str(card) for card, _, _ in found.moves[:moves])
 
 
 @pytest.mark.parametrize(("game", "number"), [("golf", 1), ("dead-king-golf", 1),

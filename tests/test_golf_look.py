@@ -128,7 +128,7 @@ def test_the_cuts_hold_on_every_state_of_winning_lines(game: str) -> None:
             left[problem.rank[v]] += 1
         excess = sum(1 if problem.rank[v] % 2 else -1 for v in problem.required)
         turned = 0
-        for card, _ in solution.moves:
+        for card, _, _ in solution.moves:
             assert hall_ok(left, hole, talon_left[turned], links), (seed, str(card))
             if applies:
                 assert -odd[turned] - (hole % 2) <= excess <= even[turned] + (hole % 2 == 0)
@@ -355,7 +355,7 @@ def test_the_best_score_engines_are_move_for_move_alike(game: str) -> None:
 def test_hints_agree_with_a_plain_search_after_every_move(game: str) -> None:
     from blackhole.advice import hints
     from blackhole.deal import position_of
-    from blackhole.rules import advance, legal_cards
+    from blackhole.rules import advance, legal_moves
 
     for seed in range(15):
         deal = small_golf(seed, game)
@@ -363,7 +363,7 @@ def test_hints_agree_with_a_plain_search_after_every_move(game: str) -> None:
         found = hints(position)
         state = replay(deal, []).state
         assert sorted(str(h.card) for h in found) == \
-            sorted(str(m.card) for m in legal_cards(deal, state)), seed
+            sorted(str(m.card) for m in legal_moves(deal, state)), seed
         for hint in found:
             after = advance(position, [hint.card])
             expected = after.moved + most_fan_cards(after.deal)

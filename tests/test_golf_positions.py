@@ -17,12 +17,12 @@ from blackhole.advice import analyze, hints
 from blackhole.atlas import lookup
 from blackhole.best import best_score
 from blackhole.cards import Card
-from blackhole.deal import Deal, unreachable_top
+from blackhole.deal import Deal, Kind, unreachable_top
 from blackhole.errors import InputError
 from blackhole.formats import board_text, parse_board, parse_position_text
 from blackhole.games import GAME_NAMES, rank_fits
 from blackhole.positions import load_position
-from blackhole.rules import initial_state, legal_cards, replay
+from blackhole.rules import initial_state, legal_moves, replay
 from blackhole.sources import load_deal
 from blackhole.web.api import answer, check
 
@@ -193,7 +193,7 @@ def test_the_one_check_refuses_a_top_card_on_nothing_it_fits_in_every_game(game)
     deal = load_deal(spec)
     state = initial_state(deal)
     tops = [deal.fans[fan][-1] for fan in range(len(deal.fans))]
-    fits = {move.card for move in legal_cards(deal, state) if move.fan is not None}
+    fits = {move.card for move in legal_moves(deal, state) if move.kind is Kind.PLAY}
     unfit = next(card for card in tops if card not in fits)
     with pytest.raises(InputError, match="no line leaves it on top"):
         parse_board(_off_column(spec, str(unfit)), "u.board")

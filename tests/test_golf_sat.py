@@ -47,7 +47,7 @@ def sat_verdict(deal: Deal, features: frozenset[str] | None = None) -> Verdict:
     assert solution.result.backend == "sat"
     if solution.verdict is Verdict.SOLVED:  # solve_deal replayed it; check it again
         assert solution.replay is not None and solution.replay.won
-        assert replay(deal, [card for card, _ in solution.moves]).won
+        assert replay(deal, [card for card, _, _ in solution.moves]).won
     return solution.verdict
 
 
@@ -91,7 +91,7 @@ def test_pysol_golf_sat_agrees_with_the_search_referee(game: str) -> None:
 
 def test_a_golf_position_and_a_won_one() -> None:
     deal = load_deal("pysol:2:golf")
-    line = [card for card, _ in solve_deal(deal, "search", Options()).moves]
+    line = [card for card, _, _ in solve_deal(deal, "search", Options()).moves]
     from blackhole.positions import load_position
 
     for cut in (5, 20, len(line) - 1, len(line)):

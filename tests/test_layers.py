@@ -26,7 +26,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("proof checker", ("drat.parse", "drat.propagation", "drat.python_engine", "drat.check",
                        "drat")),
     ("cards", ("cards",)),
-    ("deals", ("games", "deal")),
+    ("deals", ("games", "tableau", "deal")),
     ("formats", ("formats",)),
     ("sources", ("sources",)),
     ("rules", ("rules", "game")),

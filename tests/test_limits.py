@@ -275,7 +275,7 @@ def test_every_command_ends_soon_after_its_limit(unsettled: str, args: tuple[str
 def _played_out() -> str:
     """pysol:2 after a winning line: a position with no cards left."""
     won = solve("pysol:2")
-    return " ".join(str(card) for card, _ in won.moves)
+    return " ".join(str(card) for card, _, _ in won.moves)
 
 
 @needs_cadical

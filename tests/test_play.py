@@ -19,6 +19,7 @@ import pytest
 
 from blackhole.backends import Verdict
 from blackhole.cards import Card
+from blackhole.deal import Kind, Move
 from blackhole.errors import InternalError
 from blackhole.game import Game
 from blackhole.pipeline import solve
@@ -66,13 +67,16 @@ def screen_text(game: PlayApp) -> str:
     return "\n".join(parts)
 
 
+TWO_OF_SPADES = Move(Card(2, "S"), 1, Kind.PLAY)  # pysol:2's fan b ("b" plays it)
+
+
 def letter(fan: int) -> str:
     return FAN_LETTERS[fan]
 
 
 def illegal_fan(game: Game) -> int:
     """A fan whose top card does not fit on the hole."""
-    legal = {fan for _, fan in game.legal()}
+    legal = {move.fan for move in game.legal()}
     return next(fan for fan in range(len(game.deal.fans))
                 if fan not in legal and game.top(fan) is not None)
 
@@ -86,9 +90,9 @@ def test_pysol_2_played_to_a_win_from_the_solvers_moves(tmp_path: Path) -> None:
     async def script(game: PlayApp, pilot) -> None:
         assert "score 0/51" in shown(game, "#status")
         assert "pysol:2" in shown(game, "#status")
-        await pilot.press(*(letter(fan) for _, fan in moves))
+        await pilot.press(*(letter(fan) for _, fan, _ in moves))
         await pilot.pause()
-        assert game.table.game.played == tuple(card for card, _ in moves)
+        assert game.table.game.played == tuple(card for card, _, _ in moves)
         assert game.table.game.outcome is Outcome.WON
         assert isinstance(game.screen, EndScreen)
         assert "You won: 51/51" in str(game.screen.query_one("#end").render())
@@ -110,7 +114,7 @@ def test_the_screen_shows_the_hole_every_fan_and_the_playable_cards() -> None:
             column = shown(game, f"#fan-{letter(fan)}")
             assert column.split()[0] == letter(fan)
             assert [c.unicode() for c in cards] == column.replace("▸", " ").split()[1:]
-        for card, fan in game.table.game.legal():  # 2♠, 2♥ and K♥ fit the A♠
+        for card, fan, _ in game.table.game.legal():  # 2♠, 2♥ and K♥ fit the A♠
             assert f"▸{card.unicode()}" in shown(game, f"#fan-{letter(fan)}")
         assert sum(shown(game, f"#fan-{letter(f)}").count("▸") for f in range(17)) == 3
         assert all(region.size.width <= SIZE[0] for region in [game.screen])
@@ -143,7 +147,7 @@ def test_an_illegal_key_press_changes_nothing() -> None:
 
 
 def test_empty_and_missing_fans_are_refused() -> None:
-    line = [card for card, _ in solve("pysol:2").moves]
+    line = [card for card, _, _ in solve("pysol:2").moves]
     start = load_position("pysol:2")
     count = next(k for k in range(len(line)) if any(
         not fan for fan in load_position("pysol:2", " ".join(map(str, line[:k]))).deal.fans))
@@ -172,7 +176,7 @@ def test_undo_and_redo_restore_the_exact_position() -> None:
     async def script(game: PlayApp, pilot) -> None:
         table = game.table
         seen = [(table.game.state, screen_text(game).split("\n", 3)[:3])]
-        for _, fan in moves:
+        for _, fan, _ in moves:
             await pilot.press(letter(fan))
             seen.append((table.game.state, screen_text(game).split("\n", 3)[:3]))
         for back in range(len(moves)):
@@ -187,7 +191,7 @@ def test_undo_and_redo_restore_the_exact_position() -> None:
             await pilot.press("r")
             assert table.game.state == seen[step][0]
             assert shown(game, "#hole") == seen[step][1][1]
-        assert table.game.moves == tuple(fan for _, fan in moves)
+        assert table.game.moves == tuple(moves)
         assert f"moves {len(moves)}   undos {len(moves)}" in shown(game, "#status")
         await pilot.press("r")
         assert "nothing to redo" in shown(game, "#message")
@@ -234,7 +238,7 @@ def test_new_deal_and_rules() -> None:
 
 
 def test_the_saved_file_replays_through_check_and_after(tmp_path: Path) -> None:
-    line = [card for card, _ in solve("pysol:2").moves]
+    line = [card for card, _, _ in solve("pysol:2").moves]
 
     async def script(game: PlayApp, pilot) -> None:
         await pilot.press("u")  # 19 of the 20 moves stand
@@ -313,15 +317,15 @@ def test_a_new_deal_asks_before_it_drops_a_game(tmp_path: Path,
             str(game.screen.query_one("#question").render())
         await pilot.press("n")  # kept
         assert isinstance(game.screen, Table)
-        assert table.spec == "pysol:2" and table.game.moves == (1,)
+        assert table.spec == "pysol:2" and table.game.moves == (TWO_OF_SPADES,)
         await pilot.press("N", "escape")  # kept again
-        assert table.spec == "pysol:2" and table.game.moves == (1,)
+        assert table.spec == "pysol:2" and table.game.moves == (TWO_OF_SPADES,)
         await pilot.press("N", "y")  # dropped
         assert isinstance(game.screen, Table) and table.spec == "random:41"
         assert table.game.moves == ()
         await pilot.press("N")  # nothing played on this deal: no question
         assert isinstance(game.screen, Table) and table.spec == "random:42"
-        await pilot.press(letter(table.game.legal()[0][1]), "s", "enter")
+        await pilot.press(letter(table.game.legal()[0].fan), "s", "enter")
         await pilot.press("N")  # saved: nothing to lose
         assert isinstance(game.screen, Table) and table.spec == "random:43"
 
@@ -487,7 +491,7 @@ def greedy_line(spec: str) -> list[Card]:
     """The first legal card, fan a first, until the game blocks or is won."""
     game = Game(load_position(spec))
     while game.legal():
-        game = game.play(game.legal()[0][1])
+        game = game.play(game.legal()[0])
     return list(game.played)
 
 
@@ -508,14 +512,15 @@ def test_a_hint_keeps_a_winnable_game_winnable() -> None:
             await pilot.press("H")
             await settle(game, pilot)
             assert "stays winnable" in shown(game, "#message")
-            hinted = table.hinted
-            assert f" {letter(hinted)} " in shown(game, f"#fan-{letter(hinted)}") + " "
+            hinted, fan = table.hinted, table.hinted_fan()
+            assert hinted.kind is Kind.PLAY and fan == hinted.fan
+            assert f" {letter(fan)} " in shown(game, f"#fan-{letter(fan)}") + " "
             before = table.game
-            await pilot.press(letter(hinted))
+            await pilot.press(letter(fan))
             assert table.game.moves == (*before.moves, hinted)
             assert solve(table.game.position.deal).verdict is Verdict.SOLVED
 
-    drive(PlayApp("pysol:2", " ".join(str(card) for card, _ in line)), script)
+    drive(PlayApp("pysol:2", " ".join(str(card) for card, _, _ in line)), script)
 
 
 @needs_engine
@@ -542,9 +547,9 @@ def test_a_hint_answers_the_deal_on_the_table(monkeypatch: pytest.MonkeyPatch) -
         late.set()
         await settle(game, pilot)
         assert table.spec == "random:3" and "hint: play" in shown(game, "#message")
-        assert table.hinted in {fan for _, fan in table.game.legal()}
-        card = table.game.top(table.hinted).unicode()
-        assert f"play {card} from fan {letter(table.hinted)}" in shown(game, "#message")
+        assert table.hinted in table.game.legal()
+        card = table.game.top(table.hinted.fan).unicode()
+        assert f"play {card} from fan {letter(table.hinted.fan)}" in shown(game, "#message")
 
     drive(PlayApp("pysol:2", seeds=lambda: 3), script)
 
@@ -561,7 +566,7 @@ def test_an_engine_failure_is_said_and_the_game_goes_on(monkeypatch: pytest.Monk
         await settle(game, pilot)
         assert shown(game, "#message") == "hint failed: the solver's line fails replay"
         await pilot.press("b")
-        assert game.table.game.moves == (1,)
+        assert game.table.game.moves == (TWO_OF_SPADES,)
 
     drive(PlayApp("pysol:2"), script)
 
@@ -569,13 +574,13 @@ def test_an_engine_failure_is_said_and_the_game_goes_on(monkeypatch: pytest.Monk
 def losing_move(spec: str) -> tuple[list[Card], int]:
     """Along the solver's winning line, the first position with a legal move that loses
     (by the SAT solver, not the hint engine): the cards before it and that move's fan."""
-    line = [card for card, _ in solve(spec).moves]
+    line = [card for card, _, _ in solve(spec).moves]
     game = Game(load_position(spec))
     for card in line:
-        for top, fan in game.legal():
-            if top != card and solve(game.play(fan).position.deal).verdict \
+        for move in game.legal():
+            if move.card != card and solve(game.play(move).position.deal).verdict \
                     is Verdict.UNSOLVABLE:
-                return list(game.played), fan
+                return list(game.played), move.fan
         game = game.play_card(card)
     raise AssertionError(f"no losing move along the line of {spec}")
 
@@ -605,7 +610,7 @@ def test_the_coach_reports_the_loss_right_after_a_losing_move() -> None:
         assert shown(game, "#coach") == "" and "coach off" in shown(game, "#status")
         await pilot.press(letter(fan))  # lose again, then play on until blocked
         while table.game.legal():
-            await pilot.press(letter(table.game.legal()[0][1]))
+            await pilot.press(letter(table.game.legal()[0].fan))
         await settle(game, pilot)
         text = str(game.screen.query_one("#end").render())
         assert "The best possible on this deal: 51/51." in text
@@ -643,7 +648,7 @@ def test_an_unsolvable_deal_ends_blocked_with_its_exact_best_score() -> None:
         table = game.table
         table.replay_seconds = 0.01
         while table.game.legal():
-            await pilot.press(letter(table.game.legal()[0][1]))
+            await pilot.press(letter(table.game.legal()[0].fan))
         await settle(game, pilot)
         assert isinstance(game.screen, EndScreen)
         text = str(game.screen.query_one("#end").render())
@@ -653,7 +658,7 @@ def test_an_unsolvable_deal_ends_blocked_with_its_exact_best_score() -> None:
         lost = Game(table.game.start, table.game.moves[:found.lost_at])
         assert best_score(lost.position).best == exact
         assert best_score(lost.play(table.game.moves[found.lost_at]).position).best < exact
-        fan = letter(table.game.moves[found.lost_at])
+        fan = letter(table.game.moves[found.lost_at].fan)
         assert f"Move {found.lost_at + 1} ({found.lost_card.unicode()} from fan {fan}) was " \
                "the first to cost cards: after it the best still reachable was " \
                f"{found.best_after}/51." in text

@@ -13,17 +13,18 @@ import pytest
 from blackhole.backends import Verdict
 from blackhole.best import best_score
 from blackhole.cards import Card
+from blackhole.deal import Kind, Move
 from blackhole.errors import InputError
 from blackhole.game import Game
 from blackhole.games import VARIANTS
 from blackhole.pipeline import solve
 from blackhole.play import engine
-from blackhole.play.app import PlayApp
+from blackhole.play.app import TURN, PlayApp
 from blackhole.play.board import rules_text, table_size
 from blackhole.play.session import Review, review
 from blackhole.play.widgets import EndScreen, RulesScreen, review_text
 from blackhole.positions import load_position
-from blackhole.rules import TALON, Outcome, initial_state, legal_cards, play, replay
+from blackhole.rules import Outcome, initial_state, legal_moves, play, replay
 
 from .helpers import GOLF_GAMES, cli
 from .test_play import Tmux, drive, illegal_fan, letter, needs_tmux, settle, shown
@@ -32,17 +33,17 @@ SPEC = "pysol:2:golf"  # solvable: Golf's talon starts 3♠ 10♠ 9♥ on the 2�
 
 
 def key(fan: int | None) -> str:
-    """The key that plays a move: its fan's letter, or t to turn the talon."""
-    return "t" if fan is None or fan == TALON else letter(fan)
+    """The key that plays a move: its fan's letter, or t to turn the talon (no fan)."""
+    return "t" if fan is None else letter(fan)
 
 
-def winning_line(spec: str) -> list[tuple[Card, int | None]]:
+def winning_line(spec: str) -> list[Move]:
     """The solver's winning line, cut where the last fan card is played (the game is
     won there; talon cards may remain)."""
     deal = load_position(spec).deal
     line = list(solve(spec).moves)
     for end in range(len(line) + 1):
-        if replay(deal, [card for card, _ in line[:end]]).won:
+        if replay(deal, [card for card, _, _ in line[:end]]).won:
             return line[:end]
     raise AssertionError(f"the solver's line for {spec} does not win")
 
@@ -117,18 +118,19 @@ def test_turning_playing_and_undoing_follow_the_rules_engine() -> None:
         table = game.table
         states = [initial_state(deal)]
         await pilot.press("t")
-        states.append(play(deal, states[-1], TALON))
+        states.append(play(deal, states[-1], Move.turn()))
         assert table.game.state == states[-1] and states[-1].turned == 1
         assert shown(game, "#hole").startswith("foundation  3♠")
         assert shown(game, "#talon").startswith("talon ▸10♠ next, 15 left")
         assert "score 0/35   moves 1" in shown(game, "#status")
-        card, fan = next(move for move in legal_cards(deal, states[-1]) if move.fan is not None)
+        card, fan, _ = next(move for move in legal_moves(deal, states[-1])
+                            if move.kind is Kind.PLAY)
         await pilot.press(letter(fan))
-        states.append(play(deal, states[-1], fan))
+        states.append(play(deal, states[-1], Move(fan=fan, kind=Kind.PLAY)))
         assert table.game.state == states[-1] and table.game.state.hole == card
         assert "score 1/35   moves 2" in shown(game, "#status")
         await pilot.press("space")
-        states.append(play(deal, states[-1], TALON))
+        states.append(play(deal, states[-1], Move.turn()))
         assert table.game.state == states[-1] and table.game.state.turned == 2
         assert replay(deal, table.game.played).state == table.game.state
         before = table.game
@@ -168,10 +170,10 @@ def test_a_golf_game_won_from_the_solvers_line_saves_and_checks(tmp_path: Path) 
     line = winning_line(SPEC)
 
     async def script(game: PlayApp, pilot) -> None:
-        await pilot.press(*(key(fan) for _, fan in line))
+        await pilot.press(*(key(fan) for _, fan, _ in line))
         await pilot.pause()
         table = game.table
-        assert table.game.played == tuple(card for card, _ in line)
+        assert table.game.played == tuple(card for card, _, _ in line)
         assert table.game.outcome is Outcome.WON and table.game.score == 35
         left = 16 - table.game.state.turned
         assert f"You won: 35/35, every fan is cleared, with {left} talon card" in end_text(game)
@@ -293,28 +295,28 @@ def test_a_hint_on_golf_names_the_talon_when_only_it_moves() -> None:
     deal = load_position(SPEC).deal
     line = winning_line(SPEC)
     game = Game(load_position(SPEC))
-    for count, (_, fan) in enumerate(line):  # the first position where only the talon moves
-        if [move.fan for move in game.legal()] == [None] and count:
+    for count, move in enumerate(line):  # the first position where only the talon moves
+        if [legal.fan for legal in game.legal()] == [None] and count:
             break
-        game = game.play(TALON if fan is None else fan)
-    before = [card for card, _ in line[:count]]
+        game = game.play(move)
+    before = [card for card, _, _ in line[:count]]
 
     async def script(app: PlayApp, pilot) -> None:
         table = app.table
         await pilot.press("H")
         await settle(app, pilot)
-        card = table.game.top(TALON)
+        card = table.game.next_talon()
         assert shown(app, "#message") == \
             f"hint: play {card.unicode()} off the talon: the game stays winnable"
-        assert table.hinted == TALON
+        assert table.hinted == Move.turn(card) and table.hinted_fan() == TURN
         await pilot.press("t")
-        assert table.game.state == play(deal, game.state, TALON)
+        assert table.game.state == play(deal, game.state, Move.turn())
         for _ in range(3):  # hints keep it winnable, by the solver's word
             await pilot.press("H")
             await settle(app, pilot)
             assert "stays winnable" in shown(app, "#message")
             moves, hinted = table.game.moves, table.hinted
-            await pilot.press(key(hinted))
+            await pilot.press(key(hinted.fan))
             assert table.game.moves == (*moves, hinted)
             assert solve(table.game.position.deal).verdict is Verdict.SOLVED
 
@@ -334,12 +336,13 @@ def test_a_blocked_golf_game_names_the_talon_turn_that_cost_cards() -> None:
         await settle(app, pilot)
         assert table.game.outcome is Outcome.BLOCKED and table.game.state.turned == 16
         found = app.screen.found
-        assert isinstance(found, Review) and found.lost_fan == TALON
+        assert isinstance(found, Review) and found.lost_fan is None
+        assert table.game.moves[found.lost_at].kind is Kind.TURN
         start = best_score(table.game.start)
         assert found.best == start.best and start.proven
         lost = Game(table.game.start, table.game.moves[:found.lost_at])
         assert best_score(lost.position).best == start.best
-        after = best_score(lost.play(TALON).position)
+        after = best_score(lost.turn().position)
         assert after.best == found.best_after < start.best
         text = end_text(app)
         assert f"The best possible on this deal: {start.best}/35." in text
@@ -355,7 +358,7 @@ def test_a_blocked_golf_game_names_the_talon_turn_that_cost_cards() -> None:
 
 
 def test_review_text_names_a_talon_turn() -> None:
-    found = Review(1, 35, 29, True, (), lost_at=2, lost_card=Card(11, "H"), lost_fan=TALON,
+    found = Review(1, 35, 29, True, (), lost_at=2, lost_card=Card(11, "H"), lost_fan=None,
                    best_after=17)
     assert "Move 3 (JH off the talon) was the first to cost cards: after it the best " \
            "still reachable was 17/35." in str(review_text(found, str))
@@ -367,15 +370,14 @@ def test_a_game_started_after_a_talon_turn_numbers_its_moves_from_the_deal() -> 
     start, as every answer numbers moves."""
     game = Game(load_position("pysol:1:golf", "8H"))
     while game.legal():
-        fan = game.legal()[-1].fan  # the talon while it lasts
-        game = game.play(TALON if fan is None else fan)
+        game = game.play(game.legal()[-1])  # the talon while it lasts
     found = review(game, {}, best_score)
     assert found.started == 1 and found.lost_at is not None
     text = str(review_text(found, str))
     assert "from where this game started" in text
     assert f"Move {found.lost_at + 2} ({found.lost_card} " in text
     lost = game.moves[found.lost_at]
-    full = Game(load_position("pysol:1:golf"), (TALON, *game.moves))
+    full = Game(load_position("pysol:1:golf"), (Move.turn(Card(8, "H")), *game.moves))
     assert full.moves[found.lost_at + 1] == lost  # the same move, from the deal's start
 
 

@@ -11,13 +11,19 @@ from hypothesis import strategies as st
 
 from blackhole.backends import Options
 from blackhole.cards import Card, deck, parse_card, rank_adjacent
-from blackhole.deal import Position, position_of
+from blackhole.deal import Kind, Move, Position, position_of
 from blackhole.errors import InputError
-from blackhole.formats import board_text, parse_board, parse_position_text, position_json
+from blackhole.formats import (
+    board_text,
+    parse_board,
+    parse_position_text,
+    position_json,
+    saved_board,
+)
 from blackhole.game import Game
 from blackhole.pipeline import solve_deal
 from blackhole.positions import load_position, read_moves
-from blackhole.rules import Outcome, initial_state, legal_moves, play, replay
+from blackhole.rules import Outcome, initial_state, legal_moves, play, replay, top_card
 from blackhole.sources import expand_specs, load_deal, random_deal
 
 from .helpers import EXAMPLES, cli
@@ -36,9 +42,10 @@ def random_line(deal, rng: random.Random, limit: int | None = None) -> list[Card
     """Legal moves picked at random until blocked (or `limit` moves)."""
     state, line = initial_state(deal), []
     while (options := legal_moves(deal, state)) and (limit is None or len(line) < limit):
-        fan = rng.choice(options)
-        line.append(deal.fans[fan][state.heights[fan] - 1])
-        state = play(deal, state, fan)
+        move = rng.choice(options)
+        assert move.card == top_card(deal, state, move.fan)
+        line.append(move.card)
+        state = play(deal, state, move)
     return line
 
 
@@ -185,7 +192,8 @@ def test_all_in_a_row_positions_count_52() -> None:
     position = load_position("pysol:24:all-in-a-row", str(first))
     assert (position.moved, position.of) == (1, 52)
     assert position.deal.foundation == first and len(position.deal.fans) == 13
-    again = parse_position_text(board_text(position.deal), "b")
+    # a board names no game but Black Hole's by its layout: the board saved names it
+    again = parse_position_text(saved_board(position.deal), "b")
     assert (again.deal, again.moved, again.of) == (position.deal, 1, 52)
 
 
@@ -206,7 +214,8 @@ def test_a_won_position_is_all_dashes_and_solves_with_no_moves() -> None:
     (("QC 8C 2S", "QC 8C 2S TC"), "duplicate card"),
     (("QC 8C 2S", "QC 8C AS"), "the hole's card cannot also lie on a fan"),
     (("JS 7C 5H\n", "JS 7C 5H 4H\n", "QS 4H KH", "QS KH"), "expected 3 cards in this fan"),
-    (("Foundations: AS", "Foundations: -"), "card(s) missing"),
+    (("Foundations: AS", "Game: all-in-a-row\nFoundations: -"), "card(s) missing"),
+    (("Foundations: AS", "Foundations: -"), "Black Hole's foundation always holds a card"),
 ])
 def test_bad_boards_are_one_line_exit_2(tmp_path, edit, words) -> None:
     path = tmp_path / "bad.board"
@@ -274,7 +283,7 @@ def test_backends_solve_positions_and_the_answer_replays_from_there(backend, k) 
     position = load_position("pysol:2", " ".join(SOLUTION[:k]))
     solution = solve_deal(position.deal, backend, Options(timeout=60))
     assert solution.verdict.value == "solved" and len(solution.moves) == 51 - k
-    rest = [card for card, _ in solution.moves]
+    rest = [card for card, _, _ in solution.moves]
     assert replay(position.deal, rest).won
     assert replay(load_deal("pysol:2"), position.history + tuple(rest)).won
 
@@ -371,7 +380,7 @@ def test_folders_and_oversized_files_are_one_line_errors(tmp_path) -> None:
 def test_game_plays_undoes_and_redoes() -> None:
     game = Game.of(load_deal("pysol:2"))
     assert not game.can_undo and game.score == 0 and game.outcome is Outcome.UNFINISHED
-    assert (Card(2, "S"), 1) in game.legal()
+    assert Move(Card(2, "S"), 1, Kind.PLAY) in game.legal()
     for card in SOLUTION[:5]:
         game = game.play_card(parse_card(card))
     assert game.score == 5 and game.played == tuple(map(parse_card, SOLUTION[:5]))
@@ -379,7 +388,7 @@ def test_game_plays_undoes_and_redoes() -> None:
     assert back.score == 3 and back.can_redo
     assert back.redo().redo() == game
     assert back.restart().score == 0 and back.restart().redo().redo().redo() == back
-    branched = back.play(back.legal()[-1][1])
+    branched = back.play(back.legal()[-1])
     assert not branched.can_redo  # a new move clears the redo list
     assert game.position == load_position("pysol:2", " ".join(SOLUTION[:5]))
     with pytest.raises(ValueError, match="not a top card"):
@@ -404,7 +413,7 @@ def test_random_games_agree_with_replay(seed: int, play_seed: int) -> None:
     rng = random.Random(play_seed)
     game = Game.of(deal)
     while game.legal():
-        game = game.play(rng.choice(game.legal())[1])
+        game = game.play(rng.choice(game.legal()))
         if rng.random() < 0.2:
             game = game.undo()
     judged = replay(deal, game.played)

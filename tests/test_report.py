@@ -299,14 +299,14 @@ def test_a_malformed_field_is_bad_input(tmp_path: Path, change: dict[str, Any],
 
 def _longest_line(spec: str) -> list[dict[str, Any]]:
     """A longest legal line of a deal whose game tree is tiny, by trying every line."""
-    from blackhole.rules import initial_state, legal_cards, play
+    from blackhole.rules import initial_state, legal_moves, play
 
     deal = load_deal(spec)
 
     def longest(state) -> list[dict[str, Any]]:
         best: list[dict[str, Any]] = []
-        for card, fan in legal_cards(deal, state):
-            line = [{"card": str(card), "fan": fan}, *longest(play(deal, state, fan))]
+        for move in legal_moves(deal, state):
+            line = [{"card": str(move.card), "fan": move.fan}, *longest(play(deal, state, move))]
             best = max(best, line, key=len)
         return best
 

@@ -9,8 +9,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from blackhole.cards import Card, parse_card
-from blackhole.deal import Deal
-from blackhole.rules import Move, Outcome, initial_state, legal_moves, play, replay
+from blackhole.deal import Deal, Kind, Move
+from blackhole.rules import (
+    Outcome,
+    initial_state,
+    layout,
+    legal_moves,
+    play,
+    replay,
+    top_card,
+)
 from blackhole.sources import load_deal, random_deal
 
 from .helpers import EXAMPLES
@@ -36,19 +44,20 @@ def test_wrap_around_king_ace_two() -> None:
     # pysol:2 has KH on top of fan 12 and 2S on top of fan 1: A-K and K-A-2 style runs
     deal = load_deal("pysol:2")
     state = initial_state(deal)
-    assert 12 in legal_moves(deal, state)  # KH onto the ace
-    assert 1 in legal_moves(deal, state)  # 2S onto the ace
-    after_king = play(deal, state, 12)
+    assert Move(Card(13, "H"), 12, Kind.PLAY) in legal_moves(deal, state)  # KH onto the ace
+    assert Move(Card(2, "S"), 1, Kind.PLAY) in legal_moves(deal, state)  # 2S onto the ace
+    after_king = play(deal, state, Move(fan=12, kind=Kind.PLAY))
     assert after_king.hole == Card(13, "H")
 
 
 def test_equal_ranks_never_fit() -> None:
     deal = random_deal(11)
     state = initial_state(deal)
-    for fan in legal_moves(deal, state):
-        after = play(deal, state, fan)
+    for move in legal_moves(deal, state):
+        after = play(deal, state, move)
         for other in legal_moves(deal, after):
-            assert deal.fans[other][after.heights[other] - 1].rank != after.hole.rank
+            assert top_card(deal, after, other.fan) == other.card
+            assert other.card.rank != after.hole.rank
 
 
 def test_emptied_fan_stays_empty() -> None:
@@ -61,15 +70,15 @@ def test_emptied_fan_stays_empty() -> None:
     assert emptied.played == 3 and emptied.outcome is not Outcome.ILLEGAL
     state = initial_state(deal)
     for _ in range(3):
-        state = play(deal, state, 0)
-    assert state.heights[0] == 0 and state.hole == Card(4, "C")
+        state = play(deal, state, Move(fan=0, kind=Kind.PLAY))
+    assert len(layout(deal, state).fans[0]) == 0 and state.hole == Card(4, "C")
     assert replay(deal, [Move(fan=0)] * 4).reason == "fan 1 is empty"
     for seed in range(20):  # every way on from here: fan 1 never comes back
         rng, later = random.Random(seed), state
         while options := legal_moves(deal, later):
-            assert 0 not in options
+            assert 0 not in {move.fan for move in options}
             later = play(deal, later, rng.choice(options))
-            assert later.heights[0] == 0
+            assert len(layout(deal, later).fans[0]) == 0
     # equal ranks never fit: with 3C under 3D, 3C stays blocked after 3D
     blocked = (tuple(cards("3C 3D 2H")),) + tuple(
         tuple(c) for c in _chunks([c for c in _rest_of_deck("3C 3D 2H")], 3))
@@ -124,9 +133,10 @@ def naive_is_legal_win_or_prefix(deal: Deal, moves: list[Card]) -> tuple[bool, i
 def random_play(deal: Deal, rng: random.Random) -> list[Card]:
     state, played = initial_state(deal), []
     while options := legal_moves(deal, state):
-        fan = rng.choice(options)
-        played.append(deal.fans[fan][state.heights[fan] - 1])
-        state = play(deal, state, fan)
+        move = rng.choice(options)
+        assert move.card == top_card(deal, state, move.fan)
+        played.append(move.card)
+        state = play(deal, state, move)
     return played
 
 

@@ -466,7 +466,7 @@ def test_a_closed_request_stops_its_solve_and_frees_its_worker() -> None:
 def test_a_position_gives_its_layout_and_legal_moves_from_the_rules(server, spec,
                                                                     after) -> None:
     from blackhole.positions import load_position
-    from blackhole.rules import initial_state, legal_cards, outcome
+    from blackhole.rules import initial_state, legal_moves, outcome
 
     status, _, data = server.ask("/api/position", {"deal": spec, "after": after})
     assert status == 200, data
@@ -476,7 +476,7 @@ def test_a_position_gives_its_layout_and_legal_moves_from_the_rules(server, spec
     position = load_position(spec, after or None)
     state = initial_state(position.deal)
     assert data["legal"] == [{"card": str(card), "fan": fan}
-                             for card, fan in legal_cards(position.deal, state)]
+                             for card, fan, _ in legal_moves(position.deal, state)]
     assert (data["moved"], data["of"]) == (position.moved, position.of)
     assert data["outcome"] == outcome(position.deal, state).value
     assert data["game"] == position.deal.game.name

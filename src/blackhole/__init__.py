@@ -28,11 +28,12 @@ from typing import Any
 
 # The public names, by the module that defines them: the one list of the API.
 _MODULES = {
-    "blackhole.deal": ("Deal", "Position"),
+    "blackhole.deal": ("Deal", "Position", "Move", "Kind"),
+    "blackhole.tableau": ("Tableau",),
     "blackhole.sources": ("load_deal",),
     "blackhole.positions": ("load_position",),
     "blackhole.problem": ("Problem", "build_problem"),
-    "blackhole.rules": ("Move", "Replay", "replay"),
+    "blackhole.rules": ("Replay", "replay"),
     "blackhole.backends": ("Options", "Result", "Verdict", "available_backends"),
     "blackhole.pipeline": ("Solution", "solve"),
     "blackhole.best": ("Best", "best_score"),

@@ -1046,7 +1046,7 @@ static void play(Search *s, int depth) {
     child->allowed = fr->allowed - (fr->i > 0);
     child->moves = fr->moves + fr->nmoves;
     child->cut = 0;
-    if (f == s->nfans) { /* the talon's next card onto the hole */
+    if (f == s->nfans) { /* a turn (look.TURN, Kind.TURN): the talon's next card onto the hole */
         s->line[depth] = s->talon_node[fr->turned];
         child->hole = s->talon_rank[fr->turned];
         child->cards = fr->cards;

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from blackhole.backends import Options
 from blackhole.cards import Card
-from blackhole.deal import Deal, Position
+from blackhole.deal import Deal, Kind, Position
 from blackhole.errors import InputError, InternalError
 from blackhole.hint_engines import hint_engine
 from blackhole.positions import as_position
@@ -93,7 +93,7 @@ class Hint(Bounded):
 
     @property
     def move(self) -> Move:
-        return Move(self.card, self.fan)
+        return Move(self.card, self.fan, Kind.TURN if self.fan is None else Kind.PLAY)
 
 
 def hints(position: Position | Deal | str, *, timeout: float | None = None) -> list[Hint]:
@@ -159,7 +159,7 @@ class Step:
 
     @property
     def move(self) -> Move:
-        return Move(self.card, self.fan)
+        return Move(self.card, self.fan, Kind.TURN if self.fan is None else Kind.PLAY)
 
     @property
     def legal(self) -> int:

@@ -195,7 +195,7 @@ def position_answer(spec: str, position: Position) -> Answer:
     from which the page numbers a line), the outcome, and the legal moves now from the
     rules engine (a talon turn has `"fan": null`)."""
     from blackhole.formats import position_json
-    from blackhole.rules import initial_state, legal_cards, outcome
+    from blackhole.rules import initial_state, legal_moves, outcome
 
     state = initial_state(position.deal)
     return Answer({"deal": spec, "after": moves_json(position.after),
@@ -203,7 +203,7 @@ def position_answer(spec: str, position: Position) -> Answer:
                    "outcome": outcome(position.deal, state).value,
                    "game": position.deal.game.name, "title": position.deal.game.title,
                    "layout": position_json(position),
-                   "legal": moves_json(legal_cards(position.deal, state))}, EXIT_OK,
+                   "legal": moves_json(legal_moves(position.deal, state))}, EXIT_OK,
                   position)
 
 
@@ -244,7 +244,7 @@ def certificate_document(spec: str, cert: Certificate) -> dict[str, Any]:
         "proof_bytes": proof.bytes if proof is not None else None,
         "seconds": {"encode": round(seconds.encode, 6), "solve": round(seconds.solve, 6),
                     "check": round(seconds.check, 6), "write": round(seconds.write, 6)},
-        "moves": ([{"card": str(card), "fan": fan} for card, fan in cert.solution.moves]
+        "moves": (moves_json(cert.solution.moves)
                   if cert.solution is not None else []),
     }
 

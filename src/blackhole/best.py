@@ -20,7 +20,7 @@ from blackhole.errors import InternalError
 from blackhole.longest import Longest
 from blackhole.positions import as_position
 from blackhole.problem import Problem, build_problem
-from blackhole.rules import Move, Outcome, Replay, legal_cards, replay
+from blackhole.rules import Kind, Move, Outcome, Replay, legal_moves, replay
 
 
 @dataclass(frozen=True)
@@ -96,14 +96,13 @@ def judged(position: Position, problem: Problem, found: Longest) -> Best:
     if not found.played <= found.upper_bound <= n:
         raise InternalError(f"{who}: a line of {found.played} cards with the bound "
                             f"{found.upper_bound} of {n}")
-    moves = tuple(Move(problem.cards[v], problem.fan_of[v] if problem.fan_of[v] >= 0 else None)
-                  for v in found.order)
-    played = replay(position.deal, [card for card, _ in moves])
+    played = replay(position.deal, [problem.cards[v] for v in found.order])
+    moves = played.moves
     if played.outcome is Outcome.ILLEGAL or played.played != found.played \
-            or played.played + played.turned != len(moves):
+            or played.played + played.turned != len(found.order):
         raise InternalError(f"{who}: best line fails replay: {played.describe()}")
     if found.proven and played.outcome is Outcome.UNFINISHED and played.state is not None \
-            and any(move.fan is not None for move in legal_cards(position.deal, played.state)):
+            and any(move.kind is Kind.PLAY for move in legal_moves(position.deal, played.state)):
         raise InternalError(f"{who}: a line proven longest that a legal move extends")
     return Best(position.moved + found.played, position.of, found.proven,
                 position.moved + found.upper_bound, moves, found.backend, found.solver,

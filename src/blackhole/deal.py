@@ -17,12 +17,12 @@ above, each importing only the ones below it:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import NamedTuple
 
 from blackhole.cards import STANDARD_RANKS, SUITS, Card, deck
 from blackhole.errors import InputError
 from blackhole.games import (
-    ALL_IN_A_ROW,
     BLACK_HOLE,
     Start,
     Variant,
@@ -30,6 +30,7 @@ from blackhole.games import (
     fitting,
     rank_fits,
 )
+from blackhole.tableau import Tableau
 
 FOUNDATION_SPADE_ACE = Card(1, "S")
 
@@ -45,59 +46,85 @@ def dealt_sizes(ranks: int, game: Variant = BLACK_HOLE) -> tuple[int, ...]:
     return tuple(min(game.fan_size, cards - first) for first in range(0, cards, game.fan_size))
 
 
-def layout_game(foundation: Card | None, ranks: int, fans: int) -> Variant:
-    """The game of a layout that names none, as the layout shows it: All in a Row with an
-    empty foundation or a 13-rank deck on its 13 fans, Black Hole otherwise."""
-    if foundation is None or (ranks == STANDARD_RANKS and fans == ALL_IN_A_ROW.fans):
-        return ALL_IN_A_ROW
-    return BLACK_HOLE
+class Kind(StrEnum):
+    """What a move does; every layer names a move's kind by these."""
+
+    PLAY = "play"  # a free tableau card onto the foundation
+    TURN = "turn"  # the talon's next card onto the foundation
 
 
 class Move(NamedTuple):
-    """A move: the card and its fan (0-based). Every answer (`Solution.moves`,
-    `Best.moves`, `Position.after`, the legal moves of a game) gives both; a solution
-    file may give one. A tuple, so `card, fan = move` reads it."""
+    """A move: its card, its fan (0-based; the column of the card's slot, None for a talon
+    card) and its kind. Every answer (`Solution.moves`, `Best.moves`, `Position.after`,
+    the legal moves of a state) gives all three. A move as a user gives it (a solution
+    file, `--after`) may give only the card, or only the fan, and no kind (None): the
+    card then says which it is. `card, fan, kind = move` reads it."""
 
     card: Card | None = None
     fan: int | None = None
+    kind: Kind | None = None
+
+    @classmethod
+    def turn(cls, card: Card | None = None) -> Move:
+        """Turning the talon's next card (`card`, when known)."""
+        return cls(card, None, Kind.TURN)
 
 
 @dataclass(frozen=True)
 class Deal:
-    """A layout: the foundation card (None for an empty foundation), fans bottom → top,
-    the talon (next card first; empty but in Golf) and the game whose rules it is played
-    by (`blackhole.games`).
+    """A layout: the tableau (`blackhole.tableau.Tableau`, the cards and what covers
+    them; a tuple of fans, each bottom → top, is read as `Tableau.of_fans` of them), the
+    foundation card (None for an empty foundation), the talon (next card first; empty
+    but in Golf) and the game whose rules it is played by (`blackhole.games`).
 
-    It may also hold a *position*, a deal part played: fans may be shorter or empty,
-    `foundation` is the hole's top card, and cards of the deck that lie nowhere are
-    already in the hole. Each card lies at most once, the hole's card on no fan; only an
-    unplayed All in a Row has an empty foundation, so then every card is on the fans.
+    It may also hold a *position*, a deal part played: the tableau holds the cards still
+    there, `foundation` is the hole's top card, and cards of the deck that lie nowhere
+    are already in the hole. Each card lies at most once, the hole's card in no slot;
+    only an unplayed All in a Row has an empty foundation, so then every card is in the
+    tableau.
     """
 
-    fans: tuple[tuple[Card, ...], ...]
+    tableau: Tableau
     foundation: Card | None = FOUNDATION_SPADE_ACE
     ranks: int = STANDARD_RANKS
     name: str = field(default="", compare=False)
     talon: tuple[Card, ...] = ()
-    # None: the game the layout shows (`layout_game`), as a board that names none is read
-    game: Variant = None  # type: ignore[assignment]
+    game: Variant = BLACK_HOLE
 
     def __post_init__(self) -> None:
-        if self.game is None:
-            object.__setattr__(self, "game",
-                               layout_game(self.foundation, self.ranks, len(self.fans)))
-        if len(self.fans) > self.deck_size:  # every fan starts with a card
+        if not isinstance(self.tableau, Tableau):
+            object.__setattr__(self, "tableau",
+                               Tableau.of_fans(tuple(tuple(fan) for fan in self.tableau)))
+        if self.tableau.columns > self.deck_size:  # every fan starts with a card
             raise InputError(f"more fans than the {self.deck_size} cards of the deck",
-                             self.name or "deal", token=f"{len(self.fans)} fans")
-        entries: list[Entry] = [(card, None, None) for fan in self.fans for card in fan]
+                             self.name or "deal", token=f"{self.tableau.columns} fans")
+        if not self.tableau.chains and self.game.chains:
+            raise InputError(f"{self.game.title} is played on fans, and this layout has "
+                             "cards that wait for others than the one on them",
+                             self.name or "deal", token="covers")
+        if len(self.tableau.topological()) != len(self.tableau):
+            raise InputError("the tableau's covers run in a circle", self.name or "deal",
+                             token="covers")
+        entries: list[Entry] = [(card, None, None) for card in self.tableau.cards]
         entries.extend((card, None, None) for card in self.talon)
         if self.foundation is not None:
             entries.insert(0, (self.foundation, None, None))
         check_deck(entries, self.ranks, self.name or "deal", self.foundation)
 
     @property
+    def fans(self) -> tuple[tuple[Card, ...], ...]:
+        """The fans (or columns), each bottom → top, of a layout made of chains; an
+        InputError for any other layout, whose layers read `tableau`."""
+        fans = self.tableau.fans
+        if fans is None:
+            raise InputError(f"{self.game.title}'s layout is not made of fans",
+                             self.name or "deal", token="fans")
+        return fans
+
+    @property
     def cards_in_fans(self) -> int:
-        return sum(len(fan) for fan in self.fans)
+        """The cards in the tableau."""
+        return len(self.tableau)
 
     @property
     def turned(self) -> int:
@@ -109,8 +136,9 @@ class Deal:
         return len(SUITS) * self.ranks
 
     def where(self) -> dict[Card, tuple[int, int]]:
-        """Each fan card's (fan index, height index from the bottom)."""
-        return {card: (f, h) for f, fan in enumerate(self.fans) for h, card in enumerate(fan)}
+        """Each tableau card's place: (column, row), a fan's (fan index, height from
+        the bottom)."""
+        return dict(zip(self.tableau.cards, self.tableau.places, strict=True))
 
 
 # card, line number, the token as written (None: the card as `str` writes it)
@@ -241,7 +269,7 @@ def unreachable_top(deal: Deal) -> str:
     top, game = deal.foundation, deal.game
     if top is None:
         return ""
-    placed = {card for fan in deal.fans for card in fan} | set(deal.talon) | {top}
+    placed = set(deal.tableau.cards) | set(deal.talon) | {top}
     counts = [0] * (deal.ranks + 1)
     for card in deck(deal.ranks):
         if card not in placed:

@@ -26,12 +26,11 @@ from blackhole.deal import (
     Position,
     check_deck,
     dealt_sizes,
-    layout_game,
     position_of,
     unreachable_top,
 )
 from blackhole.errors import InputError
-from blackhole.games import BLACK_HOLE, VARIANTS, Start, Variant, game_named
+from blackhole.games import BLACK_HOLE, DEFAULT_GAME, VARIANTS, Start, Variant, game_named
 
 EMPTY_FAN = "-"  # how a board writes an empty fan, keeping its place
 # Ranks per suit of every deck read or dealt: a board's `Ranks: R` line, JSON's "ranks" and
@@ -68,8 +67,7 @@ def parse_board(text: str, source: str = "<board>", game: Variant | None = None)
     Golf's board has a `Talon:` line first (the next card first); the three Golf games
     share it, so such a board is read only with its game named, by `game` or by a
     `Game: NAME` line (`blackhole.games.GAME_NAMES`) before the fans. A board that names
-    no game is Black Hole, or All in a Row when its layout is (an empty foundation, or a
-    13-rank deck on 13 fans).
+    no game is Black Hole (`DEFAULT_GAME`): no game is guessed from a layout's shape.
 
     `Foundations: -` (or no Foundations line) means an empty foundation, as in All in a Row.
     A position writes an empty fan as a line `-` (or `: -`), so every fan keeps its place.
@@ -137,11 +135,13 @@ def parse_board(text: str, source: str = "<board>", game: Variant | None = None)
         raise InputError(f"a board with a Talon line is a Golf game, which it does not name "
                          f"(a line 'Game: NAME' names it: {GOLF_NAMES})", source,
                          headers["Talon"], "Talon:")
-    game = game or layout_game(foundation, ranks or STANDARD_RANKS, len(fans))
+    unnamed = game is None
+    game = game or DEFAULT_GAME
     if talon is not None and not game.talon:
         raise InputError(f"{game.title} has no talon", source, headers["Talon"], "Talon:")
     _check_headers(game, foundation, ranks or STANDARD_RANKS, talon or (), source,
-                   {**headers, "Foundations": headers.get("Foundations", fan_lines[0])})
+                   {**headers, "Foundations": headers.get("Foundations", fan_lines[0])},
+                   unnamed=unnamed)
     if ranks is None:
         beyond = next((entry for entry in entries if entry[0].rank > STANDARD_RANKS), None)
         if beyond is not None:
@@ -197,24 +197,28 @@ HeaderLines = dict[str, int | None]
 
 def _check_headers(game: Variant, foundation: Card | None, ranks: int,
                    talon: tuple[Card, ...], source: str, at: HeaderLines,
-                   json_keys: bool = False) -> None:
+                   json_keys: bool = False, unnamed: bool = False) -> None:
     """What the lines before the fans say, against the game, each error naming its own
     line (`at`) and token (the board's header, or the JSON key with `json_keys`): a
     foundation card unless the game starts with an empty one, a deck of 13 ranks unless
     the game is dealt from others, and a talon no longer than the game's. Runs before
     the deck check, so a Golf board's `Foundations: -` is named as such, not as cards
-    missing."""
+    missing. `unnamed`: the text named no game, so `game` is the default one, and an
+    error says how another is named."""
     def token(header: str, board: str) -> str:
         return {"Foundations": "foundation", "Ranks": "ranks", "Talon": "talon"}[header] \
             if json_keys else board
 
+    named = ("" if not unnamed else
+             " (the text names no game, so it is read as Black Hole; "
+             + ("\"game\": NAME" if json_keys else "a line 'Game: NAME'")
+             + " or --game names another)")
     if foundation is None and game.start is not Start.EMPTY:
-        raise InputError(f"{game.title}'s foundation always holds a card", source,
+        raise InputError(f"{game.title}'s foundation always holds a card{named}", source,
                          at.get("Foundations"), token("Foundations", "Foundations: -"))
     if ranks != STANDARD_RANKS and not game.any_ranks:
-        shown = "an empty hole is All in a Row, which is" if foundation is None \
-            else f"{game.title} is"
-        raise InputError(f"{shown} dealt with {STANDARD_RANKS} ranks only, not {ranks}",
+        raise InputError(f"{game.title} is dealt with {STANDARD_RANKS} ranks only, not "
+                         f"{ranks}",
                          source, at.get("Ranks"), token("Ranks", f"Ranks: {ranks}"))
     if len(talon) > game.talon:
         raise InputError(f"{game.title}'s talon holds at most {game.talon} cards, found "
@@ -262,11 +266,11 @@ def _fan_text(fan: tuple[Card, ...]) -> str:
 
 def saved_board(deal: Deal) -> str:
     """The board of a deal or position as the tool saves it (`blackhole deal`): its
-    `board_text`, with a `Game: NAME` line first for a game its layout does not name
-    (`layout_game` names Black Hole and All in a Row; the Golf games share a layout), so
-    that it reads back as the same game and position."""
+    `board_text`, with a `Game: NAME` line first for every game but Black Hole (the one
+    a board naming none is read as), so that it reads back as the same game and
+    position."""
     text = board_text(deal)
-    if deal.game == layout_game(deal.foundation, deal.ranks, len(deal.fans)):
+    if deal.game == DEFAULT_GAME:
         return text
     return f"Game: {deal.game.name}\n{text}"
 
@@ -306,8 +310,7 @@ def parse_json_position(text: str, source: str = "<json>",
     """A JSON deal or position; `"history"`, when given, must hold exactly the cards
     moved (in the hole and not its starting card; talon cards turned included), the
     last of them on the hole. `"game"` names the game (`game`, when given, must agree);
-    without one the layout tells Black Hole from All in a Row, and a `"talon"` is
-    refused, as a board's is."""
+    without one it is Black Hole, and a `"talon"` is refused, as a board's is."""
     data = load_json(text, source)
     if not isinstance(data, dict) or not isinstance(data.get("fans"), list):
         raise InputError("JSON deal needs an object with a \"fans\" list", source, 1, "fans")
@@ -360,12 +363,13 @@ def parse_json_position(text: str, source: str = "<json>",
         raise InputError(f"a deal with a talon is a Golf game, which it does not name "
                          f"(\"game\" names it: {GOLF_NAMES})", source, lines.get("talon"),
                          "talon")
-    game = game or layout_game(foundation, ranks, len(fans))
+    unnamed = game is None
+    game = game or DEFAULT_GAME
     if raw_talon is not None and not game.talon:
         raise InputError(f"{game.title} has no talon", source, lines.get("talon"), "talon")
     _check_headers(game, foundation, ranks, talon, source,
                    {"Foundations": lines.get("foundation"), "Ranks": lines.get("ranks"),
-                    "Talon": lines.get("talon")}, json_keys=True)
+                    "Talon": lines.get("talon")}, json_keys=True, unnamed=unnamed)
     check_deck(entries, ranks, source, foundation)
     raw_history = data.get("history", [])
     if not isinstance(raw_history, list):
@@ -416,15 +420,14 @@ def json_token_lines(text: str) -> dict[str, int]:
 
 
 def deal_json(deal: Deal) -> dict:
-    """The deal's JSON; a game of other rules than Black Hole's (whose layout tells Black
-    Hole from All in a Row, see `layout_game`) adds `"game"`, and one with a talon its
-    `"talon"` (the next card first)."""
+    """The deal's JSON; every game but Black Hole (the one a text naming none is read
+    as) adds `"game"`, and one with a talon its `"talon"` (the next card first)."""
     data = {
         "foundation": str(deal.foundation) if deal.foundation is not None else None,
         "fans": [[str(card) for card in fan] for fan in deal.fans],
         "ranks": deal.ranks,
     }
-    if not deal.game.plain:
+    if deal.game != DEFAULT_GAME:
         data["game"] = deal.game.name
     if deal.game.talon:
         data["talon"] = [str(card) for card in deal.talon]
@@ -441,4 +444,4 @@ def position_json(position: Position) -> dict:
 
 def moves_json(moves: Iterable[tuple[Card, int]]) -> list[dict[str, object]]:
     """Moves as every JSON answer writes them: `[{"card": "KH", "fan": 12}, ...]`."""
-    return [{"card": str(card), "fan": fan} for card, fan in moves]
+    return [{"card": str(move[0]), "fan": move[1]} for move in moves]

@@ -10,16 +10,16 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from blackhole.cards import Card
-from blackhole.deal import Deal, Move, Position, position_of
+from blackhole.deal import Deal, Kind, Move, Position, position_of
 from blackhole.errors import IllegalMove
 from blackhole.rules import (
-    TALON,
     Outcome,
     State,
     fan_name,
     initial_state,
     layout,
-    legal_cards,
+    legal_moves,
+    next_talon,
     outcome,
     play,
     replay,
@@ -31,16 +31,16 @@ from blackhole.rules import (
 class Game:
     """A game in play from a position, with unlimited undo and redo.
 
-    `moves` are the fans played since `start` (0-based; `blackhole.rules.TALON` turns the
-    talon); `undone` are moves taken back,
-    the next one to redo last. A Game never changes: `play`, `undo` and `redo` return a
+    `moves` are the moves made since `start`, as the rules engine gives them (each with
+    its card, fan and kind); `undone` are moves taken back, the next one to redo last.
+    A Game never changes: `play`, `undo` and `redo` return a
     new one, so keeping the old one is another way to undo. Playing a move clears the
     redo list, as in every card game.
     """
 
     start: Position
-    moves: tuple[int, ...] = ()
-    undone: tuple[int, ...] = ()
+    moves: tuple[Move, ...] = ()
+    undone: tuple[Move, ...] = ()
 
     @classmethod
     def of(cls, position_or_deal: Position | Deal) -> Game:
@@ -53,8 +53,8 @@ class Game:
         """The state before each move and after the last one (len(moves) + 1)."""
         deal = self.start.deal
         states = [initial_state(deal)]
-        for fan in self.moves:
-            states.append(play(deal, states[-1], fan))
+        for move in self.moves:
+            states.append(play(deal, states[-1], move))
         return tuple(states)
 
     @property
@@ -74,31 +74,46 @@ class Game:
     def score(self) -> int:
         """Cards moved off the fans since the start of the deal (out of `start.of`);
         talon cards turned do not count."""
-        return self.start.moved + sum(1 for fan in self.moves if fan != TALON)
+        return self.start.moved + sum(1 for move in self.moves if move.kind is not Kind.TURN)
 
     @property
     def outcome(self) -> Outcome:
         return outcome(self.deal, self.state)
 
     def legal(self) -> list[Move]:
-        return legal_cards(self.deal, self.state)
+        return legal_moves(self.deal, self.state)
 
     def top(self, fan: int) -> Card | None:
+        """The card a player takes from `fan`, or None."""
         return top_card(self.deal, self.state, fan)
 
-    def play(self, fan: int) -> Game:
-        """Play the top card of `fan` (TALON: turn the talon); ValueError (with the
-        reason) when it is illegal."""
-        if not 0 <= fan < len(self.deal.fans) and fan != TALON:
-            raise IllegalMove(f"no such fan ({fan_name(fan, len(self.deal.fans))})")
-        play(self.deal, self.state, fan)  # raises when illegal
-        return Game(self.start, (*self.moves, fan), ())
+    def next_talon(self) -> Card | None:
+        """The card turning the talon plays, or None when it is spent."""
+        return next_talon(self.deal, self.state)
+
+    def play(self, move: Move) -> Game:
+        """Make `move`; IllegalMove (a ValueError, with the reason) when it is illegal.
+        The move kept is the one the rules engine names (card, fan and kind)."""
+        played = play(self.deal, self.state, move).hole  # raises with the reason
+        made = next(legal for legal in self.legal() if legal.card == played)
+        return Game(self.start, (*self.moves, made), ())
+
+    def play_fan(self, fan: int) -> Game:
+        """Play the top card of `fan` (0-based); IllegalMove when it is illegal."""
+        if not 0 <= fan < self.deal.tableau.columns:
+            raise IllegalMove(f"no such fan ({fan_name(fan, self.deal.tableau.columns)})")
+        return self.play(Move(fan=fan, kind=Kind.PLAY))
+
+    def turn(self) -> Game:
+        """Turn the talon's next card; IllegalMove when the talon is spent."""
+        return self.play(Move.turn())
 
     def play_card(self, card: Card) -> Game:
-        """Play `card` if it is a top card that fits; ValueError otherwise."""
-        for top, fan in self.legal():
-            if top == card:
-                return self.play(TALON if fan is None else fan)
+        """Play `card` if it is a free card that fits, or the talon's next card;
+        IllegalMove otherwise."""
+        for legal in self.legal():
+            if legal.card == card:
+                return Game(self.start, (*self.moves, legal), ())
         judged = replay(self.position.deal, [card])
         raise IllegalMove(judged.reason or f"{card} cannot be played")
 

@@ -29,6 +29,12 @@ from functools import cache, cached_property
 from blackhole.cards import rank_text
 from blackhole.errors import InputError
 
+# The feature of a game whose layout is not made of chains (`blackhole.tableau`): a card
+# may wait for two cards, so a layer that reads fans (the look's memo, the search's
+# heights, same-rank symmetry) does not play it. It is declared as the rule features
+# are: an engine that reads only the cover relation (the Problem's precedence) says so.
+COVERS = "covers"
+
 
 class Start(StrEnum):
     """What lies on the foundation when a deal starts."""
@@ -87,7 +93,8 @@ class Variant:
     serves every deck size. `pysol` names the game for pysol_cards ("" when PySolFC does
     not deal it) and `any_ranks` says whether the game is dealt from decks of other than
     13 ranks. The rule fields read through the Variant (`talon`, `wrap`, `on_king`,
-    `won`) are its rules'."""
+    `won`) are its rules'. `chains` False says the layout is not made of chains, which
+    is the feature COVERS."""
 
     name: str
     title: str
@@ -97,6 +104,7 @@ class Variant:
     rules: Rules
     pysol: str
     any_ranks: bool = False
+    chains: bool = True  # False: cards wait for other cards than the one on them (COVERS)
 
     @property
     def talon(self) -> int:
@@ -116,15 +124,17 @@ class Variant:
 
     @property
     def features(self) -> frozenset[str]:
-        """The game's rule features (`Rules.features`): empty for Black Hole's rules."""
-        return self.rules.features
+        """The game's rule features (`Rules.features`: empty for Black Hole's rules),
+        and COVERS when its layout is not made of chains."""
+        return self.rules.features | (frozenset() if self.chains else frozenset({COVERS}))
 
     @property
     def plain(self) -> bool:
-        """True when the game has exactly Black Hole's rules (no rule feature), whatever
-        its layout: the one question the optimisations that argue from those rules ask
-        (the look's rank-count cut, the search's rank-reach cut, the budgets)."""
-        return not self.rules.features
+        """True when the game has no feature: Black Hole's rules on a layout of chains
+        (fans of any size, All in a Row's too); the one question the optimisations that
+        argue from those rules ask (the look's rank-count cut, the search's rank-reach
+        cut, the budgets)."""
+        return not self.features
 
 
 def refusal(game: Variant, plays: Collection[str], who: str, source: str,

@@ -20,7 +20,7 @@ from blackhole.deal import Position
 from blackhole.look import longest, look, quick_budget
 from blackhole.look_cuts import PLAYS
 from blackhole.problem import build_problem
-from blackhole.rules import layout, legal_cards, replay
+from blackhole.rules import layout, legal_moves, replay
 
 # The SAT solver and the features of its optional-position CNF. No symmetry breaking:
 # it keeps some longest line, not every one, and a hint asks for the longest line that
@@ -89,7 +89,7 @@ class SatEngine:
         deal = self.position.deal
         state = replay(deal, [self.problem.cards[v] for v in prefix]).state
         found = []
-        for card, fan in legal_cards(deal, state):
+        for card, fan, _ in legal_moves(deal, state):
             node = self.node[card]
             start = (*prefix, node)
             lower = parent.line if parent.line[:len(start)] == start else start
@@ -144,7 +144,7 @@ class LookEngine:
         deal = self.position.deal
         state = replay(deal, [self.problem.cards[v] for v in prefix]).state
         found = []
-        for card, fan in legal_cards(deal, state):
+        for card, fan, _ in legal_moves(deal, state):
             line, bound = self._longest((*prefix, self.node[card]))
             found.append(Choice(self.node[card], fan, line, bound))
         return found

@@ -127,7 +127,7 @@ except ImportError:  # pragma: no cover - an install without a compiler
     _look_core = None
 
 _NOT_TAKEN = -2  # the compiled core's answer to a problem it leaves to the Python search
-TALON_MOVE = -1  # the fan a move names when it turns the talon's next card
+TURN = -1  # the fan of a move of kind `Kind.TURN` (the talon's next card) in the search
 
 
 @dataclass(frozen=True)
@@ -351,7 +351,7 @@ def _searcher(state: _Setup, budget: int, seconds: float | None, stop: bytearray
                 fans_of = _canonical(fans_of, heights)
             moves += [(-left[r], -heights[f], f) for f in fans_of]
         if turned < len(talon):  # turning the talon comes after every fan's move
-            moves.append((0, 0, TALON_MOVE))
+            moves.append((0, 0, TURN))
         if allowed:
             moves.sort()
             cut = False
@@ -367,7 +367,7 @@ def _searcher(state: _Setup, budget: int, seconds: float | None, stop: bytearray
                     (deadline is not None and time.perf_counter() > deadline)
                     or (stop is not None and stop[0])):
                 raise _OutOfBudget
-            if f == TALON_MOVE:
+            if f == TURN:
                 line.append(talon[turned])
                 found = search(talon_ranks[turned], code, cards, allowed - (i > 0),
                                turned + 1)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from blackhole.games import fitting, refusal
+from blackhole.games import COVERS, fitting, refusal
 from blackhole.problem import RULES_HELD, Problem
 
 # The rule features the look plays: its moves follow the game's table (`onto_table`),
@@ -38,8 +38,8 @@ def check_plays(problem: Problem, who: str = "the look engine") -> None:
     """An InputError when the Problem's game holds a rule feature the look does not
     play (PLAYS)."""
     refused = refusal(problem.game, PLAYS, who, problem.game.name,
-                      "--backend auto plays it" if problem.game.features <= RULES_HELD
-                      else "")
+                      "--backend auto plays it"
+                      if problem.game.features <= RULES_HELD - {COVERS} else "")
     if refused is not None:
         raise refused
 

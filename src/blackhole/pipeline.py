@@ -25,7 +25,7 @@ class Solution:
 
     deal: Deal
     result: Result
-    moves: tuple[Move, ...]  # (card, 0-based fan) in play order, when solved
+    moves: tuple[Move, ...]  # (card, 0-based fan, kind) in play order, when solved
     replay: Replay | None  # the rules engine's verdict on the moves, when solved
     position: Position | None = None  # the position `solve` was given, cards played kept
 
@@ -53,14 +53,12 @@ def decode(problem: Problem, result: Result, deal: Deal) -> Solution:
         return Solution(deal, result, (), None)
     if result.order is None:
         raise InternalError(f"{result.backend} said solved but gave no move order")
-    # a node on no fan is a talon card: its move names no fan
-    moves = tuple(Move(problem.cards[v], problem.fan_of[v] if problem.fan_of[v] >= 0 else None)
-                  for v in result.order)
-    judged = replay(deal, [card for card, _ in moves])
+    # the moves as the rules engine names them: card, fan (None for a talon card), kind
+    judged = replay(deal, [problem.cards[v] for v in result.order])
     if not judged.won:
         raise InternalError(f"{result.backend}/{result.solver} answer fails replay: "
                             f"{judged.describe()}")
-    return Solution(deal, result, moves, judged)
+    return Solution(deal, result, judged.moves, judged)
 
 
 SPENT_LIMIT = 1e-6  # seconds: what a backend is given once the limit has passed

@@ -60,10 +60,7 @@ def play_after(position: Position, moves: list[Move], source: str) -> Position:
     """The position after `moves` (replayed by the rules engine; an illegal move is an
     InputError naming `source`), which records them in its `after`."""
     later = advance(position, moves, source)
-    where = position.deal.where()
-    played = tuple(Move(card, where[card][0] if card in where else None)  # None: talon
-                   for card in replay(position.deal, moves).order)
-    return replace(later, after=position.after + played)
+    return replace(later, after=position.after + replay(position.deal, moves).moves)
 
 
 def read_moves(text: str, option: str) -> tuple[list[Move], str]:

@@ -2,10 +2,10 @@
 
 Nodes are cards. When the foundation holds a card, that card is node 0 and the path
 starts there; otherwise (All in a Row) the path may start at any card. An arc joins two
-rank-adjacent cards. Within each fan a card must be played before the card under it, so
-precedence pairs run top → middle → bottom. A solution visits every node once, moving
-only along arcs, and respects every precedence pair. No backend re-derives game rules:
-they all read this structure.
+rank-adjacent cards. A card must be played before every card it covers (the tableau's
+cover pairs, `blackhole.tableau`): within a fan, top → middle → bottom. A solution
+visits every node once, moving only along arcs, and respects every precedence pair. No
+backend re-derives game rules: they all read this structure.
 
 A game of other rules (`blackhole.games`: Golf) is held the same way, with its game: arcs
 run from a card to each card that may follow it (directed where a King takes less than
@@ -26,12 +26,12 @@ from functools import lru_cache
 from blackhole.cards import Card, adjacent_ranks
 from blackhole.deal import Deal
 from blackhole.errors import InputError
-from blackhole.games import BLACK_HOLE, Variant, fitting, refusal
+from blackhole.games import BLACK_HOLE, COVERS, Variant, fitting, refusal
 
 # The rule features (`blackhole.games.Rules.features`) a Problem holds: in its arcs (what
 # may follow a card: `wrap`, `on_king`), its talon nodes (`talon`) and its `required`
 # nodes (`won`). A game with any other is refused by `build_problem`, for every engine.
-RULES_HELD: frozenset[str] = frozenset({"talon", "wrap", "on_king", "won"})
+RULES_HELD: frozenset[str] = frozenset({"talon", "wrap", "on_king", "won", "covers"})
 
 
 @dataclass(frozen=True)
@@ -40,13 +40,14 @@ class Problem:
     start: int | None  # the foundation's node, or None when the first card is free
     rank: tuple[int, ...]  # node → rank, 1..modulus
     modulus: int  # number of ranks; ranks wrap modulo this
-    fans: tuple[tuple[int, ...], ...]  # node ids of each fan, bottom → top
-    fan_of: tuple[int, ...]  # node → fan index (-1 for the start)
-    depth: tuple[int, ...]  # node → cards lying on it (0 = top card; 0 for the start)
+    fans: tuple[tuple[int, ...], ...]  # node ids of each fan, bottom → top (chains only)
+    fan_of: tuple[int, ...]  # node → fan index, the column of its slot (-1: start, talon)
+    depth: tuple[int, ...]  # node → most cards lying on it (0 = free card; 0 for the start)
     neighbours: tuple[tuple[int, ...], ...]  # node → rank-adjacent nodes, start excluded
     precedence: tuple[tuple[int, int], ...]  # (before, after): a card before the one under it
     talon: tuple[int, ...] = ()  # the talon's nodes, the next card first
     game: Variant = BLACK_HOLE  # the rules the arcs were built from
+    chains: bool = True  # the layout is made of chains: `fans` holds them (else it is empty)
 
     @property
     def size(self) -> int:
@@ -64,11 +65,13 @@ class Problem:
         return tuple(v for v in range(self.size) if v != self.start)
 
     def above(self, node: int) -> int | None:
-        """The card lying directly on `node`, which must be played first."""
+        """The card lying directly on `node` in its fan, which must be played first
+        (chain layouts)."""
         return self._fan_neighbour(node, +1)
 
     def below(self, node: int) -> int | None:
-        """The card directly under `node`, freed when it is played."""
+        """The card directly under `node` in its fan, freed when it is played (chain
+        layouts)."""
         return self._fan_neighbour(node, -1)
 
     def _fan_neighbour(self, node: int, step: int) -> int | None:
@@ -106,34 +109,34 @@ def build_problem(deal: Deal, engine: str = "", plays: Collection[str] = ()) -> 
     who = f"the {engine} engine" if engine else "this command"
     # every rule feature held is played by `--backend auto` (tests/test_rule_features.py)
     refused = refusal(game, RULES_HELD & frozenset(plays), who, deal.name or "deal",
-                      "--backend auto plays it" if game.features <= RULES_HELD else "")
+                      "--backend auto plays it"
+                      if game.features <= RULES_HELD - {COVERS} else "")
     if refused is not None:
         raise refused
+    tableau = deal.tableau
     cards: list[Card] = []
     fan_of: list[int] = []
-    depth: list[int] = []
     start = None
     if deal.foundation is not None:
         start = 0
         cards.append(deal.foundation)
         fan_of.append(-1)
-        depth.append(0)
-    fans = []
-    for f, fan in enumerate(deal.fans):
-        ids = []
-        for height, card in enumerate(fan):
-            ids.append(len(cards))
-            cards.append(card)
-            fan_of.append(f)
-            depth.append(len(fan) - 1 - height)
-        fans.append(tuple(ids))
+    first = len(cards)  # node of the tableau's slot 0: slots are nodes in slot order
+    cards.extend(tableau.cards)
+    fan_of.extend(column for column, _ in tableau.places)
+    depth = [0] * first + list(tableau.depth())
+    fans: list[tuple[int, ...]] = []
+    if tableau.fans is not None:  # a chain layout: its fans' nodes, bottom → top
+        by_place = {place: first + slot for slot, place in enumerate(tableau.places)}
+        fans = [tuple(by_place[column, row] for row in range(len(fan)))
+                for column, fan in enumerate(tableau.fans)]
     talon = tuple(range(len(cards), len(cards) + len(deal.talon)))
     for card in deal.talon:
         cards.append(card)
         fan_of.append(-1)
         depth.append(0)
     rank = tuple(card.rank for card in cards)
-    precedence = tuple((fan[h + 1], fan[h]) for fan in fans for h in range(len(fan) - 1))
+    precedence = tuple((first + upper, first + lower) for upper, lower in tableau.covers)
     if not game.plain:
         return _ruled_problem(deal, cards, start, rank, fans, fan_of, depth, talon,
                               precedence)
@@ -148,7 +151,7 @@ def build_problem(deal: Deal, engine: str = "", plays: Collection[str] = ()) -> 
                for r in set(rank)}
     neighbours = tuple(by_rank[r] for r in rank)
     return Problem(tuple(cards), start, rank, deal.ranks, tuple(fans), tuple(fan_of),
-                   tuple(depth), neighbours, precedence)
+                   tuple(depth), neighbours, precedence, chains=tableau.chains)
 
 
 def _ruled_problem(deal: Deal, cards: list[Card], start: int | None, rank: tuple[int, ...],
@@ -158,9 +161,9 @@ def _ruled_problem(deal: Deal, cards: list[Card], start: int | None, rank: tuple
     """The Problem of a game with other rules: arcs from each card to the fan cards that
     may follow it as the game says (`games.fitting`) and to every talon card; the talon
     chained, its next card first."""
-    nodes_of: dict[int, list[int]] = {}  # rank → its fan cards, in node order
-    for fan in fans:
-        for v in fan:
+    nodes_of: dict[int, list[int]] = {}  # rank → its tableau cards, in node order
+    for v, column in enumerate(fan_of):
+        if column >= 0:  # the start and the talon lie on no column
             nodes_of.setdefault(rank[v], []).append(v)
     # what may follow a card depends on its rank alone: worked out once a rank
     onto = fitting(deal.game, deal.ranks)
@@ -173,7 +176,8 @@ def _ruled_problem(deal: Deal, cards: list[Card], start: int | None, rank: tuple
                        for v in range(len(cards)))
     chain = tuple(zip(talon, talon[1:], strict=False))
     return Problem(tuple(cards), start, rank, deal.ranks, tuple(fans), tuple(fan_of),
-                   tuple(depth), neighbours, precedence + chain, talon, deal.game)
+                   tuple(depth), neighbours, precedence + chain, talon, deal.game,
+                   deal.tableau.chains)
 
 
 def rank_links(problem: Problem) -> dict[int, tuple[int, ...]]:
@@ -241,8 +245,11 @@ def same_rank_pairs(problem: Problem) -> list[SameRankPair]:
     lowers the number of inversions, so repeated swaps end in a solution that obeys
     every pair. Only fan cards are paired: a talon card (on no fan) may follow any card
     and waits for the talon cards before it, so it cannot trade places with a fan card
-    of its rank.
+    of its rank. The argument reads one card above and one below each card, so a
+    layout that is not made of chains gets no pairs.
     """
+    if not problem.chains:
+        return []
     by_rank: dict[int, list[int]] = {}
     for node in problem.moves:
         if problem.fan_of[node] >= 0:

@@ -1,12 +1,13 @@
 """The reference rules engine: the only place the rules of the games are written.
 
-A state is the height of each fan, the card on top of the hole (the foundation) and the
-talon cards turned. Only the top card of a fan plays, and it goes onto the hole when its
-rank fits the hole's top card as the deal's game says (`blackhole.games.rank_fits`: one
-rank above or below, wrapping K–A in Black Hole, not in Golf; on a King only what the
-game allows). With an empty foundation (All in a Row) the first card is free. A game with
-a talon (Golf) may also turn the next talon card onto the hole at any time, whatever lies
-there; that move is named by its card. The game is won when its fans are empty (in Golf
+A state is the tableau's slots played, the card on top of the hole (the foundation) and
+the talon cards turned. Only a free card plays (one no card covers any more: a fan's top
+card, as `blackhole.tableau` says), and it goes onto the hole when its rank fits the
+hole's top card as the deal's game says (`blackhole.games.rank_fits`: one rank above or
+below, wrapping K–A in Black Hole, not in Golf; on a King only what the game allows).
+With an empty foundation (All in a Row) the first card is free. A game with a talon
+(Golf) may also turn the next talon card onto the hole at any time, whatever lies there;
+that move is a turn (`Kind.TURN`). The game is won when its tableau is empty (in Golf
 talon cards may remain). Every answer from every backend is replayed here before anyone
 sees it.
 
@@ -28,29 +29,23 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from blackhole.cards import SUITS, Card, parse_card
-from blackhole.deal import Deal, Move, Position
+from blackhole.deal import Deal, Kind, Move, Position
 from blackhole.errors import IllegalMove, InputError
 from blackhole.games import rank_fits, refusal
 
 # The rule features (`blackhole.games.Rules.features`) this engine plays: a deal of a
 # game with any other is refused by `replay`, `initial_state` and `legal_moves`, never
 # judged by Black Hole's rules.
-PLAYS: frozenset[str] = frozenset({"talon", "wrap", "on_king", "won"})
-
-# The "fan" a move turns the talon from, in `legal_moves`, `play` and `Game.play`; an
-# answer's Move names a talon card with no fan (None), as its JSON writes `"fan": null`.
-TALON = -1
-
+PLAYS: frozenset[str] = frozenset({"talon", "wrap", "on_king", "won", "covers"})
 
 @dataclass(frozen=True)
 class State:
-    heights: tuple[int, ...]
+    """Where a deal stands: the tableau's slots played (`gone`, a bitmask over the
+    deal's `tableau` slots), the hole's top card and the talon cards turned."""
+
+    gone: int
     hole: Card | None
     turned: int = 0  # talon cards turned onto the hole (of the deal's talon)
-
-    @property
-    def cards_left(self) -> int:
-        return sum(self.heights)
 
 
 def check_game(deal: Deal) -> None:
@@ -63,44 +58,70 @@ def check_game(deal: Deal) -> None:
 
 def initial_state(deal: Deal) -> State:
     check_game(deal)
-    return State(tuple(len(fan) for fan in deal.fans), deal.foundation)
+    return State(0, deal.foundation)
+
+
+def cards_left(deal: Deal, state: State) -> int:
+    """The tableau cards not yet played."""
+    return len(deal.tableau) - state.gone.bit_count()
+
+
+def next_talon(deal: Deal, state: State) -> Card | None:
+    """The talon card a turn would play, or None when the talon is spent."""
+    return deal.talon[state.turned] if state.turned < len(deal.talon) else None
 
 
 def top_card(deal: Deal, state: State, fan: int) -> Card | None:
-    """The top card of `fan`, or the next talon card for TALON; None when there is none."""
-    if fan == TALON:
-        return deal.talon[state.turned] if state.turned < len(deal.talon) else None
-    height = state.heights[fan]
-    return deal.fans[fan][height - 1] if height else None
+    """The card a player takes from `fan` (a column of the tableau): its free card drawn
+    highest, a fan's top card; None when it has none."""
+    slot = deal.tableau.top_of(fan, state.gone)
+    return None if slot is None else deal.tableau.cards[slot]
 
 
 def fits(deal: Deal, card: Card, hole: Card | None) -> bool:
-    """May `card`, a top card of a fan, go onto the hole's top card `hole`?"""
+    """May `card`, a free tableau card, go onto the hole's top card `hole`?"""
     return rank_fits(deal.game, card.rank, None if hole is None else hole.rank, deal.ranks)
 
 
-def legal_moves(deal: Deal, state: State) -> list[int]:
-    """The fans whose top card may go onto the hole now, then TALON while the talon
-    has a card."""
+def legal_moves(deal: Deal, state: State) -> list[Move]:
+    """The legal moves now: each free tableau card that fits on the hole, in slot order
+    (a chain layout's: fan order), then turning the talon while it has a card."""
     check_game(deal)
-    fans = [fan for fan in range(len(deal.fans))
-            if (card := top_card(deal, state, fan)) is not None and fits(deal, card, state.hole)]
-    return fans + [TALON] if state.turned < len(deal.talon) else fans
+    tableau = deal.tableau
+    moves = [Move(tableau.cards[slot], tableau.places[slot][0], Kind.PLAY)
+             for slot in tableau.free(state.gone) if fits(deal, tableau.cards[slot], state.hole)]
+    talon = next_talon(deal, state)
+    return moves + [Move.turn(talon)] if talon is not None else moves
 
 
-def play(deal: Deal, state: State, fan: int) -> State:
-    """Move the top card of `fan` to the hole, or turn the next talon card onto it for
-    TALON. Raises IllegalMove (a ValueError) when that is illegal."""
-    card = top_card(deal, state, fan)
-    if card is None:
-        raise IllegalMove("the talon is spent" if fan == TALON else f"fan {fan + 1} is empty")
-    if fan == TALON:
-        return State(state.heights, card, state.turned + 1)
+def play(deal: Deal, state: State, move: Move) -> State:
+    """The state after `move`: its card (or, given no card, its fan's top card) onto the
+    hole, or the talon's next card for a turn. Raises IllegalMove (a ValueError) when it
+    is illegal."""
+    if move.kind is Kind.TURN:
+        card = next_talon(deal, state)
+        if card is None:
+            raise IllegalMove("the talon is spent")
+        if move.card is not None and move.card != card:
+            raise IllegalMove(f"{move.card} is not the next talon card ({card} is)")
+        return State(state.gone, card, state.turned + 1)
+    tableau = deal.tableau
+    if move.card is None:
+        if move.fan is None or not 0 <= move.fan < tableau.columns:
+            raise IllegalMove(f"no such fan ({fan_name(move.fan, tableau.columns)})")
+        slot = tableau.top_of(move.fan, state.gone)
+        if slot is None:
+            raise IllegalMove(f"fan {move.fan + 1} is empty")
+    else:
+        slot = tableau.slot_of.get(move.card)
+        if slot is None or state.gone >> slot & 1:
+            raise IllegalMove(f"{move.card} is not in the tableau")
+        if not tableau.is_free(slot, state.gone):
+            raise IllegalMove(f"{move.card} is not a top card")
+    card = tableau.cards[slot]
     if not fits(deal, card, state.hole):
         raise IllegalMove(f"{card} is not rank-adjacent to {state.hole}")
-    heights = list(state.heights)
-    heights[fan] -= 1
-    return State(tuple(heights), card, state.turned)
+    return State(state.gone | 1 << slot, card, state.turned)
 
 
 def fan_name(fan: int | None, fans: int) -> str:
@@ -124,9 +145,14 @@ class Replay:
     total: int  # cards in the fans at the start
     index: int | None = None  # 0-based index of the illegal move
     reason: str = ""
-    order: tuple[Card, ...] = ()  # the cards moved onto the hole, talon turns included
+    moves: tuple[Move, ...] = ()  # the legal moves made, as `legal_moves` names them
     state: State | None = None  # the state after the legal moves
     turned: int = 0  # talon cards turned
+
+    @property
+    def order(self) -> tuple[Card, ...]:
+        """The cards moved onto the hole, talon turns included."""
+        return tuple(move.card for move in self.moves)
 
     @property
     def won(self) -> bool:
@@ -185,81 +211,93 @@ def replay(deal: Deal | Position, moves: Sequence[Card | Move | str] | str) -> R
     if not (isinstance(moves, list | tuple)
             and all(isinstance(move, Card | Move) for move in moves)):
         moves = as_moves(moves)
-    where = deal.where()
+    tableau = deal.tableau
     talon = {card: index for index, card in enumerate(deal.talon)}
-    heights = [len(fan) for fan in deal.fans]  # the state as it changes: fan heights
-    hole = deal.foundation  # and the hole's top card
-    turned = 0  # and the talon cards turned
-    total = deal.cards_in_fans
-    played: list[Card] = []
+    state = State(0, deal.foundation)  # as it changes
+    total = len(tableau)
+    played: list[Move] = []
 
-    def illegal(i: int, reason: str) -> Replay:
-        return Replay(Outcome.ILLEGAL, len(played) - turned, total, i, reason,
-                      tuple(played), State(tuple(heights), hole, turned), turned)
+    def judged(outcome: Outcome, i: int | None = None, reason: str = "") -> Replay:
+        return Replay(outcome, len(played) - state.turned, total, i, reason, tuple(played),
+                      state, state.turned)
 
     for i, move in enumerate(moves):
-        card, fan = (move, None) if isinstance(move, Card) else (move.card, move.fan)
-        if fan == TALON and card is None and deal.game.talon:
-            card = top_card(deal, State((), None, turned), TALON)
-            if card is None:
-                return illegal(i, "the talon is spent")
-        if card in talon:  # a talon card: the next one turns, onto anything
-            if fan is not None and fan != TALON:
-                return illegal(i, f"{card} is in the talon, not fan "
-                                  f"{fan_name(fan, len(deal.fans))}")
-            if talon[card] < turned:
-                return illegal(i, f"{card} already played")
-            if talon[card] != turned:
-                return illegal(i, f"{card} is not the next talon card "
-                                  f"({deal.talon[turned]} is)")
-            turned += 1
-            hole = card
-            played.append(card)
-            continue
-        if card is None:
-            if fan is None or not 0 <= fan < len(deal.fans):
-                return illegal(i, f"no such fan ({fan_name(fan, len(deal.fans))})")
-            if not heights[fan]:
-                return illegal(i, f"fan {fan + 1} is empty")
-            card = deal.fans[fan][heights[fan] - 1]
-        at = where.get(card)
-        if at is None:
-            if card == deal.foundation:
-                return illegal(i, f"{card} is the hole's top card, not on a fan")
-            in_deck = 1 <= card.rank <= deal.ranks and card.suit in SUITS
-            return illegal(i, f"{card} is already in the hole" if in_deck
-                           else f"unknown card {card}")
-        home, height = at
-        if heights[home] <= height:  # a fan's cards from its height up have been played
-            return illegal(i, f"{card} already played")
-        if fan is not None and fan != home:
-            return illegal(i, f"{card} is in fan {home + 1}, "
-                              f"not fan {fan_name(fan, len(deal.fans))}")
-        if heights[home] != height + 1:
-            return illegal(i, f"{card} is not a top card")
-        if not fits(deal, card, hole):
-            return illegal(i, f"{card} is not rank-adjacent to {hole}")
-        heights[home] -= 1  # the move, as `play` makes it
-        hole = card
-        played.append(card)
-    state = State(tuple(heights), hole, turned)
-    return Replay(outcome(deal, state), len(played) - turned, total, None, "", tuple(played),
-                  state, turned)
+        move = Move(move) if isinstance(move, Card) else move
+        why = _illegal(deal, state, move, talon)
+        if why:
+            return judged(Outcome.ILLEGAL, i, why)
+        before, state = state, play(deal, state, _as_played(deal, state, move, talon))
+        played.append(_made(deal, before, state))
+    return judged(outcome(deal, state))
+
+
+def _made(deal: Deal, before: State, after: State) -> Move:
+    """The move that led from `before` to `after`, named as `legal_moves` names it."""
+    if after.turned != before.turned:
+        return Move.turn(after.hole)
+    slot = (after.gone & ~before.gone).bit_length() - 1
+    return Move(after.hole, deal.tableau.places[slot][0], Kind.PLAY)
+
+
+def _as_played(deal: Deal, state: State, move: Move, talon: dict[Card, int]) -> Move:
+    """A legal move given by its card alone as the rules play it: a talon card's is a
+    turn."""
+    return Move.turn(move.card) if move.card in talon or move.kind is Kind.TURN else move
+
+
+def _illegal(deal: Deal, state: State, move: Move, talon: dict[Card, int]) -> str:
+    """Why `move` may not be played in `state`, or "" when it may."""
+    card, fan, columns = move.card, move.fan, deal.tableau.columns
+    if move.kind is Kind.TURN and card is None:
+        return "" if next_talon(deal, state) is not None else "the talon is spent"
+    if card in talon:  # a talon card: the next one turns, onto anything
+        if fan is not None:
+            return f"{card} is in the talon, not fan {fan_name(fan, columns)}"
+        if talon[card] < state.turned:
+            return f"{card} already played"
+        if talon[card] != state.turned:
+            return f"{card} is not the next talon card ({deal.talon[state.turned]} is)"
+        return ""
+    if move.kind is Kind.TURN:
+        return f"{card} is not in the talon"
+    tableau = deal.tableau
+    if card is None:
+        if fan is None or not 0 <= fan < columns:
+            return f"no such fan ({fan_name(fan, columns)})"
+        slot = tableau.top_of(fan, state.gone)
+        if slot is None:
+            return f"fan {fan + 1} is empty"
+        card = tableau.cards[slot]
+    slot = tableau.slot_of.get(card)
+    if slot is None:
+        if card == deal.foundation:
+            return f"{card} is the hole's top card, not on a fan"
+        in_deck = 1 <= card.rank <= deal.ranks and card.suit in SUITS
+        return f"{card} is already in the hole" if in_deck else f"unknown card {card}"
+    if state.gone >> slot & 1:
+        return f"{card} already played"
+    home = tableau.places[slot][0]
+    if fan is not None and fan != home:
+        return f"{card} is in fan {home + 1}, not fan {fan_name(fan, columns)}"
+    if not tableau.is_free(slot, state.gone):
+        return f"{card} is not a top card"
+    if not fits(deal, card, state.hole):
+        return f"{card} is not rank-adjacent to {state.hole}"
+    return ""
 
 
 def outcome(deal: Deal, state: State) -> Outcome:
     """WON, BLOCKED, or UNFINISHED while a legal move remains."""
-    if state.cards_left == 0:
+    if cards_left(deal, state) == 0:
         return Outcome.WON
     return Outcome.UNFINISHED if legal_moves(deal, state) else Outcome.BLOCKED
 
 
 def layout(deal: Deal, state: State) -> Deal:
-    """The deal as it lies in `state`: each fan cut to its height, the hole's card as
-    the foundation; a position, as `blackhole.deal.Deal` holds one."""
-    fans = tuple(fan[:height] for fan, height in zip(deal.fans, state.heights, strict=True))
-    return Deal(fans, state.hole, deal.ranks, name=deal.name, talon=deal.talon[state.turned:],
-                game=deal.game)
+    """The deal as it lies in `state`: the tableau without the slots played, the hole's
+    card as the foundation; a position, as `blackhole.deal.Deal` holds one."""
+    return Deal(deal.tableau.without(state.gone), state.hole, deal.ranks, name=deal.name,
+                talon=deal.talon[state.turned:], game=deal.game)
 
 
 def advance(position: Position, moves: Sequence[Card | Move],
@@ -281,11 +319,6 @@ def move_text(move: Card | Move) -> str:
         return str(move)
     if move.card is not None:
         return str(move.card)
+    if move.kind is Kind.TURN:
+        return "talon"
     return f"fan {fan_name(move.fan, 10**9)}"
-
-
-def legal_cards(deal: Deal, state: State) -> list[Move]:
-    """The legal moves now, with their 0-based fans, in fan order; turning the talon
-    last, its card with no fan."""
-    return [Move(top_card(deal, state, fan), None if fan == TALON else fan)
-            for fan in legal_moves(deal, state)]

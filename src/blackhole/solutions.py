@@ -24,9 +24,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from blackhole.cards import Card
+from blackhole.deal import Kind, Move
 from blackhole.errors import InputError
 from blackhole.formats import json_shown, json_token_lines, load_json, read_card
-from blackhole.rules import TALON, Move
 
 _STACK = re.compile(r"Move a card from stack ([0-9]{1,6}) to the foundations|Deal talon")
 _INFO = re.compile(r"Info: Card moved is (\S+)")
@@ -113,20 +113,23 @@ def _json_moves(items: list[object], source: str, lines: dict[str, int]) -> tupl
 
 
 def _parse_black_hole_solve(text: str, source: str) -> list[Move]:
+    """black-hole-solve's blocks: a Move line (a stack, or "Deal talon": a turn), then
+    an Info line naming the card; a block without its Info line names no card."""
     moves: list[Move] = []
-    fan: int | None = None
+    pending: Move | None = None  # the block whose Info line is awaited
     for number, line in enumerate(text.splitlines(), start=1):
         if stack := _STACK.search(line):
-            if fan is not None:
-                moves.append(Move(fan=fan))  # a move block without its Info line
-            fan = TALON if stack.group(1) is None else int(stack.group(1))
+            if pending is not None:
+                moves.append(pending)  # a move block without its Info line
+            pending = Move.turn() if stack.group(1) is None \
+                else Move(fan=int(stack.group(1)), kind=Kind.PLAY)
         elif info := _INFO.search(line):
-            if fan is None:
+            if pending is None:
                 raise InputError("Info line without its Move line", source, number, line.strip())
-            moves.append(Move(card=read_card(info.group(1), source, number), fan=fan))
-            fan = None
-    if fan is not None:
-        moves.append(Move(fan=fan))
+            moves.append(pending._replace(card=read_card(info.group(1), source, number)))
+            pending = None
+    if pending is not None:
+        moves.append(pending)
     return moves
 
 
@@ -135,8 +138,8 @@ def black_hole_solve_text(moves: Sequence[tuple[Card, int | None]], solved: bool
     card (no fan) is its `Deal talon`."""
     if not solved:
         return "Unsolved!\n"
-    blocks = [("Deal talon" if fan is None or fan == TALON else
+    blocks = [("Deal talon" if fan is None else
                f"Move a card from stack {fan} to the foundations") +
               f"\n\nInfo: Card moved is {card}\n\n\n====================\n\n"
-              for card, fan in moves]
+              for card, fan, *_ in moves]
     return "Solved!\n" + "".join(blocks)

@@ -109,7 +109,7 @@ def plan(specs: Sequence[str], out: str | os.PathLike[str], solver: str | None =
         start = load_position(spec, game=game)
         position = play_after(start, *read_moves(after, "after"))
         # from the deal's start when known, else the moves after the spec's own layout
-        played = position.history or tuple(card for card, _ in position.after)
+        played = position.history or tuple(move.card for move in position.after)
         jobs.append(Job(recorded(spec), standard(position.deal, spec), folder, canonical,
                         timeout, checker, tuple(str(card) for card in played),
                         position.after))

@@ -29,7 +29,8 @@ from blackhole.backends import Verdict
 from blackhole.deal import Deal, Position
 from blackhole.encode import cnf
 from blackhole.errors import ArgumentError, InputError
-from blackhole.formats import board_text
+from blackhole.formats import board_text, parse_board
+from blackhole.games import ALL_IN_A_ROW, DEFAULT_GAME
 from blackhole.pipeline import Solution
 from blackhole.problem import Problem, build_problem
 from blackhole.version import installed_version
@@ -157,18 +158,40 @@ def proof_text(lines: Sequence[str]) -> str:
 
 def certificate_board(deal: Deal) -> str:
     """deal.board's text: the board (`formats.board_text`), with a `Game: NAME` line
-    first for a game of other rules than Black Hole's. A board names Black Hole and All
-    in a Row by its layout, but the three Golf games share one layout, so without the
-    line `verify` could not tell which game's CNF to re-derive (the board reader refuses
-    a `Talon:` line whose game is not named). The board of a plain game is unchanged, so
-    its certificates and digest labels are those of earlier versions."""
+    first for every game but Black Hole, the game a board that names none is read as:
+    without the line `verify` could not tell which game's CNF to re-derive (the three
+    Golf games share one layout, and no game is guessed from a layout's shape). Black
+    Hole's board is unchanged, so its certificates and digest labels are those of
+    earlier versions."""
     text, game = board_text(deal), named_game(deal)
     return f"Game: {game}\n{text}" if game else text
 
 
 def named_game(deal: Deal) -> str:
-    """The game `certificate_board` names on its Game line, or "" (none)."""
-    return "" if deal.game.plain else deal.game.name
+    """The game `certificate_board` names on its Game line, or "" (none: Black Hole)."""
+    return "" if deal.game == DEFAULT_GAME else deal.game.name
+
+
+def read_certificate_board(text: str, source: str) -> tuple[Deal, str]:
+    """deal.board as `certify` wrote it, and the game its Game line names ("" for
+    none). A board that names no game is Black Hole, but for one kind of board: certify
+    1.1.0 and earlier wrote no Game line for All in a Row either, whose board then told
+    it by its layout (an empty foundation, or 13 fans in a deck of 13 ranks), so such a
+    board is read as those versions read it, and the certificates they wrote stay
+    verifiable. Every board this version writes names All in a Row."""
+    first = text.split("\n", 1)[0].partition(":")
+    named = first[2].strip().lower() if first[0].strip().lower() == "game" else ""
+    game = None
+    if not named:
+        lines = [line.split("#", 1)[0].strip() for line in text.splitlines()]
+        lines = [line for line in lines if line]
+        fans = [line for line in lines if not line.lower().startswith(("foundations:",
+                                                                        "ranks:"))]
+        empty = any(line.lower().replace(" ", "") == "foundations:-" for line in lines)
+        ranked = any(line.lower().startswith("ranks:") for line in lines)
+        if empty or (not ranked and len(fans) == ALL_IN_A_ROW.fans):
+            game = ALL_IN_A_ROW
+    return parse_board(text, source, game), named
 
 
 def certify_features(problem: Problem) -> frozenset[str]:

@@ -57,12 +57,14 @@ def recorded(spec: str) -> str:
     return os.path.abspath(spec)
 
 
-def check_label(spec: str, moves: Sequence[str], deal: Deal) -> Label | str:
+def check_label(spec: str, moves: Sequence[str], deal: Deal,
+                board: str | None = None) -> Label | str:
     """How the label `spec` and the `moves` that reached the position give deal.board's
     `deal`, or why they do not (the certificate is refused). A generated spec is dealt
     again (its words in any case, as every spec is read); a file that exists and is
     readable is read; a board's digest (`sha256:...`) must
-    be deal.board's; any other label is not checked. `certify` records a file label by
+    be deal.board's (`board`, its text as written, else as this version writes it); any
+    other label is not checked. `certify` records a file label by
     its absolute path (`recorded`); a relative one is read from the working directory, and
     the Label says so."""
     if not spec:
@@ -80,7 +82,7 @@ def check_label(spec: str, moves: Sequence[str], deal: Deal) -> Label | str:
     if spec == "-":
         return Label("", "it names standard input")
     if _DIGEST.fullmatch(spec):
-        if spec != digest_label(certificate_board(deal)):
+        if spec != digest_label(certificate_board(deal) if board is None else board):
             return f"the manifest's label {spec[:24]}... is not the digest of {DEAL_FILE}"
         return Label("", f"it is {DEAL_FILE}'s own digest")
     path = Path(spec)

@@ -46,6 +46,7 @@ from blackhole.certificates.files import (
     manifest,
     named_game,
     proof_text,
+    read_certificate_board,
     sha256,
 )
 from blackhole.certificates.labels import check_label, recorded
@@ -53,7 +54,7 @@ from blackhole.certificates.place import made_aside, write, write_bytes
 from blackhole.deal import Deal, Position, position_of
 from blackhole.encode import cnf
 from blackhole.errors import InputError, InternalError
-from blackhole.formats import moves_json, parse_board
+from blackhole.formats import moves_json
 from blackhole.games import Variant, game_named
 from blackhole.pipeline import decode, solution_json
 from blackhole.problem import build_problem
@@ -169,11 +170,11 @@ def standard(deal: Deal, spec: str) -> Deal:
     nothing could check. Refused before any work, naming the spec."""
     board = certificate_board(replace(deal, name=spec))
     try:
-        read = parse_board(board, spec)
+        read, _ = read_certificate_board(board, spec)
     except InputError as error:
         raise InputError(f"cannot be certified: verify would refuse its board "
                          f"({error.detail})", spec) from None
-    if read.game != deal.game:  # cannot happen: the board names what its layout does not
+    if read.game != deal.game:  # cannot happen: the board names every game but Black Hole
         raise InternalError(f"{spec}: deal.board reads back as {read.game.name}, not "
                             f"{deal.game.name}")
     return deal
@@ -412,10 +413,10 @@ def certify_win(position: Position, line: Sequence[tuple[Card, int]],
     from `spec`. Renamed into place only when complete."""
     target = as_folder(folder)
     board = certificate_board(standard(position.deal, spec or "position"))
-    judged = replay(position.deal, [card for card, _ in line])
+    judged = replay(position.deal, [move[0] for move in line])
     if not judged.won:
         raise InternalError(f"a winning line that does not win: {judged.describe()}")
-    moves = [{"card": str(card), "fan": fan} for card, fan in line]
+    moves = moves_json(line)
     spec = recorded(spec)
     data: dict[str, Any] = {"deal": spec, "verdict": Verdict.SOLVED.value, "moves": moves,
                             **(facts or {})}

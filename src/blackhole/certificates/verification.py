@@ -40,7 +40,7 @@ from blackhole.certificates.files import (
     holds_certificate,
     holds_only_the_deal,
     moves_of,
-    named_game,
+    read_certificate_board,
     read_manifest,
     read_small,
     sha256,
@@ -49,7 +49,6 @@ from blackhole.certificates.labels import Label, check_label
 from blackhole.deal import position_of
 from blackhole.encode import cnf
 from blackhole.errors import InputError
-from blackhole.formats import parse_board
 from blackhole.problem import build_problem
 from blackhole.rules import replay
 from blackhole.solutions import parse_solution
@@ -169,16 +168,16 @@ def _verify_proof(folder: Path, checker: str) -> Verification:
         if isinstance(read, str):
             return refused(read)
         features = read
-        deal = parse_board(board, str(folder / DEAL_FILE))
-        if deal_facts.get("game", "") != named_game(deal):
+        deal, board_game = read_certificate_board(board, str(folder / DEAL_FILE))
+        if deal_facts.get("game", "") != board_game:
             return refused(f"the manifest's game {str(deal_facts.get('game', ''))[:40]!r} "
-                           f"is not the game {DEAL_FILE} names {named_game(deal)!r}")
+                           f"is not the game {DEAL_FILE} names {board_game!r}")
         if claim == "best" or "position" in facts:
             moved = facts["position"]["moved"]
             if moved != position_of(deal).moved:
                 return refused(f"{DEAL_FILE} shows {position_of(deal).moved} cards moved, "
                                f"not {str(moved)[:20]}")
-        named = check_label(spec, moves_of(facts), deal)
+        named = check_label(spec, moves_of(facts), deal, board)
         if isinstance(named, str):
             return refused(named)
         label = named
@@ -234,8 +233,9 @@ def _verify_solved(folder: Path) -> Verification:
         spec = facts.get("deal") if isinstance(facts.get("deal"), str) else ""
         board_bytes = read_small(folder / DEAL_FILE)
         digest = sha256(board_bytes)
-        deal = parse_board(board_bytes.decode("utf-8"), str(folder / DEAL_FILE))
-        label = check_label(spec, moves_of(facts), deal)
+        board = board_bytes.decode("utf-8")
+        deal, _ = read_certificate_board(board, str(folder / DEAL_FILE))
+        label = check_label(spec, moves_of(facts), deal, board)
         if isinstance(label, str):
             return Verification(False, "solved", spec, label, board_sha256=digest)
         judged = replay(deal, parse_solution(text, SOLUTION_FILE))

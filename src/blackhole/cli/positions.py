@@ -121,7 +121,7 @@ def _certificate_note(found: "Best", cert: "Certificate | None", folder: Path) -
 def _print_line(out: "Console", moves: Sequence[tuple[Card, int]], made: int,
                 ascii_only: bool) -> None:
     """The line, numbered after the `made` moves of the position it starts from."""
-    for number, (card, fan) in enumerate(moves, start=made + 1):
+    for number, (card, fan, *_) in enumerate(moves, start=made + 1):
         line = Text(f"{number:>3}. ")
         line.append(card_text(card, ascii_only))
         line.append(from_where(fan))

@@ -114,7 +114,7 @@ def _print_solution(solution: Solution, position: Position, ascii_only: bool) ->
     how = f"{engine} in {result.seconds:.3f} s"
     if result.verdict is Verdict.SOLVED:
         text = Styled(f"solved ({how})\n", style="bold green")
-        for number, (card, fan) in enumerate(solution.moves, start=position.made + 1):
+        for number, (card, fan, _) in enumerate(solution.moves, start=position.made + 1):
             text.append(f"{number:>3}. ")
             text.append(*card_piece(card, ascii_only))
             text.append(from_where(fan) + "\n")

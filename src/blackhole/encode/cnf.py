@@ -80,8 +80,11 @@ NEEDS: dict[str, str] = {"rankcount": "rank"}
 # The rule features (`blackhole.games.Rules.features`) the CNF plays: a game of other
 # rules than Black Hole's (Golf: directed arcs, a talon, won with talon cards left) is
 # encoded as a path over every node, the talon turned to its end (encodings/golf.md).
-# A game with any other rule feature is refused (`check_game`).
-PLAYS: frozenset[str] = frozenset({"talon", "wrap", "on_king", "won"})
+# It reads the layout only through the Problem's precedence pairs, so a layout that is
+# not made of chains (`covers`: a card waiting for two) is encoded the same way
+# (encodings/sat.md, "Precedence"). A game with any other rule feature is refused
+# (`check_game`).
+PLAYS: frozenset[str] = frozenset({"talon", "wrap", "on_king", "won", "covers"})
 # The rule features each encoding feature is sound for: `deadrank` argues from Black
 # Hole's rules alone; every other feature from the Problem's arcs and precedence.
 FEATURE_PLAYS: dict[str, frozenset[str]] = {

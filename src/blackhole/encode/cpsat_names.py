@@ -38,10 +38,11 @@ DEFAULT_FEATURES: dict[str, frozenset[str]] = {
     "cnf": cnf.DEFAULT_FEATURES,
 }
 # The rule features (`blackhole.games.Rules.features`) each model plays: the inverse
-# and cnf models read a game's directed arcs and talon (encodings/golf.md); the others
+# and cnf models read a game's directed arcs and talon (encodings/golf.md), and the
+# layout through the precedence pairs alone (`covers`); the others
 # play Black Hole's rules only, and refuse any other game (`encode.cpsat.build_model`).
 MODEL_PLAYS: dict[str, frozenset[str]] = {
-    "inverse": frozenset({"talon", "wrap", "on_king", "won"}),
+    "inverse": frozenset({"talon", "wrap", "on_king", "won", "covers"}),
     "boolean": frozenset(),
     "circuit": frozenset(),
     "cnf": cnf.PLAYS,

@@ -29,6 +29,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from blackhole.cards import Card
+from blackhole.deal import Kind, Move
 from blackhole.errors import InputError
 from blackhole.game import Game
 from blackhole.games import misfit
@@ -45,12 +46,12 @@ from blackhole.play.widgets import (
     card_name,
     move_name,
 )
-from blackhole.rules import TALON, Outcome
+from blackhole.rules import Outcome
 
 REPLAY_STEP = 0.4  # seconds between two moves of a replayed best line
 
-Moves = tuple[int, ...]  # a position, as the fans played since the game's start (TALON
-# for a talon turn)
+Moves = tuple[Move, ...]  # a position, as the moves made since the game's start
+TURN = -1  # what `play` takes to turn the talon, as the fan keys take a fan index
 
 
 class Table(Screen):
@@ -85,7 +86,7 @@ class Table(Screen):
         self.game = game
         self.spec = spec
         self.undos = 0
-        self.hinted: int | None = None
+        self.hinted: Move | None = None  # the move a hint names
         self.bests: dict[Moves, Any] = {}  # the hint engine's Best for each position seen
         self.hints: dict[Moves, list[Any]] = {}
         self.asked: set[Moves] = set()  # hints on their way
@@ -179,11 +180,17 @@ class Table(Screen):
         self.query_one("#hole", Static).update(board.hole_text(game, ascii_only))
         if game.deal.game.talon:
             self.query_one("#talon", TalonView).update(
-                board.talon_text(game, ascii_only, self.hinted == TALON))
+                board.talon_text(game, ascii_only, self.hinted_fan() == TURN))
         for view in self.query(FanView):
-            view.show(board.fan_text(game, view.fan, ascii_only, view.fan == self.hinted))
+            view.show(board.fan_text(game, view.fan, ascii_only, view.fan == self.hinted_fan()))
         self.query_one("#status", Static).update(
             board.status_text(game, self.undos, self.spec, self.coach))
+
+    def hinted_fan(self) -> int | None:
+        """The fan the hint names (TURN for the talon), or None without a hint."""
+        if self.hinted is None:
+            return None
+        return TURN if self.hinted.kind is Kind.TURN else self.hinted.fan
 
     def say(self, text: str | Text, style: str = "") -> None:
         self.query_one("#message", Static).update(
@@ -211,16 +218,16 @@ class Table(Screen):
             self.stop_replay()
             self.say("this game has no talon", "red")
             return
-        self.play(TALON)
+        self.play(TURN)
 
     def play(self, fan: int) -> None:
-        """Play the top card of `fan`, or turn the talon (TALON)."""
+        """Play the top card of `fan`, or turn the talon (TURN)."""
         self.stop_replay()
         if fan >= len(self.game.deal.fans):
             self.say(f"there is no fan {board.FAN_LETTERS[fan]}", "red")
             return
         try:
-            game = self.game.play(fan)
+            game = self.game.turn() if fan == TURN else self.game.play_fan(fan)
         except ValueError:
             self.say(self.refusal(fan), "red")
             return
@@ -229,7 +236,7 @@ class Table(Screen):
     def refusal(self, fan: int) -> str:
         """Why the rules engine refused the top card of `fan` (or the talon), in the
         screen's names and as the deal's game says."""
-        if fan == TALON:
+        if fan == TURN:
             return "the talon is spent: nothing left to turn"
         letter = board.FAN_LETTERS[fan]
         card = self.game.top(fan)
@@ -332,8 +339,7 @@ class Table(Screen):
         if moves != self.game.moves or self.wanted != moves or not found:
             return
         first = found[0]
-        fan = TALON if first.fan is None else first.fan
-        text = Text(f"hint: play {move_name(first.card, fan, self.shown)}", style="bold")
+        text = Text(f"hint: play {move_name(first.card, first.fan, self.shown)}", style="bold")
         of = self.game.start.of
         if first.winnable:
             text.append(": the game stays winnable")
@@ -343,7 +349,7 @@ class Table(Screen):
             text.append(f": no move wins now; the best still reachable is {best}")
         else:
             text.append(f": no win found in the time limit; it reaches {first.found}/{of}")
-        self.hinted = fan
+        self.hinted = Move(first.card, first.fan, Kind.TURN if first.fan is None else Kind.PLAY)
         self.say(text)
         self.draw()
 
@@ -403,7 +409,7 @@ class Table(Screen):
             return
         before = self.bests.get(moves[:-1]) if moves else None
         last = self.shown(self.game.state.hole)
-        if moves and moves[-1] == TALON:
+        if moves and moves[-1].kind is Kind.TURN:
             last = f"turning {last}"
         if before is not None and before.best >= of:
             self.coach_says(f"coach: {last} lost the game; the best still reachable is "

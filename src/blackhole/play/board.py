@@ -21,7 +21,6 @@ from blackhole.deal import Deal, dealt_sizes
 from blackhole.errors import InputError
 from blackhole.game import Game
 from blackhole.games import Start, Variant, Won, on_king_rule
-from blackhole.rules import TALON
 
 FAN_LETTERS = ascii_lowercase[:17]  # a..q: the keys that play the fans
 MAX_FAN_HEIGHT = 12  # rows a column may take and still fit 24 lines
@@ -86,8 +85,8 @@ def cards_line(cards: tuple[Card, ...] | list[Card], ascii_only: bool) -> Text:
 def fan_text(game: Game, fan: int, ascii_only: bool, hinted: bool = False) -> Text:
     """One column: the fan's letter, then its cards bottom → top; the top card marked
     when it is playable (and when a hint names it)."""
-    cards = game.deal.fans[fan][:game.state.heights[fan]]
-    playable = any(f == fan for _, f in game.legal())
+    cards = game.position.deal.fans[fan]
+    playable = any(move.fan == fan for move in game.legal())
     label = Text(f" {FAN_LETTERS[fan]}  ", style="bold reverse" if hinted else "bold")
     out = Text()
     out.append_text(label)
@@ -132,7 +131,7 @@ def talon_text(game: Game, ascii_only: bool, hinted: bool = False) -> Text:
     always playable while there is one (any card goes on the foundation)."""
     out = Text("talon", style="bold reverse" if hinted else "bold")
     out.append(" ")
-    card = game.top(TALON)
+    card = game.next_talon()
     if card is None:
         out.append("spent: nothing left to turn", style="dim")
         return out

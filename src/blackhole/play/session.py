@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from blackhole.cards import Card
-from blackhole.deal import Position
+from blackhole.deal import Move, Position
 from blackhole.errors import InputError
 from blackhole.game import Game
 from blackhole.games import DEFAULT_GAME, Variant
@@ -104,7 +104,7 @@ class Review:
     best_after: int | None = None
 
 
-def review(game: Game, known: dict[tuple[int, ...], Any],
+def review(game: Game, known: dict[tuple[Move, ...], Any],
            best_of: Callable[[Position], Any]) -> Review:
     """Compare a finished game with the best play from its start. `known` holds the hint
     engine's answers by position (the fans played since the start) and learns the new
@@ -123,7 +123,7 @@ def review(game: Game, known: dict[tuple[int, ...], Any],
         return known[moves]
 
     start = best_at(0)
-    line = tuple(card for card, _ in start.moves)
+    line = tuple(move.card for move in start.moves)
     found = Review(game.score, game.start.of, start.best, start.proven, line,
                    game.start.made)
     if game.score >= start.best:
@@ -142,4 +142,4 @@ def review(game: Game, known: dict[tuple[int, ...], Any],
         return found
     after = best_at(bad).best if bad < len(game.moves) else game.score
     return replace(found, lost_at=bad - 1, lost_card=game.played[bad - 1],
-                   lost_fan=game.moves[bad - 1], best_after=after)
+                   lost_fan=game.moves[bad - 1].fan, best_after=after)

@@ -24,7 +24,7 @@ from blackhole.game import Game
 from blackhole.games import Won
 from blackhole.play import board, engine
 from blackhole.play.session import Review
-from blackhole.rules import TALON, Outcome
+from blackhole.rules import Outcome
 
 CSS = """
 Table { padding: 0 1; }
@@ -196,7 +196,7 @@ def won_text(game: Game) -> str:
 
 def move_name(card: Card | None, fan: int | None, name: Callable[[Card | None], str]) -> str:
     """`J♠ from fan c`, or `J♠ off the talon` for a talon turn."""
-    if fan is None or fan == TALON:
+    if fan is None:
         return f"{name(card)} off the talon"
     return f"{name(card)} from fan {board.FAN_LETTERS[fan]}"
 

@@ -1,0 +1,147 @@
+"""The layout model: a tableau is cards in slots and the pairs of slots that cover one
+another.
+
+A slot holds one card. `covers` lists (upper, lower) pairs: the card in `lower` is free,
+and may be played, once every card covering it has been played. Fans, columns, peaks and
+pyramids are shapes of this one model:
+
+- a *chain* layout (Black Hole's fans, All in a Row's and Golf's columns) has each card
+  covered by the one card on it in its column; `Tableau.of_fans` builds one;
+- in a layout of peaks or a pyramid a card waits for the two cards overlapping it, so
+  the cover relation is a graph, not a set of chains.
+
+A tableau lists the cards still there: a slot played is not in it, so a position's
+tableau is smaller than its deal's. Each slot has a place (column, row) where it is
+drawn and by which a player names it; in a chain layout the column is the fan (0-based)
+and the row the height from the bottom. `columns` counts the columns, empty ones too, so
+a fan played out keeps its number.
+
+Every layer reads a layout through this model: the rules engine (a card is free when
+every card covering it is gone), the Problem's precedence pairs (a cover pair is one),
+positions and the texts. The layers that rely on chains (the look's memo, which merges
+interchangeable fans; the board text; the play screen's fans) ask `chains` first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from blackhole.cards import Card
+
+Place = tuple[int, int]  # (column, row): row 0 is a chain's bottom card
+
+
+@dataclass(frozen=True)
+class Tableau:
+    cards: tuple[Card, ...]  # slot → card
+    covers: tuple[tuple[int, int], ...]  # (upper, lower): lower waits for upper
+    places: tuple[Place, ...]  # slot → (column, row)
+    columns: int  # the columns a player names, empty ones too
+
+    @classmethod
+    def of_fans(cls, fans: tuple[tuple[Card, ...], ...]) -> Tableau:
+        """The chain layout of `fans` (each bottom → top): slots fan by fan, bottom first,
+        each card covered by the one on it."""
+        cards: list[Card] = []
+        places: list[Place] = []
+        covers: list[tuple[int, int]] = []
+        for column, fan in enumerate(fans):
+            for row, card in enumerate(fan):
+                if row:
+                    covers.append((len(cards), len(cards) - 1))
+                cards.append(card)
+                places.append((column, row))
+        return cls(tuple(cards), tuple(covers), tuple(places), len(fans))
+
+    def __len__(self) -> int:
+        return len(self.cards)
+
+    @cached_property
+    def over(self) -> tuple[int, ...]:
+        """Slot → the bitmask of the slots covering it (bit s for slot s)."""
+        masks = [0] * len(self.cards)
+        for upper, lower in self.covers:
+            masks[lower] |= 1 << upper
+        return tuple(masks)
+
+    @cached_property
+    def under(self) -> tuple[tuple[int, ...], ...]:
+        """Slot → the slots it covers."""
+        below: list[list[int]] = [[] for _ in self.cards]
+        for upper, lower in self.covers:
+            below[upper].append(lower)
+        return tuple(tuple(slots) for slots in below)
+
+    @cached_property
+    def slot_of(self) -> dict[Card, int]:
+        return {card: slot for slot, card in enumerate(self.cards)}
+
+    @cached_property
+    def fans(self) -> tuple[tuple[Card, ...], ...] | None:
+        """The layout's chains, one a column, bottom → top, when it is made of chains
+        (exactly the covers `of_fans` gives, rows numbered from 0); None otherwise."""
+        fans: list[list[tuple[int, Card]]] = [[] for _ in range(self.columns)]
+        for (column, row), card in zip(self.places, self.cards, strict=True):
+            if not 0 <= column < self.columns:
+                return None
+            fans[column].append((row, card))
+        chains = tuple(tuple(card for _, card in sorted(fan, key=lambda e: e[0]))
+                       for fan in fans)
+        if any(sorted(row for row, _ in fan) != list(range(len(fan))) for fan in fans):
+            return None
+        if Tableau.of_fans(chains) != self:
+            return None
+        return chains
+
+    @property
+    def chains(self) -> bool:
+        """True when the layout is made of chains (see `fans`)."""
+        return self.fans is not None
+
+    def free(self, gone: int = 0) -> list[int]:
+        """The slots not in `gone` (a bitmask) whose every covering slot is, in slot
+        order: the cards that may be played."""
+        return [slot for slot, over in enumerate(self.over)
+                if not gone >> slot & 1 and over & ~gone == 0]
+
+    def is_free(self, slot: int, gone: int = 0) -> bool:
+        return not gone >> slot & 1 and self.over[slot] & ~gone == 0
+
+    def top_of(self, column: int, gone: int = 0) -> int | None:
+        """The free slot of `column` drawn highest (a chain's top card), or None."""
+        found = [slot for slot in self.free(gone) if self.places[slot][0] == column]
+        return max(found, key=lambda slot: self.places[slot][1], default=None)
+
+    def without(self, gone: int) -> Tableau:
+        """The tableau left when the slots in `gone` are played: the others renumbered
+        in order, with their places and the covers among them."""
+        kept = [slot for slot in range(len(self.cards)) if not gone >> slot & 1]
+        new = {slot: index for index, slot in enumerate(kept)}
+        return Tableau(tuple(self.cards[slot] for slot in kept),
+                       tuple((new[upper], new[lower]) for upper, lower in self.covers
+                             if upper in new and lower in new),
+                       tuple(self.places[slot] for slot in kept), self.columns)
+
+    def depth(self) -> tuple[int, ...]:
+        """Slot → the most cards lying on it along covers (0: free)."""
+        depth = [0] * len(self.cards)
+        for slot in self.topological():
+            for lower in self.under[slot]:
+                depth[lower] = max(depth[lower], depth[slot] + 1)
+        return tuple(depth)
+
+    def topological(self) -> list[int]:
+        """The slots, each before every slot it covers; fewer than all of them when the
+        covers run in a circle (then some card could never be played)."""
+        waiting = [bin(mask).count("1") for mask in self.over]
+        ready = [slot for slot, count in enumerate(waiting) if count == 0]
+        order: list[int] = []
+        while ready:
+            slot = ready.pop()
+            order.append(slot)
+            for lower in self.under[slot]:
+                waiting[lower] -= 1
+                if not waiting[lower]:
+                    ready.append(lower)
+        return order

@@ -1,0 +1,175 @@
+"""The layout model (`blackhole.tableau`): a tableau is cards and what covers them.
+
+Fans are chains of it, and every current game reads its fans back unchanged. A layout
+that is not made of chains (a pyramid, where a card waits for the two cards on it) is
+played by the rules engine, held by the Problem as precedence pairs with two
+predecessors, solved by the engines that declared the feature `covers` (the CNF and
+the CP-SAT inverse model) in agreement with an exhaustive search over the rules
+engine, and refused by name by every other engine.
+"""
+
+from __future__ import annotations
+
+import random
+from functools import cache
+
+import pytest
+
+from blackhole.backends import REGISTRY, Options, Verdict, make_backend
+from blackhole.cards import SUITS, Card, deck
+from blackhole.deal import Deal, Kind, Move
+from blackhole.errors import InputError
+from blackhole.games import COVERS, Rules, Start, Variant
+from blackhole.pipeline import solve_deal
+from blackhole.problem import build_problem
+from blackhole.rules import initial_state, layout, legal_moves, play, replay
+from blackhole.sources import load_deal
+from blackhole.tableau import Tableau
+
+from .helpers import runnable_backends
+
+# A throwaway game: Black Hole's rules on a pyramid of rows 1..5 (15 cards) over a
+# 4-rank deck (16 cards: one starts the hole), the top row's card covered by the two
+# cards below it, as in Escalator.
+PYRAMID = Variant("test-pyramid", "Test Pyramid", None, 3, Start.CARD, Rules(), "",
+                  any_ranks=True, chains=False)
+ROWS = 5
+RANKS = 4
+
+
+def pyramid(cards: list[Card]) -> Tableau:
+    """Rows 0 (one card, drawn at the top) to ROWS - 1; slot (r, i) is covered by
+    (r + 1, i) and (r + 1, i + 1), so the bottom row is free."""
+    slot = {}
+    places = []
+    for row in range(ROWS):
+        for i in range(row + 1):
+            slot[row, i] = len(places)
+            places.append((ROWS - 1 - row + 2 * i, ROWS - 1 - row))  # column, height
+    covers = tuple((slot[row + 1, j], slot[row, i]) for row in range(ROWS - 1)
+                   for i in range(row + 1) for j in (i, i + 1))
+    return Tableau(tuple(cards), covers, tuple(places), 2 * ROWS - 1)
+
+
+def pyramid_deal(seed: int) -> Deal:
+    cards = deck(RANKS)
+    random.Random(seed).shuffle(cards)
+    return Deal(pyramid(cards[1:]), cards[0], RANKS, name=f"pyramid:{seed}", game=PYRAMID)
+
+
+def referee(deal: Deal) -> bool:
+    """Does some line win? An exhaustive search over the rules engine's legal moves."""
+
+    @cache
+    def wins(gone: int, hole: Card) -> bool:
+        state = initial_state(deal).__class__(gone, hole)
+        moves = legal_moves(deal, state)
+        if not moves:
+            return gone == (1 << len(deal.tableau)) - 1
+        return any(wins(after.gone, after.hole)
+                   for after in (play(deal, state, move) for move in moves))
+
+    return wins(0, deal.foundation)
+
+
+def test_fans_are_chains_of_the_model_and_read_back_unchanged() -> None:
+    for spec in ("pysol:1", "pysol:5:all-in-a-row", "pysol:2:golf", "random:3:ranks=7"):
+        deal = load_deal(spec)
+        tableau = deal.tableau
+        assert tableau.chains and tableau.fans == deal.fans
+        assert Tableau.of_fans(deal.fans) == tableau
+        assert len(tableau.covers) == sum(max(0, len(fan) - 1) for fan in deal.fans)
+        free = {tableau.cards[slot] for slot in tableau.free()}
+        assert free == {fan[-1] for fan in deal.fans if fan}
+
+
+def test_a_pyramid_is_not_chains_and_a_card_waits_for_both_cards_on_it() -> None:
+    deal = pyramid_deal(1)
+    tableau = deal.tableau
+    assert not tableau.chains and PYRAMID.features == {COVERS}
+    bottom = [slot for slot, (_, height) in enumerate(tableau.places) if height == 0]
+    assert sorted(tableau.free()) == bottom
+    covered = next(lower for upper, lower in tableau.covers if upper == bottom[0])
+    waits = [upper for upper, lower in tableau.covers if lower == covered]
+    assert len(waits) == 2 and bottom[0] in waits
+    assert not tableau.is_free(covered, 1 << waits[0])
+    assert tableau.is_free(covered, 1 << waits[0] | 1 << waits[1])
+    with pytest.raises(InputError, match="not made of fans"):
+        deal.fans  # noqa: B018 - a pyramid has no fans to give
+
+
+def test_a_chain_game_refuses_a_layout_that_is_not_chains() -> None:
+    cards = deck(RANKS)
+    with pytest.raises(InputError, match="played on fans"):
+        Deal(pyramid(cards[1:]), cards[0], RANKS, name="p", game=load_deal("pysol:1").game)
+
+
+def test_the_rules_engine_refuses_a_covered_card_and_plays_it_once_free() -> None:
+    deal = pyramid_deal(2)
+    tableau = deal.tableau
+    covered = next(lower for _, lower in tableau.covers)
+    card = tableau.cards[covered]
+    judged = replay(deal, [card])
+    assert judged.outcome.value == "illegal" and "not a top card" in judged.reason
+    for seed in range(20):  # every line the rules play keeps covered cards waiting
+        rng = random.Random(seed)
+        state, line = initial_state(deal), []
+        while moves := legal_moves(deal, state):
+            move = rng.choice(moves)
+            assert move.kind is Kind.PLAY and tableau.is_free(
+                tableau.slot_of[move.card], state.gone)
+            state = play(deal, state, move)
+            line.append(move)
+        again = replay(deal, [move.card for move in line])
+        assert again.moves == tuple(line) and again.state == state
+        left = layout(deal, state)
+        assert len(left.tableau) == len(tableau) - len(line)
+
+
+def test_the_problem_holds_two_predecessors_for_a_card_under_two() -> None:
+    deal = pyramid_deal(3)
+    problem = build_problem(deal, "test", {COVERS})
+    first = 1  # node 0 is the hole's card; slots follow in slot order
+    assert set(problem.precedence) == {(first + a, first + b) for a, b in deal.tableau.covers}
+    before = {}
+    for a, b in problem.precedence:
+        before.setdefault(b, set()).add(a)
+    assert max(len(cards) for cards in before.values()) == 2
+    assert not problem.chains and problem.fans == ()
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_each_engine_agrees_with_the_referee_where_it_declared_covers_else_refuses(
+        name: str) -> None:
+    """The CNF engines (sat, kissat, external) and cpsat (its inverse model) declare
+    `covers`; the others refuse the game by name before any work."""
+    if name not in runnable_backends():
+        pytest.skip(f"{name} cannot run here")
+    if COVERS not in make_backend(name).plays:
+        with pytest.raises(InputError, match="Test Pyramid is not played by"):
+            solve_deal(pyramid_deal(1), name, Options(timeout=10))
+        return
+    verdicts = set()
+    for seed in range(12):
+        deal = pyramid_deal(seed)
+        solution = solve_deal(deal, name, Options(timeout=60))
+        expected = referee(deal)
+        assert solution.result.verdict is (Verdict.SOLVED if expected
+                                           else Verdict.UNSOLVABLE), (name, seed)
+        if expected:  # replayed by the rules engine in `decode`: it wins
+            assert solution.replay.won and len(solution.moves) == len(deal.tableau)
+        verdicts.add(expected)
+    assert verdicts == {True, False}  # the seeds hold both answers
+
+
+def test_the_engines_declaring_covers_are_the_cnf_ones_and_cpsat() -> None:
+    declared = {name for name in REGISTRY if COVERS in make_backend(name).plays}
+    assert declared == {"sat", "kissat", "external", "cpsat"}
+
+
+def test_a_move_names_its_kind_and_a_turn_has_no_fan() -> None:
+    golf = load_deal("pysol:2:golf")
+    moves = legal_moves(golf, initial_state(golf))
+    assert moves[-1] == Move.turn(golf.talon[0]) and moves[-1].fan is None
+    assert all(move.kind is Kind.PLAY and move.fan is not None for move in moves[:-1])
+    assert len(SUITS) * RANKS == 1 + len(pyramid(deck(RANKS)[1:]))
