@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from typing import NamedTuple
 
 from blackhole.cards import STANDARD_RANKS, SUITS, Card, deck
@@ -98,11 +99,12 @@ class Deal:
         if self.tableau.columns > self.deck_size:  # every fan starts with a card
             raise InputError(f"more fans than the {self.deck_size} cards of the deck",
                              self.name or "deal", token=f"{self.tableau.columns} fans")
-        if not self.tableau.chains and self.game.chains:
+        chains = self.tableau.chains
+        if not chains and self.game.chains:
             raise InputError(f"{self.game.title} is played on fans, and this layout has "
                              "cards that wait for others than the one on them",
                              self.name or "deal", token="covers")
-        if len(self.tableau.topological()) != len(self.tableau):
+        if not chains and len(self.tableau.topological()) != len(self.tableau):
             raise InputError("the tableau's covers run in a circle", self.name or "deal",
                              token="covers")
         entries: list[Entry] = [(card, None, None) for card in self.tableau.cards]
@@ -120,6 +122,12 @@ class Deal:
             raise InputError(f"{self.game.title}'s layout is not made of fans",
                              self.name or "deal", token="fans")
         return fans
+
+    @cached_property
+    def onto(self) -> tuple[tuple[int, ...], ...]:
+        """onto[h]: the ranks a tableau card may have to go on the foundation's top rank
+        h (0: an empty foundation), as the game says (`games.fitting`)."""
+        return fitting(self.game, self.ranks)
 
     @property
     def cards_in_fans(self) -> int:

@@ -126,10 +126,11 @@ def build_problem(deal: Deal, engine: str = "", plays: Collection[str] = ()) -> 
     fan_of.extend(column for column, _ in tableau.places)
     depth = [0] * first + list(tableau.depth())
     fans: list[tuple[int, ...]] = []
-    if tableau.fans is not None:  # a chain layout: its fans' nodes, bottom → top
-        by_place = {place: first + slot for slot, place in enumerate(tableau.places)}
-        fans = [tuple(by_place[column, row] for row in range(len(fan)))
-                for column, fan in enumerate(tableau.fans)]
+    if tableau.fans is not None:  # a chain layout: its slots run fan by fan, bottom first
+        node = first
+        for fan in tableau.fans:
+            fans.append(tuple(range(node, node + len(fan))))
+            node += len(fan)
     talon = tuple(range(len(cards), len(cards) + len(deal.talon)))
     for card in deal.talon:
         cards.append(card)

@@ -27,21 +27,23 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple
 
 from blackhole.cards import SUITS, Card, parse_card
 from blackhole.deal import Deal, Kind, Move, Position
 from blackhole.errors import IllegalMove, InputError
-from blackhole.games import rank_fits, refusal
+from blackhole.games import refusal
 
 # The rule features (`blackhole.games.Rules.features`) this engine plays: a deal of a
 # game with any other is refused by `replay`, `initial_state` and `legal_moves`, never
 # judged by Black Hole's rules.
 PLAYS: frozenset[str] = frozenset({"talon", "wrap", "on_king", "won", "covers"})
 
-@dataclass(frozen=True)
-class State:
+
+class State(NamedTuple):
     """Where a deal stands: the tableau's slots played (`gone`, a bitmask over the
-    deal's `tableau` slots), the hole's top card and the talon cards turned."""
+    deal's `tableau` slots), the hole's top card and the talon cards turned. A value
+    (a tuple, so cheap to make at every move)."""
 
     gone: int
     hole: Card | None
@@ -79,8 +81,9 @@ def top_card(deal: Deal, state: State, fan: int) -> Card | None:
 
 
 def fits(deal: Deal, card: Card, hole: Card | None) -> bool:
-    """May `card`, a free tableau card, go onto the hole's top card `hole`?"""
-    return rank_fits(deal.game, card.rank, None if hole is None else hole.rank, deal.ranks)
+    """May `card`, a free tableau card, go onto the hole's top card `hole`? As
+    `games.rank_fits` says, read from its table (`Deal.onto`)."""
+    return card.rank in deal.onto[0 if hole is None else hole.rank]
 
 
 def legal_moves(deal: Deal, state: State) -> list[Move]:
@@ -96,32 +99,12 @@ def legal_moves(deal: Deal, state: State) -> list[Move]:
 
 def play(deal: Deal, state: State, move: Move) -> State:
     """The state after `move`: its card (or, given no card, its fan's top card) onto the
-    hole, or the talon's next card for a turn. Raises IllegalMove (a ValueError) when it
-    is illegal."""
-    if move.kind is Kind.TURN:
-        card = next_talon(deal, state)
-        if card is None:
-            raise IllegalMove("the talon is spent")
-        if move.card is not None and move.card != card:
-            raise IllegalMove(f"{move.card} is not the next talon card ({card} is)")
-        return State(state.gone, card, state.turned + 1)
-    tableau = deal.tableau
-    if move.card is None:
-        if move.fan is None or not 0 <= move.fan < tableau.columns:
-            raise IllegalMove(f"no such fan ({fan_name(move.fan, tableau.columns)})")
-        slot = tableau.top_of(move.fan, state.gone)
-        if slot is None:
-            raise IllegalMove(f"fan {move.fan + 1} is empty")
-    else:
-        slot = tableau.slot_of.get(move.card)
-        if slot is None or state.gone >> slot & 1:
-            raise IllegalMove(f"{move.card} is not in the tableau")
-        if not tableau.is_free(slot, state.gone):
-            raise IllegalMove(f"{move.card} is not a top card")
-    card = tableau.cards[slot]
-    if not fits(deal, card, state.hole):
-        raise IllegalMove(f"{card} is not rank-adjacent to {state.hole}")
-    return State(state.gone | 1 << slot, card, state.turned)
+    hole, or the talon's next card for a turn (a talon card given with no kind is one).
+    Raises IllegalMove (a ValueError) naming why when it is illegal."""
+    stepped = step(deal, state, move)
+    if isinstance(stepped, str):
+        raise IllegalMove(stepped)
+    return stepped[0]
 
 
 def fan_name(fan: int | None, fans: int) -> str:
@@ -211,10 +194,8 @@ def replay(deal: Deal | Position, moves: Sequence[Card | Move | str] | str) -> R
     if not (isinstance(moves, list | tuple)
             and all(isinstance(move, Card | Move) for move in moves)):
         moves = as_moves(moves)
-    tableau = deal.tableau
-    talon = {card: index for index, card in enumerate(deal.talon)}
     state = State(0, deal.foundation)  # as it changes
-    total = len(tableau)
+    total = len(deal.tableau)
     played: list[Move] = []
 
     def judged(outcome: Outcome, i: int | None = None, reason: str = "") -> Replay:
@@ -222,44 +203,20 @@ def replay(deal: Deal | Position, moves: Sequence[Card | Move | str] | str) -> R
                       state, state.turned)
 
     for i, move in enumerate(moves):
-        move = Move(move) if isinstance(move, Card) else move
-        why = _illegal(deal, state, move, talon)
-        if why:
-            return judged(Outcome.ILLEGAL, i, why)
-        before, state = state, play(deal, state, _as_played(deal, state, move, talon))
-        played.append(_made(deal, before, state))
+        stepped = step(deal, state, Move(move) if isinstance(move, Card) else move)
+        if isinstance(stepped, str):
+            return judged(Outcome.ILLEGAL, i, stepped)
+        state, made = stepped
+        played.append(made)
     return judged(outcome(deal, state))
 
 
-def _made(deal: Deal, before: State, after: State) -> Move:
-    """The move that led from `before` to `after`, named as `legal_moves` names it."""
-    if after.turned != before.turned:
-        return Move.turn(after.hole)
-    slot = (after.gone & ~before.gone).bit_length() - 1
-    return Move(after.hole, deal.tableau.places[slot][0], Kind.PLAY)
-
-
-def _as_played(deal: Deal, state: State, move: Move, talon: dict[Card, int]) -> Move:
-    """A legal move given by its card alone as the rules play it: a talon card's is a
-    turn."""
-    return Move.turn(move.card) if move.card in talon or move.kind is Kind.TURN else move
-
-
-def _illegal(deal: Deal, state: State, move: Move, talon: dict[Card, int]) -> str:
-    """Why `move` may not be played in `state`, or "" when it may."""
+def step(deal: Deal, state: State, move: Move) -> tuple[State, Move] | str:
+    """The one judgement of a move: the state after it and the move as `legal_moves`
+    names it (card, fan, kind), or why it is illegal."""
     card, fan, columns = move.card, move.fan, deal.tableau.columns
-    if move.kind is Kind.TURN and card is None:
-        return "" if next_talon(deal, state) is not None else "the talon is spent"
-    if card in talon:  # a talon card: the next one turns, onto anything
-        if fan is not None:
-            return f"{card} is in the talon, not fan {fan_name(fan, columns)}"
-        if talon[card] < state.turned:
-            return f"{card} already played"
-        if talon[card] != state.turned:
-            return f"{card} is not the next talon card ({deal.talon[state.turned]} is)"
-        return ""
-    if move.kind is Kind.TURN:
-        return f"{card} is not in the talon"
+    if move.kind is Kind.TURN or card in deal.talon:
+        return _turn(deal, state, move)
     tableau = deal.tableau
     if card is None:
         if fan is None or not 0 <= fan < columns:
@@ -283,7 +240,25 @@ def _illegal(deal: Deal, state: State, move: Move, talon: dict[Card, int]) -> st
         return f"{card} is not a top card"
     if not fits(deal, card, state.hole):
         return f"{card} is not rank-adjacent to {state.hole}"
-    return ""
+    return State(state.gone | 1 << slot, card, state.turned), Move(card, home, Kind.PLAY)
+
+
+def _turn(deal: Deal, state: State, move: Move) -> tuple[State, Move] | str:
+    """A turn, or a talon card named: the talon's next card goes onto anything."""
+    card, talon = move.card, deal.talon
+    if card is None:
+        if state.turned >= len(talon):
+            return "the talon is spent"
+        card = talon[state.turned]
+    elif card not in talon:
+        return f"{card} is not in the talon"
+    elif move.fan is not None:
+        return f"{card} is in the talon, not fan {fan_name(move.fan, deal.tableau.columns)}"
+    elif talon.index(card) < state.turned:
+        return f"{card} already played"
+    elif talon.index(card) != state.turned:
+        return f"{card} is not the next talon card ({talon[state.turned]} is)"
+    return State(state.gone, card, state.turned + 1), Move.turn(card)
 
 
 def outcome(deal: Deal, state: State) -> Outcome:

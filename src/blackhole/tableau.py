@@ -52,7 +52,9 @@ class Tableau:
                     covers.append((len(cards), len(cards) - 1))
                 cards.append(card)
                 places.append((column, row))
-        return cls(tuple(cards), tuple(covers), tuple(places), len(fans))
+        made = cls(tuple(cards), tuple(covers), tuple(places), len(fans))
+        made.__dict__["fans"] = tuple(tuple(fan) for fan in fans)  # chains, as built
+        return made
 
     def __len__(self) -> int:
         return len(self.cards)
@@ -125,6 +127,9 @@ class Tableau:
 
     def depth(self) -> tuple[int, ...]:
         """Slot → the most cards lying on it along covers (0: free)."""
+        fans = self.fans
+        if fans is not None:  # a chain's: the cards above it in its fan
+            return tuple(len(fans[column]) - 1 - row for column, row in self.places)
         depth = [0] * len(self.cards)
         for slot in self.topological():
             for lower in self.under[slot]:
