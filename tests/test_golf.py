@@ -191,7 +191,7 @@ def test_random_lines_follow_the_rules_as_stated(number, name, seed) -> None:
         gone = set(line)  # the cards played: each fan's top card is its last one left
         tops = [left[-1] for fan in deal.fans if (left := [c for c in fan if c not in gone])]
         assert tops == [fan[-1] for fan in layout(deal, state).fans if fan]
-        expected = {card for card in tops if _naive_fits(name, card.rank, state.hole.rank)}
+        expected = {card for card in tops if _naive_fits(name, card.rank, state.foundation.rank)}
         if state.turned < len(deal.talon):
             expected.add(deal.talon[state.turned])
         legal = legal_moves(deal, state)
@@ -250,7 +250,7 @@ def test_positions_hold_the_talon_progress() -> None:
 def test_a_game_in_play_turns_the_talon_and_undoes_it() -> None:
     game = Game.of(load_deal("pysol:3:golf"))
     turned = game.turn()
-    assert turned.state.hole == game.deal.talon[0] and turned.score == 0
+    assert turned.state.foundation == game.deal.talon[0] and turned.score == 0
     assert turned.position.deal.talon == game.deal.talon[1:]
     assert turned.undo().state == game.state
     assert game.play_card(game.deal.talon[0]).state == turned.state

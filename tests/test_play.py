@@ -202,7 +202,7 @@ def test_undo_and_redo_restore_the_exact_position() -> None:
 def test_a_click_on_a_fan_plays_its_top_card() -> None:
     async def script(game: PlayApp, pilot) -> None:
         await pilot.click("#fan-b")
-        assert str(game.table.game.state.hole) == "2S"
+        assert str(game.table.game.state.foundation) == "2S"
 
     drive(PlayApp("pysol:2"), script)
 
@@ -601,7 +601,7 @@ def test_the_coach_reports_the_loss_right_after_a_losing_move() -> None:
         await settle(game, pilot)
         said = shown(game, "#coach")
         exact = best_score(table.game.position, "search").best
-        card = table.game.state.hole.unicode()
+        card = table.game.state.foundation.unicode()
         assert said == f"coach: {card} lost the game; the best still reachable is {exact}/51"
         await pilot.press("u")
         await settle(game, pilot)

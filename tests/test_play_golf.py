@@ -127,7 +127,7 @@ def test_turning_playing_and_undoing_follow_the_rules_engine() -> None:
                             if move.kind is Kind.PLAY)
         await pilot.press(letter(fan))
         states.append(play(deal, states[-1], Move(fan=fan, kind=Kind.PLAY)))
-        assert table.game.state == states[-1] and table.game.state.hole == card
+        assert table.game.state == states[-1] and table.game.state.foundation == card
         assert "score 1/35   moves 2" in shown(game, "#status")
         await pilot.press("space")
         states.append(play(deal, states[-1], Move.turn()))
@@ -156,7 +156,7 @@ def test_a_spent_talon_is_refused_and_a_click_turns_it() -> None:
         table = game.table
         assert table.game.state.turned == 15
         await pilot.click("#talon")
-        assert table.game.state.turned == 16 and table.game.state.hole == talon[-1]
+        assert table.game.state.turned == 16 and table.game.state.foundation == talon[-1]
         assert shown(game, "#talon") == "talon spent: nothing left to turn"
         before = table.game
         await pilot.press("t")
@@ -269,7 +269,7 @@ def test_an_engine_that_refuses_golf_says_so_in_one_line(monkeypatch: pytest.Mon
         assert table.game.outcome is Outcome.BLOCKED and len(asked) == 1
         text = end_text(game)
         assert f"Blocked at {table.game.score}/35: no top card fits " \
-               f"{table.game.state.hole.unicode()} and the talon is spent." in text
+               f"{table.game.state.foundation.unicode()} and the talon is spent." in text
         assert f"the best score is unknown: {refusal}" in text
 
     drive(PlayApp("pysol:1:golf"), script)

@@ -47,7 +47,7 @@ def test_wrap_around_king_ace_two() -> None:
     assert Move(Card(13, "H"), 12, Kind.PLAY) in legal_moves(deal, state)  # KH onto the ace
     assert Move(Card(2, "S"), 1, Kind.PLAY) in legal_moves(deal, state)  # 2S onto the ace
     after_king = play(deal, state, Move(fan=12, kind=Kind.PLAY))
-    assert after_king.hole == Card(13, "H")
+    assert after_king.foundation == Card(13, "H")
 
 
 def test_equal_ranks_never_fit() -> None:
@@ -57,7 +57,7 @@ def test_equal_ranks_never_fit() -> None:
         after = play(deal, state, move)
         for other in legal_moves(deal, after):
             assert top_card(deal, after, other.fan) == other.card
-            assert other.card.rank != after.hole.rank
+            assert other.card.rank != after.foundation.rank
 
 
 def test_emptied_fan_stays_empty() -> None:
@@ -71,7 +71,7 @@ def test_emptied_fan_stays_empty() -> None:
     state = initial_state(deal)
     for _ in range(3):
         state = play(deal, state, Move(fan=0, kind=Kind.PLAY))
-    assert len(layout(deal, state).fans[0]) == 0 and state.hole == Card(4, "C")
+    assert len(layout(deal, state).fans[0]) == 0 and state.foundation == Card(4, "C")
     assert replay(deal, [Move(fan=0)] * 4).reason == "fan 1 is empty"
     for seed in range(20):  # every way on from here: fan 1 never comes back
         rng, later = random.Random(seed), state

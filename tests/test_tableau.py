@@ -66,7 +66,7 @@ def referee(deal: Deal) -> bool:
         moves = legal_moves(deal, state)
         if not moves:
             return gone == (1 << len(deal.tableau)) - 1
-        return any(wins(after.gone, after.hole)
+        return any(wins(after.gone, after.foundation)
                    for after in (play(deal, state, move) for move in moves))
 
     return wins(0, deal.foundation)

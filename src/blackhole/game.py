@@ -68,7 +68,7 @@ class Game:
     @property
     def played(self) -> tuple[Card, ...]:
         """The cards moved since the start position, in order."""
-        return tuple(state.hole for state in self.states[1:])
+        return tuple(state.foundation for state in self.states[1:])
 
     @property
     def score(self) -> int:
@@ -94,7 +94,7 @@ class Game:
     def play(self, move: Move) -> Game:
         """Make `move`; IllegalMove (a ValueError, with the reason) when it is illegal.
         The move kept is the one the rules engine names (card, fan and kind)."""
-        played = play(self.deal, self.state, move).hole  # raises with the reason
+        played = play(self.deal, self.state, move).foundation  # raises with the reason
         made = next(legal for legal in self.legal() if legal.card == played)
         return Game(self.start, (*self.moves, made), ())
 

@@ -42,11 +42,12 @@ PLAYS: frozenset[str] = frozenset({"talon", "wrap", "on_king", "won", "covers"})
 
 class State(NamedTuple):
     """Where a deal stands: the tableau's slots played (`gone`, a bitmask over the
-    deal's `tableau` slots), the hole's top card and the talon cards turned. A value
-    (a tuple, so cheap to make at every move)."""
+    deal's `tableau` slots), the foundation's top card (the hole's, in Black Hole; as
+    `Deal.foundation` names it) and the talon cards turned. A value (a tuple, so cheap
+    to make at every move)."""
 
     gone: int
-    hole: Card | None
+    foundation: Card | None
     turned: int = 0  # talon cards turned onto the hole (of the deal's talon)
 
 
@@ -92,7 +93,8 @@ def legal_moves(deal: Deal, state: State) -> list[Move]:
     check_game(deal)
     tableau = deal.tableau
     moves = [Move(tableau.cards[slot], tableau.places[slot][0], Kind.PLAY)
-             for slot in tableau.free(state.gone) if fits(deal, tableau.cards[slot], state.hole)]
+             for slot in tableau.free(state.gone)
+             if fits(deal, tableau.cards[slot], state.foundation)]
     talon = next_talon(deal, state)
     return moves + [Move.turn(talon)] if talon is not None else moves
 
@@ -238,8 +240,8 @@ def step(deal: Deal, state: State, move: Move) -> tuple[State, Move] | str:
         return f"{card} is in fan {home + 1}, not fan {fan_name(fan, columns)}"
     if not tableau.is_free(slot, state.gone):
         return f"{card} is not a top card"
-    if not fits(deal, card, state.hole):
-        return f"{card} is not rank-adjacent to {state.hole}"
+    if not fits(deal, card, state.foundation):
+        return f"{card} is not rank-adjacent to {state.foundation}"
     return State(state.gone | 1 << slot, card, state.turned), Move(card, home, Kind.PLAY)
 
 
@@ -271,7 +273,7 @@ def outcome(deal: Deal, state: State) -> Outcome:
 def layout(deal: Deal, state: State) -> Deal:
     """The deal as it lies in `state`: the tableau without the slots played, the hole's
     card as the foundation; a position, as `blackhole.deal.Deal` holds one."""
-    return Deal(deal.tableau.without(state.gone), state.hole, deal.ranks, name=deal.name,
+    return Deal(deal.tableau.without(state.gone), state.foundation, deal.ranks, name=deal.name,
                 talon=deal.talon[state.turned:], game=deal.game)
 
 

@@ -242,7 +242,7 @@ class Table(Screen):
         card = self.game.top(fan)
         if card is None:
             return f"fan {letter} is empty"
-        hole = self.game.state.hole
+        hole = self.game.state.foundation
         why = misfit(self.game.deal.game, card.rank, hole and hole.rank, self.game.deal.ranks)
         return f"{self.shown(card)} (fan {letter}) does not fit on {self.shown(hole)}: {why}"
 
@@ -271,7 +271,7 @@ class Table(Screen):
             self.say("nothing to undo", "red")
             return
         self.undos += 1
-        self.moved(self.game.undo(), f"took back {self.shown(self.game.state.hole)}")
+        self.moved(self.game.undo(), f"took back {self.shown(self.game.state.foundation)}")
 
     def action_redo(self) -> None:
         self.stop_replay()
@@ -282,7 +282,7 @@ class Table(Screen):
             self.say("nothing to redo", "red")
             return
         game = self.game.redo()
-        self.moved(game, f"played {self.shown(game.state.hole)} again")
+        self.moved(game, f"played {self.shown(game.state.foundation)} again")
 
     # ------------------------------------------------------------ hints and the coach
 
@@ -408,7 +408,7 @@ class Table(Screen):
                             f"{now.best}/{of}", "yellow")
             return
         before = self.bests.get(moves[:-1]) if moves else None
-        last = self.shown(self.game.state.hole)
+        last = self.shown(self.game.state.foundation)
         if moves and moves[-1].kind is Kind.TURN:
             last = f"turning {last}"
         if before is not None and before.best >= of:

@@ -111,7 +111,7 @@ def fan_text(game: Game, fan: int, ascii_only: bool, hinted: bool = False) -> Te
 def hole_text(game: Game, ascii_only: bool) -> Text:
     """The hole's top card, then the last cards that went in, newest first."""
     out = Text(f"{pile_name(game.deal.game)}  ", style="bold")
-    out.append_text(card_text(game.state.hole, ascii_only) if game.state.hole else
+    out.append_text(card_text(game.state.foundation, ascii_only) if game.state.foundation else
                     Text("empty (any card fits)"))
     history = game.start.history + game.played
     before = list(reversed(history[:-1]))[:LAST_SHOWN] if history else []

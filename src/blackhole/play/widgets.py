@@ -134,7 +134,7 @@ class EndScreen(ModalScreen[None]):
             return
         spent = " and the talon is spent" if game.deal.game.talon else ""
         self.show(Text(f"Blocked at {game.score}/{of}: no top card fits "
-                       f"{self.table.shown(game.state.hole)}{spent}.", style="bold"))
+                       f"{self.table.shown(game.state.foundation)}{spent}.", style="bold"))
         reason = engine.missing() or self.table.refused
         if reason:
             self.add(Text(f"the best score is unknown: {reason}", style="red"))
