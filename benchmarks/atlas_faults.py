@@ -28,8 +28,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from blackhole.errors import InputError
-from blackhole.sources import expand_specs
+from blackhole.base.errors import InputError
+from blackhole.model.sources import expand_specs
 
 
 def free_port() -> int:

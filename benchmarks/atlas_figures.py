@@ -13,7 +13,7 @@ hardest  the slowest deals of bench results (plain or .gz), per backend and task
          read one line at a time (a million lines take a few hundred MB at most)
 
 Tables print in Markdown. The atlas files are `blackhole.atlas` files
-(src/blackhole/atlas_data/, read by `blackhole.atlas.read_atlas`).
+(src/blackhole/atlas/data/, read by `blackhole.atlas.read_atlas`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from blackhole.atlas import Atlas, read_atlas, shipped_games, shipped_path  # noqa: E402
 from blackhole.bench.record import iter_results  # noqa: E402
-from blackhole.games import VARIANTS  # noqa: E402
+from blackhole.model.games import VARIANTS  # noqa: E402
 
 # The published solvable figures for PySolFC's first million deals.
 PUBLISHED_TEXT = {"black-hole": "869,413 (86.94%)", "all-in-a-row": "67.1%",

@@ -5,7 +5,7 @@
     python benchmarks/atlas_sample.py --table OUT
 
 Draws `--count` lost deals at random (seeded) from ATLAS (a `.atlas.gz` file, such as
-src/blackhole/atlas_data/black-hole.atlas.gz) among those with a best score (among all
+src/blackhole/atlas/data/black-hole.atlas.gz) among those with a best score (among all
 its lost deals with `--loss-only`), and for each deal N writes two certificate folders
 under OUT (the first only, with `--loss-only`), each checked when it is made and
 verified again from its files:
@@ -35,10 +35,10 @@ from pathlib import Path
 
 from blackhole.atlas import read_atlas, spec_of
 from blackhole.backends import Verdict
-from blackhole.best import best_score
 from blackhole.certificates import certify, certify_found, verify
-from blackhole.deal import position_of
-from blackhole.sources import load_deal
+from blackhole.model.deal import position_of
+from blackhole.model.sources import load_deal
+from blackhole.questions.best import best_score
 
 
 def sample(atlas_path: str, count: int, seed: int, scored_only: bool = True) -> list[str]:

@@ -27,11 +27,11 @@ import time
 
 from pysat.solvers import Solver
 
-from blackhole.deal import Deal
 from blackhole.encode.cnf import DEFAULT_FEATURES, build_cnf
-from blackhole.problem import Problem, build_problem
-from blackhole.rules import State, initial_state, legal_moves, play
-from blackhole.sources import load_deal
+from blackhole.model.deal import Deal
+from blackhole.model.problem import Problem, build_problem
+from blackhole.model.rules import State, initial_state, legal_moves, play
+from blackhole.model.sources import load_deal
 
 PORTFOLIO = DEFAULT_FEATURES | {"symmetry"}
 VARIANTS = {  # name → features

@@ -31,8 +31,8 @@ import sys
 import time
 from pathlib import Path
 
-from blackhole.errors import InputError
-from blackhole.sources import expand_specs
+from blackhole.base.errors import InputError
+from blackhole.model.sources import expand_specs
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from atlas_faults import children, start_cluster, stop_cluster, tool  # noqa: E402

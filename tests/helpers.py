@@ -18,15 +18,15 @@ from pathlib import Path
 from typing import Any
 
 from blackhole.backends import Options, Verdict, available_backends, kissat
-from blackhole.cards import Card, deck
-from blackhole.deal import Deal
-from blackhole.errors import InputError
-from blackhole.games import VARIANTS, rank_fits
-from blackhole.pipeline import solve_deal
-from blackhole.positions import load_position
-from blackhole.problem import Problem, same_rank_pairs
-from blackhole.rules import initial_state, legal_moves, play
-from blackhole.sources import load_deal
+from blackhole.base.errors import InputError
+from blackhole.model.cards import Card, deck
+from blackhole.model.deal import Deal
+from blackhole.model.games import VARIANTS, rank_fits
+from blackhole.model.positions import load_position
+from blackhole.model.problem import Problem, same_rank_pairs
+from blackhole.model.rules import initial_state, legal_moves, play
+from blackhole.model.sources import load_deal
+from blackhole.questions.pipeline import solve_deal
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src"
@@ -39,7 +39,7 @@ REFERENCE_CSV = ROOT / "tests" / "data" / "pysol-1-1000.csv"
 
 GOLF_CSV = ROOT / "tests" / "data" / "golf-1-1000.csv"
 # The games with a talon (the Golf family), from the one table of games.
-GOLF_GAMES = tuple(name for name, game in VARIANTS.items() if game.talon)
+GOLF_GAMES = tuple(name for name, game in VARIANTS.items() if game.rules.talon)
 
 
 @cache

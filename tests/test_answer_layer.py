@@ -1,7 +1,7 @@
 """One answer layer (issue #49 part 4): the command line's `--json` and the web API's
 answer to the same question are the same document with the same exit code, in two
-games; the exit codes are defined once (`blackhole.exits`), and processes are killed in
-one place (`blackhole.children.kill_tree`)."""
+games; the exit codes are defined once (`blackhole.base.exits`), and processes are killed in
+one place (`blackhole.base.children.kill_tree`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from blackhole.exits import (
+from blackhole.base.exits import (
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
     EXIT_NO,
@@ -104,7 +104,7 @@ def _trees() -> dict[Path, ast.Module]:
 
 
 def test_exit_codes_and_the_verdict_map_are_defined_once() -> None:
-    """Only blackhole.exits names an EXIT_ code or maps verdicts to exit codes."""
+    """Only blackhole.base.exits names an EXIT_ code or maps verdicts to exit codes."""
     defined = set()
     for path, tree in _trees().items():
         for node in ast.walk(tree):
@@ -119,11 +119,11 @@ def test_exit_codes_and_the_verdict_map_are_defined_once() -> None:
                     isinstance(value, ast.Name) and value.id.startswith("EXIT_")
                     for value in node.values):
                 defined.add(path.relative_to(SRC).as_posix())
-    assert defined == {"exits.py"}
+    assert defined == {"base/exits.py"}
 
 
 def test_only_children_kills_a_process_group() -> None:
     killers = {path.relative_to(SRC).as_posix() for path, tree in _trees().items()
                for node in ast.walk(tree)
                if isinstance(node, ast.Attribute) and node.attr == "killpg"}
-    assert killers == {"children.py"}
+    assert killers == {"base/children.py"}

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from blackhole.backends import Options
-from blackhole.cards import parse_card
-from blackhole.errors import InputError
-from blackhole.formats import parse_position_text, position_json
-from blackhole.positions import load_position
-from blackhole.rules import replay
+from blackhole.base.errors import InputError
+from blackhole.model.cards import parse_card
+from blackhole.model.formats import parse_position_text, position_json
+from blackhole.model.positions import load_position
+from blackhole.model.rules import replay
 
 from .helpers import EXAMPLES, blackhole, cli
 

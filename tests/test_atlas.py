@@ -15,14 +15,14 @@ import pytest
 
 from blackhole import atlas
 from blackhole.atlas import lookup, read_atlas, shipped_games, shipped_path
-from blackhole.atlas_build import build_atlas, write_atlas
+from blackhole.atlas.build import build_atlas, write_atlas
 from blackhole.backends import Options, Verdict
+from blackhole.base.errors import InputError, InternalError
 from blackhole.bench import run_bench
-from blackhole.best import best_position
-from blackhole.errors import InputError, InternalError
-from blackhole.pipeline import solve_deal
-from blackhole.positions import load_position
-from blackhole.sources import load_deal
+from blackhole.model.positions import load_position
+from blackhole.model.sources import load_deal
+from blackhole.questions.best import best_position
+from blackhole.questions.pipeline import solve_deal
 
 from .helpers import GOLF_GAMES, ROOT, blackhole, golf_reference, reference, results_line
 

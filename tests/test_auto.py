@@ -18,14 +18,14 @@ from blackhole.backends import Options, Verdict
 from blackhole.backends.auto import RACE_BUDGET, free_cores
 from blackhole.backends.kissat import installed as kissat_installed
 from blackhole.backends.pysat_tools import DEFAULT_SOLVER
-from blackhole.best import best_score
+from blackhole.base.environment import CORES_VARIABLE
+from blackhole.base.errors import InputError
 from blackhole.encode.cnf import DEFAULT_FEATURES, build_cnf
-from blackhole.environment import CORES_VARIABLE
-from blackhole.errors import InputError
 from blackhole.look import c_engine_built
-from blackhole.pipeline import solve_deal
-from blackhole.problem import build_problem
-from blackhole.sources import load_deal
+from blackhole.model.problem import build_problem
+from blackhole.model.sources import load_deal
+from blackhole.questions.best import best_score
+from blackhole.questions.pipeline import solve_deal
 
 from .helpers import blackhole as run
 from .helpers import reference

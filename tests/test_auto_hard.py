@@ -22,14 +22,14 @@ from blackhole.backends.auto import (
 )
 from blackhole.backends.kissat import installed as kissat_installed
 from blackhole.backends.pysat_tools import DEFAULT_SOLVER
-from blackhole.cards import Card, deck
-from blackhole.deal import Deal
+from blackhole.base.environment import CORES_VARIABLE
 from blackhole.encode.cnf import DEFAULT_FEATURES
-from blackhole.environment import CORES_VARIABLE
 from blackhole.look import c_engine_built, look
-from blackhole.pipeline import solve_deal
-from blackhole.problem import Problem, build_problem
-from blackhole.sources import load_deal
+from blackhole.model.cards import Card, deck
+from blackhole.model.deal import Deal
+from blackhole.model.problem import Problem, build_problem
+from blackhole.model.sources import load_deal
+from blackhole.questions.pipeline import solve_deal
 
 from .helpers import check_order, check_symmetry
 

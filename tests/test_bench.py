@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from blackhole.backends import Options
+from blackhole.base.errors import InputError
 from blackhole.bench import read_results, run_bench
 from blackhole.bench.report import summarize
-from blackhole.errors import InputError
 
 from .helpers import (
     EXAMPLES,
@@ -375,7 +375,7 @@ def test_dask_settles_the_golf_family_as_black_hole_solve_does(dask_cluster: str
                                                                 tmp_path: Path) -> None:
     """The atlas's Golf runs through Dask: verdicts of each game equal the C solver's,
     the best scores of golf's lost deals equal the library's, and a rerun resumes."""
-    from blackhole.best import best_score
+    from blackhole.questions.best import best_score
 
     remote = tmp_path / "golf.jsonl"
     specs = [f"pysol:1-20:{game}" for game in GOLF_GAMES]

@@ -1,4 +1,4 @@
-"""The best score, hints and analyses (blackhole.best), held to the exhaustive search,
+"""The best score, hints and analyses (blackhole.questions.best), held to the exhaustive search,
 to the independent exact scores of pysol:1-1000's unsolvable deals, and to `solve`.
 
 Every answer checked here was replayed by the rules engine inside `best_score`; these
@@ -16,7 +16,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from blackhole.advice import Analysis, Step, analyze, hints, keeps
 from blackhole.backends import (
     FINDS_BEST,
     REGISTRY,
@@ -25,14 +24,15 @@ from blackhole.backends import (
     best_backends,
     make_backend,
 )
-from blackhole.best import Best, best_score
-from blackhole.cards import Card
-from blackhole.deal import Position
-from blackhole.errors import InputError
-from blackhole.game import Game
-from blackhole.pipeline import solve
-from blackhole.positions import load_position
-from blackhole.rules import Outcome, replay
+from blackhole.base.errors import InputError
+from blackhole.model.cards import Card
+from blackhole.model.deal import Position
+from blackhole.model.positions import load_position
+from blackhole.model.rules import Outcome, replay
+from blackhole.play.game import Game
+from blackhole.questions.advice import Analysis, Step, analyze, hints, keeps
+from blackhole.questions.best import Best, best_score
+from blackhole.questions.pipeline import solve
 
 from .helpers import EXAMPLES, ROOT, cli
 

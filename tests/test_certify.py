@@ -15,6 +15,8 @@ import pytest
 from blackhole import drat
 from blackhole.backends import Options, Verdict
 from blackhole.backends.pysat_tools import PROOF_SOLVERS
+from blackhole.base.environment import DRAT_VARIABLE
+from blackhole.base.errors import InputError
 from blackhole.certificates import batch, certify, certify_best, make, verify
 from blackhole.certificates.batch import certify_all, plan
 from blackhole.certificates.files import (
@@ -29,13 +31,11 @@ from blackhole.certificates.files import (
     sha256,
 )
 from blackhole.certificates.make import check_choices
-from blackhole.deal import position_of
 from blackhole.drat import check as drat_check
-from blackhole.environment import DRAT_VARIABLE
-from blackhole.errors import InputError
-from blackhole.formats import board_text, parse_board
-from blackhole.pipeline import solve_deal
-from blackhole.sources import load_deal
+from blackhole.model.deal import position_of
+from blackhole.model.formats import board_text, parse_board
+from blackhole.model.sources import load_deal
+from blackhole.questions.pipeline import solve_deal
 
 from .helpers import blackhole, child_env, cli, easy_for_search, reference
 
@@ -454,7 +454,7 @@ def test_a_lying_solver_gets_no_certificate(tmp_path, monkeypatch) -> None:
     """certify believes nothing the solver says: a refutation of the solvable pysol:2
     whose proof is only the empty clause fails the check against the CNF certify built
     from the deal (exit 4), and so does a refutation without a proof."""
-    from blackhole.errors import InternalError
+    from blackhole.base.errors import InternalError
 
     monkeypatch.setattr(make, "_refute",
                         lambda encoding, solver, deadline: (False, None, ["0"], {}))
@@ -493,7 +493,7 @@ def test_a_solver_that_sees_other_clauses_gets_no_certificate(tmp_path, monkeypa
 def exhaustive_best(position) -> int:
     """The most cards any legal line scores from `position` (counted from the start of
     the deal), by trying every line through the rules engine: small deals only."""
-    from blackhole.rules import initial_state, legal_moves, play
+    from blackhole.model.rules import initial_state, legal_moves, play
 
     deal = position.deal
     seen: dict = {}
@@ -508,7 +508,7 @@ def exhaustive_best(position) -> int:
 
 
 def _position(spec: str, after: str | None = None):
-    from blackhole.positions import load_position
+    from blackhole.model.positions import load_position
 
     return load_position(spec, after)
 
@@ -604,7 +604,7 @@ def test_formula_cnf_is_the_encoding_clause_for_clause(certificate_837) -> None:
     """The fast DIMACS writer gives the clauses of the encoding, one a line, with the
     header drat-trim reads; the comment lines name the encoding."""
     from blackhole.encode import cnf
-    from blackhole.problem import build_problem
+    from blackhole.model.problem import build_problem
 
     encoding = cnf.build_cnf(build_problem(load_deal("pysol:837")), cnf.CERTIFY_FEATURES)
     text = (certificate_837 / "formula.cnf").read_text()
@@ -620,7 +620,7 @@ def test_an_empty_clause_is_written_on_its_own_line() -> None:
     from dataclasses import replace
 
     from blackhole.encode import cnf
-    from blackhole.problem import build_problem
+    from blackhole.model.problem import build_problem
 
     encoding = cnf.build_cnf(build_problem(load_deal("pysol:1")), cnf.CERTIFY_FEATURES)
     odd = replace(encoding, clauses=[[1, -2], [], [], [3]])
@@ -632,7 +632,7 @@ def test_a_format_2_certificate_still_verifies(certificate_837, tmp_path) -> Non
     """Format 2 held `Encoding.dimacs()` (a comment per variable): verify re-derives
     that text for a format-2 manifest, and refuses the format-3 text under it."""
     from blackhole.encode import cnf
-    from blackhole.problem import build_problem
+    from blackhole.model.problem import build_problem
 
     folder = _copy(certificate_837, tmp_path)
     encoding = cnf.build_cnf(build_problem(load_deal("pysol:837")), cnf.CERTIFY_FEATURES)
@@ -708,8 +708,8 @@ def test_a_deal_is_never_labelled_as_another(tmp_path: Path) -> None:
 
 
 def test_a_position_is_labelled_by_its_deal_and_its_known_moves(tmp_path: Path) -> None:
-    from blackhole.positions import load_position
-    from blackhole.rules import initial_state, legal_moves
+    from blackhole.model.positions import load_position
+    from blackhole.model.rules import initial_state, legal_moves
 
     cert = certify(load_position("pysol:25", "2C"), tmp_path / "a")
     assert cert.certified and cert.spec == "pysol:25" and cert.history == ("2C",)

@@ -22,9 +22,9 @@ import pytest
 from blackhole.backends import Options, Verdict
 from blackhole.certificates import certify, verify
 from blackhole.certificates.batch import certify_all, plan
-from blackhole.formats import board_text, deal_json
-from blackhole.pipeline import solve_deal
-from blackhole.sources import load_deal
+from blackhole.model.formats import board_text, deal_json
+from blackhole.model.sources import load_deal
+from blackhole.questions.pipeline import solve_deal
 
 from .helpers import (
     EXAMPLES,

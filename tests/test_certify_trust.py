@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 
 from blackhole.backends import Verdict
+from blackhole.base.errors import InputError, InternalError
 from blackhole.certificates import certify, drat_trim, make, verify
 from blackhole.certificates.batch import certify_all, plan
 from blackhole.certificates.files import MANIFEST_FILE, SOLUTION_FILE, sha256
-from blackhole.errors import InputError, InternalError
-from blackhole.formats import board_text
-from blackhole.positions import load_position
-from blackhole.sources import load_deal
+from blackhole.model.formats import board_text
+from blackhole.model.positions import load_position
+from blackhole.model.sources import load_deal
 
 from .helpers import ROOT, blackhole, child_env, children, cli, command, default_sigint
 

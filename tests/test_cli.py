@@ -211,9 +211,10 @@ def test_solve_after_an_illegal_move_is_a_usage_error() -> None:
 # none of the heavy parts of the library or its dependencies.
 NOT_FOR_SOLVE = ("ortools", "matplotlib", "dask", "distributed", "textual", "pebble", "numpy",
                  "rich", "blackhole.bench", "blackhole.certificates", "blackhole.drat",
-                 "blackhole.best", "blackhole.advice", "blackhole.play", "blackhole.cli.bench",
+                 "blackhole.questions.best", "blackhole.questions.advice", "blackhole.play",
+                 "blackhole.cli.bench",
                  "blackhole.cli.certificates", "blackhole.cli.deals", "blackhole.cli.play",
-                 "blackhole.cli.positions")
+                 "blackhole.cli.questions")
 
 _MODULES_AFTER = """
 import json, sys
@@ -285,8 +286,8 @@ def test_piped_text_without_rich_is_what_rich_prints() -> None:
     from rich.console import Console
     from rich.text import Text
 
-    from blackhole.cards import Card
     from blackhole.cli.output import PIPED_WIDTH, Styled, card_piece, plain_as_rich
+    from blackhole.model.cards import Card
 
     solved = Styled("solved (sat/glucose3 in 0.010 s)\n", style="bold green")
     for number, card in enumerate([Card(13, "H"), Card(1, "S"), Card(10, "D")], start=1):
@@ -313,7 +314,7 @@ def test_help_names_every_game_the_command_takes(command: str) -> None:
     """The games a command's help names come from the games table (and, for atlas, the
     atlases shipped), so a game added there is named without another edit."""
     from blackhole.atlas import shipped_games
-    from blackhole.games import DEFAULT_GAME, GAME_NAMES
+    from blackhole.model.games import DEFAULT_GAME, GAME_NAMES
 
     shown = " ".join(cli(command, "--help").output.replace("│", " ").split())
     games = shipped_games() if command == "atlas" else GAME_NAMES

@@ -23,8 +23,7 @@ from pathlib import Path
 import pytest
 from pysat.card import CardEnc, EncType
 
-from blackhole.cards import Card
-from blackhole.deal import Deal, position_of
+from blackhole.base.errors import InternalError
 from blackhole.encode import cnf_clauses, cnf_variables
 from blackhole.encode.cnf import (
     CERTIFY_FEATURES,
@@ -36,11 +35,12 @@ from blackhole.encode.cnf import (
     Encoding,
     build_cnf,
 )
-from blackhole.errors import InternalError
-from blackhole.positions import load_position
-from blackhole.problem import build_problem
-from blackhole.rules import advance, initial_state, legal_moves, play
-from blackhole.solutions import parse_cards
+from blackhole.model.cards import Card
+from blackhole.model.deal import Deal, position_of
+from blackhole.model.positions import load_position
+from blackhole.model.problem import build_problem
+from blackhole.model.rules import advance, initial_state, legal_moves, play
+from blackhole.model.solutions import parse_cards
 
 from .helpers import feature_sets, small_deal
 

@@ -2,8 +2,8 @@
 the SAT backend; decoded orders checked against the original constraints; the counts of
 encodings/cpsat.md; the exported model text; options and the status ladder.
 
-Every solve goes through `blackhole.pipeline.solve_deal`, which replays each solution through
-the rules engine and raises InternalError when it does not win.
+Every solve goes through `blackhole.questions.pipeline.solve_deal`, which replays each
+solution through the rules engine and raises InternalError when it does not win.
 """
 
 from __future__ import annotations
@@ -20,8 +20,7 @@ from pysat.solvers import Solver
 from blackhole.backends import Options, Verdict
 from blackhole.backends.cpsat import verdict_of
 from blackhole.backends.pysat_tools import DEFAULT_SOLVER
-from blackhole.cards import deck
-from blackhole.deal import Deal
+from blackhole.base.errors import InputError, InternalError
 from blackhole.encode.cnf import DEFAULT_FEATURES as CNF_DEFAULT
 from blackhole.encode.cnf import build_cnf
 from blackhole.encode.cpsat import (
@@ -32,11 +31,12 @@ from blackhole.encode.cpsat import (
     build_model,
     export_model,
 )
-from blackhole.errors import InputError, InternalError
-from blackhole.games import ALL_IN_A_ROW
-from blackhole.pipeline import Solution, solve_deal
-from blackhole.problem import Problem, build_problem, same_rank_pairs
-from blackhole.sources import load_deal
+from blackhole.model.cards import deck
+from blackhole.model.deal import Deal
+from blackhole.model.games import ALL_IN_A_ROW
+from blackhole.model.problem import Problem, build_problem, same_rank_pairs
+from blackhole.model.sources import load_deal
+from blackhole.questions.pipeline import Solution, solve_deal
 
 from .helpers import (
     check_order,

@@ -11,8 +11,8 @@ import pytest
 
 from blackhole.backends import Options, Verdict
 from blackhole.encode.cpsat import DEFAULT_MODEL
-from blackhole.pipeline import solve_deal
-from blackhole.sources import load_deal
+from blackhole.model.sources import load_deal
+from blackhole.questions.pipeline import solve_deal
 
 from .helpers import reference
 

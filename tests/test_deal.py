@@ -9,12 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from blackhole.cards import Card, adjacent_ranks, deck, parse_card, rank_adjacent
-from blackhole.deal import Deal
-from blackhole.errors import InputError
-from blackhole.formats import board_text, deal_json, parse_board, parse_json, saved_board
-from blackhole.games import VARIANTS
-from blackhole.sources import expand_specs, load_deal, random_deal
+from blackhole.base.errors import InputError
+from blackhole.model.cards import Card, adjacent_ranks, deck, parse_card, rank_adjacent
+from blackhole.model.deal import Deal
+from blackhole.model.formats import board_text, deal_json, parse_board, parse_json, saved_board
+from blackhole.model.games import VARIANTS
+from blackhole.model.sources import expand_specs, load_deal, random_deal
 
 from .helpers import EXAMPLES, blackhole, small_deal
 
@@ -204,7 +204,7 @@ def test_expand_specs_ranges_and_folders() -> None:
 
 @given(st.text(alphabet="ASHDC23456789TJQK10♥♠♦♣:-# \n\r{}[]\",x", max_size=300))
 def test_any_text_parses_or_fails_with_an_input_error(text: str) -> None:
-    from blackhole.formats import parse_deal_text
+    from blackhole.model.formats import parse_deal_text
 
     try:
         parse_deal_text(text, "fuzz")
@@ -262,7 +262,7 @@ def _one_line(error: InputError) -> str:
 def test_a_file_over_the_cap_is_refused_before_it_is_read_whole(tmp_path) -> None:
     import tracemalloc
 
-    from blackhole.sources import MAX_FILE_BYTES
+    from blackhole.model.sources import MAX_FILE_BYTES
 
     big = tmp_path / "big.board"
     with big.open("wb") as handle:  # 30 MB, sparse: cheap to make, costly to read whole
@@ -281,7 +281,7 @@ def test_a_file_over_the_cap_is_refused_before_it_is_read_whole(tmp_path) -> Non
 def test_a_spec_list_of_a_millions_lost_deals_is_read(tmp_path) -> None:
     """`atlas-build --lost-list` writes PySolFC's first million's 130,587 lost deals in
     1.7 MB, over the 1 MB cap of deal files; `bench @list` must read it."""
-    from blackhole.sources import MAX_FILE_BYTES
+    from blackhole.model.sources import MAX_FILE_BYTES
 
     numbers = range(1, 1_000_001, 7)
     listed = tmp_path / "lost.txt"
@@ -382,7 +382,7 @@ def test_bad_ranges_fail_before_anything_is_listed(spec: str, words: str) -> Non
     ('{"fans": [' + ", ".join(["[]"] * 21) + '], "ranks": 5}', "keeps all 7 fans"),
 ])
 def test_json_of_any_shape_is_a_one_line_error(text: str, words: str) -> None:
-    from blackhole.formats import parse_deal_text
+    from blackhole.model.formats import parse_deal_text
 
     with pytest.raises(InputError, match=words) as caught:
         parse_deal_text(text, "d.json")
@@ -402,7 +402,7 @@ _SPEC_TEXT = st.text(alphabet="0123456789-:,anyrksl=²١ \t" + "pysolrandom", ma
 
 @given(st.sampled_from(["pysol:", "random:", ""]), _SPEC_TEXT)
 def test_any_generated_spec_parses_or_fails_with_one_line(prefix: str, rest: str) -> None:
-    from blackhole.sources import generated_spec
+    from blackhole.model.sources import generated_spec
 
     spec = prefix + rest
     for parse in (generated_spec, lambda s: expand_specs(s)[:3]):
@@ -442,7 +442,7 @@ def test_any_card_token_parses_or_raises_value_error(token: str) -> None:
         | st.dictionaries(st.sampled_from(["fans", "foundation", "ranks", "x"]), inner,
                           max_size=3), max_leaves=20).map(json.dumps)))
 def test_any_deal_text_parses_or_fails_with_one_line(text: str) -> None:
-    from blackhole.formats import parse_deal_text
+    from blackhole.model.formats import parse_deal_text
 
     try:
         parse_deal_text(text, "fuzz")

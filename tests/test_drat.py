@@ -19,6 +19,8 @@ from hypothesis import strategies as st
 from pysat.solvers import Solver
 
 from blackhole import drat
+from blackhole.base.environment import DRAT_VARIABLE
+from blackhole.base.errors import ArgumentError
 from blackhole.drat import (
     CheckResult,
     DratError,
@@ -31,8 +33,6 @@ from blackhole.drat import (
 )
 from blackhole.drat import check as drat_check
 from blackhole.drat.python_engine import Checker
-from blackhole.environment import DRAT_VARIABLE
-from blackhole.errors import ArgumentError
 
 # --------------------------------------------------------------------------
 # The checker under test: both engines, held to each other
@@ -746,8 +746,8 @@ def test_files_over_the_cap_are_refused_unread(tmp_path) -> None:
 def black_hole_837() -> tuple[int, list[list[int]], Proof]:
     """The certification CNF of pysol:837 and Glucose 4's proof of it."""
     from blackhole.encode import cnf
-    from blackhole.problem import build_problem
-    from blackhole.sources import load_deal
+    from blackhole.model.problem import build_problem
+    from blackhole.model.sources import load_deal
 
     encoding = cnf.build_cnf(build_problem(load_deal("pysol:837")), cnf.CERTIFY_FEATURES)
     return encoding.num_vars, encoding.clauses, solver_proof(encoding.clauses)
@@ -772,8 +772,8 @@ def test_a_black_hole_proof_for_a_solvable_deal_is_rejected(black_hole_837) -> N
     """837's proof against the certification CNF of pysol:2, which has a model (the
     deal is solvable): no proof can refute it."""
     from blackhole.encode import cnf
-    from blackhole.problem import build_problem
-    from blackhole.sources import load_deal
+    from blackhole.model.problem import build_problem
+    from blackhole.model.sources import load_deal
 
     _, _, proof = black_hole_837
     other = cnf.build_cnf(build_problem(load_deal("pysol:2")), cnf.CERTIFY_FEATURES)
@@ -841,8 +841,8 @@ def deal_837() -> tuple[int, list[list[int]], list[str]]:
     """The certification CNF of pysol:837 and Glucose 4's proof of it (a few thousand
     lines, most of them deletions of formula clauses)."""
     from blackhole.encode import cnf
-    from blackhole.problem import build_problem
-    from blackhole.sources import load_deal
+    from blackhole.model.problem import build_problem
+    from blackhole.model.sources import load_deal
 
     encoding = cnf.build_cnf(build_problem(load_deal("pysol:837")), cnf.CERTIFY_FEATURES)
     with Solver(name="g4", bootstrap_with=encoding.clauses, with_proof=True) as solver:
@@ -917,8 +917,8 @@ def deal_proof(number: int) -> tuple[int, list[list[int]], Proof]:
     """The certification CNF of an unsolvable deal and Glucose 4's proof of it: pysol:1
     (refuted by unit propagation alone), 837, and 265 (the longest check of 1-1000)."""
     from blackhole.encode import cnf
-    from blackhole.problem import build_problem
-    from blackhole.sources import load_deal
+    from blackhole.model.problem import build_problem
+    from blackhole.model.sources import load_deal
 
     encoding = cnf.build_cnf(build_problem(load_deal(f"pysol:{number}")),
                              cnf.CERTIFY_FEATURES)
@@ -1079,10 +1079,10 @@ def kissat_837(tmp_path_factory) -> tuple[list[list[int]], drat.FlatProof]:
     import subprocess
 
     from blackhole.backends import kissat
+    from blackhole.base.errors import InputError
     from blackhole.encode import cnf
-    from blackhole.errors import InputError
-    from blackhole.problem import build_problem
-    from blackhole.sources import load_deal
+    from blackhole.model.problem import build_problem
+    from blackhole.model.sources import load_deal
 
     try:
         binary = kissat.binary()

@@ -12,6 +12,7 @@ import pytest
 
 import blackhole
 from blackhole.look import engine_in_use
+from blackhole.model.formats import deal_json
 
 from .helpers import ROOT, child_env, default_sigint, nearly_sorted_deal, runnable_backends
 from .helpers import blackhole as run
@@ -38,9 +39,7 @@ def test_an_answer_at_a_spent_limit_is_unknown_and_names_its_engine(backend: str
 
 def test_an_unknown_answer_says_what_ran_not_what_answered(tmp_path) -> None:
     deck = tmp_path / "deck.json"
-    deck.write_text(json.dumps(blackhole.load_deal("random:3:ranks=30") and
-                               __import__("blackhole.formats").formats.deal_json(
-                                   nearly_sorted_deal(60, 1))))
+    deck.write_text(json.dumps(deal_json(nearly_sorted_deal(60, 1))))
     texts = set()
     for _ in range(2):
         done = run("solve", str(deck), "--timeout", "0.5", "--ascii")
@@ -66,7 +65,7 @@ def test_ctrl_c_stops_the_looks_core_at_once(importer: str) -> None:
         "    t = threading.Thread(target=lambda: __import__('blackhole._look_core'))\n"
         "    t.start(); t.join()\n"
         "from blackhole.look import look\n"
-        "from blackhole.problem import build_problem\n"
+        "from blackhole.model.problem import build_problem\n"
         "from tests.helpers import nearly_sorted_deal\n"
         "problem = build_problem(nearly_sorted_deal(100, 1))\n"
         "sent = []\n"

@@ -12,13 +12,13 @@ import pytest
 
 from blackhole.backends import Options, Verdict, make_backend
 from blackhole.backends.pysat_tools import DEFAULT_SOLVER
-from blackhole.deal import Deal
 from blackhole.encode.cnf import CERTIFY_FEATURES, DEFAULT_FEATURES, FEATURES, NEEDS
 from blackhole.encode.cpsat import DEFAULT_FEATURES as MODEL_DEFAULTS
 from blackhole.encode.cpsat import MODEL_FEATURES, MODELS
 from blackhole.look import look
-from blackhole.problem import build_problem
-from blackhole.sources import load_deal
+from blackhole.model.deal import Deal
+from blackhole.model.problem import build_problem
+from blackhole.model.sources import load_deal
 
 from .helpers import check_order, check_symmetry, reference, runnable_backends, small_deal
 

@@ -14,8 +14,7 @@ from pysat.solvers import Solver
 from blackhole.backends import Options, Verdict, make_backend
 from blackhole.backends.cpsat import run, verdict_of
 from blackhole.backends.search import best_score
-from blackhole.cards import Card
-from blackhole.deal import Deal
+from blackhole.base.errors import InputError
 from blackhole.encode.cnf import (
     DEFAULT_FEATURES,
     FEATURES,
@@ -24,11 +23,12 @@ from blackhole.encode.cnf import (
     build_cnf,
 )
 from blackhole.encode.cpsat import MODELS, OPTIONAL_FEATURES, build_optional
-from blackhole.errors import InputError
-from blackhole.pipeline import solve_deal
-from blackhole.problem import Problem, build_problem
-from blackhole.rules import replay
-from blackhole.sources import load_deal
+from blackhole.model.cards import Card
+from blackhole.model.deal import Deal
+from blackhole.model.problem import Problem, build_problem
+from blackhole.model.rules import replay
+from blackhole.model.sources import load_deal
+from blackhole.questions.pipeline import solve_deal
 
 from .helpers import (
     COUNT_DEALS,

@@ -17,11 +17,11 @@ from pysat.solvers import Solver
 
 from blackhole.backends import Options, Verdict, external
 from blackhole.backends.external import ExternalBackend, parse_answer, proof_args
+from blackhole.base.errors import InputError, InternalError
 from blackhole.encode.cnf import DEFAULT_FEATURES, build_cnf
-from blackhole.errors import InputError, InternalError
-from blackhole.pipeline import solve_deal
-from blackhole.problem import build_problem
-from blackhole.sources import load_deal
+from blackhole.model.problem import build_problem
+from blackhole.model.sources import load_deal
+from blackhole.questions.pipeline import solve_deal
 
 from .helpers import big_deal, cli, reference
 

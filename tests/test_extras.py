@@ -11,7 +11,7 @@ import tomllib
 
 import pytest
 
-from blackhole.extras import EXTRAS
+from blackhole.base.extras import EXTRAS
 
 from .helpers import ROOT, child_env
 

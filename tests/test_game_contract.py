@@ -1,5 +1,5 @@
 """One contract for every game (issue #49 part 8): each command on each game of the one
-table, `blackhole.games.VARIANTS`, and each engine of the registry on each game it
+table, `blackhole.model.games.VARIANTS`, and each engine of the registry on each game it
 declares; an engine that does not declare a game refuses it by name (exit 2).
 
 A game added to the table comes under the whole contract: its deals are chosen from the
@@ -22,10 +22,10 @@ import pytest
 from blackhole import best_score
 from blackhole.atlas import lookup
 from blackhole.backends import REGISTRY, make_backend
-from blackhole.games import VARIANTS, Variant
-from blackhole.positions import load_position
-from blackhole.rules import initial_state, legal_moves, replay
-from blackhole.sources import load_deal
+from blackhole.model.games import VARIANTS, Variant
+from blackhole.model.positions import load_position
+from blackhole.model.rules import initial_state, legal_moves, replay
+from blackhole.model.sources import load_deal
 
 from .helpers import ROOT, cli, most_fan_cards
 
@@ -336,9 +336,9 @@ def test_play_wins_a_won_deal_by_its_keys(game: Variant) -> None:
     moves win the game on the screen."""
     pytest.importorskip("textual")
     from blackhole import solve
+    from blackhole.model.rules import Outcome
     from blackhole.play.app import PlayApp
     from blackhole.play.board import FAN_LETTERS
-    from blackhole.rules import Outcome
 
     deal = won_deal(game.name)
     moves = solve(deal, "look").moves
@@ -346,7 +346,7 @@ def test_play_wins_a_won_deal_by_its_keys(game: Variant) -> None:
     start = min([len(moves) - LAST, *turns[-1:]])
     made, rest = moves[:start], moves[start:]
     keys = ["t" if fan is None else FAN_LETTERS[fan] for _, fan, _ in rest]
-    assert ("t" in keys) is bool(game.talon)
+    assert ("t" in keys) is bool(game.rules.talon)
 
     async def main() -> None:
         app = PlayApp(deal, " ".join(str(card) for card, _, _ in made))

@@ -12,12 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from blackhole.backends import REGISTRY, Options, make_backend
-from blackhole.cards import Card, parse_card
-from blackhole.deal import Deal, Move, position_of
-from blackhole.errors import InputError
-from blackhole.formats import board_text, parse_board, parse_position_text
-from blackhole.game import Game
-from blackhole.games import (
+from blackhole.base.errors import InputError
+from blackhole.model.cards import Card, parse_card
+from blackhole.model.deal import Deal, Move, position_of
+from blackhole.model.formats import board_text, parse_board, parse_position_text
+from blackhole.model.games import (
     ALL_IN_A_ROW,
     BLACK_HOLE,
     DEAD_KING_GOLF,
@@ -28,10 +27,8 @@ from blackhole.games import (
     misfit,
     rank_fits,
 )
-from blackhole.pipeline import solve_deal
-from blackhole.play.board import rules_text
-from blackhole.positions import load_position
-from blackhole.rules import (
+from blackhole.model.positions import load_position
+from blackhole.model.rules import (
     Outcome,
     cards_left,
     initial_state,
@@ -40,7 +37,10 @@ from blackhole.rules import (
     play,
     replay,
 )
-from blackhole.sources import expand_specs, load_deal
+from blackhole.model.sources import expand_specs, load_deal
+from blackhole.play.board import rules_text
+from blackhole.play.game import Game
+from blackhole.questions.pipeline import solve_deal
 
 from .helpers import GOLF_GAMES, SRC, cli, golf_reference, random_line
 
@@ -54,7 +54,7 @@ def test_the_table_holds_every_game_and_the_names_derive_from_it() -> None:
     assert GAME_NAMES == ("black-hole", "all-in-a-row", *GOLF_GAMES)
     assert all(VARIANTS[name].name == name for name in GAME_NAMES)
     assert [game.plain for game in VARIANTS.values()] == [True, True, False, False, False]
-    assert {(g.fans, g.fan_size, g.talon) for g in (GOLF, DEAD_KING_GOLF, RELAXED_GOLF)} \
+    assert {(g.fans, g.fan_size, g.rules.talon) for g in (GOLF, DEAD_KING_GOLF, RELAXED_GOLF)} \
         == {(7, 5, 16)}
 
 
@@ -73,7 +73,7 @@ def test_no_module_tests_a_flag_of_all_in_a_row() -> None:
     (RELAXED_GOLF, {Q, A})])
 def test_what_goes_on_a_king_and_round_the_corner(game, on_king) -> None:
     assert {rank for rank in range(1, 14) if rank_fits(game, rank, K, 13)} == on_king
-    wraps = game.wrap
+    wraps = game.rules.wrap
     assert rank_fits(game, K, A, 13) is wraps  # a King on an Ace only where ranks wrap
     assert rank_fits(game, K, Q, 13)  # a King on a Queen in every game
     assert rank_fits(game, 2, A, 13) and rank_fits(game, 6, 7, 13) and rank_fits(game, 8, 7, 13)
@@ -170,7 +170,7 @@ def test_the_cli_reads_and_writes_golf_boards_and_json(tmp_path) -> None:
 
 
 def _naive_fits(game: str, card: int, hole: int) -> bool:
-    """Golf's rules as the tables state them, written apart from `blackhole.games`."""
+    """Golf's rules as the tables state them, written apart from `blackhole.model.games`."""
     if hole == K:
         return {"golf": card == Q, "dead-king-golf": False,
                 "relaxed-golf": card in (Q, A)}[game]

@@ -13,13 +13,13 @@ import pytest
 from pysat.solvers import Solver
 
 from blackhole.backends import Verdict
-from blackhole.best import best_score
+from blackhole.base.errors import InputError
 from blackhole.certificates import certify_best, verify
 from blackhole.certificates.files import bound_encoding
-from blackhole.deal import position_of
-from blackhole.errors import InputError
-from blackhole.positions import load_position
-from blackhole.rules import replay
+from blackhole.model.deal import position_of
+from blackhole.model.positions import load_position
+from blackhole.model.rules import replay
+from blackhole.questions.best import best_score
 
 from .helpers import GOLF_GAMES, blackhole, cli, golf_reference, most_fan_cards, small_golf
 

@@ -21,6 +21,7 @@ from pysat.solvers import Solver
 from blackhole import drat
 from blackhole.backends import Verdict
 from blackhole.backends import kissat as kissat_backend
+from blackhole.base.errors import InputError
 from blackhole.certificates import certify, verify
 from blackhole.certificates.files import (
     DEAL_FILE,
@@ -32,11 +33,10 @@ from blackhole.certificates.files import (
     sha256,
 )
 from blackhole.encode.cnf import CERTIFY_FEATURES, PLAIN_ONLY_FEATURES, build_cnf
-from blackhole.errors import InputError
-from blackhole.formats import board_text
-from blackhole.games import VARIANTS
-from blackhole.problem import RULES_HELD, build_problem
-from blackhole.sources import load_deal
+from blackhole.model.formats import board_text
+from blackhole.model.games import VARIANTS
+from blackhole.model.problem import RULES_HELD, build_problem
+from blackhole.model.sources import load_deal
 
 from .helpers import GOLF_GAMES, cli, golf_referee, golf_reference, small_golf
 
@@ -278,7 +278,7 @@ def test_kissat_certifies_a_lost_golf_deal(tmp_path) -> None:
 def test_every_golf_game_is_certified_with_its_own_name() -> None:
     """deal.board's Game line is the game's name from the table of games, and it reads
     back as that game."""
-    from blackhole.formats import parse_board
+    from blackhole.model.formats import parse_board
 
     for game in GOLF_GAMES:
         deal = load_deal(f"pysol:5:{game}")

@@ -13,10 +13,8 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from blackhole.backends import Options, Verdict
-from blackhole.deal import Deal
-from blackhole.games import VARIANTS, OnKing, rank_fits
 from blackhole.look import c_engine_built, look
-from blackhole.look_cuts import (
+from blackhole.look.cuts import (
     hall_applies,
     hall_ok,
     hall_room,
@@ -25,10 +23,12 @@ from blackhole.look_cuts import (
     parity_applies,
     parity_room,
 )
-from blackhole.pipeline import solve_deal
-from blackhole.problem import RULES_HELD, build_problem
-from blackhole.rules import replay
-from blackhole.sources import load_deal
+from blackhole.model.deal import Deal
+from blackhole.model.games import VARIANTS, OnKing, rank_fits
+from blackhole.model.problem import RULES_HELD, build_problem
+from blackhole.model.rules import replay
+from blackhole.model.sources import load_deal
+from blackhole.questions.pipeline import solve_deal
 
 from .helpers import (
     GOLF_GAMES,
@@ -115,7 +115,7 @@ def test_the_cuts_hold_on_every_state_of_winning_lines(game: str) -> None:
         problem = build_problem(deal, "sat", plays=RULES_HELD)
         onto = onto_table(problem)
         applies = parity_applies(onto)
-        assert applies == (not deal.game.wrap or deal.ranks % 2 == 0), seed
+        assert applies == (not deal.game.rules.wrap or deal.ranks % 2 == 0), seed
         solution = solve_deal(deal, "sat", Options(timeout=60))
         if solution.verdict is not Verdict.SOLVED:
             continue
@@ -324,7 +324,7 @@ def test_the_best_score_agrees_with_a_plain_search_on_small_deals(game: str) -> 
 
 @pytest.mark.parametrize("game", GOLF_GAMES)
 def test_best_scores_of_golf_deals_are_replayed_and_agree_with_the_verdicts(game: str) -> None:
-    from blackhole.best import best_score
+    from blackhole.questions.best import best_score
 
     reference = golf_reference()
     for number in range(1, 11):
@@ -353,9 +353,9 @@ def test_the_best_score_engines_are_move_for_move_alike(game: str) -> None:
 
 @pytest.mark.parametrize("game", GOLF_GAMES)
 def test_hints_agree_with_a_plain_search_after_every_move(game: str) -> None:
-    from blackhole.advice import hints
-    from blackhole.deal import position_of
-    from blackhole.rules import advance, legal_moves
+    from blackhole.model.deal import position_of
+    from blackhole.model.rules import advance, legal_moves
+    from blackhole.questions.advice import hints
 
     for seed in range(15):
         deal = small_golf(seed, game)
@@ -375,7 +375,7 @@ def test_hints_agree_with_a_plain_search_after_every_move(game: str) -> None:
 def test_analyze_marks_the_first_loss_of_a_golf_line() -> None:
     """Along a line that turns the talon while a fan card fits and costs the game, the
     analysis finds the loss where the plain search does."""
-    from blackhole.advice import analyze
+    from blackhole.questions.advice import analyze
 
     deal = load_deal("pysol:2:relaxed-golf")  # won; the look finds a line
     best = analyze(deal)
@@ -394,7 +394,7 @@ def test_auto_settles_golf_in_line_without_racing_a_second_look(monkeypatch) -> 
     """With two cores free auto races, but on a game with a talon its first look runs
     long enough (QUICK_LOOK_TALON) to settle the deal in line: one look stage, no
     second look started on a thread to repeat its work."""
-    from blackhole.environment import CORES_VARIABLE
+    from blackhole.base.environment import CORES_VARIABLE
 
     monkeypatch.setenv(CORES_VARIABLE, "2")
     reference = golf_reference()

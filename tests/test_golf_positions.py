@@ -13,17 +13,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from blackhole.advice import analyze, hints
 from blackhole.atlas import lookup
-from blackhole.best import best_score
-from blackhole.cards import Card
-from blackhole.deal import Deal, Kind, unreachable_top
-from blackhole.errors import InputError
-from blackhole.formats import board_text, parse_board, parse_position_text
-from blackhole.games import GAME_NAMES, rank_fits
-from blackhole.positions import load_position
-from blackhole.rules import initial_state, legal_moves, replay
-from blackhole.sources import load_deal
+from blackhole.base.errors import InputError
+from blackhole.model.cards import Card
+from blackhole.model.deal import Deal, Kind, unreachable_top
+from blackhole.model.formats import board_text, parse_board, parse_position_text
+from blackhole.model.games import GAME_NAMES, rank_fits
+from blackhole.model.positions import load_position
+from blackhole.model.rules import initial_state, legal_moves, replay
+from blackhole.model.sources import load_deal
+from blackhole.questions.advice import analyze, hints
+from blackhole.questions.best import best_score
 from blackhole.web.api import answer, check
 
 from .helpers import cli, random_line
@@ -171,7 +171,7 @@ def test_the_reach_check_agrees_with_trying_every_order(name, number, seed) -> N
     rng = random.Random(seed)
     fans = [list(fan) for fan in deal.fans]
     pile = [] if deal.foundation is None else [deal.foundation]
-    for _ in range(rng.randint(0, 6 if deal.game.talon else 7)):
+    for _ in range(rng.randint(0, 6 if deal.game.rules.talon else 7)):
         fan = rng.choice([fan for fan in fans if fan])
         pile.append(fan.pop())
     turned = rng.randint(0, min(2, len(deal.talon)))

@@ -11,7 +11,7 @@ import pytest
 from pysat.solvers import Solver
 
 from blackhole.backends import Options, Verdict
-from blackhole.deal import Deal
+from blackhole.base.errors import InputError
 from blackhole.encode.cnf import (
     DEFAULT_FEATURES,
     DIRECTED_DEFAULT_FEATURES,
@@ -19,11 +19,11 @@ from blackhole.encode.cnf import (
     build_cnf,
     default_features,
 )
-from blackhole.errors import InputError
-from blackhole.pipeline import solve_deal
-from blackhole.problem import RULES_HELD, build_problem, same_rank_pairs
-from blackhole.rules import replay
-from blackhole.sources import load_deal
+from blackhole.model.deal import Deal
+from blackhole.model.problem import RULES_HELD, build_problem, same_rank_pairs
+from blackhole.model.rules import replay
+from blackhole.model.sources import load_deal
+from blackhole.questions.pipeline import solve_deal
 
 from .helpers import (
     GOLF_GAMES,
@@ -92,7 +92,7 @@ def test_pysol_golf_sat_agrees_with_the_search_referee(game: str) -> None:
 def test_a_golf_position_and_a_won_one() -> None:
     deal = load_deal("pysol:2:golf")
     line = [card for card, _, _ in solve_deal(deal, "search", Options()).moves]
-    from blackhole.positions import load_position
+    from blackhole.model.positions import load_position
 
     for cut in (5, 20, len(line) - 1, len(line)):
         position = load_position("pysol:2:golf", " ".join(map(str, line[:cut])))

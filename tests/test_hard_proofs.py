@@ -13,10 +13,10 @@ import json
 import pytest
 
 from blackhole.backends import Options, Verdict, make_backend
+from blackhole.base.errors import InputError
 from blackhole.certificates import certify, verify
-from blackhole.errors import InputError
-from blackhole.problem import build_problem
-from blackhole.sources import load_deal
+from blackhole.model.problem import build_problem
+from blackhole.model.sources import load_deal
 
 from .helpers import blackhole, ranked_deal
 

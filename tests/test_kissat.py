@@ -16,12 +16,12 @@ import pytest
 
 from blackhole.backends import Options, Verdict, make_backend
 from blackhole.backends import kissat as kissat_backend
-from blackhole.errors import InputError
-from blackhole.extras import MissingExtra
-from blackhole.formats import board_text
-from blackhole.pipeline import solve_deal
-from blackhole.problem import build_problem
-from blackhole.sources import load_deal
+from blackhole.base.errors import InputError
+from blackhole.base.extras import MissingExtra
+from blackhole.model.formats import board_text
+from blackhole.model.problem import build_problem
+from blackhole.model.sources import load_deal
+from blackhole.questions.pipeline import solve_deal
 
 from .helpers import children, cli, nearly_sorted_deal
 

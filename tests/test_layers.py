@@ -20,42 +20,52 @@ SRC = ROOT / "src"
 
 # From the ground up: a module imports only modules of its own layer or the layers before
 # it. Names are below `blackhole` ("encode" is encode/__init__.py); "__init__" is the
-# package itself, the public API.
-LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("ground", ("errors", "exits", "environment", "deadline", "version", "extras", "children")),
-    ("proof checker", ("drat.parse", "drat.propagation", "drat.python_engine", "drat.check",
-                       "drat")),
-    ("cards", ("cards",)),
-    ("deals", ("games", "tableau", "deal")),
-    ("formats", ("formats",)),
-    ("sources", ("sources",)),
-    ("rules", ("rules", "game")),
-    ("solutions", ("solutions",)),
-    ("positions", ("positions",)),
-    ("problem", ("problem", "longest")),
-    ("encodings", ("encode.layout", "encode.cnf_variables", "encode.cnf_clauses",
-                   "encode.cnf", "encode.cpsat_names", "encode.cpsat_built",
-                   "encode.cpsat_boolean", "encode.cpsat", "encode")),
-    ("look", ("look_cuts", "look")),
-    ("backend interface", ("backends.base", "backends")),
-    ("backends", ("backends.search", "backends.pysat_tools", "backends.seeding",
-                  "backends.look", "backends.sat", "backends.cpsat", "backends.maxsat",
-                  "backends.external", "backends.kissat", "backends.auto")),
-    ("position questions", ("pipeline", "best", "hint_engines", "advice")),
-    ("certificates", ("certificates.drat_trim", "certificates.files", "certificates.place",
-                      "certificates.labels", "certificates.make",
-                      "certificates.verification", "certificates", "certificates.batch")),
-    ("bench", ("bench.record", "bench.stats", "bench.checks", "bench.plan", "bench.worker",
-               "bench.pool", "bench.cluster", "bench.report", "bench.render", "bench.plots",
-               "bench.run", "bench")),
-    ("atlas", ("atlas", "atlas_build")),
-    ("play", ("play", "play.board", "play.engine", "play.session", "play.widgets",
-              "play.app")),
-    ("answer documents", ("answers",)),
-    ("web", ("web.api", "web.app", "web")),
-    ("command line", ("cli.output", "cli.options", "cli.guard", "cli.commands", "cli.atlas",
-                      "cli.bench", "cli.certificates", "cli.deals", "cli.play", "cli.positions",
-                      "cli.solving", "cli.web", "cli", "__main__", "__init__")),
+# package itself, the public API. Each layer lives in one folder of src/blackhole (the
+# second field; "" for the package's own files), so `ls src/blackhole` shows the layers:
+# the folders in this table's order, each holding its layers' modules and no other.
+LAYERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("ground", "base", ("base.errors", "base.exits", "base.environment", "base.deadline",
+                        "base.version", "base.extras", "base.children", "base")),
+    ("proof checker", "drat", ("drat.parse", "drat.propagation", "drat.python_engine",
+                               "drat.check", "drat")),
+    ("cards", "model", ("model.cards", "model")),
+    ("deals", "model", ("model.games", "model.tableau", "model.deal")),
+    ("formats", "model", ("model.formats",)),
+    ("sources", "model", ("model.sources",)),
+    ("rules", "model", ("model.rules",)),
+    ("solutions", "model", ("model.solutions",)),
+    ("positions", "model", ("model.positions",)),
+    ("problem", "model", ("model.problem", "model.longest")),
+    ("encodings", "encode", ("encode.layout", "encode.cnf_variables", "encode.cnf_clauses",
+                             "encode.cnf", "encode.cpsat_names", "encode.cpsat_built",
+                             "encode.cpsat_boolean", "encode.cpsat", "encode")),
+    ("look", "look", ("look.cuts", "look")),
+    ("backend interface", "backends", ("backends.base", "backends")),
+    ("backends", "backends", ("backends.search", "backends.pysat_tools", "backends.seeding",
+                              "backends.look", "backends.sat", "backends.cpsat",
+                              "backends.maxsat", "backends.external", "backends.kissat",
+                              "backends.auto")),
+    ("position questions", "questions", ("questions.pipeline", "questions.best",
+                                         "questions.hint_engines", "questions.advice",
+                                         "questions")),
+    ("certificates", "certificates", ("certificates.drat_trim", "certificates.files",
+                                      "certificates.place", "certificates.labels",
+                                      "certificates.make", "certificates.verification",
+                                      "certificates", "certificates.batch")),
+    ("bench", "bench", ("bench.record", "bench.stats", "bench.checks", "bench.plan",
+                        "bench.worker", "bench.pool", "bench.cluster", "bench.report",
+                        "bench.render", "bench.plots", "bench.run", "bench")),
+    ("atlas", "atlas", ("atlas", "atlas.build")),
+    ("play", "play", ("play", "play.game", "play.board", "play.engine", "play.session",
+                      "play.widgets", "play.app")),
+    # each question's document, over the certificates and the atlas: the one folder a
+    # layer shares with one below it, as it answers the questions that folder holds
+    ("answer documents", "questions", ("questions.answers",)),
+    ("web", "web", ("web.api", "web.app", "web")),
+    ("command line", "cli", ("cli.output", "cli.options", "cli.guard", "cli.commands",
+                             "cli.atlas", "cli.bench", "cli.certificates", "cli.deals",
+                             "cli.play", "cli.questions", "cli.solving", "cli.web", "cli")),
+    ("package", "", ("__main__", "__init__")),
 )
 
 
@@ -63,7 +73,7 @@ def _dotted(name: str) -> str:
     return "blackhole" if name == "__init__" else f"blackhole.{name}"
 
 
-LAYER = {_dotted(name): height for height, (_, names) in enumerate(LAYERS)
+LAYER = {_dotted(name): height for height, (_, _, names) in enumerate(LAYERS)
          for name in names}
 # The compiled cores (a .c file beside the modules): they import nothing of the package.
 COMPILED = {".".join(path.relative_to(SRC).with_suffix("").parts)
@@ -131,13 +141,13 @@ def _circle(graph: dict[str, set[str]]) -> list[str] | None:
 
 def test_no_module_of_the_package_imports_itself_through_others(
         graph: dict[str, set[str]]) -> None:
-    assert {"blackhole.deal", "blackhole.rules", "blackhole.cli.guard"} <= set(graph)
+    assert {"blackhole.model.deal", "blackhole.model.rules", "blackhole.cli.guard"} <= set(graph)
     assert _circle(graph) is None
 
 
 def test_every_module_has_a_layer(graph: dict[str, set[str]]) -> None:
     """The table places every module of the tree, once, and names no module that is gone."""
-    placed = [_dotted(name) for _, names in LAYERS for name in names]
+    placed = [_dotted(name) for _, _, names in LAYERS for name in names]
     assert len(placed) == len(set(placed)), "a module placed twice"
     assert sorted(set(graph) - set(placed)) == [], "modules without a layer in LAYERS"
     assert sorted(set(placed) - set(graph)) == [], "LAYERS names modules not in the tree"
@@ -149,17 +159,36 @@ def test_no_module_imports_a_layer_above_its_own(graph: dict[str, set[str]]) -> 
                     for name, targets in graph.items() if name in LAYER
                     for target in targets if LAYER.get(target, -1) > LAYER[name])
     assert upward == []
-    assert "blackhole.rules" in graph["blackhole.positions"]  # the reader sees imports
+    assert "blackhole.model.rules" in graph["blackhole.model.positions"]  # imports are seen
     assert "blackhole" not in graph["blackhole.look"]  # the compiled core is no package
+
+
+def test_the_folders_show_the_layers() -> None:
+    """Each module lies in its layer's folder, `ls src/blackhole` lists those folders
+    and no loose module but the package's own, and the folders come in the table's
+    order: a folder's layers sit together (the answer documents apart, as said)."""
+    for _, folder, names in LAYERS:
+        for name in names:
+            top = name.split(".")[0] if "." in name or (SRC / "blackhole" / name).is_dir() \
+                else ""
+            assert top == folder, f"{name} lies in {top or 'src/blackhole'}, not {folder}"
+    listed = {path.name for path in (SRC / "blackhole").iterdir()
+              if path.suffix == ".py" or (path.is_dir() and (path / "__init__.py").exists())}
+    folders = [folder for _, folder, _ in LAYERS]
+    assert listed == {*filter(None, folders), "__init__.py", "__main__.py"}
+    order = [folder for i, folder in enumerate(folders) if folder not in folders[:i]]
+    runs = [folder for i, folder in enumerate(folders) if i == 0 or folders[i - 1] != folder]
+    assert [folder for folder in runs if runs.count(folder) > 1] == ["questions", "questions"]
+    assert order.index("questions") < order.index("certificates")
 
 
 def test_an_upward_import_is_found() -> None:
     """The reader itself: a layer's import of one above it is seen, in a function too."""
-    modules = {"blackhole.cards": SRC / "blackhole" / "cards.py",
+    modules = {"blackhole.model.cards": SRC / "blackhole" / "model" / "cards.py",
                "blackhole.cli": SRC / "blackhole" / "cli" / "__init__.py"}
     source = "def f():\n    from blackhole.cli import app\n"
-    found = _imports("blackhole.cards", modules["blackhole.cards"], modules, source)
-    assert found == {"blackhole.cli"} and LAYER["blackhole.cli"] > LAYER["blackhole.cards"]
+    found = _imports("blackhole.model.cards", modules["blackhole.model.cards"], modules, source)
+    assert found == {"blackhole.cli"} and LAYER["blackhole.cli"] > LAYER["blackhole.model.cards"]
 
 
 def test_the_shared_modules_import_no_command(graph: dict[str, set[str]]) -> None:
@@ -169,7 +198,7 @@ def test_the_shared_modules_import_no_command(graph: dict[str, set[str]]) -> Non
     the plots sit on the report."""
     assert "blackhole.backends.sat" not in graph["blackhole.backends.pysat_tools"]
     for user in ("blackhole.backends.maxsat", "blackhole.backends.external",
-                 "blackhole.certificates.make", "blackhole.hint_engines"):
+                 "blackhole.certificates.make", "blackhole.questions.hint_engines"):
         assert "blackhole.backends.pysat_tools" in graph[user]
         assert "blackhole.backends.sat" not in graph[user], user
     cli = {name for name in graph if name.startswith("blackhole.cli.")}

@@ -24,17 +24,17 @@ import pytest
 from pysat.examples.genhard import PHP
 from pysat.solvers import Solver
 
-from blackhole import deadline as clock
 from blackhole.backends import Options, Verdict
 from blackhole.backends.external import ExternalBackend, parse_answer
 from blackhole.backends.pysat_tools import LineSolver, loaded_solver, run_solver
+from blackhole.base import deadline as clock
 from blackhole.encode.cnf import DEFAULT_FEATURES, build_cnf
 from blackhole.encode.cpsat import build_model, build_optional
-from blackhole.formats import deal_json
-from blackhole.pipeline import solve, solve_deal
-from blackhole.positions import load_position
-from blackhole.problem import build_problem
-from blackhole.sources import load_deal
+from blackhole.model.formats import deal_json
+from blackhole.model.positions import load_position
+from blackhole.model.problem import build_problem
+from blackhole.model.sources import load_deal
+from blackhole.questions.pipeline import solve, solve_deal
 
 from .helpers import blackhole, child_env, command, default_sigint, nearly_sorted_deal
 
@@ -309,7 +309,7 @@ def test_the_cli_ends_at_once_when_a_solver_is_left_running(tmp_path: Path) -> N
     """A CP-SAT solve still loading its model at the limit is not waited for: the
     process ends with the verdict's code (a normal exit would wait, or abort)."""
     code = ("import threading, time\n"
-            "from blackhole import deadline as clock\n"
+            "from blackhole.base import deadline as clock\n"
             "from blackhole.cli import app\n"
             "release = threading.Event()\n"
             "try:\n"

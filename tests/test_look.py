@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 
 from blackhole.backends import Options, Verdict
-from blackhole.deal import Deal
-from blackhole.environment import LOOK_VARIABLE
+from blackhole.base.environment import LOOK_VARIABLE
 from blackhole.look import Look, c_engine_built, default_budget, look
-from blackhole.look_cuts import ranks_can_chain
-from blackhole.pipeline import solve_deal
-from blackhole.problem import build_problem
-from blackhole.sources import load_deal
+from blackhole.look.cuts import ranks_can_chain
+from blackhole.model.deal import Deal
+from blackhole.model.problem import build_problem
+from blackhole.model.sources import load_deal
+from blackhole.questions.pipeline import solve_deal
 
 from .helpers import check_order, random_position, small_deal
 

@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 
 from blackhole.backends.search import best_score as referee_best
-from blackhole.best import best_score
-from blackhole.longest import Longest
 from blackhole.look import c_engine_built, chains_leaving, longest, reach_bound, root_bound
-from blackhole.look_cuts import ranks_can_chain
-from blackhole.positions import load_position
-from blackhole.problem import Problem, build_problem
-from blackhole.sources import load_deal
+from blackhole.look.cuts import ranks_can_chain
+from blackhole.model.longest import Longest
+from blackhole.model.positions import load_position
+from blackhole.model.problem import Problem, build_problem
+from blackhole.model.sources import load_deal
+from blackhole.questions.best import best_score
 
 from .helpers import (
     ROOT,

@@ -13,8 +13,8 @@ import pytest
 
 from blackhole import look as look_module
 from blackhole.backends import Options, Verdict
-from blackhole.environment import LOOK_VARIABLE, LOOK_VARIABLE_DEPRECATED
-from blackhole.errors import InputError
+from blackhole.base.environment import LOOK_VARIABLE, LOOK_VARIABLE_DEPRECATED
+from blackhole.base.errors import InputError
 from blackhole.look import (
     COMPILED_BUDGET,
     PYTHON_BUDGET,
@@ -24,10 +24,10 @@ from blackhole.look import (
     engine_in_use,
     look,
 )
-from blackhole.pipeline import solve_deal
-from blackhole.positions import load_position
-from blackhole.problem import Problem, build_problem
-from blackhole.sources import load_deal
+from blackhole.model.positions import load_position
+from blackhole.model.problem import Problem, build_problem
+from blackhole.model.sources import load_deal
+from blackhole.questions.pipeline import solve_deal
 
 from .helpers import check_order, random_position, ranked_deal, small_deal
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from blackhole.backends import REGISTRY, make_backend
-from blackhole.errors import InputError
-from blackhole.formats import deal_json
-from blackhole.sources import random_deal
+from blackhole.base.errors import InputError
+from blackhole.model.formats import deal_json
+from blackhole.model.sources import random_deal
 
 from .helpers import child_env, command, nearly_sorted_deal
 

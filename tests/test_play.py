@@ -18,14 +18,15 @@ from pathlib import Path
 import pytest
 
 from blackhole.backends import Verdict
-from blackhole.cards import Card
-from blackhole.deal import Kind, Move
-from blackhole.errors import InternalError
-from blackhole.game import Game
-from blackhole.pipeline import solve
+from blackhole.base.errors import InternalError
+from blackhole.model.cards import Card
+from blackhole.model.deal import Kind, Move
+from blackhole.model.positions import load_position
+from blackhole.model.rules import Outcome
 from blackhole.play import engine
 from blackhole.play.app import PlayApp, Table
 from blackhole.play.board import FAN_LETTERS, table_size
+from blackhole.play.game import Game
 from blackhole.play.session import review, save_text
 from blackhole.play.widgets import (
     ConfirmScreen,
@@ -34,8 +35,7 @@ from blackhole.play.widgets import (
     SaveScreen,
     review_text,
 )
-from blackhole.positions import load_position
-from blackhole.rules import Outcome
+from blackhole.questions.pipeline import solve
 
 from .helpers import ROOT, blackhole, child_env, cli
 
@@ -474,7 +474,7 @@ def test_a_real_terminal_under_tmux(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- the hint engine
 
 needs_engine = pytest.mark.skipif(engine.missing() is not None,
-                                  reason="blackhole.best is not in this build yet")
+                                  reason="blackhole.questions.best is not in this build yet")
 
 
 async def settle(game: PlayApp, pilot) -> None:
@@ -587,7 +587,7 @@ def losing_move(spec: str) -> tuple[list[Card], int]:
 
 @needs_engine
 def test_the_coach_reports_the_loss_right_after_a_losing_move() -> None:
-    from blackhole.best import best_score
+    from blackhole.questions.best import best_score
 
     before, fan = losing_move("pysol:2")
 
@@ -636,7 +636,7 @@ def test_a_deal_without_a_first_move_ends_at_once_with_its_best() -> None:
 
 @needs_engine
 def test_an_unsolvable_deal_ends_blocked_with_its_exact_best_score() -> None:
-    from blackhole.best import best_score
+    from blackhole.questions.best import best_score
 
     deal = 837  # the hardest of pysol:1-1000: 50 of 51 at best
     exact = reference_best()[deal]
@@ -678,7 +678,7 @@ def test_an_unsolvable_deal_ends_blocked_with_its_exact_best_score() -> None:
 def test_the_end_review_names_only_a_proven_losing_move() -> None:
     """The start's best is known exactly; every other position is asked with a limit that
     has passed, so the engine proves nothing about it: no move may be named as lost."""
-    from blackhole.best import best_score
+    from blackhole.questions.best import best_score
 
     start = load_position("pysol:837")
     game = Game(start)

@@ -11,20 +11,20 @@ from pathlib import Path
 import pytest
 
 from blackhole.backends import Verdict
-from blackhole.best import best_score
-from blackhole.cards import Card
-from blackhole.deal import Kind, Move
-from blackhole.errors import InputError
-from blackhole.game import Game
-from blackhole.games import VARIANTS
-from blackhole.pipeline import solve
+from blackhole.base.errors import InputError
+from blackhole.model.cards import Card
+from blackhole.model.deal import Kind, Move
+from blackhole.model.games import VARIANTS
+from blackhole.model.positions import load_position
+from blackhole.model.rules import Outcome, initial_state, legal_moves, play, replay
 from blackhole.play import engine
 from blackhole.play.app import TURN, PlayApp
 from blackhole.play.board import rules_text, table_size
+from blackhole.play.game import Game
 from blackhole.play.session import Review, review
 from blackhole.play.widgets import EndScreen, RulesScreen, review_text
-from blackhole.positions import load_position
-from blackhole.rules import Outcome, initial_state, legal_moves, play, replay
+from blackhole.questions.best import best_score
+from blackhole.questions.pipeline import solve
 
 from .helpers import GOLF_GAMES, cli
 from .test_play import Tmux, drive, illegal_fan, letter, needs_tmux, settle, shown
@@ -90,8 +90,8 @@ def test_the_rules_and_the_words_come_from_the_games_fields() -> None:
         game = VARIANTS[name]
         text = rules_text(load_position(f"pysol:2:{name}").deal)
         assert text.startswith(f"{game.title}\n")
-        assert f"{game.talon} more stay in the talon" in text and "7 fans of 5" in text
-        assert ("K and A are neighbours" in text) == game.wrap
+        assert f"{game.rules.talon} more stay in the talon" in text and "7 fans of 5" in text
+        assert ("K and A are neighbours" in text) == game.rules.wrap
         assert "every fan is empty (talon cards may remain)" in text and "out of 35" in text
         assert max(len(line) for line in text.splitlines()) <= 74
         assert len(text.splitlines()) <= 20  # the rules box fits a 24-line terminal

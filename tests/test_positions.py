@@ -10,21 +10,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from blackhole.backends import Options
-from blackhole.cards import Card, deck, parse_card, rank_adjacent
-from blackhole.deal import Kind, Move, Position, position_of
-from blackhole.errors import InputError
-from blackhole.formats import (
+from blackhole.base.errors import InputError
+from blackhole.model.cards import Card, deck, parse_card, rank_adjacent
+from blackhole.model.deal import Kind, Move, Position, position_of
+from blackhole.model.formats import (
     board_text,
     parse_board,
     parse_position_text,
     position_json,
     saved_board,
 )
-from blackhole.game import Game
-from blackhole.pipeline import solve_deal
-from blackhole.positions import load_position, read_moves
-from blackhole.rules import Outcome, initial_state, legal_moves, play, replay, top_card
-from blackhole.sources import expand_specs, load_deal, random_deal
+from blackhole.model.positions import load_position, read_moves
+from blackhole.model.rules import Outcome, initial_state, legal_moves, play, replay, top_card
+from blackhole.model.sources import expand_specs, load_deal, random_deal
+from blackhole.play.game import Game
+from blackhole.questions.pipeline import solve_deal
 
 from .helpers import EXAMPLES, cli
 

@@ -1,4 +1,4 @@
-"""Nothing the tool starts outlives its work (`blackhole.children`): after a time limit,
+"""Nothing the tool starts outlives its work (`blackhole.base.children`): after a time limit,
 SIGTERM, SIGKILL, a web client that goes away, or a bench worker killed at its hard
 limit, no solver binary runs on and no `blackhole-*` temp folder stays behind.
 
@@ -26,9 +26,9 @@ from typing import Any, TypeVar
 
 import pytest
 
-from blackhole import children as owner
 from blackhole.backends import Options
 from blackhole.backends.kissat import installed
+from blackhole.base import children as owner
 
 from .helpers import child_env, children, command, default_sigint
 

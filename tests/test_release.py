@@ -39,7 +39,7 @@ def test_build_makes_a_wheel_that_installs_and_runs(tmp_path: Path) -> None:
     (wheel,) = dist.glob(f"blackhole_solitaire-{version}-*.whl")
     assert sdist.stat().st_size > 0
     names = zipfile.ZipFile(wheel).namelist()
-    assert "blackhole/atlas_data/black-hole.atlas.gz" in names  # package data ships
+    assert "blackhole/atlas/data/black-hole.atlas.gz" in names  # package data ships
 
     venv = tmp_path / "venv"
     made = run(sys.executable, "-m", "venv", venv, cwd=tmp_path)

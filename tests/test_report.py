@@ -12,13 +12,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from blackhole.base.errors import InputError
 from blackhole.bench import read_results
 from blackhole.bench.plots import write_plots
 from blackhole.bench.report import summarize
 from blackhole.bench.stats import quantile, wilson_interval
-from blackhole.errors import InputError
-from blackhole.formats import deal_json
-from blackhole.sources import load_deal
+from blackhole.model.formats import deal_json
+from blackhole.model.sources import load_deal
 
 from .helpers import cli, reference, results_line, winning_moves
 
@@ -299,7 +299,7 @@ def test_a_malformed_field_is_bad_input(tmp_path: Path, change: dict[str, Any],
 
 def _longest_line(spec: str) -> list[dict[str, Any]]:
     """A longest legal line of a deal whose game tree is tiny, by trying every line."""
-    from blackhole.rules import initial_state, legal_moves, play
+    from blackhole.model.rules import initial_state, legal_moves, play
 
     deal = load_deal(spec)
 

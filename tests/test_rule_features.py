@@ -11,15 +11,16 @@ import sys
 
 import pytest
 
-from blackhole import games, look_cuts
 from blackhole.backends import REGISTRY, Options, make_backend
+from blackhole.base.errors import InputError
 from blackhole.bench.plan import plays_game
-from blackhole.best import best_score
 from blackhole.encode import cnf
 from blackhole.encode.cpsat import build_model, build_optional
 from blackhole.encode.cpsat_names import MODEL_PLAYS, MODELS
-from blackhole.errors import InputError
-from blackhole.games import (
+from blackhole.look import cuts as look_cuts
+from blackhole.look import longest, look
+from blackhole.model import games
+from blackhole.model.games import (
     ALL_IN_A_ROW,
     BLACK_HOLE,
     COVERS,
@@ -30,11 +31,11 @@ from blackhole.games import (
     Start,
     Variant,
 )
-from blackhole.look import longest, look
-from blackhole.pipeline import solve_deal
-from blackhole.problem import RULES_HELD, build_problem
-from blackhole.rules import replay
-from blackhole.sources import load_deal
+from blackhole.model.problem import RULES_HELD, build_problem
+from blackhole.model.rules import replay
+from blackhole.model.sources import load_deal
+from blackhole.questions.best import best_score
+from blackhole.questions.pipeline import solve_deal
 
 from .helpers import cli
 
@@ -60,7 +61,7 @@ def deal_of(game: Variant, spec: str):
 def held_problem(game: Variant):
     """A Problem of `game`'s deal built as Golf's (or Black Hole's) would be, the game
     then swapped in: what a consumer would get if `build_problem` let the game by."""
-    base = "pysol:3:golf" if game.talon else "pysol:3"
+    base = "pysol:3:golf" if game.rules.talon else "pysol:3"
     return dataclasses.replace(build_problem(load_deal(base), "test", RULES_HELD), game=game)
 
 
@@ -109,7 +110,7 @@ def test_the_declarations_match_the_engines_that_played_each_game() -> None:
 @pytest.mark.parametrize("game", ODD_GAMES, ids=lambda game: game.name)
 @pytest.mark.parametrize("name", list(REGISTRY))
 def test_every_backend_refuses_a_rule_it_did_not_declare(name: str, game: Variant) -> None:
-    deal = deal_of(game, "pysol:3:golf" if game.talon else "pysol:3")
+    deal = deal_of(game, "pysol:3:golf" if game.rules.talon else "pysol:3")
     with pytest.raises(InputError) as raised:
         solve_deal(deal, name, Options(timeout=30))
     refused_by_name(raised, game)

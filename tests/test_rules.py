@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from blackhole.cards import Card, parse_card
-from blackhole.deal import Deal, Kind, Move
-from blackhole.rules import (
+from blackhole.model.cards import Card, parse_card
+from blackhole.model.deal import Deal, Kind, Move
+from blackhole.model.rules import (
     Outcome,
     initial_state,
     layout,
@@ -19,7 +19,7 @@ from blackhole.rules import (
     replay,
     top_card,
 )
-from blackhole.sources import load_deal, random_deal
+from blackhole.model.sources import load_deal, random_deal
 
 from .helpers import EXAMPLES
 
@@ -86,7 +86,7 @@ def test_emptied_fan_stays_empty() -> None:
 
 
 def _rest_of_deck(used: str) -> list[Card]:
-    from blackhole.cards import deck
+    from blackhole.model.cards import deck
 
     taken = set(cards(used)) | {Card(1, "S")}
     return [c for c in deck() if c not in taken]
@@ -185,7 +185,7 @@ def test_worked_example_parse_is_the_example_file() -> None:
 
 def test_all_in_a_row_first_card_is_free_and_search_agrees_with_sat() -> None:
     from blackhole.backends import Options, Verdict
-    from blackhole.pipeline import solve_deal
+    from blackhole.questions.pipeline import solve_deal
 
     deal = load_deal("pysol:24:all-in-a-row")
     assert len(legal_moves(deal, initial_state(deal))) == 13
@@ -210,8 +210,8 @@ def test_messages_number_fans_from_one_as_show_does() -> None:
 
 
 def test_black_hole_solve_unsolved_output_is_refused_with_a_reason() -> None:
-    from blackhole.errors import InputError
-    from blackhole.solutions import parse_solution
+    from blackhole.base.errors import InputError
+    from blackhole.model.solutions import parse_solution
 
     for verdict in ("Unsolved!", "Intractable!"):
         try:
@@ -224,8 +224,8 @@ def test_black_hole_solve_unsolved_output_is_refused_with_a_reason() -> None:
 
 
 def test_solution_comments_and_json_lines() -> None:
-    from blackhole.errors import InputError
-    from blackhole.solutions import parse_solution
+    from blackhole.base.errors import InputError
+    from blackhole.model.solutions import parse_solution
 
     assert parse_solution("2S # the deuce\nKH, QD # more\n", "s") == [
         Move(card=c) for c in cards("2S KH QD")]
@@ -249,8 +249,8 @@ def test_solution_comments_and_json_lines() -> None:
             "is KH2S#,Unsolved!", max_size=300),
     st.text(alphabet='[]{}",:0123456789 cardfnKH2S-.e', max_size=120)))
 def test_any_solution_text_parses_or_fails_with_one_line(text: str) -> None:
-    from blackhole.errors import InputError
-    from blackhole.solutions import parse_solution
+    from blackhole.base.errors import InputError
+    from blackhole.model.solutions import parse_solution
 
     deal = load_deal("pysol:2")
     try:

@@ -23,8 +23,7 @@ from blackhole.backends.pysat_tools import (
     solver_name,
 )
 from blackhole.backends.sat import SatBackend
-from blackhole.cards import Card, deck
-from blackhole.deal import Deal
+from blackhole.base.errors import InputError
 from blackhole.encode.cnf import (
     CERTIFY_FEATURES,
     DEFAULT_FEATURES,
@@ -33,14 +32,15 @@ from blackhole.encode.cnf import (
     NEEDS,
     build_cnf,
 )
-from blackhole.errors import InputError
-from blackhole.pipeline import solve_deal
-from blackhole.problem import (
+from blackhole.model.cards import Card, deck
+from blackhole.model.deal import Deal
+from blackhole.model.problem import (
     build_problem,
     must_follow,
     must_precede,
 )
-from blackhole.sources import load_deal
+from blackhole.model.sources import load_deal
+from blackhole.questions.pipeline import solve_deal
 
 from .helpers import (
     COUNT_DEALS,

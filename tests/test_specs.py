@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from blackhole.errors import InputError
-from blackhole.formats import board_text
-from blackhole.sources import expand_specs, load_deal
+from blackhole.base.errors import InputError
+from blackhole.model.formats import board_text
+from blackhole.model.sources import expand_specs, load_deal
 
 from .helpers import blackhole
 

@@ -1,4 +1,4 @@
-"""The layout model (`blackhole.tableau`): a tableau is cards and what covers them.
+"""The layout model (`blackhole.model.tableau`): a tableau is cards and what covers them.
 
 Fans are chains of it, and every current game reads its fans back unchanged. A layout
 that is not made of chains (a pyramid, where a card waits for the two cards on it) is
@@ -16,15 +16,15 @@ from functools import cache
 import pytest
 
 from blackhole.backends import REGISTRY, Options, Verdict, make_backend
-from blackhole.cards import SUITS, Card, deck
-from blackhole.deal import Deal, Kind, Move
-from blackhole.errors import InputError
-from blackhole.games import COVERS, Rules, Start, Variant
-from blackhole.pipeline import solve_deal
-from blackhole.problem import build_problem
-from blackhole.rules import initial_state, layout, legal_moves, play, replay
-from blackhole.sources import load_deal
-from blackhole.tableau import Tableau
+from blackhole.base.errors import InputError
+from blackhole.model.cards import SUITS, Card, deck
+from blackhole.model.deal import Deal, Kind, Move
+from blackhole.model.games import COVERS, Rules, Start, Variant
+from blackhole.model.problem import build_problem
+from blackhole.model.rules import initial_state, layout, legal_moves, play, replay
+from blackhole.model.sources import load_deal
+from blackhole.model.tableau import Tableau
+from blackhole.questions.pipeline import solve_deal
 
 from .helpers import runnable_backends
 

@@ -273,7 +273,7 @@ def test_the_favicon_is_the_packages(server) -> None:
 
 
 def test_a_repeated_parameter_is_refused_by_name(server) -> None:
-    from blackhole.errors import InputError
+    from blackhole.base.errors import InputError
     from blackhole.web.api import check
 
     status, _, data = server.ask("/api/solve", [("deal", "/etc/passwd"), ("deal", "pysol:2")])
@@ -465,8 +465,8 @@ def test_a_closed_request_stops_its_solve_and_frees_its_worker() -> None:
 ])
 def test_a_position_gives_its_layout_and_legal_moves_from_the_rules(server, spec,
                                                                     after) -> None:
-    from blackhole.positions import load_position
-    from blackhole.rules import initial_state, legal_moves, outcome
+    from blackhole.model.positions import load_position
+    from blackhole.model.rules import initial_state, legal_moves, outcome
 
     status, _, data = server.ask("/api/position", {"deal": spec, "after": after})
     assert status == 200, data
@@ -485,7 +485,7 @@ def test_a_position_gives_its_layout_and_legal_moves_from_the_rules(server, spec
 
 def test_the_games_come_from_the_games_table(server) -> None:
     from blackhole.atlas import shipped_games
-    from blackhole.games import DEFAULT_GAME, VARIANTS
+    from blackhole.model.games import DEFAULT_GAME, VARIANTS
 
     status, _, data = server.ask("/api/games")
     assert status == 200

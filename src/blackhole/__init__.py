@@ -28,18 +28,18 @@ from typing import Any
 
 # The public names, by the module that defines them: the one list of the API.
 _MODULES = {
-    "blackhole.deal": ("Deal", "Position", "Move", "Kind"),
-    "blackhole.tableau": ("Tableau",),
-    "blackhole.sources": ("load_deal",),
-    "blackhole.positions": ("load_position",),
-    "blackhole.problem": ("Problem", "build_problem"),
-    "blackhole.rules": ("Replay", "replay"),
+    "blackhole.model.deal": ("Deal", "Position", "Move", "Kind"),
+    "blackhole.model.tableau": ("Tableau",),
+    "blackhole.model.sources": ("load_deal",),
+    "blackhole.model.positions": ("load_position",),
+    "blackhole.model.problem": ("Problem", "build_problem"),
+    "blackhole.model.rules": ("Replay", "replay"),
     "blackhole.backends": ("Options", "Result", "Verdict", "available_backends"),
-    "blackhole.pipeline": ("Solution", "solve"),
-    "blackhole.best": ("Best", "best_score"),
-    "blackhole.advice": ("Hint", "hints", "Analysis", "Step", "analyze"),
+    "blackhole.questions.pipeline": ("Solution", "solve"),
+    "blackhole.questions.best": ("Best", "best_score"),
+    "blackhole.questions.advice": ("Hint", "hints", "Analysis", "Step", "analyze"),
     "blackhole.certificates": ("Certificate", "certify", "verify"),
-    "blackhole.errors": ("BlackholeError", "InputError", "InternalError"),
+    "blackhole.base.errors": ("BlackholeError", "InputError", "InternalError"),
 }
 _EXPORTS = {name: module for module, names in _MODULES.items() for name in names}
 __all__ = sorted([*_EXPORTS, "__version__"])
@@ -48,7 +48,7 @@ __all__ = sorted([*_EXPORTS, "__version__"])
 def __getattr__(name: str) -> Any:
     """Import a public name on first use (PEP 562)."""
     if name == "__version__":
-        from blackhole.version import installed_version
+        from blackhole.base.version import installed_version
 
         return installed_version()
     module = _EXPORTS.get(name)

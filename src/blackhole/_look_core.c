@@ -322,7 +322,7 @@ static int arc_covers(const long *e, const int *left, int hole, int cards, int m
     return covered >= cards;
 }
 
-/* the rank-count cut, as blackhole.look_cuts.ranks_can_chain, which says why it holds. With
+/* the rank-count cut, as blackhole.look.cuts.ranks_can_chain, which says why it holds. With
  * e_i the walk's steps between ranks i and i + 1 and t = e_m, e_i = a_i + (-1)^i t where
  * a_i = d_i - a_(i-1), d_i = 2 left[i] + [i = hole] - [i = last]. scratch: 3 (m + 1) longs */
 static int ranks_can_chain(const int *left, int hole, int cards, int m, long *scratch) {
@@ -1215,7 +1215,7 @@ static PyObject *longest(PyObject *self, PyObject *args) {
 }
 
 /* ranks_can_chain(left, hole, cards, modulus) -> bool: the cut alone, for the tests that
- * hold it to blackhole.look_cuts.ranks_can_chain */
+ * hold it to blackhole.look.cuts.ranks_can_chain */
 static PyObject *chain(PyObject *self, PyObject *args) {
     PyObject *counts;
     int hole, cards, m;

@@ -12,7 +12,7 @@ gives its answer. `auto`, the default, is the portfolio of the look and a SAT so
 and its Result says which of them answered.
 
 The interface, the Options, the Result and the registry are `blackhole.backends.base`,
-re-exported here with `blackhole.longest.Longest` (the answer of `best`); this module
+re-exported here with `blackhole.model.longest.Longest` (the answer of `best`); this module
 chooses a backend from a label (`sat:glucose4`) and the options a caller gives, refusing
 an option the backend does not read.
 """
@@ -37,8 +37,8 @@ from blackhole.backends.base import (
     best_backends,
     make_backend,
 )
-from blackhole.errors import InputError
-from blackhole.longest import Longest
+from blackhole.base.errors import InputError
+from blackhole.model.longest import Longest
 
 __all__ = ["DEFAULT_BACKEND", "FINDS_BEST", "MAX_MODEL_CELLS", "MAX_SEED", "MAX_WORKERS",
            "REGISTRY", "VARIANT_FIELD", "Backend", "Longest", "Options", "Result",

@@ -54,7 +54,6 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from blackhole import look_cuts
 from blackhole.backends import (
     MAX_MODEL_CELLS,
     Backend,
@@ -64,11 +63,12 @@ from blackhole.backends import (
     Verdict,
 )
 from blackhole.backends.look import UNLIMITED, best_result, look_result
+from blackhole.base.environment import CORES_VARIABLE
+from blackhole.base.errors import InputError
 from blackhole.encode import cnf
-from blackhole.environment import CORES_VARIABLE
-from blackhole.errors import InputError
 from blackhole.look import Look, best_budget, default_budget, engine_in_use, longest, look
-from blackhole.problem import Problem
+from blackhole.look import cuts as look_cuts
+from blackhole.model.problem import Problem
 
 if TYPE_CHECKING:
     from pysat.solvers import Solver

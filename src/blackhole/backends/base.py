@@ -1,5 +1,5 @@
 """What every backend shares: the Options a user sets, the Result it returns (and, for
-a best score, a `blackhole.longest.Longest`), the `Backend` interface, and the registry
+a best score, a `blackhole.model.longest.Longest`), the `Backend` interface, and the registry
 of the backends by name.
 
 A backend module is named in REGISTRY as a string and imported only when used, so this
@@ -17,10 +17,10 @@ from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any
 
-from blackhole.errors import InputError, InternalError
-from blackhole.games import refusal
-from blackhole.longest import Longest
-from blackhole.problem import Problem
+from blackhole.base.errors import InputError, InternalError
+from blackhole.model.games import refusal
+from blackhole.model.longest import Longest
+from blackhole.model.problem import Problem
 
 
 class Verdict(StrEnum):
@@ -119,7 +119,7 @@ class Backend(ABC):
     name: str = ""
     reads: frozenset[str] = frozenset()
     max_cells: int | None = MAX_MODEL_CELLS  # None: the backend builds no model
-    # The rule features (`blackhole.games.Rules.features`) it plays: a deal of a game
+    # The rule features (`blackhole.model.games.Rules.features`) it plays: a deal of a game
     # with any other is refused before any work (`build_problem`), and the encoding or
     # search it runs refuses it too. None declared: Black Hole's rules only (All in a
     # Row's layout included).
@@ -153,7 +153,7 @@ class Backend(ABC):
     @abstractmethod
     def solve(self, problem: Problem, options: Options) -> Result: ...
 
-    # The best score (blackhole.best): a backend that can find the longest line of a
+    # The best score (blackhole.questions.best): a backend that can find the longest line of a
     # Problem overrides `best` (and `check_best`, when it reads the Options otherwise).
 
     @property

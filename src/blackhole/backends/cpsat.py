@@ -3,7 +3,7 @@ and run OR-Tools CP-SAT on it: options, parameters, the status ladder and read b
 
 The time limit holds from the start: the model is built against the deadline (UNKNOWN
 when it passes first), and CP-SAT runs in a worker thread that the deadline and Ctrl-C
-stop (`blackhole.deadline.stoppable`; CP-SAT's own SIGINT handler is off, so that Ctrl-C
+stop (`blackhole.base.deadline.stoppable`; CP-SAT's own SIGINT handler is off, so that Ctrl-C
 is a KeyboardInterrupt, not an UNKNOWN). CP-SAT reads its time limit only once it has
 loaded the model, which on a large deck takes seconds: past a short grace after the
 deadline the solve is left to end in its thread and the answer is UNKNOWN.
@@ -18,8 +18,9 @@ from typing import Any
 
 from ortools.sat.python import cp_model
 
-from blackhole import deadline as clock
 from blackhole.backends import Backend, Longest, Options, Result, Verdict
+from blackhole.base import deadline as clock
+from blackhole.base.errors import InputError, InternalError
 from blackhole.encode.cpsat import (
     OPTIONAL_FEATURES,
     Built,
@@ -29,8 +30,7 @@ from blackhole.encode.cpsat import (
     choose_model,
 )
 from blackhole.encode.cpsat_names import MODEL_PLAYS
-from blackhole.errors import InputError, InternalError
-from blackhole.problem import Problem
+from blackhole.model.problem import Problem
 
 # Solver parameters per model, measured over pysol:1-1000 (see encodings/cpsat.md).
 # CP-SAT 9.15's presolve drops solutions of the inverse model (it called 10 solvable deals

@@ -3,7 +3,7 @@
 The command (`Options.solver_cmd`, e.g. "cadical -q" or "kissat -q") gets the path of
 the DIMACS file, then the proof arguments, and answers in the SAT-competition format: an
 `s SATISFIABLE` / `s UNSATISFIABLE` line, `v` lines with the model, exit code 10 or 20.
-The solver and its folder (the CNF, the proof) belong to `blackhole.children`: at the
+The solver and its folder (the CNF, the proof) belong to `blackhole.base.children`: at the
 timeout, on Ctrl-C or SIGTERM, or when the process that started it dies, the solver is
 killed with all it started, the folder removed, and the verdict is UNKNOWN.
 
@@ -26,14 +26,15 @@ import shutil
 import time
 from pathlib import Path
 
-from blackhole import children, drat
-from blackhole import deadline as clock
+from blackhole import drat
 from blackhole.backends import Backend, Options, Result, Verdict
 from blackhole.backends.pysat_tools import features_of, read_answer
+from blackhole.base import children
+from blackhole.base import deadline as clock
+from blackhole.base.errors import InputError, InternalError
 from blackhole.encode import cnf
 from blackhole.encode.cnf import build_cnf
-from blackhole.errors import InputError, InternalError
-from blackhole.problem import Problem
+from blackhole.model.problem import Problem
 
 DEFAULT_COMMAND = "cadical -q"
 PROOF = "{proof}"  # stands for the proof file's path in Options.proof_arg

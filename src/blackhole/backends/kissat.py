@@ -1,5 +1,5 @@
 """Kissat, as an engine of its own: the `external` backend's run (the CNF written as
-DIMACS; the binary and its folder owned by `blackhole.children`, so that the binary is
+DIMACS; the binary and its folder owned by `blackhole.base.children`, so that the binary is
 killed and the folder removed at the timeout, on Ctrl-C or SIGTERM, or when the process
 that started it dies; its model checked against every clause, its DRAT proof checked by
 `blackhole.drat`), with the binary found here rather than named by the user; and
@@ -20,8 +20,7 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
-from blackhole import children, drat
-from blackhole import deadline as clock
+from blackhole import drat
 from blackhole.backends import Options
 from blackhole.backends.external import (
     PROOF,
@@ -30,9 +29,11 @@ from blackhole.backends.external import (
     parse_answer,
     run_binary,
 )
+from blackhole.base import children
+from blackhole.base import deadline as clock
+from blackhole.base.errors import InternalError
+from blackhole.base.extras import EXTRAS, missing
 from blackhole.encode.cnf import Encoding
-from blackhole.errors import InternalError
-from blackhole.extras import EXTRAS, missing
 
 PACKAGE = EXTRAS["kissat"][0]  # the wheel's folder that holds bin/kissat
 ARGUMENTS = ("-q",)  # only the answer: the `s` line and the model's `v` lines

@@ -10,7 +10,7 @@ proof asked for.
 
 It finds best scores too (`best`, by `look.longest`): the longest line, and that no
 line is longer, by exhausting the search; the optimum rests on that exhaustion and the
-soundness of its cuts, not on a certificate. `best --certify` (`blackhole.best.
+soundness of its cuts, not on a certificate. `best --certify` (`blackhole.questions.best.
 certify_best`) has a SAT solver prove it, with a DRUP proof that is checked.
 
 The short searches that seed the best-score backends' climbs sit beside this module, in
@@ -22,10 +22,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from blackhole import look_cuts
 from blackhole.backends import Backend, Longest, Options, Result, Verdict
 from blackhole.look import Look, engine_in_use, longest, look
-from blackhole.problem import Problem
+from blackhole.look import cuts as look_cuts
+from blackhole.model.problem import Problem
 
 UNLIMITED = 1 << 62  # moves: more than any search here could try
 

@@ -14,7 +14,7 @@ shows when the limit stops it before the optimum.
 The time limit holds from the start: the CNF is built, and its clauses loaded into RC2's
 oracle, against the deadline (a deadline passed there leaves the short search's line,
 unproven), and RC2 runs in a worker thread that the deadline and Ctrl-C interrupt
-(`blackhole.deadline.stoppable`).
+(`blackhole.base.deadline.stoppable`).
 """
 
 from __future__ import annotations
@@ -25,13 +25,13 @@ from typing import Any
 from pysat.examples.rc2 import RC2
 from pysat.formula import WCNF
 
-from blackhole import deadline as clock
 from blackhole.backends import Backend, Longest, Options, Result, Verdict
 from blackhole.backends.pysat_tools import INTERRUPTIBLE, best_features, solver_name
 from blackhole.backends.seeding import starting_line
+from blackhole.base import deadline as clock
+from blackhole.base.errors import InputError, InternalError
 from blackhole.encode.cnf import Encoding, build_cnf, gc_paused
-from blackhole.errors import InputError, InternalError
-from blackhole.problem import Problem
+from blackhole.model.problem import Problem
 
 DEFAULT_SOLVER = "glucose3"  # RC2's own default oracle (g3)
 

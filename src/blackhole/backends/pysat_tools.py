@@ -7,7 +7,7 @@ Timeouts: the CNF is loaded into the solver with an eye on the clock (a deadline
 passes there is OutOfTime at once). Every solver first runs a short slice of conflicts
 (sized to a small share of the timeout), which settles most deals without starting a
 thread. After that, solvers with `interrupt()` search in a worker thread that the
-deadline or Ctrl-C stops (`blackhole.deadline.stoppable`); the others (the CaDiCaL
+deadline or Ctrl-C stops (`blackhole.base.deadline.stoppable`); the others (the CaDiCaL
 family) go on in slices of a conflict budget, sized from their measured speed so that the
 last slice ends close to the deadline. Either way a timeout is no answer, never a guess.
 
@@ -27,8 +27,9 @@ from typing import Any
 
 from pysat.solvers import Solver, SolverNames
 
-from blackhole import deadline as clock
 from blackhole.backends import Options, Verdict
+from blackhole.base import deadline as clock
+from blackhole.base.errors import InputError, InternalError
 from blackhole.encode.cnf import (
     DEFAULT_FEATURES,
     PREFIX_FEATURES,
@@ -37,9 +38,8 @@ from blackhole.encode.cnf import (
     default_features,
     known_features,
 )
-from blackhole.errors import InputError, InternalError
-from blackhole.longest import Longest
-from blackhole.problem import Problem
+from blackhole.model.longest import Longest
+from blackhole.model.problem import Problem
 
 # glucose4 needed the fewest conflicts on the deals the look leaves to a solver
 # (pysol:1-1000: 232,700 against glucose3's 281,895; encodings/sat.md).

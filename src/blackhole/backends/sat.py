@@ -10,7 +10,6 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from blackhole import deadline as clock
 from blackhole.backends import Backend, Longest, Options, Result, Verdict
 from blackhole.backends.pysat_tools import (
     BEST_SOLVER,
@@ -24,10 +23,11 @@ from blackhole.backends.pysat_tools import (
     run_solver,
     solver_name,
 )
+from blackhole.base import deadline as clock
+from blackhole.base.errors import InputError
 from blackhole.encode import cnf
 from blackhole.encode.cnf import build_cnf, gc_paused
-from blackhole.errors import InputError
-from blackhole.problem import Problem
+from blackhole.model.problem import Problem
 
 
 class SatBackend(Backend):

@@ -10,7 +10,7 @@ complete, so "unsolvable" here is a proof by exhaustion.
 
 It reads the game's rules from the Problem (it plays the rule features in PLAYS), so it
 plays Golf too: what
-fits on each hole rank is the game's (`blackhole.games.rank_fits`), the talon's next
+fits on each hole rank is the game's (`blackhole.model.games.rank_fits`), the talon's next
 card may be turned onto any hole (the talon cards turned are part of the state), and it
 wins when the fans are empty. The rank-reach cut argues from ranks that wrap and from
 every card coming off the fans, so it runs for Black Hole's rules only; a game with a
@@ -26,9 +26,9 @@ import sys
 import time
 
 from blackhole.backends import Backend, Longest, Options, Result, Verdict
-from blackhole.errors import InputError
-from blackhole.games import rank_fits, refusal
-from blackhole.problem import Problem
+from blackhole.base.errors import InputError
+from blackhole.model.games import rank_fits, refusal
+from blackhole.model.problem import Problem
 
 # The rule features the referee plays: what fits on each hole rank is the game's, it
 # turns the talon, and it wins when the fans are empty. Its best score plays Black Hole's

@@ -13,7 +13,7 @@ import time
 
 from blackhole.backends import Options, Verdict
 from blackhole.look import look, quick_budget
-from blackhole.problem import Problem
+from blackhole.model.problem import Problem
 
 # The quick lower bound the best-score climbs start from: the exhaustive search, stopped
 # after this many seconds (most lost deals end inside it; on the others it finds a long

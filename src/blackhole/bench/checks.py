@@ -8,11 +8,11 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 
+from blackhole.base.errors import InputError
 from blackhole.bench.record import SETTLED, Record, position_of_record
-from blackhole.cards import parse_card
-from blackhole.deal import Position
-from blackhole.errors import InputError
-from blackhole.rules import Move, Outcome, replay
+from blackhole.model.cards import parse_card
+from blackhole.model.deal import Position
+from blackhole.model.rules import Move, Outcome, replay
 
 
 def checked(record: Record) -> Record:

@@ -23,10 +23,10 @@ from typing import Any
 
 from distributed import Client, WorkerPlugin, as_completed, get_worker
 
+from blackhole.base.errors import ArgumentError, InputError
 from blackhole.bench.plan import Task
 from blackhole.bench.pool import SandboxPool, failed
 from blackhole.bench.record import Record
-from blackhole.errors import ArgumentError, InputError
 
 PLUGIN = "blackhole-sandboxes"
 CONNECT_SECONDS = 10  # to reach the scheduler before giving up

@@ -20,11 +20,11 @@ from blackhole.backends import (
     make_backend,
     split_label,
 )
+from blackhole.base.errors import InputError
 from blackhole.bench.record import TASKS, deal_board
-from blackhole.errors import InputError
-from blackhole.games import DEFAULT_GAME, VARIANTS, Variant
-from blackhole.positions import load_position
-from blackhole.sources import expand_specs, generated_spec
+from blackhole.model.games import DEFAULT_GAME, VARIANTS, Variant
+from blackhole.model.positions import load_position
+from blackhole.model.sources import expand_specs, generated_spec
 
 DEFAULT_TIMEOUT = 60.0  # backend seconds per task
 GRACE = 5.0  # seconds past the backend's timeout before the worker is killed

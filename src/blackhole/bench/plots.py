@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from blackhole.base.errors import InputError
+from blackhole.base.extras import require
 from blackhole.bench.report import BestScores, Report
-from blackhole.errors import InputError
-from blackhole.extras import require
 
 _VERDICT_COLOURS = {"solved": "tab:green", "unsolvable": "tab:red", "unknown": "tab:gray",
                     "disputed": "black"}

@@ -7,7 +7,7 @@ so always knows which task a worker is running and since when. That thread is
 the one deadline-and-kill loop of bench, for local runs and on every Dask worker alike:
 
 - a task past its hard limit has its worker killed (SIGKILL, `children.kill_tree`; a
-  solver binary it ran dies with it, `blackhole.children`), and becomes an `unknown`
+  solver binary it ran dies with it, `blackhole.base.children`), and becomes an `unknown`
   record that says so; the worker's temp files go with it (`worker.scratch`);
 - a worker that dies on its own (the kernel's OOM killer, a crash inside a solver
   library) costs only the task it was running, an `unknown` record with the worker's
@@ -45,11 +45,11 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
-from blackhole import children
+from blackhole.base import children
+from blackhole.base.errors import InternalError
 from blackhole.bench.plan import Task
 from blackhole.bench.record import Record
 from blackhole.bench.worker import HOST, TOOK, last_words, scratch, serve
-from blackhole.errors import InternalError
 
 _PRELOAD = ["blackhole.bench.worker"]  # imported once in the forkserver
 _QUEUED_BATCHES = 2  # batches a worker holds: one running, one waiting in its pipe

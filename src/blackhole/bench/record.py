@@ -24,11 +24,11 @@ from json.encoder import encode_basestring_ascii as _quoted
 from pathlib import Path
 from typing import IO, Any
 
-from blackhole.deal import Position
-from blackhole.errors import ArgumentError, InputError
-from blackhole.formats import json_shown, parse_json_position, position_json
-from blackhole.positions import load_position
-from blackhole.sources import generated_spec
+from blackhole.base.errors import ArgumentError, InputError
+from blackhole.model.deal import Position
+from blackhole.model.formats import json_shown, parse_json_position, position_json
+from blackhole.model.positions import load_position
+from blackhole.model.sources import generated_spec
 
 VERDICTS = ("solved", "unsolvable", "unknown", "error")
 SETTLED = ("solved", "unsolvable")

@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from blackhole.backends import Options
+from blackhole.base.errors import InputError
+from blackhole.base.extras import require
 from blackhole.bench.plan import DEFAULT_TIMEOUT, GRACE, Task, plan_tasks
 from blackhole.bench.record import Record, iter_results
 from blackhole.bench.report import Columns
-from blackhole.errors import InputError
-from blackhole.extras import require
 
 DEFAULT_MEMORY_MB = 4096  # address-space cap per worker during a task (RLIMIT_AS)
 DEFAULT_BATCH = 8  # tasks a sandbox worker is handed at once

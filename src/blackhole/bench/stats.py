@@ -9,8 +9,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from blackhole.errors import InputError
-from blackhole.sources import generated_spec
+from blackhole.base.errors import InputError
+from blackhole.model.sources import generated_spec
 
 PUBLISHED_SOLVABLE = 869_413  # of the first 1,000,000 PySolFC deals
 PUBLISHED_DEALS = 1_000_000

@@ -21,14 +21,14 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from blackhole import children
+from blackhole.base import children
+from blackhole.base.errors import InputError, InternalError
 from blackhole.bench.plan import Task
 from blackhole.bench.record import Record
-from blackhole.deal import Position
-from blackhole.errors import InputError, InternalError
-from blackhole.formats import parse_json_position
-from blackhole.pipeline import solve_deal
-from blackhole.positions import load_position
+from blackhole.model.deal import Position
+from blackhole.model.formats import parse_json_position
+from blackhole.model.positions import load_position
+from blackhole.questions.pipeline import solve_deal
 
 TOOK = "took"  # a worker's acknowledgement of a batch, before its first task begins
 
@@ -130,7 +130,7 @@ def _solve(task: Task) -> dict[str, Any]:
 
 
 def _best(task: Task) -> dict[str, Any]:
-    from blackhole.best import best_position
+    from blackhole.questions.best import best_position
 
     found = best_position(_position(task), task.backend, task.options)
     verdict = "solved" if found.won else "unsolvable" if found.proven else "unknown"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from blackhole import drat
 from blackhole.backends import Verdict
-from blackhole.cards import Card
+from blackhole.base.errors import InputError
 from blackhole.certificates.files import (
     CLAIM,
     CNF_FILE,
@@ -39,14 +39,14 @@ from blackhole.certificates.make import (
     standard,
 )
 from blackhole.certificates.place import check_place, tidy
-from blackhole.deal import Deal
-from blackhole.errors import InputError
-from blackhole.formats import parse_board
-from blackhole.games import Variant
-from blackhole.positions import load_position, play_after, read_moves
-from blackhole.rules import replay
-from blackhole.solutions import parse_solution
-from blackhole.sources import load_deal
+from blackhole.model.cards import Card
+from blackhole.model.deal import Deal
+from blackhole.model.formats import parse_board
+from blackhole.model.games import Variant
+from blackhole.model.positions import load_position, play_after, read_moves
+from blackhole.model.rules import replay
+from blackhole.model.solutions import parse_solution
+from blackhole.model.sources import load_deal
 
 
 def certificate_folders(specs: Sequence[str], out: Path) -> list[Path]:

@@ -11,9 +11,9 @@ import shutil
 import time
 from pathlib import Path
 
-from blackhole import children
+from blackhole.base import children
+from blackhole.base.errors import InputError
 from blackhole.drat import CheckResult
-from blackhole.errors import InputError
 
 NAME = "drat-trim"
 

@@ -26,14 +26,14 @@ from typing import Any
 
 from blackhole import drat
 from blackhole.backends import Verdict
-from blackhole.deal import Deal, Position
+from blackhole.base.errors import ArgumentError, InputError
+from blackhole.base.version import installed_version
 from blackhole.encode import cnf
-from blackhole.errors import ArgumentError, InputError
-from blackhole.formats import board_text, parse_board
-from blackhole.games import ALL_IN_A_ROW, DEFAULT_GAME
-from blackhole.pipeline import Solution
-from blackhole.problem import Problem, build_problem
-from blackhole.version import installed_version
+from blackhole.model.deal import Deal, Position
+from blackhole.model.formats import board_text, parse_board
+from blackhole.model.games import ALL_IN_A_ROW, DEFAULT_GAME
+from blackhole.model.problem import Problem, build_problem
+from blackhole.questions.pipeline import Solution
 
 # 2: the manifest holds the board; 3: formula.cnf is `dimacs()`'s text, without the comment
 # line per variable of `Encoding.dimacs()` (format 2, still verified)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from blackhole import drat
-from blackhole.cards import parse_card
+from blackhole.base.errors import InputError
 from blackhole.certificates.files import (
     DEAL_FILE,
     DIGEST_LABEL,
@@ -19,13 +19,13 @@ from blackhole.certificates.files import (
     named_game,
     read_small,
 )
-from blackhole.deal import Deal, Position, position_of
-from blackhole.errors import InputError
-from blackhole.formats import parse_position_text
-from blackhole.games import Variant
-from blackhole.positions import load_position
-from blackhole.rules import advance
-from blackhole.sources import generated_spec
+from blackhole.model.cards import parse_card
+from blackhole.model.deal import Deal, Position, position_of
+from blackhole.model.formats import parse_position_text
+from blackhole.model.games import Variant
+from blackhole.model.positions import load_position
+from blackhole.model.rules import advance
+from blackhole.model.sources import generated_spec
 
 _DIGEST = re.compile(re.escape(DIGEST_LABEL) + "[0-9a-f]{64}")
 

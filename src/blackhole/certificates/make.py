@@ -10,7 +10,7 @@ against the CNF it built from the deal. A solvable deal gets `solution.json` ins
 its winning moves replayed by the rules engine. `certify_best` writes the same kind of
 folder for a best score (the CNF "at least best+1 cards are scored from this position"),
 `certify_win` a won position's line, and `certify_found` whichever of the two a proven
-`blackhole.best.Best` asks for.
+`blackhole.questions.best.Best` asks for.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from blackhole import drat
 from blackhole.backends import Options, Result, Verdict
-from blackhole.cards import Card
+from blackhole.base.errors import InputError, InternalError
 from blackhole.certificates import drat_trim
 from blackhole.certificates.files import (
     CNF_FILE,
@@ -51,18 +51,18 @@ from blackhole.certificates.files import (
 )
 from blackhole.certificates.labels import check_label, recorded
 from blackhole.certificates.place import made_aside, write, write_bytes
-from blackhole.deal import Deal, Position, position_of
 from blackhole.encode import cnf
-from blackhole.errors import InputError, InternalError
-from blackhole.formats import moves_json
-from blackhole.games import Variant, game_named
-from blackhole.pipeline import decode, solution_json
-from blackhole.problem import build_problem
-from blackhole.rules import replay
-from blackhole.sources import load_deal
+from blackhole.model.cards import Card
+from blackhole.model.deal import Deal, Position, position_of
+from blackhole.model.formats import moves_json
+from blackhole.model.games import Variant, game_named
+from blackhole.model.problem import build_problem
+from blackhole.model.rules import replay
+from blackhole.model.sources import load_deal
+from blackhole.questions.pipeline import decode, solution_json
 
 if TYPE_CHECKING:
-    from blackhole.best import Best
+    from blackhole.questions.best import Best
 
 # The one proof solver that is no pysat solver: the kissat backend's binary, whose proof
 # is DRAT (text).
@@ -115,7 +115,7 @@ def certify(deal_or_spec: Deal | Position | str, folder: str | os.PathLike[str],
     (`sha256:...`). A Position's known moves are written in the certificate. `solver` is
     any name or alias of a proof-logging solver (None: DEFAULT_PROOF_SOLVER of
     `backends.pysat_tools`); `timeout` bounds the whole of it, in
-    seconds. `game` (a `blackhole.games.Variant` or its name, as `--game`) is the game a
+    seconds. `game` (a `blackhole.model.games.Variant` or its name, as `--game`) is the game a
     file is played by: a Golf board names none unless it has a `Game:` line; a dealt spec,
     a Deal and a Position name their own, which it must then be. A bad value is an
     InputError naming its parameter, raised before any work; so is a `folder` whose
@@ -437,7 +437,7 @@ def certify_win(position: Position, line: Sequence[tuple[Card, int]],
 
 def certify_found(found: Best, position: Position, folder: str | os.PathLike[str],
                   spec: str = "", *, timeout: float | None = None) -> Certificate:
-    """The certificate of a best score `blackhole.best.best_score` found and proved:
+    """The certificate of a best score `blackhole.questions.best.best_score` found and proved:
     below a win, its optimality certificate (`certify_best`: the CNF "at least best+1
     cards are scored from this position", its checked DRUP proof and a manifest that
     `verify` reads); a win's is its line, as `certify` writes a solvable deal's

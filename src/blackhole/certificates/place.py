@@ -16,13 +16,13 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
+from blackhole.base.errors import InputError
 from blackhole.certificates.files import (
     CERTIFICATE_FILES,
     DEAL_FILE,
     Certificate,
     holds_certificate,
 )
-from blackhole.errors import InputError
 
 PARTIAL, OLD = ".partial-", ".old-"  # hidden folders beside a certificate's place
 LOCK = ".lock"  # the hidden file beside it that its maker holds locked

@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from blackhole import drat
+from blackhole.base.errors import InputError
 from blackhole.certificates import drat_trim
 from blackhole.certificates.files import (
     BEST_CLAIM,
@@ -46,12 +47,11 @@ from blackhole.certificates.files import (
     sha256,
 )
 from blackhole.certificates.labels import Label, check_label
-from blackhole.deal import position_of
 from blackhole.encode import cnf
-from blackhole.errors import InputError
-from blackhole.problem import build_problem
-from blackhole.rules import replay
-from blackhole.solutions import parse_solution
+from blackhole.model.deal import position_of
+from blackhole.model.problem import build_problem
+from blackhole.model.rules import replay
+from blackhole.model.solutions import parse_solution
 
 
 @dataclass(frozen=True)

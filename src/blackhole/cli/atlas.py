@@ -6,11 +6,11 @@ from typing import Annotated
 
 import typer
 
-from blackhole import answers
 from blackhole.atlas import shipped_games
+from blackhole.base.exits import EXIT_OK, EXIT_UNKNOWN
 from blackhole.cli.guard import user_errors
 from blackhole.cli.options import JsonFlag
-from blackhole.exits import EXIT_OK, EXIT_UNKNOWN
+from blackhole.questions import answers
 
 
 def atlas(
@@ -60,7 +60,7 @@ def atlas_build(
     """Build an atlas file from bench results: every deal of the range won, lost (with
     its proven best score where a best run gave one) or unsettled. Exit 3 when some deal
     of the range is unsettled, 4 when two lines contradict each other."""
-    from blackhole.atlas_build import build_atlas, write_atlas, write_lost_list
+    from blackhole.atlas.build import build_atlas, write_atlas, write_lost_list
 
     with user_errors():
         built = build_atlas(results, first, last)

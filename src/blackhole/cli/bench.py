@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from blackhole.backends import REGISTRY, Options
+from blackhole.base.errors import InputError
+from blackhole.base.exits import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from blackhole.base.extras import require
 from blackhole.bench.plan import DEFAULT_BACKENDS, DEFAULT_TIMEOUT, GRACE
 from blackhole.bench.run import DEFAULT_MEMORY_MB, BenchSummary
 from blackhole.cli.guard import FLAG_OF, user_errors
 from blackhole.cli.options import BudgetOption, JsonFlag
 from blackhole.cli.output import PIPED_WIDTH, make_console
-from blackhole.errors import InputError
-from blackhole.exits import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
-from blackhole.extras import require
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -16,10 +16,10 @@ import typer
 import typer.main
 import typer.models
 
-from blackhole import environment
+from blackhole.base import environment
+from blackhole.base.exits import EXIT_OK
+from blackhole.base.version import installed_version
 from blackhole.cli.guard import GuardedGroup
-from blackhole.exits import EXIT_OK
-from blackhole.version import installed_version
 
 # Every command: its name, in the order `blackhole --help` lists them, and the module of
 # blackhole.cli and the function that run it. The one list of the commands: the modules
@@ -29,7 +29,7 @@ COMMANDS = {
     "certify": "certificates:certify_command", "verify": "certificates:verify",
     "show": "deals:show", "deal": "deals:deal_command", "check": "deals:check",
     "play": "play:play",
-    "best": "positions:best", "hint": "positions:hint", "analyze": "positions:analyze",
+    "best": "questions:best", "hint": "questions:hint", "analyze": "questions:analyze",
     "solve": "solving:solve", "encode": "solving:encode",
     "atlas": "atlas:atlas", "atlas-build": "atlas:atlas_build",
     "serve": "web:serve",

@@ -8,12 +8,12 @@ from typing import Annotated
 import typer
 from rich.text import Text
 
+from blackhole.base.exits import EXIT_NO, EXIT_OK
 from blackhole.cli.guard import user_errors
 from blackhole.cli.options import AfterOption, DealSpec, GameOption, JsonFlag, read_game
 from blackhole.cli.output import card_text, console, make_console
-from blackhole.exits import EXIT_NO, EXIT_OK
-from blackhole.formats import moves_json, position_json, saved_board
-from blackhole.positions import check_answer, load_position
+from blackhole.model.formats import moves_json, position_json, saved_board
+from blackhole.model.positions import check_answer, load_position
 
 
 def show(spec: DealSpec,
@@ -33,7 +33,7 @@ def show(spec: DealSpec,
     if position.made:
         hole.append(f"   ({position.progress})")
     out.print(hole)
-    if deal.game.talon:
+    if deal.game.rules.talon:
         talon = Text(f"talon ({len(deal.talon)}, next first): ")
         for card in deal.talon:
             talon.append(card_text(card, ascii_only))

@@ -1,7 +1,7 @@
 """The exit-code guard every command runs under.
 
 Exit 1 means "unsolvable" or "check failed" and nothing else: `GuardedGroup` maps every
-other ending to its code (the codes are `blackhole.exits`), and `user_errors` does the
+other ending to its code (the codes are `blackhole.base.exits`), and `user_errors` does the
 same for the errors a command handles itself. The app and the table of commands are
 `blackhole.cli.commands`.
 """
@@ -20,12 +20,12 @@ import typer
 import typer.core
 from typer.core import TyperGroup
 
-from blackhole import children, environment
 from blackhole.backends import Options
+from blackhole.base import children, environment
+from blackhole.base.deadline import solver_left_running
+from blackhole.base.errors import InputError, InternalError, shorten
+from blackhole.base.exits import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from blackhole.cli.output import PipeSafe, plain_where_needed, say, silence_stdout
-from blackhole.deadline import solver_left_running
-from blackhole.errors import InputError, InternalError, shorten
-from blackhole.exits import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 
 # When the running command began (`command_timeout`), set by the guard for each command.
 _COMMAND_BEGAN: ContextVar[float | None] = ContextVar("command_began", default=None)
@@ -60,7 +60,7 @@ class GuardedGroup(TyperGroup):
     head -1`) ends quietly with exit 0. Whatever the command started (a solver binary, a
     temp folder) ends with it, however it ends (`children.end_all`).
 
-    A solver left running at the time limit (`blackhole.deadline.stoppable`: CP-SAT still
+    A solver left running at the time limit (`blackhole.base.deadline.stoppable`: CP-SAT still
     loading a large model) is not waited for: the process ends at once with its code, as
     a normal exit would wait for that thread, or abort under it.
     """

@@ -7,8 +7,8 @@ from typing import Annotated
 import typer
 
 from blackhole.backends import Options
-from blackhole.errors import InputError
-from blackhole.games import DEFAULT_GAME, GAME_NAMES, Variant, game_named
+from blackhole.base.errors import InputError
+from blackhole.model.games import DEFAULT_GAME, GAME_NAMES, Variant, game_named
 
 
 def choices(names: Sequence[str], default: str | None = None) -> str:

@@ -21,7 +21,7 @@ def play(spec: Annotated[str | None, typer.Argument(
     """Play a deal: a fan's letter (or a click) plays its top card; t (or Space) turns
     the talon in Golf; u undo, r redo, H hint, w coach, s save, N new deal, ? rules,
     Q quit."""
-    from blackhole.extras import require
+    from blackhole.base.extras import require
 
     with user_errors():
         require("play", "textual", "play")

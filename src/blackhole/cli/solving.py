@@ -8,8 +8,8 @@ from typing import Annotated
 
 import typer
 
-from blackhole import answers
 from blackhole.backends import DEFAULT_BACKEND, REGISTRY, Verdict, choose
+from blackhole.base.errors import InputError
 from blackhole.cli.guard import command_timeout, user_errors
 from blackhole.cli.options import (
     AfterOption,
@@ -25,12 +25,12 @@ from blackhole.cli.options import (
     read_game,
 )
 from blackhole.cli.output import Styled, card_piece, console, from_where, plain_console, working
-from blackhole.deal import Position
 from blackhole.encode.cpsat_names import DEFAULT_MODEL, MODELS
-from blackhole.errors import InputError
-from blackhole.pipeline import Solution
-from blackhole.positions import load_position
-from blackhole.problem import RULES_HELD, build_problem
+from blackhole.model.deal import Position
+from blackhole.model.positions import load_position
+from blackhole.model.problem import RULES_HELD, build_problem
+from blackhole.questions import answers
+from blackhole.questions.pipeline import Solution
 
 
 class OutputFormat(StrEnum):
@@ -89,7 +89,7 @@ def solve(
     if as_json or format is OutputFormat.json:
         typer.echo(json.dumps(found.document))
     elif format is OutputFormat.pysol:
-        from blackhole.solutions import black_hole_solve_text
+        from blackhole.model.solutions import black_hole_solve_text
 
         typer.echo("Intractable!\n" if solution.verdict is Verdict.UNKNOWN  # as it says it
                    else black_hole_solve_text(solution.moves,

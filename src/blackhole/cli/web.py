@@ -5,8 +5,8 @@ from typing import Annotated
 
 import typer
 
+from blackhole.base.errors import InputError
 from blackhole.cli.guard import user_errors
-from blackhole.errors import InputError
 
 
 def serve(
@@ -24,7 +24,7 @@ def serve(
     """Serve a local web page to look a deal up, solve it, step through its line, play it
     and certify it, and a JSON API whose answers are the --json of solve, best, hint,
     analyze and atlas. Ctrl-C stops it (exit 130)."""
-    from blackhole.extras import require
+    from blackhole.base.extras import require
 
     with user_errors():
         require("web", "starlette", "serve")

@@ -55,6 +55,8 @@ from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
 
+from blackhole.base.environment import DRAT_VARIABLE, ENGINES
+from blackhole.base.errors import ArgumentError
 from blackhole.drat.parse import (
     MAX_CNF_BYTES,
     MAX_PROOF_BYTES,
@@ -65,8 +67,6 @@ from blackhole.drat.parse import (
     read_capped,
 )
 from blackhole.drat.python_engine import Checker, OutOfTime
-from blackhole.environment import DRAT_VARIABLE, ENGINES
-from blackhole.errors import ArgumentError
 
 try:  # the compiled core, built at install time where a C compiler is at hand
     import blackhole._drat_core as _drat_core

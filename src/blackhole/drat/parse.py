@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import overload
 
-from blackhole.errors import ArgumentError, BlackholeError
+from blackhole.base.errors import ArgumentError, BlackholeError
 
 try:  # the compiled core, built at install time where a C compiler is at hand
     import blackhole._drat_core as _drat_core

@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from blackhole.errors import InputError
-from blackhole.problem import Problem
+from blackhole.base.errors import InputError
+from blackhole.model.problem import Problem
 
 FORMATS: tuple[str, ...] = ("problem-json", "dimacs", "cpsat")
 # Options field → the formats it applies to.

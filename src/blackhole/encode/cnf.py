@@ -29,7 +29,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
-from blackhole.deadline import OutOfTime, check
+from blackhole.base.deadline import OutOfTime, check
+from blackhole.base.errors import ArgumentError, DecodeError, InputError
 from blackhole.encode.cnf_clauses import (
     adjacency,
     card_links,
@@ -46,9 +47,8 @@ from blackhole.encode.cnf_clauses import (
 )
 from blackhole.encode.cnf_variables import Clause, Pool, make_variables
 from blackhole.encode.layout import Layout, make_domains, make_layout, played_line
-from blackhole.errors import ArgumentError, DecodeError, InputError
-from blackhole.games import refusal
-from blackhole.problem import Problem
+from blackhole.model.games import refusal
+from blackhole.model.problem import Problem
 
 # position-5: the sequential counters are pysat's CardEnc clauses (the same clauses as
 # position-4, in CardEnc's order)
@@ -77,7 +77,7 @@ CERTIFY_FEATURES: frozenset[str] = DEFAULT_FEATURES - {"symmetry"}
 PREFIX_FEATURES: frozenset[str] = FEATURES - {"alo", "deadrank"}
 # A feature that only works on top of another.
 NEEDS: dict[str, str] = {"rankcount": "rank"}
-# The rule features (`blackhole.games.Rules.features`) the CNF plays: a game of other
+# The rule features (`blackhole.model.games.Rules.features`) the CNF plays: a game of other
 # rules than Black Hole's (Golf: directed arcs, a talon, won with talon cards left) is
 # encoded as a path over every node, the talon turned to its end (encodings/golf.md).
 # It reads the layout only through the Problem's precedence pairs, so a layout that is
@@ -298,7 +298,7 @@ def build_cnf(problem: Problem, features: Iterable[str] = DEFAULT_FEATURES, *,
               deadline: float | None = None) -> Encoding:
     """The CNF of `problem` with the chosen features (an InputError names unknown or
     unsound ones). With `optional`, positions may stay empty: see the module doc. The
-    clock is read between clause families: `blackhole.deadline.OutOfTime` when the
+    clock is read between clause families: `blackhole.base.deadline.OutOfTime` when the
     `deadline` (a `time.perf_counter()` reading) passes before the CNF is complete."""
     chosen = known_features(features, optional=optional)
     check_game(problem, chosen, optional)

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from blackhole.base.errors import InternalError
 from blackhole.encode.layout import Domains, Layout, Lit
-from blackhole.errors import InternalError
 
 Clause = list[int]
 

@@ -22,7 +22,7 @@ the counts as formulas, and the tests hold them equal. Solving is the backend's 
 
 A large model takes seconds of Python to build. Every builder takes a deadline (a
 `time.perf_counter()` reading, None for no limit) and reads the clock as it adds
-constraints (`Built.tick`, `blackhole.deadline.paced`): `blackhole.deadline.OutOfTime`
+constraints (`Built.tick`, `blackhole.base.deadline.paced`): `blackhole.base.deadline.OutOfTime`
 when it passes before the model is complete.
 
 The models and features by name, their help and defaults, are `encode.cpsat_names`,
@@ -38,7 +38,8 @@ from collections.abc import Callable, Iterable, Sequence
 
 from ortools.sat.python import cp_model
 
-from blackhole.deadline import OutOfTime, check, paced
+from blackhole.base.deadline import OutOfTime, check, paced
+from blackhole.base.errors import InputError, InternalError
 from blackhole.encode import cnf
 from blackhole.encode.cpsat_boolean import build_boolean, build_optional
 from blackhole.encode.cpsat_built import Built, Literal
@@ -54,8 +55,7 @@ from blackhole.encode.cpsat_names import (
     OPTIONAL_PLAYS,
 )
 from blackhole.encode.layout import Layout, make_layout, played_line
-from blackhole.errors import InputError, InternalError
-from blackhole.problem import Problem, SameRankPair
+from blackhole.model.problem import Problem, SameRankPair
 
 # what callers import from here: the builders, what they build, and the names of
 # `encode.cpsat_names` this module has always offered

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
 
-from blackhole.deadline import check, paced
+from blackhole.base.deadline import check, paced
+from blackhole.base.errors import InputError
 from blackhole.encode.cpsat_built import Built, Literal
 from blackhole.encode.cpsat_names import (
     DEFAULT_OPTIONAL_FEATURES,
@@ -19,8 +20,7 @@ from blackhole.encode.cpsat_names import (
     OPTIONAL_PLAYS,
 )
 from blackhole.encode.layout import Domains, Layout, Lit, make_domains, make_layout, symmetry_cut
-from blackhole.errors import InputError
-from blackhole.problem import Problem
+from blackhole.model.problem import Problem
 
 
 @dataclass

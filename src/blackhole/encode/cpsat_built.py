@@ -10,7 +10,7 @@ from typing import TypeVar
 
 from ortools.sat.python import cp_model
 
-from blackhole.deadline import CHECK_EVERY, check, paced
+from blackhole.base.deadline import CHECK_EVERY, check, paced
 
 Literal = cp_model.LiteralT  # a Boolean variable, its negation, or a constant (bool)
 T = TypeVar("T")

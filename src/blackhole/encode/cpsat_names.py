@@ -37,7 +37,7 @@ DEFAULT_FEATURES: dict[str, frozenset[str]] = {
     "circuit": frozenset({"alldiff", "symmetry"}),  # only with both does it settle every deal
     "cnf": cnf.DEFAULT_FEATURES,
 }
-# The rule features (`blackhole.games.Rules.features`) each model plays: the inverse
+# The rule features (`blackhole.model.games.Rules.features`) each model plays: the inverse
 # and cnf models read a game's directed arcs and talon (encodings/golf.md), and the
 # layout through the precedence pairs alone (`covers`); the others
 # play Black Hole's rules only, and refuse any other game (`encode.cpsat.build_model`).

@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
-from blackhole.problem import (
+from blackhole.model.problem import (
     Problem,
     SameRankPair,
     must_follow,

@@ -1,7 +1,7 @@
 """The terminal game: a Textual app over the rules engine and the hint engine.
 
-The rules engine (through `blackhole.game.Game`) decides every move, undo and redo; the hint
-engine (`blackhole.play.engine`, over `blackhole.best`) answers hints, the coach and the
+The rules engine (through `blackhole.play.game.Game`) decides every move, undo and redo; the hint
+engine (`blackhole.play.engine`, over `blackhole.questions.best`) answers hints, the coach and the
 end screen, in background threads so the screen never waits for it. A game with a talon
 (Golf) turns its next card with t, Space or a click, a move like any other. An engine
 that refuses the deal's game (an InputError) is said in one line, and the game goes on.
@@ -28,12 +28,13 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Static
 
-from blackhole.cards import Card
-from blackhole.deal import Kind, Move
-from blackhole.errors import InputError
-from blackhole.game import Game
-from blackhole.games import misfit
+from blackhole.base.errors import InputError
+from blackhole.model.cards import Card
+from blackhole.model.deal import Kind, Move
+from blackhole.model.games import misfit
+from blackhole.model.rules import Outcome
 from blackhole.play import board, engine
+from blackhole.play.game import Game
 from blackhole.play.session import fresh_spec, review, save_path, save_text, start_game
 from blackhole.play.widgets import (
     CSS,
@@ -46,7 +47,6 @@ from blackhole.play.widgets import (
     card_name,
     move_name,
 )
-from blackhole.rules import Outcome
 
 REPLAY_STEP = 0.4  # seconds between two moves of a replayed best line
 
@@ -154,7 +154,7 @@ class Table(Screen):
         row = self.query_one("#fans", Horizontal)
         await row.remove_children()
         await row.mount_all(FanView(fan, self.play) for fan in range(len(self.game.deal.fans)))
-        talon = bool(self.game.deal.game.talon)
+        talon = bool(self.game.deal.game.rules.talon)
         self.query_one("#talon", TalonView).display = talon
         self.query_one("#hole", Static).set_class(talon, "above-talon")
         self.query_one("#keys", Static).update(board.keys_text(len(self.game.deal.fans), talon))
@@ -178,7 +178,7 @@ class Table(Screen):
         game, ascii_only = self.game, self.ascii_only
         self.query_one("#title", Static).update(Text(f"{game.deal.game.title}   {self.spec}"))
         self.query_one("#hole", Static).update(board.hole_text(game, ascii_only))
-        if game.deal.game.talon:
+        if game.deal.game.rules.talon:
             self.query_one("#talon", TalonView).update(
                 board.talon_text(game, ascii_only, self.hinted_fan() == TURN))
         for view in self.query(FanView):
@@ -214,7 +214,7 @@ class Table(Screen):
 
     def action_talon(self) -> None:
         """Turn the talon's next card onto the foundation (t, Space or a click)."""
-        if not self.game.deal.game.talon:
+        if not self.game.deal.game.rules.talon:
             self.stop_replay()
             self.say("this game has no talon", "red")
             return

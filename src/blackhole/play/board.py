@@ -6,7 +6,7 @@ highlight, so the playable cards read at a glance even without colour (`--ascii`
 A game with a talon (Golf) shows a talon line: its next card and how many are left.
 
 What the screen says about a game (its title, the talon, the rules) is read from the
-deal's game (`blackhole.games.Variant`), never from its name.
+deal's game (`blackhole.model.games.Variant`), never from its name.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from string import ascii_lowercase
 
 from rich.text import Text
 
-from blackhole.cards import Card, rank_text
-from blackhole.deal import Deal, dealt_sizes
-from blackhole.errors import InputError
-from blackhole.game import Game
-from blackhole.games import Start, Variant, Won, on_king_rule
+from blackhole.base.errors import InputError
+from blackhole.model.cards import Card, rank_text
+from blackhole.model.deal import Deal, dealt_sizes
+from blackhole.model.games import Start, Variant, Won, on_king_rule
+from blackhole.play.game import Game
 
 FAN_LETTERS = ascii_lowercase[:17]  # a..q: the keys that play the fans
 MAX_FAN_HEIGHT = 12  # rows a column may take and still fit 24 lines
@@ -57,7 +57,7 @@ def table_size(deal: Deal) -> tuple[int, int]:
     the talon's line when the game has one."""
     tallest = max((len(fan) for fan in deal.fans), default=0)
     width, rows = 1 + CELL * len(deal.fans), ROWS_BESIDE_FANS + 1 + tallest
-    if deal.game.talon:
+    if deal.game.rules.talon:
         return max(width, TALON_WIDTH), rows + TALON_ROWS
     return width, rows
 
@@ -65,7 +65,7 @@ def table_size(deal: Deal) -> tuple[int, int]:
 def pile_name(game: Variant) -> str:
     """What the screen calls the pile the cards go to: the hole, or the foundation in a
     game with a talon (whose first card starts it)."""
-    return "foundation" if game.talon else "hole"
+    return "foundation" if game.rules.talon else "hole"
 
 
 def card_text(card: Card | None, ascii_only: bool) -> Text:
@@ -186,29 +186,29 @@ def rules_text(deal: Deal) -> str:
         f"{len(sizes)} fans of {game.fan_size} (the last of {sizes[-1]})"
     start = {Start.CARD: f"One card starts in the {pile}; the others",
              Start.EMPTY: f"The {pile} starts empty, so the first card is free; the cards",
-             Start.TALON: f"The talon's first card starts the {pile}; {game.talon} more "
+             Start.TALON: f"The talon's first card starts the {pile}; {game.rules.talon} more "
                           "stay in the talon, and the others"}[game.start]
     talon = " The next talon card may go onto the foundation at any time, on any " \
-        "card; there is no redeal." if game.talon else ""
+        "card; there is no redeal." if game.rules.talon else ""
     text = [game.title, "", f"{start} lie face up in {fans}.{talon}"]
-    top, neighbours = rank_text(deal.ranks), "neighbours" if game.wrap else "not neighbours"
+    top, neighbours = rank_text(deal.ranks), "neighbours" if game.rules.wrap else "not neighbours"
     king = on_king_rule(game, deal.ranks)
     on_king = f" {king[0].upper()}{king[1:]}." if king else ""
     text.append(f"The top card of a fan (the last in its column) goes onto the {pile} when "
                 "its rank is one above or one below the top card there. Suits never "
                 f"matter, the direction may change at any move, and {top} and A are "
                 f"{neighbours}.{on_king}")
-    won = f"every card is in the {pile}" if game.won is Won.ALL else \
+    won = f"every card is in the {pile}" if game.rules.won is Won.ALL else \
         "every fan is empty (talon cards may remain)"
-    blocked = "no top card fits and the talon is spent" if game.talon else \
+    blocked = "no top card fits and the talon is spent" if game.rules.talon else \
         "no top card fits"
     text.append(f"You win when {won}, and you are blocked when {blocked}. Your score is "
                 f"the cards moved off the fans, out of {sum(sizes)}.")
     paragraphs = "\n".join(wrap(line, RULES_WIDTH) if line else "" for line in text)
     last = FAN_LETTERS[len(sizes) - 1]
     keys = KEYS.format(fans=f"a-{last}",
-                       talon="; t or Space turns the talon" if game.talon else "",
-                       shifted="T U R W S" if game.talon else "U R W S")
+                       talon="; t or Space turns the talon" if game.rules.talon else "",
+                       shifted="T U R W S" if game.rules.talon else "U R W S")
     return f"{paragraphs}\n\n{keys}"
 
 

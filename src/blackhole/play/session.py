@@ -8,14 +8,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from blackhole.cards import Card
-from blackhole.deal import Move, Position
-from blackhole.errors import InputError
-from blackhole.game import Game
-from blackhole.games import DEFAULT_GAME, Variant
+from blackhole.base.errors import InputError
+from blackhole.model.cards import Card
+from blackhole.model.deal import Move, Position
+from blackhole.model.games import DEFAULT_GAME, Variant
+from blackhole.model.positions import load_position, read_moves
+from blackhole.model.rules import advance
 from blackhole.play.board import check_fits
-from blackhole.positions import load_position, read_moves
-from blackhole.rules import advance
+from blackhole.play.game import Game
 
 SEEDS = 1_000_000  # fresh random deals are random:0 .. random:999999
 CARDS_PER_LINE = 17

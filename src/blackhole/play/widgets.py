@@ -19,12 +19,12 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from blackhole.cards import Card
-from blackhole.game import Game
-from blackhole.games import Won
+from blackhole.model.cards import Card
+from blackhole.model.games import Won
+from blackhole.model.rules import Outcome
 from blackhole.play import board, engine
+from blackhole.play.game import Game
 from blackhole.play.session import Review
-from blackhole.rules import Outcome
 
 CSS = """
 Table { padding: 0 1; }
@@ -132,7 +132,7 @@ class EndScreen(ModalScreen[None]):
             self.show(Text(f"You won: {game.score}/{of}, {won_text(game)}.",
                            style="bold green"))
             return
-        spent = " and the talon is spent" if game.deal.game.talon else ""
+        spent = " and the talon is spent" if game.deal.game.rules.talon else ""
         self.show(Text(f"Blocked at {game.score}/{of}: no top card fits "
                        f"{self.table.shown(game.state.foundation)}{spent}.", style="bold"))
         reason = engine.missing() or self.table.refused
@@ -188,7 +188,7 @@ class EndScreen(ModalScreen[None]):
 
 def won_text(game: Game) -> str:
     """How the game was won, as its game counts a win."""
-    if game.deal.game.won is Won.ALL:
+    if game.deal.game.rules.won is Won.ALL:
         return f"every card is in the {board.pile_name(game.deal.game)}"
     left = len(game.deal.talon) - game.state.turned
     return f"every fan is cleared, with {left} talon card{'' if left == 1 else 's'} to spare"

@@ -1,5 +1,5 @@
 """The JSON API's requests: a request's deal and options in, the CLI's `--json` document
-out, from the answer layer the CLI prints (`blackhole.answers`); this module only maps a
+out, from the answer layer the CLI prints (`blackhole.questions.answers`); this module only maps a
 request to a question and its answer to an HTTP status.
 
 Nothing here reads the server's disk on a request's behalf: a deal is a dealt spec
@@ -19,12 +19,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from blackhole import answers
-from blackhole.errors import InputError, InternalError, shorten
-from blackhole.exits import EXIT_INTERNAL, EXIT_USAGE
+from blackhole.base.errors import InputError, InternalError, shorten
+from blackhole.base.exits import EXIT_INTERNAL, EXIT_USAGE
+from blackhole.questions import answers
 
 if TYPE_CHECKING:
-    from blackhole.deal import Position
+    from blackhole.model.deal import Position
 
 SERVER_TIMEOUT = 60.0  # seconds: the most any request may take, and its default
 MAX_BODY_BYTES = 1_000_000  # a board or JSON deal sent as the body
@@ -82,7 +82,7 @@ def check(question: str, query: Mapping[str, str] | Iterable[tuple[str, str]],
     than once, a deal that names a file, both a spec and a body, a bad or missing
     timeout are InputErrors. A timeout above `cap`, or none, is `cap`."""
     from blackhole.backends import DEFAULT_BACKEND
-    from blackhole.sources import generated_spec
+    from blackhole.model.sources import generated_spec
 
     if question not in PARAMETERS:
         raise InputError(f"unknown question (ask one of {', '.join(PARAMETERS)})", "path",
@@ -156,9 +156,9 @@ def answer(request: Request) -> Answer:
 
 def _position(request: Request) -> Position:
     """The request's position: its dealt spec's or its body's, with `after` played."""
-    from blackhole.formats import parse_position_text
-    from blackhole.positions import load_position, play_after, read_moves
-    from blackhole.sources import source_name
+    from blackhole.model.formats import parse_position_text
+    from blackhole.model.positions import load_position, play_after, read_moves
+    from blackhole.model.sources import source_name
 
     if request.body is None:
         return load_position(request.spec, request.after)
@@ -176,7 +176,7 @@ def _solve(request: Request) -> answers.Answer:
 
 
 def _best(request: Request) -> answers.Answer:
-    from blackhole.best import choose_best
+    from blackhole.questions.best import choose_best
 
     name, options = choose_best(request.backend, request.timeout)
     return answers.best(request.spec, _position(request), name, options)
@@ -222,7 +222,7 @@ def games() -> dict:
     atlas answers for each and the one a spec deals when it names none; and the engines
     it offers and the longest limit it takes."""
     from blackhole.atlas import shipped_path
-    from blackhole.games import DEFAULT_GAME, VARIANTS
+    from blackhole.model.games import DEFAULT_GAME, VARIANTS
 
     return {"default": DEFAULT_GAME.name,
             "games": [{"name": game.name, "title": game.title, "pysol": bool(game.pysol),

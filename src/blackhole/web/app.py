@@ -35,9 +35,9 @@ from starlette.responses import FileResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from blackhole import children
-from blackhole.errors import InputError, InternalError
-from blackhole.exits import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_UNKNOWN, EXIT_USAGE
+from blackhole.base import children
+from blackhole.base.errors import InputError, InternalError
+from blackhole.base.exits import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_UNKNOWN, EXIT_USAGE
 from blackhole.web import api
 
 STATIC = Path(__file__).parent / "static"
@@ -236,8 +236,9 @@ class ClientGone(Exception):
 
 
 # What a solve's process has loaded before it starts: the library's answers.
-_PRELOAD = ("blackhole.web.api", "blackhole.answers", "blackhole.pipeline", "blackhole.best",
-            "blackhole.advice", "blackhole.positions", "blackhole.backends.auto",
+_PRELOAD = ("blackhole.web.api", "blackhole.questions.answers",
+            "blackhole.questions.pipeline", "blackhole.questions.best",
+            "blackhole.questions.advice", "blackhole.model.positions", "blackhole.backends.auto",
             "blackhole.atlas")
 _WATCH_SECONDS = 0.25  # how often a waiting solve asks whether its client is still there
 
@@ -245,7 +246,7 @@ _WATCH_SECONDS = 0.25  # how often a waiting solve asks whether its client is st
 def _work(request: api.Request, answer_to: Any, scratch: str, lifeline: Any) -> None:
     """A solve's process: its own process group (so that killing the group stops what it
     starts too; a solver binary in a session of its own dies with this process,
-    `blackhole.children`), its temp files in the pool's folder `scratch`, its end tied to
+    `blackhole.base.children`), its temp files in the pool's folder `scratch`, its end tied to
     the server's (`lifeline`), the answer sent back through the pipe."""
     os.setpgrp()
     tempfile.tempdir = scratch

@@ -14,7 +14,7 @@ failed" for an answer that may well be right.
 
 Solution files stand on the rules engine (a move is its `Move`) and the formats below it.
 Replaying a file from its deal spec (`check_answer`) reads the spec and plays `"after"`,
-so it sits one layer up, in `blackhole.positions`.
+so it sits one layer up, in `blackhole.model.positions`.
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from blackhole.cards import Card
-from blackhole.deal import Kind, Move
-from blackhole.errors import InputError
-from blackhole.formats import json_shown, json_token_lines, load_json, read_card
+from blackhole.base.errors import InputError
+from blackhole.model.cards import Card
+from blackhole.model.deal import Kind, Move
+from blackhole.model.formats import json_shown, json_token_lines, load_json, read_card
 
 _STACK = re.compile(r"Move a card from stack ([0-9]{1,6}) to the foundations|Deal talon")
 _INFO = re.compile(r"Info: Card moved is (\S+)")

@@ -5,12 +5,12 @@ once, the hole's card on no fan, and a position's history is a line that plays. 
 deal is written, where it comes from and how moves reach a position live in the layers
 above, each importing only the ones below it:
 
-- `blackhole.deal` (this module): the model, on `cards` and `errors` alone;
-- `blackhole.formats`: the board and JSON texts of a deal or position, read and written;
-- `blackhole.sources`: the deal spec grammar (`pysol:N`, `random:SEED`, files, `-`,
+- `blackhole.model.deal` (this module): the model, on `cards` and `errors` alone;
+- `blackhole.model.formats`: the board and JSON texts of a deal or position, read and written;
+- `blackhole.model.sources`: the deal spec grammar (`pysol:N`, `random:SEED`, files, `-`,
   ranges, folders, `@FILE` lists) and reading the files it names;
-- `blackhole.rules` and `blackhole.solutions`: the rules engine and solution files;
-- `blackhole.positions`: a spec's position with `--after` played on it, and the moves an
+- `blackhole.model.rules` and `blackhole.model.solutions`: the rules engine and solution files;
+- `blackhole.model.positions`: a spec's position with `--after` played on it, and the moves an
   option or a solution file names.
 """
 
@@ -21,9 +21,9 @@ from enum import StrEnum
 from functools import cached_property
 from typing import NamedTuple
 
-from blackhole.cards import STANDARD_RANKS, SUITS, Card, deck
-from blackhole.errors import InputError
-from blackhole.games import (
+from blackhole.base.errors import InputError
+from blackhole.model.cards import STANDARD_RANKS, SUITS, Card, deck
+from blackhole.model.games import (
     BLACK_HOLE,
     Start,
     Variant,
@@ -31,7 +31,7 @@ from blackhole.games import (
     fitting,
     rank_fits,
 )
-from blackhole.tableau import Tableau
+from blackhole.model.tableau import Tableau
 
 FOUNDATION_SPADE_ACE = Card(1, "S")
 
@@ -43,7 +43,7 @@ def dealt_sizes(ranks: int, game: Variant = BLACK_HOLE) -> tuple[int, ...]:
     the game's size, the last holding what is left (Black Hole: 17 of 3 at 13 ranks)."""
     if game.fans is not None:
         return (game.fan_size,) * game.fans
-    cards = len(SUITS) * ranks - game.talon - (0 if game.start is Start.EMPTY else 1)
+    cards = len(SUITS) * ranks - game.rules.talon - (0 if game.start is Start.EMPTY else 1)
     return tuple(min(game.fan_size, cards - first) for first in range(0, cards, game.fan_size))
 
 
@@ -73,10 +73,10 @@ class Move(NamedTuple):
 
 @dataclass(frozen=True)
 class Deal:
-    """A layout: the tableau (`blackhole.tableau.Tableau`, the cards and what covers
+    """A layout: the tableau (`blackhole.model.tableau.Tableau`, the cards and what covers
     them; a tuple of fans, each bottom → top, is read as `Tableau.of_fans` of them), the
     foundation card (None for an empty foundation), the talon (next card first; empty
-    but in Golf) and the game whose rules it is played by (`blackhole.games`).
+    but in Golf) and the game whose rules it is played by (`blackhole.model.games`).
 
     It may also hold a *position*, a deal part played: the tableau holds the cards still
     there, `foundation` is the hole's top card, and cards of the deck that lie nowhere
@@ -137,7 +137,7 @@ class Deal:
     @property
     def turned(self) -> int:
         """The talon cards turned onto the foundation since the deal started."""
-        return self.game.talon - len(self.talon)
+        return self.game.rules.talon - len(self.talon)
 
     @property
     def deck_size(self) -> int:
@@ -220,7 +220,7 @@ def cards_to_move(deal: Deal) -> int:
     starting card (All in a Row starts with an empty hole, so all of it), or the tableau
     cards only when talon cards may remain (Golf)."""
     game = deal.game
-    if game.won is Won.TABLEAU:
+    if game.rules.won is Won.TABLEAU:
         return sum(dealt_sizes(deal.ranks, game))
     return deal.deck_size - (0 if game.start is Start.EMPTY else 1)
 
@@ -291,7 +291,7 @@ def unreachable_top(deal: Deal) -> str:
             return ""
     except _OutOfBudget:
         return ""
-    turned = f" and {deal.turned} talon card(s) turned" if game.talon else ""
+    turned = f" and {deal.turned} talon card(s) turned" if game.rules.talon else ""
     return (f"{position_of(deal).moved} card(s) are off the fans{turned}, yet the cards on "
             f"the foundation play in no order that ends with {top} by {game.title}'s rules, "
             "so no line leaves it on top")

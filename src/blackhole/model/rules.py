@@ -2,8 +2,8 @@
 
 A state is the tableau's slots played, the card on top of the hole (the foundation) and
 the talon cards turned. Only a free card plays (one no card covers any more: a fan's top
-card, as `blackhole.tableau` says), and it goes onto the hole when its rank fits the
-hole's top card as the deal's game says (`blackhole.games.rank_fits`: one rank above or
+card, as `blackhole.model.tableau` says), and it goes onto the hole when its rank fits the
+hole's top card as the deal's game says (`blackhole.model.games.rank_fits`: one rank above or
 below, wrapping K–A in Black Hole, not in Golf; on a King only what the game allows).
 With an empty foundation (All in a Row) the first card is free. A game with a talon
 (Golf) may also turn the next talon card onto the hole at any time, whatever lies there;
@@ -13,12 +13,12 @@ sees it.
 
 It also holds what a player needs: the legal moves from a state, playing one, the
 outcome, and the position a state stands for (`layout`, `advance`); a game in play, with
-undo and redo, is `blackhole.game.Game`, built on these. Messages number fans from 1, as
+undo and redo, is `blackhole.play.game.Game`, built on these. Messages number fans from 1, as
 `show` draws them; moves and JSON keep 0-based fan indexes, as black-hole-solve numbers
 its stacks.
 
-The engine stands on the deal model (`blackhole.deal`) alone. Reading a position with
-moves played on it (`--after`) uses the engine, so it sits above, in `blackhole.positions`.
+The engine stands on the deal model (`blackhole.model.deal`) alone. Reading a position with
+moves played on it (`--after`) uses the engine, so it sits above, in `blackhole.model.positions`.
 """
 
 from __future__ import annotations
@@ -29,12 +29,12 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import NamedTuple
 
-from blackhole.cards import SUITS, Card, parse_card
-from blackhole.deal import Deal, Kind, Move, Position
-from blackhole.errors import IllegalMove, InputError
-from blackhole.games import refusal
+from blackhole.base.errors import IllegalMove, InputError
+from blackhole.model.cards import SUITS, Card, parse_card
+from blackhole.model.deal import Deal, Kind, Move, Position
+from blackhole.model.games import refusal
 
-# The rule features (`blackhole.games.Rules.features`) this engine plays: a deal of a
+# The rule features (`blackhole.model.games.Rules.features`) this engine plays: a deal of a
 # game with any other is refused by `replay`, `initial_state` and `legal_moves`, never
 # judged by Black Hole's rules.
 PLAYS: frozenset[str] = frozenset({"talon", "wrap", "on_king", "won", "covers"})
@@ -272,7 +272,7 @@ def outcome(deal: Deal, state: State) -> Outcome:
 
 def layout(deal: Deal, state: State) -> Deal:
     """The deal as it lies in `state`: the tableau without the slots played, the hole's
-    card as the foundation; a position, as `blackhole.deal.Deal` holds one."""
+    card as the foundation; a position, as `blackhole.model.deal.Deal` holds one."""
     return Deal(deal.tableau.without(state.gone), state.foundation, deal.ranks, name=deal.name,
                 talon=deal.talon[state.turned:], game=deal.game)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from blackhole.errors import ArgumentError
+from blackhole.base.errors import ArgumentError
 
 SUITS = "CDHS"
 SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}

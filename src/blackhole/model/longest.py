@@ -3,7 +3,7 @@
 Every engine that looks for a best score answers with a `Longest`: the look's exhaustive
 search (`look.longest`), the referee's (`backends.search.best_score`), the incremental SAT
 climb (`backends.pysat_tools.LineSolver.longest`) and every backend's `best`, which also
-says who answered and how long it took. `blackhole.best` turns one into a position's
+says who answered and how long it took. `blackhole.questions.best` turns one into a position's
 score, replayed by the rules.
 """
 

@@ -9,9 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.text import Text
 
-from blackhole import answers
 from blackhole.backends import DEFAULT_BACKEND, FINDS_BEST, Options, Verdict
-from blackhole.cards import Card
 from blackhole.cli.guard import command_timeout, user_errors
 from blackhole.cli.options import (
     AfterOption,
@@ -24,15 +22,17 @@ from blackhole.cli.options import (
     parse_features,
 )
 from blackhole.cli.output import card_text, console, from_where, plain_console, working
-from blackhole.positions import load_position
-from blackhole.sources import stdin_once
+from blackhole.model.cards import Card
+from blackhole.model.positions import load_position
+from blackhole.model.sources import stdin_once
+from blackhole.questions import answers
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from blackhole.advice import Analysis, Hint
-    from blackhole.best import Best
     from blackhole.certificates import Certificate
+    from blackhole.questions.advice import Analysis, Hint
+    from blackhole.questions.best import Best
 
 TimeoutOption = Annotated[float | None, typer.Option(
     help="Wall-clock limit in seconds (> 0); at the limit the answer is not proven "
@@ -65,8 +65,8 @@ def best(
     from the start of the deal (51 is a win), with one line that reaches it, replayed by
     the rules engine. Exit 0 when proven optimal, 3 when the limit came first (or the
     certificate asked for could not be written: its proof would be too large)."""
-    from blackhole.best import choose_best
     from blackhole.certificates import certify_found
+    from blackhole.questions.best import choose_best
 
     with user_errors():
         name, options = choose_best(backend, timeout, solver=solver, workers=workers,
@@ -207,7 +207,7 @@ def analyze(
 
 
 def _print_analysis(found: "Analysis", ascii_only: bool) -> None:
-    from blackhole.advice import unknown_text
+    from blackhole.questions.advice import unknown_text
 
     out = plain_console if ascii_only else console
     what = "the given line" if found.given else "a best line"

@@ -1,7 +1,7 @@
 """The look's cuts besides the memo and the same-rank cut, and the rule features each
 holds for.
 
-Each cut declares the rule features (`blackhole.games.Rules.features`) it is sound for,
+Each cut declares the rule features (`blackhole.model.games.Rules.features`) it is sound for,
 and runs on a Problem only when its game's features are among them (`cut_flags`, worked
 out once a problem, never a move):
 - the rank-count cut (`ranks_can_chain`) argues from Black Hole's rules alone: a walk on
@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from blackhole.games import COVERS, fitting, refusal
-from blackhole.problem import RULES_HELD, Problem
+from blackhole.model.games import COVERS, fitting, refusal
+from blackhole.model.problem import RULES_HELD, Problem
 
 # The rule features the look plays: its moves follow the game's table (`onto_table`),
 # it turns the talon's cards, and it wins when the required nodes are played.

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from importlib.util import find_spec
 
-from blackhole.errors import InputError, InternalError
+from blackhole.base.errors import InputError, InternalError
 
 DISTRIBUTION = "blackhole-solitaire"
 

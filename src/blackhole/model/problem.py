@@ -3,11 +3,11 @@
 Nodes are cards. When the foundation holds a card, that card is node 0 and the path
 starts there; otherwise (All in a Row) the path may start at any card. An arc joins two
 rank-adjacent cards. A card must be played before every card it covers (the tableau's
-cover pairs, `blackhole.tableau`): within a fan, top → middle → bottom. A solution
+cover pairs, `blackhole.model.tableau`): within a fan, top → middle → bottom. A solution
 visits every node once, moving only along arcs, and respects every precedence pair. No
 backend re-derives game rules: they all read this structure.
 
-A game of other rules (`blackhole.games`: Golf) is held the same way, with its game: arcs
+A game of other rules (`blackhole.model.games`: Golf) is held the same way, with its game: arcs
 run from a card to each card that may follow it (directed where a King takes less than
 its neighbours), the talon's cards are nodes after the fans' (`talon`, the next first)
 chained by precedence, any card may precede a talon card, and a solution visits every
@@ -23,12 +23,12 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from functools import lru_cache
 
-from blackhole.cards import Card, adjacent_ranks
-from blackhole.deal import Deal
-from blackhole.errors import InputError
-from blackhole.games import BLACK_HOLE, COVERS, Variant, fitting, refusal
+from blackhole.base.errors import InputError
+from blackhole.model.cards import Card, adjacent_ranks
+from blackhole.model.deal import Deal
+from blackhole.model.games import BLACK_HOLE, COVERS, Variant, fitting, refusal
 
-# The rule features (`blackhole.games.Rules.features`) a Problem holds: in its arcs (what
+# The rule features (`blackhole.model.games.Rules.features`) a Problem holds: in its arcs (what
 # may follow a card: `wrap`, `on_king`), its talon nodes (`talon`) and its `required`
 # nodes (`won`). A game with any other is refused by `build_problem`, for every engine.
 RULES_HELD: frozenset[str] = frozenset({"talon", "wrap", "on_king", "won", "covers"})

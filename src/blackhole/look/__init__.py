@@ -38,7 +38,7 @@ game's table (`onto_table`, from `games.rank_fits`), turning the talon's next ca
 move tried after every fan's, and the state (and the memo's key) holds how many talon
 cards were turned. The rank-count cut holds for Black Hole's rules only; where no move
 wraps, the parity cut (`parity_room`) takes its place. Which cut runs on which game's
-rules, and the rule features the look plays, are declared in `blackhole.look_cuts`.
+rules, and the rule features the look plays, are declared in `blackhole.look.cuts`.
 
 The reasons each cut is sound are in encodings/look.md.
 
@@ -75,10 +75,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from blackhole.environment import ENGINES, look_switch
-from blackhole.errors import ArgumentError, InputError
-from blackhole.longest import Longest
-from blackhole.look_cuts import (
+from blackhole.base.environment import ENGINES, look_switch
+from blackhole.base.errors import ArgumentError, InputError
+from blackhole.look.cuts import (
     CHAIN_CUT,
     HALL_CUT,
     PARITY_CUT,
@@ -96,7 +95,8 @@ from blackhole.look_cuts import (
     ranks_can_chain,
     reach_bound,
 )
-from blackhole.problem import Problem
+from blackhole.model.longest import Longest
+from blackhole.model.problem import Problem
 
 # Nodes (moves tried, over all passes); a line is 51 moves. On pysol:1-1000 (877
 # winnable, 123 not) the look settles 615 deals at 1000 nodes, 748 at 3000 (633 wins,

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from blackhole.atlas import Atlas, parse_deal, spec_of
-from blackhole.errors import InputError, InternalError
+from blackhole.base.errors import InputError, InternalError
 
 
 def write_atlas(atlas: Atlas, path: Path | str) -> None:
@@ -118,6 +118,6 @@ def build_atlas(results: Iterable[Path | str], first: int | None = None,
 
 def _cards_to_move(game: str) -> int:
     """The score of a won deal of `game`: the cards dealt into its fans."""
-    from blackhole.positions import load_position
+    from blackhole.model.positions import load_position
 
     return load_position(spec_of(1, game)).deal.cards_in_fans

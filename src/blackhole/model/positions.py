@@ -1,10 +1,11 @@
 """Positions reached by moves: a deal spec's position with `--after` played on it, the
 moves an option or a solution file names, and an answer replayed from its spec.
 
-This layer stands above the rules engine (`blackhole.rules`, which plays the moves) and
-the solution files (`blackhole.solutions`, which read them); both stand on the sources,
-formats and model below (`blackhole.sources`, `blackhole.formats`, `blackhole.deal`),
-and nothing below imports this module.
+This layer stands above the rules engine (`blackhole.model.rules`, which plays the
+moves) and the solution files (`blackhole.model.solutions`, which read them); both stand
+on the sources, formats and model below (`blackhole.model.sources`,
+`blackhole.model.formats`, `blackhole.model.deal`), and nothing below imports this
+module.
 """
 
 from __future__ import annotations
@@ -13,13 +14,13 @@ import os
 from collections.abc import Sequence
 from dataclasses import replace
 
-from blackhole.cards import Card
-from blackhole.deal import Deal, Position, position_of
-from blackhole.errors import InputError
-from blackhole.games import Variant
-from blackhole.rules import Move, Replay, advance, as_moves, replay
-from blackhole.solutions import parse_answer, parse_cards
-from blackhole.sources import read_input, read_position, source_name, stdin_once
+from blackhole.base.errors import InputError
+from blackhole.model.cards import Card
+from blackhole.model.deal import Deal, Position, position_of
+from blackhole.model.games import Variant
+from blackhole.model.rules import Move, Replay, advance, as_moves, replay
+from blackhole.model.solutions import parse_answer, parse_cards
+from blackhole.model.sources import read_input, read_position, source_name, stdin_once
 
 
 def load_position(spec: str | os.PathLike[str],

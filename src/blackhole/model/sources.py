@@ -9,21 +9,21 @@ A deal spec is the one string every command takes:
 - `pysol:N:all-in-a-row`, PySolFC's All in a Row game N (13 fans of 4, empty foundation),
 - `pysol:N:golf`, `pysol:N:dead-king-golf`, `pysol:N:relaxed-golf`: PySolFC's Golf deal
   N (7 columns of 5, a talon of 16, one card on the foundation), played by the rules of
-  the game named (`blackhole.games`); the three share the deal,
+  the game named (`blackhole.model.games`); the three share the deal,
 - `random:SEED`, a reproducible shuffle (see `random_deal`),
 - `random:SEED:any`, the variant where the last dealt card becomes the black hole,
 - `random:SEED:ranks=R` and `random:SEED:any:ranks=R`, a generalised deck of R ranks in
   each of the four suits, dealt the same way (the last fan holds what is left),
-- `random:SEED:GAME` for another game of `blackhole.games` (`random:SEED:golf`), a
+- `random:SEED:GAME` for another game of `blackhole.model.games` (`random:SEED:golf`), a
   shuffle of its deck dealt in its layout.
 
 Ranges such as `pysol:1-1000` and `random:1-20:ranks=16`, folders of deal files and
 `@FILE` lists of specs are expanded by `expand_specs`. Files are read through
 `read_input`: at most MAX_FILE_BYTES (spec lists MAX_LIST_BYTES), named pipes included.
 
-Sources stand on the formats (`blackhole.formats`) and the model (`blackhole.deal`). A
+Sources stand on the formats (`blackhole.model.formats`) and the model (`blackhole.model.deal`). A
 file may hold a position as well as a fresh deal (`read_position`); playing moves on top
-of it (`--after`) needs the rules engine, so that is `blackhole.positions`, layers above.
+of it (`--after`) needs the rules engine, so that is `blackhole.model.positions`, layers above.
 """
 
 from __future__ import annotations
@@ -34,11 +34,11 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from blackhole.cards import STANDARD_RANKS, deck
-from blackhole.deal import FOUNDATION_SPADE_ACE, Deal, Position, dealt_sizes, position_of
-from blackhole.errors import InputError, shorten
-from blackhole.formats import DECK_RANKS, deck_ranks, parse_position_text
-from blackhole.games import DEFAULT_GAME, VARIANTS, Start, Variant
+from blackhole.base.errors import InputError, shorten
+from blackhole.model.cards import STANDARD_RANKS, deck
+from blackhole.model.deal import FOUNDATION_SPADE_ACE, Deal, Position, dealt_sizes, position_of
+from blackhole.model.formats import DECK_RANKS, deck_ranks, parse_position_text
+from blackhole.model.games import DEFAULT_GAME, VARIANTS, Start, Variant
 
 PYSOL_LAST_GAME = 10**20  # PySolFC's largest game number (its generators' MAX_SEED)
 RANDOM_LAST_SEED = 10**20  # random:SEED takes 0 to 10^20, as the README says
@@ -70,7 +70,7 @@ def as_spec(spec: object) -> str:
 def read_position(spec: str | os.PathLike[str], game: Variant | None = None) -> Position:
     """The position `spec` holds, as it lies: a fresh deal is a position with nothing
     moved, and a file may hold one part played. Every user error is an InputError;
-    `blackhole.positions.load_position` plays `--after` on top. `game` (`--game`) names
+    `blackhole.model.positions.load_position` plays `--after` on top. `game` (`--game`) names
     the game a file is played by, as its `Game:` line would (a Golf board names no game
     of its own); a dealt spec names its own, which must agree."""
     spec = as_spec(spec)
@@ -123,20 +123,20 @@ def pysol_deal(number: int, variant: str = "") -> Deal:
     else:
         cards = MTRandom(number).shuffle(createCards(1))
     cards.reverse()  # pysol_cards deals from the end of the shuffled deck
-    rules = PYSOL_GAMES[variant]
-    game = Game(rules.pysol, number, RandomBase.DEALS_PYSOLFC)
+    variant_game = PYSOL_GAMES[variant]
+    game = Game(variant_game.pysol, number, RandomBase.DEALS_PYSOLFC)
     game.new_cards(cards)
     getattr(game, game.game_class)()
     fans = tuple(tuple(_PYSOL_CARDS[card.rank, card.suit] for card in column)
                  for column in game.board.columns.cols)
     talon = tuple(_PYSOL_CARDS[card.rank, card.suit]
-                  for card in (game.board.talon if rules.talon else ()))
-    foundation = {Start.CARD: FOUNDATION_SPADE_ACE, Start.EMPTY: None}.get(rules.start)
-    if rules.start is Start.TALON:  # the one card dealt to neither fans nor talon
+                  for card in (game.board.talon if variant_game.rules.talon else ()))
+    foundation = {Start.CARD: FOUNDATION_SPADE_ACE, Start.EMPTY: None}.get(variant_game.start)
+    if variant_game.start is Start.TALON:  # the one card dealt to neither fans nor talon
         foundation = next(iter(_DECK.difference(talon, *fans)))
     suffix = f":{variant}" if variant else ""
     return Deal(fans, foundation, STANDARD_RANKS, name=f"pysol:{number}{suffix}",
-                talon=talon, game=rules)
+                talon=talon, game=variant_game)
 
 
 def random_deal(seed: int, any_card_hole: bool = False, ranks: int = STANDARD_RANKS,
@@ -162,7 +162,7 @@ def random_deal(seed: int, any_card_hole: bool = False, ranks: int = STANDARD_RA
             fans.append(tuple(cards[first:first + size]))
             first += size
         hole = cards[first] if game.start is Start.TALON else None
-        talon = tuple(cards[first + 1:first + 1 + game.talon]) if game.talon else ()
+        talon = tuple(cards[first + 1:first + 1 + game.rules.talon]) if game.rules.talon else ()
         return Deal(tuple(fans), hole, ranks, name=f"random:{seed}:{game.name}", talon=talon,
                     game=game)
     cards = deck(ranks)

@@ -10,8 +10,8 @@
   `moves_json`.
 - `parse_position_text` tells the two apart by their first character.
 
-Formats turn text into the model of `blackhole.deal` and back. They stand on that model
-alone and read no files: `blackhole.sources`, the layer above, reads them.
+Formats turn text into the model of `blackhole.model.deal` and back. They stand on that model
+alone and read no files: `blackhole.model.sources`, the layer above, reads them.
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from blackhole.cards import STANDARD_RANKS, Card, parse_card
-from blackhole.deal import (
+from blackhole.base.errors import InputError
+from blackhole.model.cards import STANDARD_RANKS, Card, parse_card
+from blackhole.model.deal import (
     Deal,
     Entry,
     Position,
@@ -29,15 +30,14 @@ from blackhole.deal import (
     position_of,
     unreachable_top,
 )
-from blackhole.errors import InputError
-from blackhole.games import BLACK_HOLE, DEFAULT_GAME, VARIANTS, Start, Variant, game_named
+from blackhole.model.games import BLACK_HOLE, DEFAULT_GAME, VARIANTS, Start, Variant, game_named
 
 EMPTY_FAN = "-"  # how a board writes an empty fan, keeping its place
 # Ranks per suit of every deck read or dealt: a board's `Ranks: R` line, JSON's "ranks" and
 # `random:SEED:ranks=R`. One rank never moves, and 400 cards is far past any study.
 DECK_RANKS = (2, 100)
 # the games that share a layout with a talon, which a file must name
-_TALON_GAMES = [game.name for game in VARIANTS.values() if game.talon]
+_TALON_GAMES = [game.name for game in VARIANTS.values() if game.rules.talon]
 GOLF_NAMES = ", ".join(_TALON_GAMES[:-1]) + " or " + _TALON_GAMES[-1]
 
 
@@ -66,7 +66,7 @@ def parse_board(text: str, source: str = "<board>", game: Variant | None = None)
 
     Golf's board has a `Talon:` line first (the next card first); the three Golf games
     share it, so such a board is read only with its game named, by `game` or by a
-    `Game: NAME` line (`blackhole.games.GAME_NAMES`) before the fans. A board that names
+    `Game: NAME` line (`blackhole.model.games.GAME_NAMES`) before the fans. A board that names
     no game is Black Hole (`DEFAULT_GAME`): no game is guessed from a layout's shape.
 
     `Foundations: -` (or no Foundations line) means an empty foundation, as in All in a Row.
@@ -137,7 +137,7 @@ def parse_board(text: str, source: str = "<board>", game: Variant | None = None)
                          headers["Talon"], "Talon:")
     unnamed = game is None
     game = game or DEFAULT_GAME
-    if talon is not None and not game.talon:
+    if talon is not None and not game.rules.talon:
         raise InputError(f"{game.title} has no talon", source, headers["Talon"], "Talon:")
     _check_headers(game, foundation, ranks or STANDARD_RANKS, talon or (), source,
                    {**headers, "Foundations": headers.get("Foundations", fan_lines[0])},
@@ -220,8 +220,8 @@ def _check_headers(game: Variant, foundation: Card | None, ranks: int,
         raise InputError(f"{game.title} is dealt with {STANDARD_RANKS} ranks only, not "
                          f"{ranks}",
                          source, at.get("Ranks"), token("Ranks", f"Ranks: {ranks}"))
-    if len(talon) > game.talon:
-        raise InputError(f"{game.title}'s talon holds at most {game.talon} cards, found "
+    if len(talon) > game.rules.talon:
+        raise InputError(f"{game.title}'s talon holds at most {game.rules.talon} cards, found "
                          f"{len(talon)}", source, at.get("Talon"), token("Talon", "Talon:"))
 
 
@@ -233,10 +233,10 @@ def _check_layout(fans: list[tuple[Card, ...]], fan_lines: list[int], foundation
     deal's fans, each in its place (`empty` says how the format writes an empty fan) and
     at most its dealt size, all of them full while nothing is played. Runs after the deck
     check, so each card lies once; the card on the hole is checked on the deal built
-    (`blackhole.deal.unreachable_top`)."""
+    (`blackhole.model.deal.unreachable_top`)."""
     sizes = dealt_sizes(ranks, game)
     on_fans = sum(len(fan) for fan in fans)
-    fresh = foundation is None or (on_fans == sum(sizes) and len(talon) == game.talon)
+    fresh = foundation is None or (on_fans == sum(sizes) and len(talon) == game.rules.talon)
     if len(fans) != len(sizes):
         shape = f"{len(sizes)} fans of {max(sizes)}" + (
             f" (the last of {sizes[-1]})" if sizes[-1] != sizes[0] else "")
@@ -253,7 +253,7 @@ def _check_layout(fans: list[tuple[Card, ...]], fan_lines: list[int], foundation
 
 def _reached(deal: Deal, source: str, line: int | None) -> Deal:
     """`deal`, when some line of its game leaves its foundation's card on top (see
-    `blackhole.deal.unreachable_top`); else an InputError naming `line`."""
+    `blackhole.model.deal.unreachable_top`); else an InputError naming `line`."""
     reason = unreachable_top(deal)
     if reason:
         raise InputError(reason, source, line, str(deal.foundation))
@@ -288,7 +288,7 @@ def board_text(deal: Deal) -> str:
             raise InputError(f"a board holds {low} to {high} ranks per suit (use --format "
                              "json)", deal.name or "deal", token=f"ranks {deal.ranks}")
         header = [f"Ranks: {deal.ranks}"]
-    if deal.game.talon:
+    if deal.game.rules.talon:
         header.append("Talon: " + (_fan_text(deal.talon)))
     foundation = str(deal.foundation) if deal.foundation is not None else "-"
     lines = [*header, f"Foundations: {foundation}"] + [_fan_text(fan) for fan in deal.fans]
@@ -365,7 +365,7 @@ def parse_json_position(text: str, source: str = "<json>",
                          "talon")
     unnamed = game is None
     game = game or DEFAULT_GAME
-    if raw_talon is not None and not game.talon:
+    if raw_talon is not None and not game.rules.talon:
         raise InputError(f"{game.title} has no talon", source, lines.get("talon"), "talon")
     _check_headers(game, foundation, ranks, talon, source,
                    {"Foundations": lines.get("foundation"), "Ranks": lines.get("ranks"),
@@ -429,7 +429,7 @@ def deal_json(deal: Deal) -> dict:
     }
     if deal.game != DEFAULT_GAME:
         data["game"] = deal.game.name
-    if deal.game.talon:
+    if deal.game.rules.talon:
         data["talon"] = [str(card) for card in deal.talon]
     return data
 

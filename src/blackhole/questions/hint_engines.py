@@ -1,4 +1,4 @@
-"""The hint engines: what `blackhole.advice` asks for the best score of the lines
+"""The hint engines: what `blackhole.questions.advice` asks for the best score of the lines
 through each legal move after a prefix of moves from a start position.
 
 `SatEngine` asks one incremental SAT solver (`backends.pysat_tools.LineSolver`) over the
@@ -16,11 +16,11 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from blackhole.deal import Position
 from blackhole.look import longest, look, quick_budget
-from blackhole.look_cuts import PLAYS
-from blackhole.problem import build_problem
-from blackhole.rules import layout, legal_moves, replay
+from blackhole.look.cuts import PLAYS
+from blackhole.model.deal import Position
+from blackhole.model.problem import build_problem
+from blackhole.model.rules import layout, legal_moves, replay
 
 # The SAT solver and the features of its optional-position CNF. No symmetry breaking:
 # it keeps some longest line, not every one, and a hint asks for the longest line that

@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from blackhole.cards import Card
+from blackhole.model.cards import Card
 
 Place = tuple[int, int]  # (column, row): row 0 is a chain's bottom card
 

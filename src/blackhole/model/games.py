@@ -3,7 +3,7 @@
 A `Variant` says how a game is laid out (the fans and their size, what starts the
 foundation) and holds its `Rules` (the talon, whether ranks wrap from the top rank to the
 ace, what may go on a King, when the game is won). No module tests a game's name: the
-deal model holds a Variant (`blackhole.deal.Deal.game`) and the rules engine reads it.
+deal model holds a Variant (`blackhole.model.deal.Deal.game`) and the rules engine reads it.
 
 A game's rule features (`Rules.features`) are the names of the rule fields whose value is
 not Black Hole's, so a rule field added later is a feature of every game that sets it.
@@ -26,10 +26,10 @@ from dataclasses import MISSING, dataclass, fields
 from enum import StrEnum
 from functools import cache, cached_property
 
-from blackhole.cards import rank_text
-from blackhole.errors import InputError
+from blackhole.base.errors import InputError
+from blackhole.model.cards import rank_text
 
-# The feature of a game whose layout is not made of chains (`blackhole.tableau`): a card
+# The feature of a game whose layout is not made of chains (`blackhole.model.tableau`): a card
 # may wait for two cards, so a layer that reads fans (the look's memo, the search's
 # heights, same-rank symmetry) does not play it. It is declared as the rule features
 # are: an engine that reads only the cover relation (the Problem's precedence) says so.
@@ -92,9 +92,9 @@ class Variant:
     `fan_size` as the deck fills (the last holding what is left), so one description
     serves every deck size. `pysol` names the game for pysol_cards ("" when PySolFC does
     not deal it) and `any_ranks` says whether the game is dealt from decks of other than
-    13 ranks. The rule fields read through the Variant (`talon`, `wrap`, `on_king`,
-    `won`) are its rules'. `chains` False says the layout is not made of chains, which
-    is the feature COVERS."""
+    13 ranks. The rule fields are read from `rules` alone (`game.rules.talon`).
+    `chains` False says the layout is not made of chains, which is the feature
+    COVERS."""
 
     name: str
     title: str
@@ -105,22 +105,6 @@ class Variant:
     pysol: str
     any_ranks: bool = False
     chains: bool = True  # False: cards wait for other cards than the one on them (COVERS)
-
-    @property
-    def talon(self) -> int:
-        return self.rules.talon
-
-    @property
-    def wrap(self) -> bool:
-        return self.rules.wrap
-
-    @property
-    def on_king(self) -> OnKing:
-        return self.rules.on_king
-
-    @property
-    def won(self) -> Won:
-        return self.rules.won
 
     @property
     def features(self) -> frozenset[str]:
@@ -185,18 +169,18 @@ def rank_fits(game: Variant, rank: int, hole: int | None, ranks: int) -> bool:
     """May a tableau card of `rank` go on the foundation's top rank `hole` (None: an
     empty foundation) in `game`, with `ranks` ranks per suit? One rank away, the top
     rank and the ace counting as neighbours only when the game wraps; on the top rank
-    (the King) only what `game.on_king` allows. Talon cards go on anything, so they are
-    not asked. The rules engine (`blackhole.rules`) reads this, and so does every layer
+    (the King) only what `game.rules.on_king` allows. Talon cards go on anything, so they are
+    not asked. The rules engine (`blackhole.model.rules`) reads this, and so does every layer
     that builds arcs from a game."""
     if hole is None:
         return True
-    allowed = king_takes(game.on_king, ranks)
+    allowed = king_takes(game.rules.on_king, ranks)
     if hole == ranks and allowed is not None:
         return rank in allowed and rank != hole
     if rank == hole:
         return False
     step = (rank - hole) % ranks
-    if game.wrap:
+    if game.rules.wrap:
         return step in (1, ranks - 1)
     return abs(rank - hole) == 1
 
@@ -210,9 +194,9 @@ def king_takes(on_king: OnKing, ranks: int) -> tuple[int, ...] | None:
 
 
 def on_king_rule(game: Variant, ranks: int) -> str:
-    """`game.on_king` in words ("only a Queen or an Ace goes on a King"), read from
+    """`game.rules.on_king` in words ("only a Queen or an Ace goes on a King"), read from
     `king_takes`, the table `rank_fits` reads; "" where a King takes its neighbours."""
-    allowed = king_takes(game.on_king, ranks)
+    allowed = king_takes(game.rules.on_king, ranks)
     if allowed is None:
         return ""
     if not allowed:
@@ -226,9 +210,9 @@ def misfit(game: Variant, rank: int, hole: int | None, ranks: int) -> str:
     words; "" when it may."""
     if rank_fits(game, rank, hole, ranks):
         return ""
-    if hole == ranks and king_takes(game.on_king, ranks) is not None:
+    if hole == ranks and king_takes(game.rules.on_king, ranks) is not None:
         return on_king_rule(game, ranks)
-    if not game.wrap and {rank, hole} == {1, ranks}:
+    if not game.rules.wrap and {rank, hole} == {1, ranks}:
         return f"{rank_text(ranks)} and A are not neighbours in this game"
     return "its rank must be one above or below"
 

@@ -3,13 +3,13 @@
 One gzip file per game answers, for every deal of a range, won or lost, and for a lost
 deal its best score where a `--task best` run proved it. This module holds the format
 and reads it back in milliseconds (`lookup`, `read_atlas`); building a file from bench
-results and writing it is `blackhole.atlas_build`. The files shipped with the package are
-in `blackhole/atlas_data/` (`shipped_path`).
+results and writing it is `blackhole.atlas.build`. The files shipped with the package are
+in `blackhole/atlas/data/` (`shipped_path`).
 
 The format (version 1), UTF-8 text inside gzip:
 
 - line 1: a JSON object, the header: `format` ("blackhole-atlas"), `version` (1),
-  `game` (a game of `blackhole.games` that PySolFC deals), `first` and `last` (the deal
+  `game` (a game of `blackhole.model.games` that PySolFC deals), `first` and `last` (the deal
   numbers it covers, every one of them), `of` (the cards a deal moves when won: 51 or 52
   in Black Hole and All in a Row, 35 in the Golf family: the tableau's cards), the
   counts of what follows: `lost`, `unsettled`, `best` (lost deals with a best score),
@@ -38,16 +38,16 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from blackhole.errors import InputError
-from blackhole.games import DEFAULT_GAME, VARIANTS
+from blackhole.base.errors import InputError
+from blackhole.model.games import DEFAULT_GAME, VARIANTS
 
 FORMAT = "blackhole-atlas"
 VERSION = 1
-# a pysol spec's game suffix → the game's name (`blackhole.games`; Black Hole: no suffix)
+# a pysol spec's game suffix → the game's name (`blackhole.model.games`; Black Hole: no suffix)
 GAMES = {"" if game == DEFAULT_GAME else name: name
          for name, game in VARIANTS.items() if game.pysol}
-DATA_PACKAGE = "blackhole"
-DATA_FOLDER = "atlas_data"
+DATA_PACKAGE = "blackhole.atlas"
+DATA_FOLDER = "data"
 UNSETTLED, UNKNOWN_BEST = "?", "-"
 INDEX_STEP = 4096  # lines between two entries of the header's index
 # The most text an atlas file may inflate to. A range of a million deals takes at most
@@ -128,7 +128,7 @@ def spec_of(number: int, game: str) -> str:
 
 def parse_deal(spec: str) -> tuple[int, str]:
     """(number, game) of a PySolFC deal spec; InputError for any other spec."""
-    from blackhole.sources import generated_spec
+    from blackhole.model.sources import generated_spec
 
     parts = generated_spec(spec.strip())
     if parts is None or parts[0] != "pysol":

@@ -7,7 +7,7 @@ position.
   moves keep the best score at each move, the critical moves (the only good choice among
   several) and the first move that loses.
 
-Both ask a hint engine (`blackhole.hint_engines`) for the bounds of every legal move's
+Both ask a hint engine (`blackhole.questions.hint_engines`) for the bounds of every legal move's
 lines; every answer here is derived from those bounds, so it is proven, or unknown
 (None) where the time limit left it open.
 """
@@ -19,12 +19,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from blackhole.backends import Options
-from blackhole.cards import Card
-from blackhole.deal import Deal, Kind, Position
-from blackhole.errors import InputError, InternalError
-from blackhole.hint_engines import hint_engine
-from blackhole.positions import as_position
-from blackhole.rules import Move, Outcome, as_moves, move_text, replay
+from blackhole.base.errors import InputError, InternalError
+from blackhole.model.cards import Card
+from blackhole.model.deal import Deal, Kind, Position
+from blackhole.model.positions import as_position
+from blackhole.model.rules import Move, Outcome, as_moves, move_text, replay
+from blackhole.questions.hint_engines import hint_engine
 
 
 def keeps(move: int, bounds: Sequence[tuple[int, int]]) -> bool | None:

@@ -1,6 +1,6 @@
 """The answer layer: for each question (solve, best, hint, analyze, a deal's layout, a
 position, certify, atlas), the document that the command's `--json` prints and the web
-API serves, and its exit code (`blackhole.exits`), built once here.
+API serves, and its exit code (`blackhole.base.exits`), built once here.
 
 Each question is a function from a position (or a spec) and its options to an `Answer`:
 the document, the exit code, and what the library found (`found`), from which the
@@ -18,18 +18,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from blackhole.errors import InternalError
-from blackhole.exits import EXIT_INTERNAL, EXIT_NO, EXIT_OK, EXIT_UNKNOWN, proven_exit, verdict_exit
-from blackhole.formats import moves_json
+from blackhole.base.errors import InternalError
+from blackhole.base.exits import (
+    EXIT_INTERNAL,
+    EXIT_NO,
+    EXIT_OK,
+    EXIT_UNKNOWN,
+    proven_exit,
+    verdict_exit,
+)
+from blackhole.model.formats import moves_json
 
 if TYPE_CHECKING:
-    from blackhole.advice import Analysis, Hint, HintSummary, Step
     from blackhole.backends import Options
-    from blackhole.best import Best
-    from blackhole.cards import Card
     from blackhole.certificates import Certificate
-    from blackhole.deal import Position
-    from blackhole.rules import Move
+    from blackhole.model.cards import Card
+    from blackhole.model.deal import Position
+    from blackhole.model.rules import Move
+    from blackhole.questions.advice import Analysis, Hint, HintSummary, Step
+    from blackhole.questions.best import Best
 
 
 @dataclass(frozen=True)
@@ -52,7 +59,7 @@ class Answer:
 def solve(spec: str, position: Position, backend: str, options: Options) -> Answer:
     """Solve `position` (named `spec` in the document) with a registry name and
     Options: exit 0 solved, 1 unsolvable, 3 unknown."""
-    from blackhole.pipeline import solve_deal
+    from blackhole.questions.pipeline import solve_deal
 
     solution = solve_deal(position.deal, backend, options)
     return Answer(solution.to_json(spec, position), verdict_exit(solution.verdict),
@@ -62,7 +69,7 @@ def solve(spec: str, position: Position, backend: str, options: Options) -> Answ
 def best(spec: str, position: Position, backend: str, options: Options) -> Answer:
     """The best score of `position`: exit 0 proven optimal, 3 when the limit came
     first."""
-    from blackhole.best import best_position
+    from blackhole.questions.best import best_position
 
     found = best_position(position, backend, options)
     return Answer(best_document(found, spec, position.after), proven_exit(found.proven),
@@ -110,7 +117,7 @@ class Hints:
 def hint(spec: str, position: Position, timeout: float | None) -> Answer:
     """Every legal move from `position`, best first, in at most `timeout` seconds: exit
     0 when every move's answer is proven, 3 when the limit left some open."""
-    from blackhole.advice import hints, summarise
+    from blackhole.questions.advice import hints, summarise
 
     began = time.perf_counter()
     found = hints(position, timeout=timeout)
@@ -138,8 +145,8 @@ def _hint_document(hint: Hint) -> dict[str, Any]:
 def read_line(position: Position, line: str, option: str) -> list[Move]:
     """The moves of a line to analyse (cards, or @FILE), checked legal from `position`;
     `option` is the name errors give it (the CLI's `--line`, the API's `line`)."""
-    from blackhole.positions import read_moves
-    from blackhole.rules import advance
+    from blackhole.model.positions import read_moves
+    from blackhole.model.rules import advance
 
     moves, source = read_moves(line, option)
     advance(position, moves, source)
@@ -150,7 +157,7 @@ def analyze(spec: str, position: Position, moves: Sequence[Move] | None,
             timeout: float | None) -> Answer:
     """The analysis of `moves` from `position` (`read_line`), or of a best line when
     None: exit 0 when every answer is proven, 3 when the limit left some open."""
-    from blackhole.advice import analyze as analyze_line
+    from blackhole.questions.advice import analyze as analyze_line
 
     found = analyze_line(position, moves, timeout=timeout)
     return Answer(analysis_document(found, spec, position.after),
@@ -184,7 +191,7 @@ def _step_document(step: Step) -> dict[str, Any]:
 
 def layout(position: Position) -> Answer:
     """A position's layout, as `deal --format json` writes it."""
-    from blackhole.formats import position_json
+    from blackhole.model.formats import position_json
 
     return Answer(position_json(position), EXIT_OK, position)
 
@@ -194,8 +201,8 @@ def position_answer(spec: str, position: Position) -> Answer:
     writes it), the cards moved of the deal's and the moves made (talon turns included,
     from which the page numbers a line), the outcome, and the legal moves now from the
     rules engine (a talon turn has `"fan": null`)."""
-    from blackhole.formats import position_json
-    from blackhole.rules import initial_state, legal_moves, outcome
+    from blackhole.model.formats import position_json
+    from blackhole.model.rules import initial_state, legal_moves, outcome
 
     state = initial_state(position.deal)
     return Answer({"deal": spec, "after": moves_json(position.after),

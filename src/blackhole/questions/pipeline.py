@@ -10,12 +10,12 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from blackhole.backends import Options, Result, Verdict, choose, make_backend
-from blackhole.deal import Deal, Position
-from blackhole.errors import InternalError
-from blackhole.formats import moves_json
-from blackhole.positions import as_position
-from blackhole.problem import Problem, build_problem
-from blackhole.rules import Move, Replay, replay
+from blackhole.base.errors import InternalError
+from blackhole.model.deal import Deal, Position
+from blackhole.model.formats import moves_json
+from blackhole.model.positions import as_position
+from blackhole.model.problem import Problem, build_problem
+from blackhole.model.rules import Move, Replay, replay
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """A game in play: a position, the moves made from it, and the moves taken back.
 
-Every move is checked by the rules engine (`blackhole.rules`), the one place the rules
+Every move is checked by the rules engine (`blackhole.model.rules`), the one place the rules
 are written; a Game only keeps the history a player steps through.
 """
 
@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
-from blackhole.cards import Card
-from blackhole.deal import Deal, Kind, Move, Position, position_of
-from blackhole.errors import IllegalMove
-from blackhole.rules import (
+from blackhole.base.errors import IllegalMove
+from blackhole.model.cards import Card
+from blackhole.model.deal import Deal, Kind, Move, Position, position_of
+from blackhole.model.rules import (
     Outcome,
     State,
     fan_name,

@@ -5,7 +5,7 @@ reaches it.
 `best_score(position, backend)` asks a backend (`Backend.best`): `sat` climbs with one
 incremental solver, `cpsat` maximises, `maxsat` runs RC2, `search` is the exhaustive
 referee, `look` exhausts its search. The line is replayed by the rules engine before it
-is returned (`judged`). Hints and the analysis of a line are `blackhole.advice`.
+is returned (`judged`). Hints and the analysis of a line are `blackhole.questions.advice`.
 """
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from blackhole.backends import Options, choose, make_backend
-from blackhole.deal import Deal, Position
-from blackhole.errors import InternalError
-from blackhole.longest import Longest
-from blackhole.positions import as_position
-from blackhole.problem import Problem, build_problem
-from blackhole.rules import Kind, Move, Outcome, Replay, legal_moves, replay
+from blackhole.base.errors import InternalError
+from blackhole.model.deal import Deal, Position
+from blackhole.model.longest import Longest
+from blackhole.model.positions import as_position
+from blackhole.model.problem import Problem, build_problem
+from blackhole.model.rules import Kind, Move, Outcome, Replay, legal_moves, replay
 
 
 @dataclass(frozen=True)
