@@ -38,17 +38,7 @@ RANKS = 4
 
 
 def pyramid(cards: list[Card]) -> Tableau:
-    """Rows 0 (one card, drawn at the top) to ROWS - 1; slot (r, i) is covered by
-    (r + 1, i) and (r + 1, i + 1), so the bottom row is free."""
-    slot = {}
-    places = []
-    for row in range(ROWS):
-        for i in range(row + 1):
-            slot[row, i] = len(places)
-            places.append((ROWS - 1 - row + 2 * i, ROWS - 1 - row))  # column, height
-    covers = tuple((slot[row + 1, j], slot[row, i]) for row in range(ROWS - 1)
-                   for i in range(row + 1) for j in (i, i + 1))
-    return Tableau(tuple(cards), covers, tuple(places), 2 * ROWS - 1)
+    return Tableau.pyramid(cards, ROWS)
 
 
 def pyramid_deal(seed: int) -> Deal:
@@ -87,7 +77,7 @@ def test_a_pyramid_is_not_chains_and_a_card_waits_for_both_cards_on_it() -> None
     deal = pyramid_deal(1)
     tableau = deal.tableau
     assert not tableau.chains and PYRAMID.features == {COVERS}
-    bottom = [slot for slot, (_, height) in enumerate(tableau.places) if height == 0]
+    bottom = [slot for slot, (_, row) in enumerate(tableau.places) if row == ROWS - 1]
     assert sorted(tableau.free()) == bottom
     covered = next(lower for upper, lower in tableau.covers if upper == bottom[0])
     waits = [upper for upper, lower in tableau.covers if lower == covered]
@@ -173,3 +163,34 @@ def test_a_move_names_its_kind_and_a_turn_has_no_fan() -> None:
     assert moves[-1] == Move.turn(golf.talon[0]) and moves[-1].fan is None
     assert all(move.kind is Kind.PLAY and move.fan is not None for move in moves[:-1])
     assert len(SUITS) * RANKS == 1 + len(pyramid(deck(RANKS)[1:]))
+
+
+# PySolFC's own tables (pysollib/games/threepeaks.py, golf.py's Escalator): for each slot,
+# dealt row by row from the top and each row left to right, the slots that must be gone
+# before its card is free.
+PEAKS_WAIT = {0: {3, 4}, 1: {5, 6}, 2: {7, 8}, 3: {9, 10}, 4: {10, 11}, 5: {12, 13},
+              6: {13, 14}, 7: {15, 16}, 8: {16, 17},
+              **{9 + k: {18 + k, 19 + k} for k in range(9)},
+              **{18 + k: set() for k in range(10)}}
+ESCALATOR_WAIT = {r * (r + 1) // 2 + p: ({(r + 1) * (r + 2) // 2 + p,
+                                          (r + 1) * (r + 2) // 2 + p + 1} if r < 6 else set())
+                  for r in range(7) for p in range(r + 1)}
+
+
+@pytest.mark.parametrize(("shape", "waits"), [(Tableau.peaks, PEAKS_WAIT),
+                                              (lambda cards: Tableau.pyramid(cards, 7),
+                                               ESCALATOR_WAIT)])
+def test_peaks_and_the_pyramid_are_pysolfcs_layouts(shape, waits) -> None:
+    tableau = shape(deck()[:28])
+    assert not tableau.chains and len(tableau) == 28
+    assert {slot: {upper for upper, lower in tableau.covers if lower == slot}
+            for slot in range(28)} == waits
+    free = set(tableau.free())
+    assert free == {slot for slot, wait in waits.items() if not wait}
+    rows = [row for _, row in tableau.places]
+    assert rows == sorted(rows)  # dealt row by row from the top
+    for upper, lower in tableau.covers:  # a card is drawn below the two that wait on it
+        assert tableau.places[upper][1] == tableau.places[lower][1] + 1
+        assert abs(tableau.places[upper][0] - tableau.places[lower][0]) == 1
+    with pytest.raises(InputError, match="holds 28 cards"):
+        shape(deck()[:27])

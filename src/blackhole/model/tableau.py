@@ -8,12 +8,15 @@ pyramids are shapes of this one model:
 - a *chain* layout (Black Hole's fans, All in a Row's and Golf's columns) has each card
   covered by the one card on it in its column; `Tableau.of_fans` builds one;
 - in a layout of peaks or a pyramid a card waits for the two cards overlapping it, so
-  the cover relation is a graph, not a set of chains.
+  the cover relation is a graph, not a set of chains (`Tableau.peaks`, TriPeaks' three
+  peaks; `Tableau.pyramid`, Escalator's).
 
 A tableau lists the cards still there: a slot played is not in it, so a position's
 tableau is smaller than its deal's. Each slot has a place (column, row) where it is
 drawn and by which a player names it; in a chain layout the column is the fan (0-based)
-and the row the height from the bottom. `columns` counts the columns, empty ones too, so
+and the row the height from the bottom (a fan's top card, drawn lowest, is free); in
+peaks and pyramids, a half-card column and the row from the top (the bottom row is
+free). `columns` counts the columns, empty ones too, so
 a fan played out keeps its number.
 
 Every layer reads a layout through this model: the rules engine (a card is free when
@@ -24,9 +27,11 @@ interchangeable fans; the board text; the play screen's fans) ask `chains` first
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
+from blackhole.base.errors import InputError
 from blackhole.model.cards import Card
 
 Place = tuple[int, int]  # (column, row): row 0 is a chain's bottom card
@@ -55,6 +60,44 @@ class Tableau:
         made = cls(tuple(cards), tuple(covers), tuple(places), len(fans))
         made.__dict__["fans"] = tuple(tuple(fan) for fan in fans)  # chains, as built
         return made
+
+    @classmethod
+    def pyramid(cls, cards: Sequence[Card], rows: int = 7) -> Tableau:
+        """A pyramid of `rows` rows (Escalator's 1 to 7 cards), dealt row by row from the
+        top, each left to right: card (r, i) lies on the two cards (r + 1, i) and
+        (r + 1, i + 1) of the row below it and waits for both; the bottom row is free.
+        Places are (half-card column, row from the top)."""
+        starts = [r * (r + 1) // 2 for r in range(rows + 1)]
+        covers = [(starts[r + 1] + i + j, starts[r] + i)
+                  for r in range(rows - 1) for i in range(r + 1) for j in (0, 1)]
+        places = [(rows - 1 - r + 2 * i, r) for r in range(rows) for i in range(r + 1)]
+        return cls._shaped(cards, covers, places)
+
+    @classmethod
+    def peaks(cls, cards: Sequence[Card]) -> Tableau:
+        """TriPeaks' three peaks: rows of 3, 6, 9 and 10 cards, dealt row by row from the
+        top, each left to right (slots 0-2, 3-8, 9-17, 18-27). Peak p's apex (0, p)
+        lies on (1, 2p) and (1, 2p + 1); (1, 2p + i) lies on (2, 3p + i) and
+        (2, 3p + i + 1); (2, k) lies on the bottom row's (3, k) and (3, k + 1), which is
+        free. Places are (half-card column, row from the top)."""
+        apex, second, third, bottom = 0, 3, 9, 18
+        covers = [(second + 2 * p + i, apex + p) for p in range(3) for i in (0, 1)]
+        covers += [(third + 3 * p + i + j, second + 2 * p + i)
+                   for p in range(3) for i in (0, 1) for j in (0, 1)]
+        covers += [(bottom + k + j, third + k) for k in range(9) for j in (0, 1)]
+        places = ([(6 * p + 3, 0) for p in range(3)]
+                  + [(6 * p + 2 * i + 2, 1) for p in range(3) for i in (0, 1)]
+                  + [(2 * k + 1, 2) for k in range(9)] + [(2 * k, 3) for k in range(10)])
+        return cls._shaped(cards, covers, places)
+
+    @classmethod
+    def _shaped(cls, cards: Sequence[Card], covers: list[tuple[int, int]],
+                places: list[Place]) -> Tableau:
+        if len(cards) != len(places):
+            raise InputError(f"the shape holds {len(places)} cards", "tableau",
+                             token=f"{len(cards)} cards")
+        return cls(tuple(cards), tuple(covers), tuple(places),
+                   max(column for column, _ in places) + 1)
 
     def __len__(self) -> int:
         return len(self.cards)
