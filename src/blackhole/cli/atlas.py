@@ -6,11 +6,11 @@ from typing import Annotated
 
 import typer
 
+from blackhole import answers
 from blackhole.atlas import shipped_games
 from blackhole.base.exits import EXIT_OK, EXIT_UNKNOWN
 from blackhole.cli.guard import user_errors
 from blackhole.cli.options import JsonFlag
-from blackhole.questions import answers
 
 
 def atlas(

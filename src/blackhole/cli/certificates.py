@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.text import Text
 
+from blackhole.answers import certificate_document, certificate_exit
 from blackhole.backends import Verdict
 from blackhole.backends.pysat_tools import DEFAULT_PROOF_SOLVER, PROOF_SOLVERS, short_name
 from blackhole.base.exits import EXIT_INTERRUPTED, EXIT_NO, EXIT_OK, EXIT_UNKNOWN
@@ -15,7 +16,6 @@ from blackhole.cli.guard import user_errors
 from blackhole.cli.options import AfterOption, GameOption, JsonFlag, choices, read_game
 from blackhole.cli.output import console
 from blackhole.model.sources import expand_specs
-from blackhole.questions.answers import certificate_document, certificate_exit
 
 if TYPE_CHECKING:
     from blackhole.certificates import Certificate, Verification

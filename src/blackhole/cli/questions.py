@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.text import Text
 
+from blackhole import answers
 from blackhole.backends import DEFAULT_BACKEND, FINDS_BEST, Options, Verdict
 from blackhole.cli.guard import command_timeout, user_errors
 from blackhole.cli.options import (
@@ -25,7 +26,6 @@ from blackhole.cli.output import card_text, console, from_where, plain_console, 
 from blackhole.model.cards import Card
 from blackhole.model.positions import load_position
 from blackhole.model.sources import stdin_once
-from blackhole.questions import answers
 
 if TYPE_CHECKING:
     from rich.console import Console

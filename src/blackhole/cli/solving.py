@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from blackhole import answers
 from blackhole.backends import DEFAULT_BACKEND, REGISTRY, Verdict, choose
 from blackhole.base.errors import InputError
 from blackhole.cli.guard import command_timeout, user_errors
@@ -29,7 +30,6 @@ from blackhole.encode.cpsat_names import DEFAULT_MODEL, MODELS
 from blackhole.model.deal import Position
 from blackhole.model.positions import load_position
 from blackhole.model.problem import RULES_HELD, build_problem
-from blackhole.questions import answers
 from blackhole.questions.pipeline import Solution
 
 

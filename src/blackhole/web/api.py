@@ -1,5 +1,5 @@
 """The JSON API's requests: a request's deal and options in, the CLI's `--json` document
-out, from the answer layer the CLI prints (`blackhole.questions.answers`); this module only maps a
+out, from the answer layer the CLI prints (`blackhole.answers`); this module only maps a
 request to a question and its answer to an HTTP status.
 
 Nothing here reads the server's disk on a request's behalf: a deal is a dealt spec
@@ -19,9 +19,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from blackhole import answers
 from blackhole.base.errors import InputError, InternalError, shorten
 from blackhole.base.exits import EXIT_INTERNAL, EXIT_USAGE
-from blackhole.questions import answers
 
 if TYPE_CHECKING:
     from blackhole.model.deal import Position

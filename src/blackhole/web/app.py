@@ -236,7 +236,7 @@ class ClientGone(Exception):
 
 
 # What a solve's process has loaded before it starts: the library's answers.
-_PRELOAD = ("blackhole.web.api", "blackhole.questions.answers",
+_PRELOAD = ("blackhole.web.api", "blackhole.answers",
             "blackhole.questions.pipeline", "blackhole.questions.best",
             "blackhole.questions.advice", "blackhole.model.positions", "blackhole.backends.auto",
             "blackhole.atlas")
