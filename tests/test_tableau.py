@@ -19,7 +19,7 @@ from blackhole.backends import REGISTRY, Options, Verdict, make_backend
 from blackhole.base.errors import InputError
 from blackhole.model.cards import SUITS, Card, deck
 from blackhole.model.deal import Deal, Kind, Move
-from blackhole.model.games import COVERS, Rules, Start, Variant
+from blackhole.model.games import COVERS, Rules, Shape, Start, Variant
 from blackhole.model.problem import build_problem
 from blackhole.model.rules import initial_state, layout, legal_moves, play, replay
 from blackhole.model.sources import load_deal
@@ -32,7 +32,7 @@ from .helpers import runnable_backends
 # 4-rank deck (16 cards: one starts the hole), the top row's card covered by the two
 # cards below it, as in Escalator.
 PYRAMID = Variant("test-pyramid", "Test Pyramid", None, 3, Start.CARD, Rules(), "",
-                  any_ranks=True, chains=False)
+                  any_ranks=True, shape=Shape.PYRAMID)
 ROWS = 5
 RANKS = 4
 

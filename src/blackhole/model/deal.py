@@ -16,6 +16,7 @@ above, each importing only the ones below it:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
@@ -25,6 +26,7 @@ from blackhole.base.errors import InputError
 from blackhole.model.cards import STANDARD_RANKS, SUITS, Card, deck
 from blackhole.model.games import (
     BLACK_HOLE,
+    Shape,
     Start,
     Variant,
     Won,
@@ -40,10 +42,38 @@ def dealt_sizes(ranks: int, game: Variant = BLACK_HOLE) -> tuple[int, ...]:
     """The sizes of the fans of a fresh deal of `game` with a deck of `ranks` ranks per
     suit, as every source deals it: the game's fans when it fixes their number (All in a
     Row 13 of 4, Golf 7 of 5), else the cards off the foundation and the talon in fans of
-    the game's size, the last holding what is left (Black Hole: 17 of 3 at 13 ranks)."""
+    the game's size, the last holding what is left (Black Hole: 17 of 3 at 13 ranks). A
+    layout that is not fans (peaks, a pyramid) is one group of every such card (28 in
+    TriPeaks and Escalator)."""
+    cards = len(SUITS) * ranks - game.rules.talon - (0 if game.start is Start.EMPTY else 1)
+    return dealt_sizes_for(cards, game) if game.chains else (cards,)
+
+
+def lay_out(game: Variant, cards: Sequence[Card], source: str = "deal") -> Tableau:
+    """The tableau of a fresh deal of `game` from its tableau cards in the order dealt:
+    fans of the game's sizes (each bottom → top), TriPeaks' peaks or a pyramid row by row
+    from the top, each row left to right. A count of cards the shape cannot hold is an
+    InputError naming `source`."""
+    if game.shape is Shape.PEAKS:
+        return Tableau.peaks(cards)
+    if game.shape is Shape.PYRAMID:
+        rows = round(((8 * len(cards) + 1) ** 0.5 - 1) / 2)
+        if rows * (rows + 1) // 2 != len(cards):
+            raise InputError("a pyramid holds 1, 3, 6, 10, ... cards (rows of 1, 2, 3, ...)",
+                             source, token=f"{len(cards)} cards")
+        return Tableau.pyramid(cards, rows)
+    fans, first = [], 0
+    for size in dealt_sizes_for(len(cards), game):
+        fans.append(tuple(cards[first:first + size]))
+        first += size
+    return Tableau.of_fans(tuple(fans))
+
+
+def dealt_sizes_for(cards: int, game: Variant) -> tuple[int, ...]:
+    """Fans of the game's size holding `cards` cards, the last holding what is left (or
+    the game's fixed number of fans)."""
     if game.fans is not None:
         return (game.fan_size,) * game.fans
-    cards = len(SUITS) * ranks - game.rules.talon - (0 if game.start is Start.EMPTY else 1)
     return tuple(min(game.fan_size, cards - first) for first in range(0, cards, game.fan_size))
 
 

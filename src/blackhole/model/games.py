@@ -53,6 +53,14 @@ class OnKing(StrEnum):
     QUEEN_OR_ACE = "queen-or-ace"  # a Queen or an Ace
 
 
+class Shape(StrEnum):
+    """How a game lays its tableau out (`blackhole.model.tableau.Tableau`)."""
+
+    FANS = "fans"  # chains: fans (columns) of `fan_size`, each card covered by the one on it
+    PEAKS = "peaks"  # TriPeaks' three peaks of 28 cards (`Tableau.peaks`)
+    PYRAMID = "pyramid"  # a pyramid of rows of 1, 2, 3, ... cards (`Tableau.pyramid`)
+
+
 class Won(StrEnum):
     """When a game is won."""
 
@@ -93,8 +101,10 @@ class Variant:
     serves every deck size. `pysol` names the game for pysol_cards ("" when PySolFC does
     not deal it) and `any_ranks` says whether the game is dealt from decks of other than
     13 ranks. The rule fields are read from `rules` alone (`game.rules.talon`).
-    `chains` False says the layout is not made of chains, which is the feature
-    COVERS."""
+    `shape` says how the tableau is laid out: fans are chains, and any other shape (peaks,
+    a pyramid) holds cards that wait for two cards, which is the feature COVERS. A
+    shape other than fans takes every card of the deck that neither starts the
+    foundation nor lies in the talon, so `fans` and `fan_size` are not read for it."""
 
     name: str
     title: str
@@ -104,7 +114,12 @@ class Variant:
     rules: Rules
     pysol: str
     any_ranks: bool = False
-    chains: bool = True  # False: cards wait for other cards than the one on them (COVERS)
+    shape: Shape = Shape.FANS
+
+    @property
+    def chains(self) -> bool:
+        """True when the layout is made of chains (fans); False is the feature COVERS."""
+        return self.shape is Shape.FANS
 
     @property
     def features(self) -> frozenset[str]:
@@ -146,9 +161,23 @@ DEAD_KING_GOLF = Variant("dead-king-golf", "Dead King Golf", 7, 5, Start.TALON,
                          Rules(16, False, OnKing.NOTHING, Won.TABLEAU), "golf")
 RELAXED_GOLF = Variant("relaxed-golf", "Relaxed Golf", 7, 5, Start.TALON,
                        Rules(16, True, OnKing.QUEEN_OR_ACE, Won.TABLEAU), "golf")
+# PySolFC's Three Peaks (Open), id 22217, and Escalator, id 281: 28 cards face up, the
+# waste's first card off the stock, 23 more to turn. PySolFC deals them with no pysol_cards
+# dealer of their own (`blackhole.model.sources.pysol_deal` lays them out); the strict
+# TriPeaks is the same deal without the wrap, as some sites play it.
+TRI_PEAKS = Variant("tri-peaks", "TriPeaks", None, 28, Start.TALON,
+                    Rules(23, True, OnKing.ADJACENT, Won.TABLEAU), "three_peaks",
+                    shape=Shape.PEAKS)
+TRI_PEAKS_STRICT = Variant("tri-peaks-strict", "TriPeaks (no wrap)", None, 28, Start.TALON,
+                           Rules(23, False, OnKing.QUEEN, Won.TABLEAU), "three_peaks",
+                           shape=Shape.PEAKS)
+ESCALATOR = Variant("escalator", "Escalator", None, 28, Start.TALON,
+                    Rules(23, True, OnKing.QUEEN_OR_ACE, Won.TABLEAU), "escalator",
+                    shape=Shape.PYRAMID)
 
 VARIANTS: dict[str, Variant] = {game.name: game for game in (
-    BLACK_HOLE, ALL_IN_A_ROW, GOLF, DEAD_KING_GOLF, RELAXED_GOLF)}
+    BLACK_HOLE, ALL_IN_A_ROW, GOLF, DEAD_KING_GOLF, RELAXED_GOLF, TRI_PEAKS, TRI_PEAKS_STRICT,
+    ESCALATOR)}
 GAME_NAMES: tuple[str, ...] = tuple(VARIANTS)
 # The game a spec deals when it names none after its number (`pysol:N`, `random:SEED`);
 # any other is named so (`pysol:N:GAME`, `random:SEED:GAME`).

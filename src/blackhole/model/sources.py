@@ -10,6 +10,9 @@ A deal spec is the one string every command takes:
 - `pysol:N:golf`, `pysol:N:dead-king-golf`, `pysol:N:relaxed-golf`: PySolFC's Golf deal
   N (7 columns of 5, a talon of 16, one card on the foundation), played by the rules of
   the game named (`blackhole.model.games`); the three share the deal,
+- `pysol:N:tri-peaks`, `pysol:N:tri-peaks-strict`: PySolFC's Three Peaks deal N (three
+  peaks of 28 cards, a waste card, a stock of 23), played with or without the wrap;
+  `pysol:N:escalator`, PySolFC's Escalator deal N (a pyramid of 28),
 - `random:SEED`, a reproducible shuffle (see `random_deal`),
 - `random:SEED:any`, the variant where the last dealt card becomes the black hole,
 - `random:SEED:ranks=R` and `random:SEED:any:ranks=R`, a generalised deck of R ranks in
@@ -36,7 +39,15 @@ from pathlib import Path
 
 from blackhole.base.errors import InputError, shorten
 from blackhole.model.cards import STANDARD_RANKS, deck
-from blackhole.model.deal import FOUNDATION_SPADE_ACE, Deal, Position, dealt_sizes, position_of
+from blackhole.model.cards import Card
+from blackhole.model.deal import (
+    FOUNDATION_SPADE_ACE,
+    Deal,
+    Position,
+    dealt_sizes,
+    lay_out,
+    position_of,
+)
 from blackhole.model.formats import DECK_RANKS, deck_ranks, parse_position_text
 from blackhole.model.games import DEFAULT_GAME, VARIANTS, Start, Variant
 
@@ -110,7 +121,9 @@ def pysol_deal(number: int, variant: str = "") -> Deal:
     Black Hole), dealt as PySolFC deals it: shuffled by the generator PySolFC picks for
     the number (PYSOL_MS_BELOW), then laid out by pysol_cards. Black Hole's A♠ goes to
     the hole, All in a Row starts with an empty hole, and Golf's foundation takes the
-    first card of the talon."""
+    first card of the talon. pysol_cards has no dealer for TriPeaks and Escalator, so
+    their shuffled deck is laid out here as PySolFC's `threepeaks.py` and `golf.py` deal
+    it (`_laid_out`)."""
     from pysol_cards.cards import createCards
     from pysol_cards.deal_game import Game
     from pysol_cards.random import LCRandom31, MTRandom, ms_rearrange
@@ -124,6 +137,11 @@ def pysol_deal(number: int, variant: str = "") -> Deal:
         cards = MTRandom(number).shuffle(createCards(1))
     cards.reverse()  # pysol_cards deals from the end of the shuffled deck
     variant_game = PYSOL_GAMES[variant]
+    suffix = f":{variant}" if variant else ""
+    name = f"pysol:{number}{suffix}"
+    if not variant_game.chains:  # PySolFC's peaks and pyramid: no pysol_cards dealer
+        return _laid_out([_PYSOL_CARDS[card.rank, card.suit] for card in cards],
+                         variant_game, STANDARD_RANKS, name)
     game = Game(variant_game.pysol, number, RandomBase.DEALS_PYSOLFC)
     game.new_cards(cards)
     getattr(game, game.game_class)()
@@ -134,9 +152,21 @@ def pysol_deal(number: int, variant: str = "") -> Deal:
     foundation = {Start.CARD: FOUNDATION_SPADE_ACE, Start.EMPTY: None}.get(variant_game.start)
     if variant_game.start is Start.TALON:  # the one card dealt to neither fans nor talon
         foundation = next(iter(_DECK.difference(talon, *fans)))
-    suffix = f":{variant}" if variant else ""
-    return Deal(fans, foundation, STANDARD_RANKS, name=f"pysol:{number}{suffix}",
-                talon=talon, game=variant_game)
+    return Deal(fans, foundation, STANDARD_RANKS, name=name, talon=talon, game=variant_game)
+
+
+def _laid_out(cards: list[Card], game: Variant, ranks: int, name: str) -> Deal:
+    """A deal of `game` from the whole deck in the order dealt: its tableau first (as
+    `lay_out` reads it), then the foundation's card when the game starts with one off
+    the talon, then the talon, the next card first. So PySolFC deals TriPeaks and
+    Escalator (rows from the top, then the waste's card, then the stock), and so
+    `random_deal` deals every game but Black Hole."""
+    size = sum(dealt_sizes(ranks, game))
+    hole = cards[size] if game.start is Start.TALON else None
+    first = size + (game.start is Start.TALON)
+    talon = tuple(cards[first:first + game.rules.talon]) if game.rules.talon else ()
+    return Deal(lay_out(game, cards[:size], name), hole, ranks, name=name, talon=talon,
+                game=game)
 
 
 def random_deal(seed: int, any_card_hole: bool = False, ranks: int = STANDARD_RANKS,
@@ -149,22 +179,15 @@ def random_deal(seed: int, any_card_hole: bool = False, ranks: int = STANDARD_RA
     holds what is left (with R=13, 17 fans of exactly 3).
     Variant `any`: all 4R are shuffled, the first 4R-1 are dealt the same way and the last
     card becomes the black hole.
-    Another `game` deals all its deck, shuffled, in order to its fans (Golf: cards 0-4 to
-    fan 0 bottom → top, and so on), then the foundation's card when the game starts with
-    one off the talon, then its talon (the next card first).
+    Another `game` deals all its deck, shuffled, in order to its tableau (Golf: cards 0-4
+    to fan 0 bottom → top, and so on; TriPeaks and Escalator row by row from the top),
+    then the foundation's card when the game starts with one off the talon, then its
+    talon (the next card first).
     """
     if game.start is not Start.CARD:
         cards = deck(ranks)
         random.Random(seed).shuffle(cards)
-        sizes = dealt_sizes(ranks, game)
-        fans, first = [], 0
-        for size in sizes:
-            fans.append(tuple(cards[first:first + size]))
-            first += size
-        hole = cards[first] if game.start is Start.TALON else None
-        talon = tuple(cards[first + 1:first + 1 + game.rules.talon]) if game.rules.talon else ()
-        return Deal(tuple(fans), hole, ranks, name=f"random:{seed}:{game.name}", talon=talon,
-                    game=game)
+        return _laid_out(cards, game, ranks, f"random:{seed}:{game.name}")
     cards = deck(ranks)
     if not any_card_hole:
         cards.remove(FOUNDATION_SPADE_ACE)
