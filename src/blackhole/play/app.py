@@ -3,7 +3,9 @@
 The rules engine (through `blackhole.play.game.Game`) decides every move, undo and redo; the hint
 engine (`blackhole.play.engine`, over `blackhole.questions.best`) answers hints, the coach and the
 end screen, in background threads so the screen never waits for it. A game with a talon
-(Golf) turns its next card with t, Space or a click, a move like any other. An engine
+(Golf) turns its next card with t, Space or a click, a move like any other. A layout not
+made of fans (TriPeaks, Escalator) is drawn at its slots' places (`blackhole.play.slots`),
+and a free card plays by the letter under it or a click. An engine
 that refuses the deal's game (an InputError) is said in one line, and the game goes on.
 
 This module holds the screen's logic: the table (`Table`), which plays, undoes, asks for
@@ -33,7 +35,7 @@ from blackhole.model.cards import Card
 from blackhole.model.deal import Kind, Move
 from blackhole.model.games import misfit
 from blackhole.model.rules import Outcome
-from blackhole.play import board, engine
+from blackhole.play import board, engine, slots
 from blackhole.play.game import Game
 from blackhole.play.session import fresh_spec, review, save_path, save_text, start_game
 from blackhole.play.widgets import (
@@ -43,6 +45,7 @@ from blackhole.play.widgets import (
     FanView,
     RulesScreen,
     SaveScreen,
+    SlotsView,
     TalonView,
     card_name,
     move_name,
@@ -150,14 +153,20 @@ class Table(Screen):
         return found if deal == self.deals else None
 
     async def lay_fans(self) -> None:
-        """The fans of the deal, and its talon's line when its game has a talon."""
+        """The fans of the deal (or its layout of slots), and its talon's line when its
+        game has a talon."""
         row = self.query_one("#fans", Horizontal)
         await row.remove_children()
-        await row.mount_all(FanView(fan, self.play) for fan in range(len(self.game.deal.fans)))
-        talon = bool(self.game.deal.game.rules.talon)
+        deal = self.game.deal
+        fans = len(deal.fans) if deal.tableau.chains else 0
+        if fans:
+            await row.mount_all(FanView(fan, self.play) for fan in range(fans))
+        else:
+            await row.mount(SlotsView(lambda x, y: slots.card_at(self.game, x, y), self.pick))
+        talon = bool(deal.game.rules.talon)
         self.query_one("#talon", TalonView).display = talon
         self.query_one("#hole", Static).set_class(talon, "above-talon")
-        self.query_one("#keys", Static).update(board.keys_text(len(self.game.deal.fans), talon))
+        self.query_one("#keys", Static).update(board.keys_text(fans, talon))
 
     def on_resize(self, event: events.Resize) -> None:
         self.fit(event.size)
@@ -170,7 +179,9 @@ class Table(Screen):
         warning = self.query_one("#small", Static)
         warning.display = short
         if short:
-            warning.update(f"terminal too small: the {len(self.game.deal.fans)} fans need "
+            deal = self.game.deal
+            laid = f"{len(deal.fans)} fans need" if deal.tableau.chains else "layout needs"
+            warning.update(f"terminal too small: the {laid} "
                            f"{need[0]}x{need[1]}, this one is {size.width}x{size.height}; "
                            "enlarge it (Q quits)")
 
@@ -183,6 +194,9 @@ class Table(Screen):
                 board.talon_text(game, ascii_only, self.hinted_fan() == TURN))
         for view in self.query(FanView):
             view.show(board.fan_text(game, view.fan, ascii_only, view.fan == self.hinted_fan()))
+        for layout in self.query(SlotsView):
+            hinted = self.hinted.card if self.hinted is not None else None
+            layout.update(slots.slots_text(game, ascii_only, hinted))
         self.query_one("#status", Static).update(
             board.status_text(game, self.undos, self.spec, self.coach))
 
@@ -208,7 +222,16 @@ class Table(Screen):
         letter = event.character or ""
         if len(letter) == 1 and letter in board.FAN_LETTERS:
             event.stop()
-            self.play(board.FAN_LETTERS.index(letter))
+            index = board.FAN_LETTERS.index(letter)
+            if self.game.deal.tableau.chains:
+                self.play(index)
+                return
+            free = slots.free_cards(self.game)
+            if index < len(free):
+                self.pick(free[index])
+            else:
+                self.stop_replay()
+                self.say(f"no free card has the letter {letter}", "red")
         elif self.replaying is not None:
             self.stop_replay()
 
@@ -223,13 +246,23 @@ class Table(Screen):
     def play(self, fan: int) -> None:
         """Play the top card of `fan`, or turn the talon (TURN)."""
         self.stop_replay()
-        if fan >= len(self.game.deal.fans):
+        if fan >= self.game.deal.tableau.columns:
             self.say(f"there is no fan {board.FAN_LETTERS[fan]}", "red")
             return
         try:
             game = self.game.turn() if fan == TURN else self.game.play_fan(fan)
         except ValueError:
             self.say(self.refusal(fan), "red")
+            return
+        self.moved(game)
+
+    def pick(self, card: Card) -> None:
+        """Play `card`, a card of a layout of slots (a key or a click named it)."""
+        self.stop_replay()
+        try:
+            game = self.game.play_card(card)
+        except ValueError:
+            self.say(slots.refusal(self.game, card, self.shown), "red")
             return
         self.moved(game)
 
@@ -339,7 +372,8 @@ class Table(Screen):
         if moves != self.game.moves or self.wanted != moves or not found:
             return
         first = found[0]
-        text = Text(f"hint: play {move_name(first.card, first.fan, self.shown)}", style="bold")
+        named = move_name(first.card, first.fan, self.shown, self.game.deal.tableau.chains)
+        text = Text(f"hint: play {named}", style="bold")
         of = self.game.start.of
         if first.winnable:
             text.append(": the game stays winnable")

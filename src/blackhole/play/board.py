@@ -4,6 +4,9 @@ Fans are drawn as columns labelled a, b, c, ...: the bottom card first, the top 
 last, every card visible. A top card that fits on the hole carries a marker and a
 highlight, so the playable cards read at a glance even without colour (`--ascii`).
 A game with a talon (Golf) shows a talon line: its next card and how many are left.
+A layout not made of fans (TriPeaks' peaks, Escalator's pyramid) is drawn card by card
+at its slots' places by `blackhole.play.slots`; this module holds the geometry it shares
+with the fans (how large the table is, whether it fits).
 
 What the screen says about a game (its title, the talon, the rules) is read from the
 deal's game (`blackhole.model.games.Variant`), never from its name.
@@ -19,7 +22,7 @@ from rich.text import Text
 from blackhole.base.errors import InputError
 from blackhole.model.cards import Card, rank_text
 from blackhole.model.deal import Deal, dealt_sizes
-from blackhole.model.games import Start, Variant, Won, on_king_rule
+from blackhole.model.games import Shape, Start, Variant, Won, on_king_rule
 from blackhole.play.game import Game
 
 FAN_LETTERS = ascii_lowercase[:17]  # a..q: the keys that play the fans
@@ -28,11 +31,22 @@ CELL = 4  # columns per fan: a marker, then the card in three
 PLAYABLE_STYLE = "bold black on bright_green"
 PLAYABLE_MARK = {False: "▸", True: ">"}  # by ascii_only
 LAST_SHOWN = 10  # cards listed after the hole's top card
+HALF = 3  # characters a half-card column takes in a layout of slots: a card takes two
+MAX_COLUMNS = 25  # half-card columns a layout of slots may take and still fit 80 columns
+MAX_ROWS = 10  # rows of slots that still fit 24 lines
 
 
 def check_fits(deal: Deal, source: str) -> None:
-    """The game draws 17 fans (a..q) of at most MAX_FAN_HEIGHT cards; a larger layout
-    is an InputError naming the deal."""
+    """The game draws 17 fans (a..q) of at most MAX_FAN_HEIGHT cards, or a layout of
+    slots in MAX_COLUMNS half-card columns and MAX_ROWS rows; a larger layout is an
+    InputError naming the deal."""
+    if not deal.tableau.chains:
+        columns, rows = slot_extent(deal)
+        if columns > MAX_COLUMNS or rows > MAX_ROWS:
+            raise InputError(f"play draws layouts of at most {MAX_COLUMNS} half-card "
+                             f"columns and {MAX_ROWS} rows; this one takes {columns} and "
+                             f"{rows}", source)
+        return
     if len(deal.fans) > len(FAN_LETTERS):
         raise InputError(f"play draws at most {len(FAN_LETTERS)} fans (a-q); this deal "
                          f"has {len(deal.fans)}", source)
@@ -51,12 +65,26 @@ TALON_ROWS = 2
 TALON_WIDTH = 56
 
 
+def slot_extent(deal: Deal) -> tuple[int, int]:
+    """The half-card columns and the rows a layout of slots takes (`Tableau.places`:
+    columns from 0, rows from the top; a card spans two half-card columns), counting
+    those its cleared slots left."""
+    places = deal.tableau.places
+    return (deal.tableau.columns + 1,
+            max((row for _, row in places), default=0) + 1)
+
+
 def table_size(deal: Deal) -> tuple[int, int]:
     """The columns and rows the table needs to show every fan of `deal` and every line
     under them: a margin column, CELL columns a fan; a label row above the tallest fan;
-    the talon's line when the game has one."""
-    tallest = max((len(fan) for fan in deal.fans), default=0)
-    width, rows = 1 + CELL * len(deal.fans), ROWS_BESIDE_FANS + 1 + tallest
+    the talon's line when the game has one. A layout of slots takes HALF columns a
+    half-card column, a line a row and one for the keys under its bottom row."""
+    if deal.tableau.chains:
+        tallest = max((len(fan) for fan in deal.fans), default=0)
+        width, rows = 1 + CELL * len(deal.fans), ROWS_BESIDE_FANS + 1 + tallest
+    else:
+        columns, slot_rows = slot_extent(deal)
+        width, rows = 2 + HALF * columns, ROWS_BESIDE_FANS + 1 + slot_rows
     if deal.game.rules.talon:
         return max(width, TALON_WIDTH), rows + TALON_ROWS
     return width, rows
@@ -156,25 +184,41 @@ def status_text(game: Game, undos: int, spec: str, coach: bool) -> Text:
 
 
 def keys_text(fans: int, talon: bool = False) -> str:
-    """The keys line; with a talon two lines, as the turn key does not fit in one."""
+    """The keys line; with a talon two lines, as the turn key does not fit in one.
+    `fans` 0 is a layout of slots, whose free cards are played by the letters shown
+    under them."""
     last = FAN_LETTERS[fans - 1] if fans else "a"
+    play = f"a-{last} play" if fans else "a b c.. play the card over it"
     if talon:
-        return (f"a-{last} play  t or Space turn the talon  u undo  r redo\n"
+        return (f"{play}  t or Space turn the talon  u undo  r redo\n"
                 "H hint  w coach  s save  N new  ? rules  Q quit")
-    return (f"a-{last} play  u undo  r redo  H hint  w coach  s save  N new  ? rules  "
+    return (f"{play}  u undo  r redo  H hint  w coach  s save  N new  ? rules  "
             "Q quit")
 
 
 KEYS = """\
-{fans}  play that fan's top card (or click it){talon}
+{fans}  {play}{talon}
 u r  undo (unlimited), redo    N  new deal    ?  these rules    Q  quit
 H    hint: the best move, and whether the game can still be won
 w    coach on/off: after each move, still winnable? if not, the best score
      still reachable
 s    save the moves (blackhole check and --after @FILE read the file)
-Commands also work as Shift+letter ({shifted}); the fan keys are {fans}."""
+Commands also work as Shift+letter ({shifted}); {keyed}."""
 
 RULES_WIDTH = 74  # the rules box's text columns
+# What a layout of slots is called, by its shape (`blackhole.model.games.Shape`).
+SHAPE_NAMES = {Shape.PEAKS: "three peaks", Shape.PYRAMID: "a pyramid"}
+
+
+def card_word(game: Variant) -> str:
+    """What the screen calls a card that may be played: a fan's top card, or a free
+    card of a layout of slots."""
+    return "top card" if game.chains else "free card"
+
+
+def cleared_text(game: Variant) -> str:
+    """When the tableau is cleared, in the layout's words."""
+    return "every fan is empty" if game.chains else "the tableau is cleared"
 
 
 def rules_text(deal: Deal) -> str:
@@ -182,31 +226,41 @@ def rules_text(deal: Deal) -> str:
     the talon, what starts the pile, wrap, what goes on a King, when it is won)."""
     game, pile = deal.game, pile_name(deal.game)
     sizes = dealt_sizes(deal.ranks, game)
-    fans = f"{len(sizes)} fans of {game.fan_size}" if len(set(sizes)) == 1 else \
-        f"{len(sizes)} fans of {game.fan_size} (the last of {sizes[-1]})"
     start = {Start.CARD: f"One card starts in the {pile}; the others",
              Start.EMPTY: f"The {pile} starts empty, so the first card is free; the cards",
              Start.TALON: f"The talon's first card starts the {pile}; {game.rules.talon} more "
                           "stay in the talon, and the others"}[game.start]
     talon = " The next talon card may go onto the foundation at any time, on any " \
         "card; there is no redeal." if game.rules.talon else ""
-    text = [game.title, "", f"{start} lie face up in {fans}.{talon}"]
+    if game.chains:
+        laid = f"{len(sizes)} fans of {game.fan_size}" if len(set(sizes)) == 1 else \
+            f"{len(sizes)} fans of {game.fan_size} (the last of {sizes[-1]})"
+        free, off = "The top card of a fan (the last in its column)", "off the fans"
+    else:
+        laid = (f"{SHAPE_NAMES.get(game.shape, 'rows')} of {sum(sizes)} cards, in rows that "
+                "overlap: each card lies half over two cards of the row above it")
+        free, off = "A free card (one no card lies on any more)", "off the tableau"
+    text = [game.title, "", f"{start} lie face up in {laid}.{talon}"]
     top, neighbours = rank_text(deal.ranks), "neighbours" if game.rules.wrap else "not neighbours"
     king = on_king_rule(game, deal.ranks)
     on_king = f" {king[0].upper()}{king[1:]}." if king else ""
-    text.append(f"The top card of a fan (the last in its column) goes onto the {pile} when "
+    text.append(f"{free} goes onto the {pile} when "
                 "its rank is one above or one below the top card there. Suits never "
                 f"matter, the direction may change at any move, and {top} and A are "
                 f"{neighbours}.{on_king}")
     won = f"every card is in the {pile}" if game.rules.won is Won.ALL else \
-        "every fan is empty (talon cards may remain)"
-    blocked = "no top card fits and the talon is spent" if game.rules.talon else \
-        "no top card fits"
+        f"{cleared_text(game)} (talon cards may remain)"
+    blocked = f"no {card_word(game)} fits" + \
+        (" and the talon is spent" if game.rules.talon else "")
     text.append(f"You win when {won}, and you are blocked when {blocked}. Your score is "
-                f"the cards moved off the fans, out of {sum(sizes)}.")
+                f"the cards moved {off}, out of {sum(sizes)}.")
     paragraphs = "\n".join(wrap(line, RULES_WIDTH) if line else "" for line in text)
-    last = FAN_LETTERS[len(sizes) - 1]
-    keys = KEYS.format(fans=f"a-{last}",
+    if game.chains:
+        fans, play = f"a-{FAN_LETTERS[len(sizes) - 1]}", "play that fan's top card (or click it)"
+    else:
+        fans, play = "a b c", "play the free card over that letter"
+    keyed = f"the fan keys are {fans}" if game.chains else "a click plays a card too"
+    keys = KEYS.format(fans=fans, play=play, keyed=keyed,
                        talon="; t or Space turns the talon" if game.rules.talon else "",
                        shifted="T U R W S" if game.rules.talon else "U R W S")
     return f"{paragraphs}\n\n{keys}"

@@ -34,6 +34,7 @@ Table { padding: 0 1; }
 #talon { height: 1; margin: 0 0 1 0; }
 #fans { height: auto; }
 .fan { width: 4; height: auto; }
+#slots { width: auto; height: auto; }
 #status { height: 1; margin-top: 1; }
 #message { height: 2; }
 #coach { height: 2; }
@@ -71,6 +72,23 @@ class FanView(Static):
     def on_click(self, event: events.Click) -> None:
         event.stop()
         self.play(self.fan)
+
+
+class SlotsView(Static):
+    """A layout not made of fans, drawn card by card (`blackhole.play.slots`); a click on
+    a card, or on the letter under it, plays it (`pick`, given the card there)."""
+
+    def __init__(self, at: Callable[[int, int], Card | None],
+                 pick: Callable[[Card], None]) -> None:
+        super().__init__(id="slots")
+        self.at = at
+        self.pick = pick
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        card = self.at(event.x, event.y)
+        if card is not None:
+            self.pick(card)
 
 
 class TalonView(Static):
@@ -133,7 +151,8 @@ class EndScreen(ModalScreen[None]):
                            style="bold green"))
             return
         spent = " and the talon is spent" if game.deal.game.rules.talon else ""
-        self.show(Text(f"Blocked at {game.score}/{of}: no top card fits "
+        self.show(Text(f"Blocked at {game.score}/{of}: no "
+                       f"{board.card_word(game.deal.game)} fits "
                        f"{self.table.shown(game.state.foundation)}{spent}.", style="bold"))
         reason = engine.missing() or self.table.refused
         if reason:
@@ -159,7 +178,8 @@ class EndScreen(ModalScreen[None]):
         if not self.is_attached:  # closed while the engine worked
             return
         self.found = found
-        self.lines = self.lines[:1] + [review_text(found, self.table.shown)]
+        self.lines = self.lines[:1] + [review_text(found, self.table.shown,
+                                                   self.game.deal.game.chains)]
         self.draw_lines(["b replay the best line"] if found.line else [])
 
     def failed(self, reason: str) -> None:
@@ -191,17 +211,21 @@ def won_text(game: Game) -> str:
     if game.deal.game.rules.won is Won.ALL:
         return f"every card is in the {board.pile_name(game.deal.game)}"
     left = len(game.deal.talon) - game.state.turned
-    return f"every fan is cleared, with {left} talon card{'' if left == 1 else 's'} to spare"
+    cleared = "every fan is cleared" if game.deal.game.chains else "the tableau is cleared"
+    return f"{cleared}, with {left} talon card{'' if left == 1 else 's'} to spare"
 
 
-def move_name(card: Card | None, fan: int | None, name: Callable[[Card | None], str]) -> str:
-    """`J♠ from fan c`, or `J♠ off the talon` for a talon turn."""
+def move_name(card: Card | None, fan: int | None, name: Callable[[Card | None], str],
+              fans: bool = True) -> str:
+    """`J♠ from fan c`, or `J♠ off the talon` for a talon turn; a card of a layout not
+    made of fans (`fans` False) by its name alone, as its letter changes with the
+    layout."""
     if fan is None:
         return f"{name(card)} off the talon"
-    return f"{name(card)} from fan {board.FAN_LETTERS[fan]}"
+    return f"{name(card)} from fan {board.FAN_LETTERS[fan]}" if fans else name(card)
 
 
-def review_text(found: Review, name: Callable[[Card | None], str]) -> Text:
+def review_text(found: Review, name: Callable[[Card | None], str], fans: bool = True) -> Text:
     of = found.of
     out = Text()
     limit = "" if found.proven else " (at least: the time limit was reached)"
@@ -215,7 +239,7 @@ def review_text(found: Review, name: Callable[[Card | None], str]) -> Text:
         out.append("The time limit left open which move cost cards.")
         return out
     number = found.started + found.lost_at + 1  # counted from the start of the deal
-    move = f"Move {number} ({move_name(found.lost_card, found.lost_fan, name)})"
+    move = f"Move {number} ({move_name(found.lost_card, found.lost_fan, name, fans)})"
     verdict = "lost the game" if found.best >= of else "was the first to cost cards"
     out.append(f"{move} {verdict}: after it the best still reachable was "
                f"{found.best_after}/{of}.")
