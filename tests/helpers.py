@@ -39,7 +39,10 @@ REFERENCE_CSV = ROOT / "tests" / "data" / "pysol-1-1000.csv"
 
 GOLF_CSV = ROOT / "tests" / "data" / "golf-1-1000.csv"
 # The games with a talon (the Golf family), from the one table of games.
-GOLF_GAMES = tuple(name for name, game in VARIANTS.items() if game.rules.talon)
+# Golf's family: a talon and columns (the games of black-hole-solve's Golf reference);
+# TriPeaks' family: a stock and a layout that is not fans
+GOLF_GAMES = tuple(name for name, game in VARIANTS.items() if game.rules.talon and game.chains)
+PEAK_GAMES = tuple(name for name, game in VARIANTS.items() if not game.chains)
 
 
 @cache

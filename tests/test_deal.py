@@ -368,7 +368,7 @@ def test_bad_ranges_fail_before_anything_is_listed(spec: str, words: str) -> Non
 @pytest.mark.parametrize("text,words", [
     ('{"fans": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),
     ('{"fans": ' + "[" * 500 + "]" * 500 + "}", "cards are strings"),
-    ('{"fans": [["AS"], 5]}', "each fan is a list"),
+    ('{"fans": [["AS"], 5]}', "each of \"fans\" is a list"),
     ('{"fans": [["2S"]], "foundation": {"a": 1}}', "cards are strings"),
     ('{"fans": [["2S", 7]]}', "cards are strings"),
     ('{"fans": [], "ranks": 1e999}', '"ranks" must be'),

@@ -42,7 +42,7 @@ from blackhole.play.board import rules_text
 from blackhole.play.game import Game
 from blackhole.questions.pipeline import solve_deal
 
-from .helpers import GOLF_GAMES, SRC, cli, golf_reference, random_line
+from .helpers import GOLF_GAMES, PEAK_GAMES, SRC, cli, golf_reference, random_line
 
 K, Q, A = 13, 12, 1
 
@@ -51,9 +51,9 @@ K, Q, A = 13, 12, 1
 
 
 def test_the_table_holds_every_game_and_the_names_derive_from_it() -> None:
-    assert GAME_NAMES == ("black-hole", "all-in-a-row", *GOLF_GAMES)
+    assert GAME_NAMES == ("black-hole", "all-in-a-row", *GOLF_GAMES, *PEAK_GAMES)
     assert all(VARIANTS[name].name == name for name in GAME_NAMES)
-    assert [game.plain for game in VARIANTS.values()] == [True, True, False, False, False]
+    assert [game.plain for game in VARIANTS.values()] == [True, True] + [False] * 6
     assert {(g.fans, g.fan_size, g.rules.talon) for g in (GOLF, DEAD_KING_GOLF, RELAXED_GOLF)} \
         == {(7, 5, 16)}
 
@@ -131,7 +131,7 @@ def test_a_talon_board_needs_its_game_named() -> None:
         parse_board(text, "g.board")
     error = raised.value
     assert (error.source, error.line, error.token) == ("g.board", 1, "Talon:")
-    assert "golf, dead-king-golf or relaxed-golf" in str(error)
+    assert "golf, dead-king-golf, relaxed-golf" in str(error)
     named = parse_board("Game: relaxed-golf\n" + text, "g.board")
     assert named.game is RELAXED_GOLF and named == load_deal("pysol:4:relaxed-golf")
     with pytest.raises(InputError, match="not golf as asked"):

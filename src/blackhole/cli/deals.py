@@ -3,7 +3,7 @@
 import json
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.text import Text
@@ -12,8 +12,13 @@ from blackhole.base.exits import EXIT_NO, EXIT_OK
 from blackhole.cli.guard import user_errors
 from blackhole.cli.options import AfterOption, DealSpec, GameOption, JsonFlag, read_game
 from blackhole.cli.output import card_text, console, make_console
+from blackhole.model.deal import Deal
 from blackhole.model.formats import moves_json, position_json, saved_board
 from blackhole.model.positions import check_answer, load_position
+from blackhole.model.rows import placed_rows
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def show(spec: DealSpec,
@@ -39,6 +44,9 @@ def show(spec: DealSpec,
             talon.append(card_text(card, ascii_only))
             talon.append(" ")
         out.print(talon)
+    if not deal.tableau.chains:
+        _show_rows(out, deal, ascii_only, brackets)
+        return
     for number, fan in enumerate(deal.fans, start=1):
         line = Text(f"{number:>3}  ")
         if not fan:
@@ -54,6 +62,23 @@ def show(spec: DealSpec,
     arrow = "->" if ascii_only else "→"
     out.print(Text(f"fans run bottom {arrow} top; "
                    + ("[top card]" if brackets else "the top card is underlined")))
+
+
+def _show_rows(out: "Console", deal: Deal, ascii_only: bool, brackets: bool) -> None:
+    """A layout that is not fans, row by row as it lies (`placed_rows`), a free card
+    marked as a fan's top card is."""
+    for row in placed_rows(deal.tableau, deal.game, deal.ranks):
+        line = Text()
+        for column, card, free in row:
+            line.append(" " * max(0, 3 * column - len(line)))
+            text = Text("-") if card is None else card_text(card, ascii_only)
+            if free and card is not None:
+                text = Text("[") + text + Text("]") if brackets else text
+                text.stylize("underline")
+            line.append(text)
+        out.print(line)
+    out.print(Text("rows run top to bottom; a free card (none on it) is "
+                   + ("[bracketed]" if brackets else "underlined")))
 
 
 class DealFormat(StrEnum):

@@ -22,6 +22,9 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.text import Text
 
+    from blackhole.model.cards import Card
+    from blackhole.model.deal import Deal
+
 
 # What a symbol becomes on a stream that cannot encode it (an ASCII or a Windows code
 # page console): the forms --ascii prints. Any other such character becomes "?".
@@ -219,10 +222,16 @@ def card_piece(card, ascii_only: bool) -> tuple[str, str | None]:
     return card.unicode(), "red" if card.is_red else "bold"
 
 
-def from_where(fan: int | None) -> str:
+def from_where(fan: int | None, card: "Card | None" = None, deal: "Deal | None" = None) -> str:
     """Where a move's card comes from, as the answers print it: " from fan N"
-    (numbered from 1), or " from the talon"."""
-    return " from the talon" if fan is None else f" from fan {fan + 1}"
+    (numbered from 1), or " from the talon"; in a layout that is not fans (`deal`'s),
+    " from row N", the row of `card`'s slot counted from the top."""
+    if fan is None:
+        return " from the talon"
+    if deal is not None and not deal.tableau.chains and card in deal.tableau.slot_of:
+        _, row = deal.tableau.places[deal.tableau.slot_of[card]]
+        return f" from row {row + 1}"
+    return f" from fan {fan + 1}"
 
 
 def card_text(card, ascii_only: bool) -> "Text":

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from blackhole.certificates import Certificate
+    from blackhole.model.deal import Position
     from blackhole.questions.advice import Analysis, Hint
     from blackhole.questions.best import Best
 
@@ -97,7 +98,7 @@ def best(
                            style="yellow"))
         if found.moved:
             out.print(f"from a position with {found.moved} of {found.of} already moved")
-        _print_line(out, found.moves, position.made, ascii_only)
+        _print_line(out, found.moves, position, ascii_only)
         out.print(f"{found.replay.describe(found.moved, found.of)}; replayed by the rules "
                   "engine")
         if certify is not None:
@@ -118,13 +119,13 @@ def _certificate_note(found: "Best", cert: "Certificate | None", folder: Path) -
     return f"no certificate written to {folder}: the best score is not proven"
 
 
-def _print_line(out: "Console", moves: Sequence[tuple[Card, int]], made: int,
+def _print_line(out: "Console", moves: Sequence[tuple[Card, int]], position: "Position",
                 ascii_only: bool) -> None:
-    """The line, numbered after the `made` moves of the position it starts from."""
-    for number, (card, fan, *_) in enumerate(moves, start=made + 1):
+    """The line, numbered after the moves made to reach the position it starts from."""
+    for number, (card, fan, *_) in enumerate(moves, start=position.made + 1):
         line = Text(f"{number:>3}. ")
         line.append(card_text(card, ascii_only))
-        line.append(from_where(fan))
+        line.append(from_where(fan, card, position.deal))
         out.print(line)
 
 
@@ -202,11 +203,11 @@ def analyze(
     if as_json:
         typer.echo(json.dumps(answer.document))
     else:
-        _print_analysis(answer.found, ascii_only)
+        _print_analysis(answer.found, position, ascii_only)
     raise typer.Exit(answer.exit_code)
 
 
-def _print_analysis(found: "Analysis", ascii_only: bool) -> None:
+def _print_analysis(found: "Analysis", position: "Position", ascii_only: bool) -> None:
     from blackhole.questions.advice import unknown_text
 
     out = plain_console if ascii_only else console
@@ -218,7 +219,8 @@ def _print_analysis(found: "Analysis", ascii_only: bool) -> None:
     for step in found.steps:
         text = Text(f"{step.number:>3}. ")
         text.append(card_text(step.card, ascii_only))
-        text.append(f"{from_where(step.fan)}: {unknown_text(step.good)} of {step.legal} "
+        text.append(f"{from_where(step.fan, step.card, position.deal)}: "
+                    f"{unknown_text(step.good)} of {step.legal} "
                     f"legal move(s) keep {unknown_text(step.best_before)}")
         if step.critical:
             text.append("  CRITICAL", style="bold yellow")

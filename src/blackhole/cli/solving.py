@@ -117,7 +117,7 @@ def _print_solution(solution: Solution, position: Position, ascii_only: bool) ->
         for number, (card, fan, _) in enumerate(solution.moves, start=position.made + 1):
             text.append(f"{number:>3}. ")
             text.append(*card_piece(card, ascii_only))
-            text.append(from_where(fan) + "\n")
+            text.append(from_where(fan, card, position.deal) + "\n")
         judged = solution.replay
         text.append(f"{position.moved + judged.played} of {position.of} cards moved; "
                     "replayed by the rules engine")

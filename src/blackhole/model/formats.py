@@ -31,6 +31,8 @@ from blackhole.model.deal import (
     unreachable_top,
 )
 from blackhole.model.games import BLACK_HOLE, DEFAULT_GAME, VARIANTS, Start, Variant, game_named
+from blackhole.model.rows import CLEARED, rows_of, rows_text, tableau_of_rows
+from blackhole.model.tableau import Tableau
 
 EMPTY_FAN = "-"  # how a board writes an empty fan, keeping its place
 # Ranks per suit of every deck read or dealt: a board's `Ranks: R` line, JSON's "ranks" and
@@ -82,9 +84,8 @@ def parse_board(text: str, source: str = "<board>", game: Variant | None = None)
     named: Variant | None = None
     talon: tuple[Card, ...] | None = None
     headers: HeaderLines = {}
-    fans: list[tuple[Card, ...]] = []
+    layout: list[tuple[int, list[str], str]] = []  # the lines after the headers
     entries: list[Entry] = []
-    fan_lines: list[int] = []
     last_line = 0
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.split("#", 1)[0].strip()  # no card holds a '#': the rest is a comment
@@ -94,7 +95,7 @@ def parse_board(text: str, source: str = "<board>", game: Variant | None = None)
         header, colon, value = line.partition(":")
         if colon and header.strip().lower() in BOARD_HEADERS:
             name = BOARD_HEADERS[header.strip().lower()]
-            if name in headers or fans:
+            if name in headers or layout:
                 reason = f"a second {name} line" if name in headers else \
                     f"the {name} line must come before the fans"
                 raise InputError(reason, source, number, line)
@@ -121,27 +122,26 @@ def parse_board(text: str, source: str = "<board>", game: Variant | None = None)
                 foundation = read_card(tokens[0], source, number)
                 entries.append((foundation, number, tokens[0]))
             continue
-        tokens = line.lstrip(":").split()
-        if tokens == [EMPTY_FAN]:
-            tokens = []
-        fan = tuple(read_card(token, source, number) for token in tokens)
-        entries.extend((card, number, token) for card, token in zip(fan, tokens, strict=True))
-        fans.append(fan)
-        fan_lines.append(number)
-    if not fans:
+        layout.append((number, line.lstrip(":").split(), line))
+    if not layout:
         raise InputError("no fans found (empty deal file)", source, last_line or None)
     game = game or named
     if game is None and talon is not None:
-        raise InputError(f"a board with a Talon line is a Golf game, which it does not name "
-                         f"(a line 'Game: NAME' names it: {GOLF_NAMES})", source,
+        raise InputError(f"a board with a Talon line is a game with a talon, which it does "
+                         f"not name (a line 'Game: NAME' names it: {GOLF_NAMES})", source,
                          headers["Talon"], "Talon:")
     unnamed = game is None
     game = game or DEFAULT_GAME
     if talon is not None and not game.rules.talon:
         raise InputError(f"{game.title} has no talon", source, headers["Talon"], "Talon:")
     _check_headers(game, foundation, ranks or STANDARD_RANKS, talon or (), source,
-                   {**headers, "Foundations": headers.get("Foundations", fan_lines[0])},
+                   {**headers, "Foundations": headers.get("Foundations", layout[0][0])},
                    unnamed=unnamed)
+    cards_at = [_line_cards(tokens, game, source, number) for number, tokens, _ in layout]
+    for (number, tokens, _), cards_read in zip(layout, cards_at, strict=True):
+        entries.extend((card, number, token) for card, token
+                       in zip(cards_read, tokens if cards_read else [], strict=True)
+                       if card is not None)
     if ranks is None:
         beyond = next((entry for entry in entries if entry[0].rank > STANDARD_RANKS), None)
         if beyond is not None:
@@ -149,15 +149,32 @@ def parse_board(text: str, source: str = "<board>", game: Variant | None = None)
                              "its ranks in a 'Ranks: R' line first)", source, *beyond[1:])
         ranks = STANDARD_RANKS
     check_deck(entries, ranks, source, foundation)
-    _check_layout(fans, fan_lines, foundation, ranks, source, last_line, game=game,
-                  talon=talon or ())
-    deal = Deal(tuple(fans), foundation, ranks, name=source, talon=talon or (), game=game)
+    if game.chains:
+        fans = [tuple(card for card in cards_read if card) for cards_read in cards_at]
+        _check_layout(fans, [number for number, _, _ in layout], foundation, ranks, source,
+                      last_line, game=game, talon=talon or ())
+        tableau: Tableau | tuple = tuple(fans)
+    else:
+        tableau = tableau_of_rows(cards_at, [number for number, _, _ in layout],
+                                  [line for _, _, line in layout], game, ranks, source)
+    deal = Deal(tableau, foundation, ranks, name=source, talon=talon or (), game=game)
     return _reached(deal, source, headers.get("Foundations"))
+
+
+def _line_cards(tokens: list[str], game: Variant, source: str,
+                number: int) -> list[Card | None]:
+    """The cards of a layout line: a fan (a lone `-` is an empty one) or a row of a
+    layout that is not fans (`-` is a cleared slot, None)."""
+    if game.chains:
+        return [] if tokens == [EMPTY_FAN] else \
+            [read_card(token, source, number) for token in tokens]
+    return [None if token == CLEARED else read_card(token, source, number)
+            for token in tokens]
 
 
 # lines before the fans
 BOARD_HEADERS = {"foundations": "Foundations", "ranks": "Ranks", "talon": "Talon",
-                 "game": "Game"}
+                 "game": "Game", "waste": "Foundations", "stock": "Talon"}
 
 
 def _board_ranks(tokens: list[str], source: str, number: int, line: str) -> int:
@@ -280,7 +297,10 @@ def board_text(deal: Deal) -> str:
     13 ranks starts with its `Ranks: R` line, so a 13-rank board is black-hole-solve's,
     byte for byte. A game with a talon writes its `Talon:` line first (the next card
     first, `-` when it is spent), as black-hole-solve reads Golf; which Golf it is, the
-    board does not say (`saved_board` adds the line that does)."""
+    board does not say (`saved_board` adds the line that does). A layout that is not
+    fans writes its `Stock:` (the talon) and `Waste:` (the foundation) lines, then its
+    rows top to bottom, each left to right, `-` for a slot cleared
+    (`blackhole.model.rows`)."""
     header = []
     if deal.ranks != STANDARD_RANKS:
         low, high = DECK_RANKS
@@ -288,9 +308,12 @@ def board_text(deal: Deal) -> str:
             raise InputError(f"a board holds {low} to {high} ranks per suit (use --format "
                              "json)", deal.name or "deal", token=f"ranks {deal.ranks}")
         header = [f"Ranks: {deal.ranks}"]
+    foundation = str(deal.foundation) if deal.foundation is not None else "-"
+    if not deal.tableau.chains:  # rows, in a player's words: the stock and the waste
+        lines = [*header, "Stock: " + _fan_text(deal.talon), f"Waste: {foundation}"]
+        return "\n".join(lines + rows_text(deal.tableau, deal.game, deal.ranks)) + "\n"
     if deal.game.rules.talon:
         header.append("Talon: " + (_fan_text(deal.talon)))
-    foundation = str(deal.foundation) if deal.foundation is not None else "-"
     lines = [*header, f"Foundations: {foundation}"] + [_fan_text(fan) for fan in deal.fans]
     return "\n".join(lines) + "\n"
 
@@ -312,8 +335,11 @@ def parse_json_position(text: str, source: str = "<json>",
     last of them on the hole. `"game"` names the game (`game`, when given, must agree);
     without one it is Black Hole, and a `"talon"` is refused, as a board's is."""
     data = load_json(text, source)
-    if not isinstance(data, dict) or not isinstance(data.get("fans"), list):
-        raise InputError("JSON deal needs an object with a \"fans\" list", source, 1, "fans")
+    key = "rows" if isinstance(data, dict) and "rows" in data and "fans" not in data \
+        else "fans"
+    if not isinstance(data, dict) or not isinstance(data.get(key), list):
+        raise InputError("JSON deal needs an object with a \"fans\" list (or \"rows\")",
+                         source, 1, "fans")
     lines = json_token_lines(text)
     ranks = data.get("ranks", STANDARD_RANKS)
     low, high = DECK_RANKS
@@ -345,16 +371,19 @@ def parse_json_position(text: str, source: str = "<json>",
     raw_foundation = data.get("foundation", "AS")
     entries = [] if raw_foundation in (None, "-", "") else [card_of(raw_foundation)]
     foundation = entries[0][0] if entries else None
-    fans, fan_lines = [], []
-    for fan in data["fans"]:
+    fans: list[list[Card | None]] = []
+    fan_lines: list[int] = []
+    for fan in data[key]:
         if not isinstance(fan, list):
-            raise InputError("each fan is a list of cards", source, None, json_shown(fan))
-        cards = [card_of(token) for token in fan]
-        entries.extend(cards)
-        fans.append(tuple(card for card, _, _ in cards))
-        fan_lines.append(cards[-1][1] or 0 if cards else 0)
+            raise InputError(f"each of \"{key}\" is a list of cards", source, None,
+                             json_shown(fan))
+        cards = [None if token is None and key == "rows" else card_of(token)
+                 for token in fan]
+        entries.extend(card for card in cards if card is not None)
+        fans.append([None if card is None else card[0] for card in cards])
+        fan_lines.append(next((card[1] or 0 for card in reversed(cards) if card), 0))
     if not fans:
-        raise InputError("no fans found", source, 1, "fans")
+        raise InputError(f"no {key} found", source, 1, key)
     talon_entries = [card_of(token) for token in raw_talon or []]
     entries.extend(talon_entries)
     talon = tuple(card for card, _, _ in talon_entries)
@@ -375,9 +404,18 @@ def parse_json_position(text: str, source: str = "<json>",
     if not isinstance(raw_history, list):
         raise InputError("\"history\" is a list of cards", source, None,
                          json_shown(raw_history))
-    _check_layout(fans, fan_lines, foundation, ranks, source, text.count("\n") + 1,
-                  empty="[]", game=game, talon=talon)
-    deal = Deal(tuple(fans), foundation, ranks, name=source, talon=talon, game=game)
+    if (key == "rows") == game.chains:
+        raise InputError(f"{game.title} is laid out in " + ("fans" if game.chains else "rows"),
+                         source, lines.get(key), key)
+    if game.chains:
+        chains = [tuple(card for card in fan if card is not None) for fan in fans]
+        _check_layout(chains, fan_lines, foundation, ranks, source, text.count("\n") + 1,
+                      empty="[]", game=game, talon=talon)
+        tableau: Tableau | tuple = tuple(chains)
+    else:
+        tableau = tableau_of_rows(fans, [line or None for line in fan_lines],
+                                  [key] * len(fans), game, ranks, source)
+    deal = Deal(tableau, foundation, ranks, name=source, talon=talon, game=game)
     if raw_history:  # replayed instead, card by card
         return position_of(deal, [card_of(token) for token in raw_history], source)
     return position_of(_reached(deal, source, lines.get("foundation")))
@@ -421,12 +459,17 @@ def json_token_lines(text: str) -> dict[str, int]:
 
 def deal_json(deal: Deal) -> dict:
     """The deal's JSON; every game but Black Hole (the one a text naming none is read
-    as) adds `"game"`, and one with a talon its `"talon"` (the next card first)."""
-    data = {
-        "foundation": str(deal.foundation) if deal.foundation is not None else None,
-        "fans": [[str(card) for card in fan] for fan in deal.fans],
-        "ranks": deal.ranks,
-    }
+    as) adds `"game"`, and one with a talon its `"talon"` (the next card first). A
+    layout that is not fans writes `"rows"` (top to bottom, each left to right, null
+    for a slot cleared) where fans write `"fans"`."""
+    data: dict = {
+        "foundation": str(deal.foundation) if deal.foundation is not None else None}
+    if deal.tableau.chains:
+        data["fans"] = [[str(card) for card in fan] for fan in deal.fans]
+    else:
+        data["rows"] = [[None if card is None else str(card) for card in row]
+                        for row in rows_of(deal.tableau, deal.game, deal.ranks)]
+    data["ranks"] = deal.ranks
     if deal.game != DEFAULT_GAME:
         data["game"] = deal.game.name
     if deal.game.rules.talon:

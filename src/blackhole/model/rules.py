@@ -239,7 +239,11 @@ def step(deal: Deal, state: State, move: Move) -> tuple[State, Move] | str:
     if fan is not None and fan != home:
         return f"{card} is in fan {home + 1}, not fan {fan_name(fan, columns)}"
     if not tableau.is_free(slot, state.gone):
-        return f"{card} is not a top card"
+        if deal.tableau.chains:
+            return f"{card} is not a top card"
+        over = " ".join(str(tableau.cards[upper]) for upper in range(len(tableau))
+                        if tableau.over[slot] >> upper & 1 and not state.gone >> upper & 1)
+        return f"{card} is not free ({over} on it)"
     if not fits(deal, card, state.foundation):
         return f"{card} is not rank-adjacent to {state.foundation}"
     return State(state.gone | 1 << slot, card, state.turned), Move(card, home, Kind.PLAY)
