@@ -79,6 +79,7 @@ typedef struct {
     int turned;       /* the talon's cards turned so far */
     int i;            /* the move being explored */
     int cut;          /* some branch was left unexplored */
+    uint64_t free;    /* a cover graph's free slots on entry (covers.py: free[0]) */
 } Frame;
 
 typedef struct {
@@ -150,6 +151,15 @@ typedef struct {
     int tallest;          /* the tallest fan at the deal (a move's sort key) */
     int line_len;         /* the full line's moves, once found */
     long long spent;      /* moves tried, over all passes */
+    /* a cover graph (look/covers.py), when `covers` is set: each slot a fan of one card
+     * (fan f is slot f), at most 64 of them; the slots still there (`present`, also the
+     * memo key's word 1), the slots on each slot (`over`), those under it (`under`), the
+     * same-rank cut's slots of its rank played first (`beaten`), the slots of each rank
+     * (`of_rank`), the move order's cards under each slot (`weight`) */
+    int covers;
+    uint64_t present, start_free;
+    uint64_t *over, *under, *beaten, *of_rank;
+    int *weight;
 } Search;
 
 /* the arguments of look and longest, as parse reads them (the objects borrowed from the
@@ -162,6 +172,7 @@ typedef struct {
     volatile const char *stop; /* the stop flag's first byte, read without the GIL; NULL: none */
     int on_signal_thread;      /* the call runs on the thread that handles signals */
     int longest, floor, bound; /* longest: its round's floor and bound */
+    PyObject *covers;          /* None or (over, beaten, weight): a cover graph's tables */
 } Params;
 
 static double now(void) {
@@ -509,6 +520,9 @@ static int worth(Search *s, int hole, int cards, int played, int turned) {
     if (need > cards) return 0;
     if (s->hall) return need <= cards - hall_shortfall(s, hole, turned);
     if (!s->chain) return 1; /* the bounds below walk Black Hole's rank cycle */
+    /* on a cover graph (covers.py's worth) the rank counts when every card is needed;
+     * the bounds below read a fan's order */
+    if (s->covers) return need < cards || chain_ok(s, hole, cards);
     if ((s->gaps > 1 || s->modulus < 3) && reach(s, hole, cards) < need) return 0;
     int slack = cards - need;
     if (slack > SLACK_TESTED) return 1;
@@ -531,6 +545,7 @@ static void release(Search *s) {
     free(s->talon_node); free(s->talon_rank); free(s->odd_from); free(s->even_from);
     free(s->below); free(s->talon_left);
     free(s->frames); free(s->moves); free(s->line);
+    free(s->over); free(s->weight);
 }
 
 /* the predecessor cut (look_cuts.hall_ok): for every run of ranks a, a + 2, ..., b, each with
@@ -813,6 +828,61 @@ done:
     return ok;
 }
 
+/* a cover graph's tables (look/covers.py's core_layout: over, beaten and weight, one of
+ * each a slot) into s, each slot a fan of one card; under[u] gathered from over. 0 ok,
+ * -1 with a Python error set, NOT_TAKEN for more than 64 slots or a fan of other than
+ * one card */
+static int load_covers(Search *s, PyObject *covers) {
+    int n = s->nfans, m = s->modulus;
+    if (n > 64) return NOT_TAKEN;
+    for (int f = 0; f < n; f++)
+        if (s->fan_len[f] != 1) return NOT_TAKEN;
+    s->over = calloc(3 * (size_t)n + (size_t)m + 1, sizeof(uint64_t));
+    s->weight = calloc((size_t)n + 1, sizeof(int));
+    if (!s->over || !s->weight) { PyErr_NoMemory(); return -1; }
+    s->under = s->over + n;
+    s->beaten = s->under + n;
+    s->of_rank = s->beaten + n;
+    PyObject *tables = PySequence_Fast(covers, "covers must be a sequence");
+    if (!tables) return -1;
+    int ok = PySequence_Fast_GET_SIZE(tables) == 3 ? 0 : NOT_TAKEN;
+    uint64_t *into[2] = {s->over, s->beaten};
+    for (int t = 0; !ok && t < 3; t++) {
+        PyObject *row = PySequence_Fast(PySequence_Fast_GET_ITEM(tables, t),
+                                        "a table of covers must be a sequence");
+        if (!row) { ok = -1; break; }
+        if (PySequence_Fast_GET_SIZE(row) != n) ok = NOT_TAKEN;
+        for (int f = 0; !ok && f < n; f++) {
+            PyObject *item = PySequence_Fast_GET_ITEM(row, f);
+            if (t < 2) into[t][f] = PyLong_AsUnsignedLongLong(item);
+            else s->weight[f] = (int)PyLong_AsLong(item);
+            if (PyErr_Occurred()) ok = -1;
+            else if (t == 2 && (s->weight[f] < 0 || s->weight[f] >= 64)) ok = NOT_TAKEN;
+        }
+        Py_DECREF(row);
+    }
+    Py_DECREF(tables);
+    for (int f = 0; !ok && f < n; f++) {
+        for (uint64_t bits = s->over[f]; bits; bits &= bits - 1)
+            s->under[__builtin_ctzll(bits)] |= 1ULL << f;
+        s->of_rank[s->rank[f]] |= 1ULL << f;
+    }
+    s->covers = !ok;
+    return ok;
+}
+
+/* a cover graph's state at the deal: every slot there (the memo key's word 1), the free
+ * ones, and the move order's largest weight */
+static void start_covers(Search *s) {
+    int n = s->nfans;
+    s->present = n == 64 ? ~0ULL : (1ULL << n) - 1;
+    s->key[1] = s->present;
+    for (int f = 0; f < n; f++) {
+        if (!(s->over[f] & s->present)) s->start_free |= 1ULL << f;
+        if (s->weight[f] > s->tallest) s->tallest = s->weight[f];
+    }
+}
+
 /* look's and longest's arguments (longest: its round's floor and bound too) into p; 0 ok,
  * -1 with a Python error set, NOT_TAKEN for a deck this core does not take */
 static int parse(PyObject *args, int longest, Params *p) {
@@ -821,15 +891,16 @@ static int parse(PyObject *args, int longest, Params *p) {
     memset(p, 0, sizeof *p);
     p->longest = longest;
     p->cuts = 1;
-    if (longest ? !PyArg_ParseTuple(args, "OOiiLLdOOOOiii", &p->fans, &p->fan_ranks,
+    if (longest ? !PyArg_ParseTuple(args, "OOiiLLdOOOOiii|O", &p->fans, &p->fan_ranks,
                                     &p->modulus, &p->start, &p->budget, &p->passes, &seconds,
                                     &stop_flag, &p->onto, &p->talon, &p->talon_ranks,
-                                    &p->cuts, &p->floor, &p->bound)
-                : !PyArg_ParseTuple(args, "OOiiLLdOOOOi", &p->fans, &p->fan_ranks,
+                                    &p->cuts, &p->floor, &p->bound, &p->covers)
+                : !PyArg_ParseTuple(args, "OOiiLLdOOOOi|O", &p->fans, &p->fan_ranks,
                                     &p->modulus, &p->start, &p->budget, &p->passes, &seconds,
                                     &stop_flag, &p->onto, &p->talon, &p->talon_ranks,
-                                    &p->cuts))
+                                    &p->cuts, &p->covers))
         return -1;
+    if (p->covers == Py_None) p->covers = NULL;
     p->deadline = seconds > 0 ? now() + seconds : 0;
     p->on_signal_thread = PyThread_get_thread_ident() == signal_thread;
     if (stop_flag != NULL && stop_flag != Py_None) {
@@ -868,7 +939,8 @@ static int alloc_tables(Search *s) {
         || !s->height || !s->left || !s->steps || !s->add_word || !s->add_val || !s->avail
         || !s->inside || !s->tried || !s->best_line)
         return -1;
-    if (lay_out_key(s) < 0) return -1;
+    if (s->covers) s->words = 2; /* word 0: the hole and the talon; word 1: present */
+    else if (lay_out_key(s) < 0) return -1;
     s->key = calloc((size_t)s->words, sizeof(uint64_t));
     s->state_key = calloc((size_t)s->words, sizeof(uint64_t));
     s->child_key = calloc((size_t)s->words, sizeof(uint64_t));
@@ -883,12 +955,13 @@ static int alloc_tables(Search *s) {
  * -1 with a Python error set, NOT_TAKEN where the predecessor cut does not take the rules */
 static int start_state(Search *s) {
     int m = s->modulus;
-    for (int f = 0; f < s->nfans; f++) {
+    if (s->covers) start_covers(s);
+    for (int f = 0; f < s->nfans && !s->covers; f++) {
         set_height(s, f, s->fan_len[f]);
         if (s->fan_len[f] > s->tallest) s->tallest = s->fan_len[f];
-        for (int h = 0; h < s->fan_len[f]; h++) s->left[s->rank[s->fan_off[f] + h]]++;
         if (s->fan_len[f]) show(s, s->rank[s->fan_off[f] + s->fan_len[f] - 1], f, 1);
     }
+    for (int i = 0; i < s->total; i++) s->left[s->rank[i]]++;
     for (int r = 1; r <= m; r++) {
         s->gaps += !s->left[r];
         s->excess += r % 2 ? s->left[r] : -s->left[r];
@@ -923,10 +996,11 @@ static int set_up(Search *s, const Params *p) {
     s->longest = p->longest;
     s->floor = p->floor;
     s->bound = p->bound;
+    s->modulus = m;
     int loaded = load(s, p->fans, p->fan_ranks, m);
     if (loaded == 0) loaded = load_rules(s, p->onto, p->talon, p->talon_ranks, m);
+    if (loaded == 0 && p->covers) loaded = load_covers(s, p->covers);
     if (loaded == -1) return -1;
-    s->modulus = m;
     s->chain = p->cuts & 1;
     s->parity = (p->cuts & 2) != 0;
     s->hall = (p->cuts & 4) != 0;
@@ -945,10 +1019,61 @@ static int set_up(Search *s, const Params *p) {
     return 0;
 }
 
+/* frame fr's move of sort key k, the n-th listed: kept, or with no discrepancy allowed
+ * only the least so far (fr->cut set when another is left out) */
+static inline void add_move(Frame *fr, uint64_t *mv, int *n, uint64_t k) {
+    if (fr->allowed || *n == 0) {
+        mv[(*n)++] = k;
+    } else { /* only the first choice: a second is a discrepancy */
+        fr->cut = 1;
+        if (k < mv[0]) mv[0] = k;
+    }
+}
+
+/* frame fr's n moves listed: turning the talon after every other, then the moves sorted
+ * (with discrepancies allowed) */
+static void finish_moves(Search *s, Frame *fr, int n) {
+    uint64_t *mv = s->moves + fr->moves;
+    if (fr->turned < s->ntalon) /* turning the talon: after every fan's move */
+        add_move(fr, mv, &n, ((uint64_t)s->total << (2 * FIELD)) | (uint64_t)s->nfans);
+    if (fr->allowed) { /* insertion sort: a node has a few moves */
+        for (int a = 1; a < n; a++) {
+            uint64_t k = mv[a];
+            int b = a - 1;
+            while (b >= 0 && mv[b] > k) { mv[b + 1] = mv[b]; b--; }
+            mv[b + 1] = k;
+        }
+        fr->cut = 0;
+    }
+    fr->nmoves = n;
+    fr->i = 0;
+}
+
+/* frame fr's moves on a cover graph (covers.py's search): the free cards that may go
+ * onto its hole, but those a free card of their rank beats (the same-rank cut), then
+ * turning the talon */
+static void list_cover_moves(Search *s, Frame *fr) {
+    uint64_t *mv = s->moves + fr->moves;
+    int n = 0;
+    fr->cut = 0;
+    for (int o = s->onto_off[fr->hole]; o < s->onto_off[fr->hole + 1]; o++) {
+        int r = s->onto[o];
+        uint64_t by_rank = (uint64_t)(s->total - s->left[r]) << (2 * FIELD);
+        for (uint64_t bits = fr->free & s->of_rank[r]; bits; bits &= bits - 1) {
+            int f = __builtin_ctzll(bits);
+            if (s->beaten[f] & fr->free) continue;
+            add_move(fr, mv, &n, by_rank | ((uint64_t)(s->tallest - s->weight[f]) << FIELD)
+                                 | (uint64_t)f);
+        }
+    }
+    finish_moves(s, fr, n);
+}
+
 /* frame fr's moves, on the move stack from fr->moves in the order they are tried: the
  * fans' top cards that may go onto its hole (the same-rank cut applied), then turning the
  * talon; with no discrepancy allowed, only the first (fr->cut set when others are left) */
 static void list_moves(Search *s, Frame *fr) {
+    if (s->covers) { list_cover_moves(s, fr); return; }
     uint64_t *mv = s->moves + fr->moves;
     int n = 0, total = s->total, nf = s->nfans;
     fr->cut = 0;
@@ -968,35 +1093,15 @@ static void list_moves(Search *s, Frame *fr) {
             for (uint64_t bits = fans_of[w]; bits; bits &= bits - 1) {
                 int f = w * 64 + __builtin_ctzll(bits);
                 if (s->height[f] == 1 && (deep || lasts++)) continue;
-                uint64_t k = by_rank | ((uint64_t)(s->tallest - s->height[f]) << FIELD)
-                             | (uint64_t)f;
-                if (fr->allowed || n == 0) {
-                    mv[n++] = k;
-                } else { /* only the first choice: a second is a discrepancy */
-                    fr->cut = 1;
-                    if (k < mv[0]) mv[0] = k;
-                }
+                add_move(fr, mv, &n, by_rank
+                                     | ((uint64_t)(s->tallest - s->height[f]) << FIELD)
+                                     | (uint64_t)f);
             }
         }
     }
-    if (fr->turned < s->ntalon) { /* turning the talon: after every fan's move */
-        uint64_t k = ((uint64_t)total << (2 * FIELD)) | (uint64_t)nf;
-        if (fr->allowed || n == 0) mv[n++] = k;
-        else fr->cut = 1;
-    }
-    if (fr->allowed) { /* insertion sort: a node has a few moves */
-        for (int a = 1; a < n; a++) {
-            uint64_t k = mv[a];
-            int b = a - 1;
-            while (b >= 0 && mv[b] > k) { mv[b + 1] = mv[b]; b--; }
-            mv[b + 1] = k;
-        }
-        fr->cut = 0;
-    }
-    fr->nmoves = n;
-    fr->i = 0;
-    if (n > 1)
-        for (int a = 0; a < n; a++) {
+    finish_moves(s, fr, n);
+    if (fr->nmoves > 1)
+        for (int a = 0; a < fr->nmoves; a++) {
             int f = (int)(mv[a] & FAN_MASK);
             if (f < nf)
                 prefetch_child(s, f, s->rank[s->fan_off[f] + s->height[f] - 1], fr->turned);
@@ -1038,6 +1143,32 @@ static int enter(Search *s, int depth, Answer *got) {
     return 1;
 }
 
+/* a card of rank r leaves the tableau (walk.Setup.take), or comes back (give, out 0) */
+static inline void count_card(Search *s, int r, int out) {
+    if (out) {
+        if (!--s->left[r]) s->gaps++;
+        s->excess -= r % 2 ? 1 : -1;
+        if (s->chain_cache) s->left_code -= 1ULL << (3 * r);
+    } else {
+        if (!s->left[r]++) s->gaps--;
+        s->excess += r % 2 ? 1 : -1;
+        if (s->chain_cache) s->left_code += 1ULL << (3 * r);
+    }
+}
+
+/* a cover graph's slot f played (covers.py's search): gone from `present` and the memo
+ * key, and each slot under it free once nothing lies on it; the child's free slots */
+static uint64_t play_slot(Search *s, int f, uint64_t free) {
+    s->present &= ~(1ULL << f);
+    s->key[1] = s->present;
+    uint64_t opened = free & ~(1ULL << f);
+    for (uint64_t bits = s->under[f]; bits; bits &= bits - 1) {
+        int low = __builtin_ctzll(bits);
+        if (!(s->over[low] & s->present)) opened |= 1ULL << low;
+    }
+    return opened;
+}
+
 /* play frames[depth]'s move i (the talon's next card or a fan's top card onto the hole)
  * and set up frames[depth + 1], the state it leads to */
 static void play(Search *s, int depth) {
@@ -1046,6 +1177,7 @@ static void play(Search *s, int depth) {
     child->allowed = fr->allowed - (fr->i > 0);
     child->moves = fr->moves + fr->nmoves;
     child->cut = 0;
+    child->free = fr->free;
     if (f == s->nfans) { /* a turn (look.TURN, Kind.TURN): the talon's next card onto the hole */
         s->line[depth] = s->talon_node[fr->turned];
         child->hole = s->talon_rank[fr->turned];
@@ -1053,14 +1185,18 @@ static void play(Search *s, int depth) {
         child->turned = fr->turned + 1;
         return;
     }
-    int h = s->height[f] - 1;
-    set_height(s, f, h);
-    int r = s->rank[s->fan_off[f] + h];
-    show(s, r, f, 0);
-    if (h) show(s, s->rank[s->fan_off[f] + h - 1], f, 1);
-    if (!--s->left[r]) s->gaps++;
-    s->excess -= r % 2 ? 1 : -1;
-    if (s->chain_cache) s->left_code -= 1ULL << (3 * r);
+    int h = s->height[f] - 1, r;
+    if (s->covers) { /* a slot is a fan of one card: height 1 */
+        child->free = play_slot(s, f, fr->free);
+        r = s->rank[f];
+        h = 0;
+    } else {
+        set_height(s, f, h);
+        r = s->rank[s->fan_off[f] + h];
+        show(s, r, f, 0);
+        if (h) show(s, s->rank[s->fan_off[f] + h - 1], f, 1);
+    }
+    count_card(s, r, 1);
     s->line[depth] = s->node[s->fan_off[f] + h];
     child->hole = r;
     child->cards = fr->cards - 1;
@@ -1072,12 +1208,14 @@ static void take_back(Search *s, int depth, Answer got) {
     Frame *fr = &s->frames[depth];
     if (got == R_NONE) fr->cut = 1;
     int f = (int)(s->moves[fr->moves + fr->i] & FAN_MASK);
-    if (f != s->nfans) { /* the talon's turn moved nothing on the fans */
+    if (f != s->nfans && s->covers) { /* a slot back in place */
+        s->present |= 1ULL << f;
+        s->key[1] = s->present;
+        count_card(s, s->rank[f], 0);
+    } else if (f != s->nfans) { /* the talon's turn moved nothing on the fans */
         int h = s->height[f];
         int r = s->rank[s->fan_off[f] + h];
-        if (!s->left[r]++) s->gaps--;
-        s->excess += r % 2 ? 1 : -1;
-        if (s->chain_cache) s->left_code += 1ULL << (3 * r);
+        count_card(s, r, 0);
         if (h) show(s, s->rank[s->fan_off[f] + h - 1], f, 0);
         show(s, r, f, 1);
         set_height(s, f, h + 1);
@@ -1114,7 +1252,7 @@ static int search(Search *s, const Params *p) {
         int depth = 0;
         Frame *root = &s->frames[0];
         root->hole = p->start; root->cards = s->total; root->allowed = allowed;
-        root->moves = 0; root->turned = 0;
+        root->moves = 0; root->turned = 0; root->free = s->start_free;
         step = ENTER;
         for (;;) {
             if (step == ENTER) {

@@ -199,8 +199,9 @@ def layout(position: Position) -> Answer:
 def position_answer(spec: str, position: Position) -> Answer:
     """A position as the page draws and plays it: its layout (as `deal --format json`
     writes it), the cards moved of the deal's and the moves made (talon turns included,
-    from which the page numbers a line), the outcome, and the legal moves now from the
-    rules engine (a talon turn has `"fan": null`)."""
+    from which the page numbers a line), the outcome, the legal moves now from the
+    rules engine (a talon turn has `"fan": null`), and where each tableau card lies
+    (`slots_document`), from which the page draws a layout not made of fans."""
     from blackhole.model.formats import position_json
     from blackhole.model.rules import initial_state, legal_moves, outcome
 
@@ -210,8 +211,20 @@ def position_answer(spec: str, position: Position) -> Answer:
                    "outcome": outcome(position.deal, state).value,
                    "game": position.deal.game.name, "title": position.deal.game.title,
                    "layout": position_json(position),
-                   "legal": moves_json(legal_moves(position.deal, state))}, EXIT_OK,
-                  position)
+                   "legal": moves_json(legal_moves(position.deal, state)),
+                   "columns": position.deal.tableau.columns,
+                   "slots": slots_document(position)}, EXIT_OK, position)
+
+
+def slots_document(position: Position) -> list[dict[str, Any]]:
+    """Each tableau card still there, in slot order: `card`, its place (`column`, `row`
+    as `blackhole.model.tableau.Tableau.places` says: a fan and the height from its
+    bottom; a half-card column and the row from the top in peaks and pyramids), and
+    whether it is `free` (no card covers it any more: it plays when it fits)."""
+    tableau = position.deal.tableau
+    return [{"card": str(card), "column": column, "row": row, "free": tableau.is_free(slot)}
+            for slot, (card, (column, row)) in enumerate(zip(tableau.cards, tableau.places,
+                                                             strict=True))]
 
 
 def atlas(spec: str, file: Path | None = None) -> Answer:

@@ -70,31 +70,40 @@ first).
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from blackhole.base.environment import ENGINES, look_switch
 from blackhole.base.errors import ArgumentError, InputError
+from blackhole.look.covers import core_layout, cover_graph, cover_root_bound, cover_search
 from blackhole.look.cuts import (
-    CHAIN_CUT,
-    HALL_CUT,
-    PARITY_CUT,
     SLACK_TESTED,
     chain_applies,
     chains_leaving,
     check_plays,
     cut_flags,
     hall_applies,
-    hall_ok,
     hall_room,
     hall_shortfall,
     onto_table,
-    parity_room,
     ranks_can_chain,
     reach_bound,
 )
+from blackhole.look.walk import (
+    LDS_PASSES,
+    TURN,  # noqa: F401 - the place of a turn of the talon, as the look names it
+    UNLIMITED,
+    Search,
+    Setup,
+    answer,
+    counter,
+    entry,
+    ordered,
+    tried,
+    worth_test,
+)
+from blackhole.look.walk import passes as run_passes
 from blackhole.model.longest import Longest
 from blackhole.model.problem import Problem
 
@@ -115,19 +124,12 @@ COMPILED_QUICK_BUDGET = 200_000
 # moves (13295; the median deal: 90), where the SAT climb takes up to 111 s.
 PYTHON_BEST_BUDGET = 20_000
 COMPILED_BEST_BUDGET = 20_000_000
-# Passes 0 .. LDS_PASSES - 1 limit the discrepancies; the pass after them is a plain
-# depth-first search, the cheapest way to exhaust the tree when no line exists.
-LDS_PASSES = 3
-_UNLIMITED = 1 << 62  # the discrepancies the last pass allows: more than any line has
-_CLOCK_EVERY = 1024  # nodes between clock reads when the look has a time limit
-
 try:  # the compiled core, built at install time where a C compiler is at hand
     from blackhole import _look_core
 except ImportError:  # pragma: no cover - an install without a compiler
     _look_core = None
 
 _NOT_TAKEN = -2  # the compiled core's answer to a problem it leaves to the Python search
-TURN = -1  # the fan of a move of kind `Kind.TURN` (the talon's next card) in the search
 
 
 @dataclass(frozen=True)
@@ -135,10 +137,6 @@ class Look:
     line: tuple[int, ...] | None  # a full line (nodes in play order, start excluded)
     refuted: bool  # the budget covered the whole tree and no full line exists
     nodes: int  # moves tried
-
-
-class _OutOfBudget(Exception):
-    pass
 
 
 def _canonical(fans_of: set[int], heights: list[int]) -> list[int]:
@@ -208,20 +206,37 @@ def look(problem: Problem, budget: int | None = None, *, engine: str | None = No
     use = _engine(engine)
     if budget is None:
         budget = default_budget(engine)
-    if use == "c" and isinstance(budget, int):
-        assert _look_core is not None
-        start = 0 if problem.start is None else problem.rank[problem.start]
-        rank, onto = problem.rank, onto_table(problem)
-        status, line, nodes = _look_core.look(
-            problem.fans, [[rank[node] for node in fan] for fan in problem.fans],
-            problem.modulus, start, max(-1, min(budget, 2**62)), LDS_PASSES,
-            0.0 if seconds is None else max(seconds, 1e-9), stop, onto,
-            problem.talon, [rank[node] for node in problem.talon],
-            cut_flags(problem, onto))
-        if status != _NOT_TAKEN:
-            return Look(line, status == 0, nodes)
-    status, line, nodes = _python_search(problem, budget, seconds, stop, LDS_PASSES, None)
+    status, line, nodes = _run(problem, use, budget, seconds, stop, None)
     return Look(line if status == 1 else None, status == 0, nodes)
+
+
+def _run(problem: Problem, use: str, budget: int, seconds: float | None,
+         stop: bytearray | None, target: tuple[int, int] | None
+         ) -> tuple[int, tuple[int, ...] | None, int]:
+    """One search (`target` None: for a full line; else (floor, bound): one round of the
+    longest line) by the compiled core where `use` is "c" and it takes the problem, else
+    in Python: over the fans of a chain layout, else over its cover graph
+    (`blackhole.look.covers`)."""
+    graph = None if problem.chains else cover_graph(problem)
+    layout = (None if use != "c" or not isinstance(budget, int)
+              else (problem.fans, [[problem.rank[v] for v in fan] for fan in problem.fans],
+                    None) if graph is None else core_layout(graph))
+    if layout is not None:
+        assert _look_core is not None
+        fans, fan_ranks, covers = layout
+        rank, onto = problem.rank, onto_table(problem)
+        start = 0 if problem.start is None else rank[problem.start]
+        given = (fans, fan_ranks, problem.modulus, start, max(-1, min(budget, 2**62)),
+                 LDS_PASSES, 0.0 if seconds is None else max(seconds, 1e-9), stop, onto,
+                 problem.talon, [rank[node] for node in problem.talon],
+                 cut_flags(problem, onto, parity=target is None))
+        status, line, nodes = (_look_core.look(*given, covers) if target is None
+                               else _look_core.longest(*given, *target, covers))
+        if status != _NOT_TAKEN:
+            return status, line, nodes
+    if graph is not None:
+        return cover_search(problem, graph, budget, seconds, stop, LDS_PASSES, target)
+    return _python_search(problem, budget, seconds, stop, LDS_PASSES, target)
 
 
 def _memo_code(problem: Problem) -> tuple[int, list[list[int]]]:
@@ -259,211 +274,95 @@ def _memo_code(problem: Problem) -> tuple[int, list[list[int]]]:
 def _python_search(problem: Problem, budget: int, seconds: float | None,
                    stop: bytearray | None, passes: int,
                    target: tuple[int, int] | None) -> tuple[int, tuple[int, ...] | None, int]:
-    """The look's search. `target` None: a full line (the win-only cuts), else
+    """The look's search over fans. `target` None: a full line (the win-only cuts), else
     (floor, bound): the longest line, cut where a state cannot beat both the longest line
     found and floor - 1, and ended once a line of `bound` cards is found. Returns (1, the
     line: full, or of at least `bound` cards; 0, None or the longest line: the tree was
     exhausted; -1, None or the longest line: out of budget or time), and the moves tried,
-    as the compiled core does (its set_up, search and read_back: _Setup, _searcher)."""
-    state = _Setup(problem, target)
-    status = _passes(_searcher(state, budget, seconds, stop), state, passes)
-    found = state.longest if target is not None else state.line if status == 1 else None
-    return status, None if found is None else tuple(found), state.spent[0]
+    as the compiled core does (its set_up, search and read_back: _FanSetup, _searcher)."""
+    state = _FanSetup(problem, target)
+    return answer(state, run_passes(_searcher(state, budget, seconds, stop), state, passes))
 
 
-class _Setup:
-    """The Python search's problem and state at the deal (the compiled core's set_up), and
-    the answers it fills in: the line, the longest line and its fan cards, the dead states
-    and the moves tried. Lists of one number are counts the search changes in place."""
+class _FanSetup(Setup):
+    """The search's state over fans: besides `Setup`'s, the fans' heights, their ranks,
+    showing[r] (the fans whose top card has rank r, so a node looks at its moves only) and
+    the memo code's drops (`_memo_code`)."""
 
     def __init__(self, problem: Problem, target: tuple[int, int] | None) -> None:
-        rank, m = problem.rank, problem.modulus
-        self.fans, self.m, self.target = problem.fans, m, target
-        self.heights, self.left, self.showing, self.fan_ranks = _fan_state(problem)
-        self.onto = onto_table(problem)
-        self.code, self.drop = _memo_code(problem)
-        self.line: list[int] = []
-        self.longest: list[int] = []  # the longest line found (target mode)
-        self.best = [0]  # the fan cards it plays
-        # the states with no line on, by fans and hole: the fewest talon cards turned with
-        # which the state was found dead (more turned is dead too: a line from there is a
-        # line from fewer turned that turns the cards between first)
-        self.dead: dict[int, int] = {}
-        self.spent = [0]  # moves tried
-        self.gaps = [sum(1 for r in range(1, m + 1) if not self.left[r])]  # ranks with none
-        self.talon, self.talon_ranks = problem.talon, [rank[node] for node in problem.talon]
-        self.chain_cut, self.parity_cut, self.hall_cut = _cuts(problem, self.onto)
-        self.odd_from, self.even_from = parity_room(self.talon_ranks)
-        # the fans' odd cards less their even cards, for the parity cut
-        self.excess = [sum(1 if r % 2 else -1 for ranks in self.fan_ranks for r in ranks)]
-        self.links, self.talon_left = hall_room(self.onto, self.talon_ranks)
-        self.total = sum(self.heights)
-        self.floor, self.bound = (0, self.total) if target is None else target
-        self.start = 0 if problem.start is None else rank[problem.start]
+        self.fans = problem.fans
+        self.fan_ranks = [[problem.rank[node] for node in fan] for fan in self.fans]
+        code, self.drop = _memo_code(problem)
+        super().__init__(problem, target, [r for ranks in self.fan_ranks for r in ranks],
+                         code)
+        self.heights = [len(fan) for fan in self.fans]
+        self.showing: list[set[int]] = [set() for _ in range(self.m + 1)]
+        for f, ranks in enumerate(self.fan_ranks):
+            if ranks:
+                self.showing[ranks[-1]].add(f)
 
 
-def _searcher(state: _Setup, budget: int, seconds: float | None, stop: bytearray | None
-              ) -> Callable[[int, int, int, int, int], bool | None]:
+def _searcher(state: _FanSetup, budget: int, seconds: float | None, stop: bytearray | None
+              ) -> Search:
     """The search over `state`'s lists, which it changes as it plays and takes back, for
     at most `budget` moves and `seconds` from now."""
-    deadline = None if seconds is None else time.perf_counter() + seconds
-    target, total, bound, m, spent = state.target, state.total, state.bound, state.m, state.spent
+    tick = counter(state.spent, budget, seconds, stop)
     fans, fan_ranks, heights, left = state.fans, state.fan_ranks, state.heights, state.left
-    showing, onto, drop, gaps, excess = (state.showing, state.onto, state.drop, state.gaps,
-                                         state.excess)
-    line, longest, best, dead = state.line, state.longest, state.best, state.dead
-    talon, talon_ranks, talon_left = state.talon, state.talon_ranks, state.talon_left
-    chain_cut, parity_cut, hall_cut = state.chain_cut, state.parity_cut, state.hall_cut
-    odd_from, even_from, links = state.odd_from, state.even_from, state.links
-    stride = m + 1
-    turns = len(talon) + 1  # how far the talon was turned: 0 .. len(talon)
-    chains = _chain_test(m)
-    worth = _worth_test(state, chains)
+    showing, onto, drop, m = state.showing, state.onto, state.drop, state.m
+    line, dead, talon, take, give = state.line, state.dead, state.talon, state.take, state.give
+    stride, enter = m + 1, entry(state, _worth_test(state))
 
     def search(hole: int, code: int, cards: int, allowed: int, turned: int) -> bool | None:
         """True: a full line (target: a line of `bound` cards) is in `line`; False: no
         line from here (remembered); None: a line may leave the heuristic more than
         `allowed` times more. `turned`: the talon's cards turned so far."""
-        if target is not None and total - cards > best[0]:
-            longest[:] = line
-            best[0] = total - cards
-            if best[0] >= bound:
-                return True
-        if cards == 0:
-            return True
         key = code * stride + hole
-        if dead.get(key, turns) <= turned:
-            return False
-        if target is not None:
-            if not worth(hole, cards, total - cards, turned):
-                return False  # not remembered: the cuts cost less than a memo entry
-        elif chain_cut and not chains(left, hole, cards):
-            return False
-        elif parity_cut and not (-odd_from[turned] - (hole % 2 or not hole) <= excess[0]
-                                 <= even_from[turned] + (hole % 2 == 0)):
-            return False
-        elif hall_cut and not hall_ok(left, hole, talon_left[turned], links):
-            return False
+        ended = enter(hole, key, cards, turned)
+        if ended is not None:
+            return ended
         moves = []
         for r in onto[hole]:
             fans_of = showing[r]
             if len(fans_of) > 1:  # the same-rank cut: see _canonical
                 fans_of = _canonical(fans_of, heights)
             moves += [(-left[r], -heights[f], f) for f in fans_of]
-        if turned < len(talon):  # turning the talon comes after every fan's move
-            moves.append((0, 0, TURN))
-        if allowed:
-            moves.sort()
-            cut = False
-        else:  # only the first choice: a second one would be a discrepancy
-            cut = len(moves) > 1
-            if cut:
-                moves = [min(moves)]
-        for i, (_, _, f) in enumerate(moves):
-            if spent[0] >= budget:
-                raise _OutOfBudget
-            spent[0] += 1
-            if not spent[0] % _CLOCK_EVERY and (
-                    (deadline is not None and time.perf_counter() > deadline)
-                    or (stop is not None and stop[0])):
-                raise _OutOfBudget
-            if f == TURN:
-                line.append(talon[turned])
-                found = search(talon_ranks[turned], code, cards, allowed - (i > 0),
-                               turned + 1)
-                if found:
-                    return True
-                cut = cut or found is None
-                line.pop()
-                continue
-            h = heights[f] - 1
-            heights[f] = h
-            ranks = fan_ranks[f]
-            r = ranks[h]
-            showing[r].discard(f)
-            if h:
-                showing[ranks[h - 1]].add(f)
-            left[r] -= 1
-            if not left[r]:
-                gaps[0] += 1
-            excess[0] -= 1 if r % 2 else -1
-            line.append(fans[f][h])
-            found = search(r, code - drop[f][h], cards - 1, allowed - (i > 0), turned)
-            if found:
-                return True
-            cut = cut or found is None
-            line.pop()
-            excess[0] += 1 if r % 2 else -1
-            if not left[r]:
-                gaps[0] -= 1
-            left[r] += 1
+        cut, moves = ordered(moves, turned < len(talon), allowed)
+        found = tried(state, tick, search, play, moves, cut, code, cards, allowed, turned)
+        if found is False:
+            dead[key] = turned
+        return found
+
+    def play(f: int, code: int, cards: int, allowed: int, turned: int) -> bool | None:
+        """Fan f's top card onto the hole (taken back unless a line is found)."""
+        h = heights[f] - 1
+        heights[f] = h
+        ranks = fan_ranks[f]
+        r = ranks[h]
+        showing[r].discard(f)
+        if h:
+            showing[ranks[h - 1]].add(f)
+        take(r)
+        line.append(fans[f][h])
+        found = search(r, code - drop[f][h], cards - 1, allowed, turned)
+        if not found:
+            give(r)
             if h:
                 showing[ranks[h - 1]].discard(f)
             showing[r].add(f)
             heights[f] = h + 1
-        if cut:
-            return None
-        dead[key] = turned
-        return False
+        return found
 
     return search
 
 
-def _fan_state(problem: Problem
-               ) -> tuple[list[int], list[int], list[set[int]], list[list[int]]]:
-    """The fans' heights, the cards of each rank still on them, showing[r]: the fans
-    whose top card has rank r, so a node looks at its moves only, and each fan's ranks."""
-    fans, rank, m = problem.fans, problem.rank, problem.modulus
-    heights = [len(fan) for fan in fans]
-    left = [0] * (m + 1)  # cards of each rank still on the fans
-    for fan in fans:
-        for node in fan:
-            left[rank[node]] += 1
-    showing: list[set[int]] = [set() for _ in range(m + 1)]
-    for f, fan in enumerate(fans):
-        if fan:
-            showing[rank[fan[-1]]].add(f)
-    return heights, left, showing, [[rank[node] for node in fan] for fan in fans]
+def _worth_test(state: _FanSetup) -> Callable[[int, int, int, int], bool]:
+    """The target mode's cut over fans (`walk.worth_test`), with the bounds on Black
+    Hole's rank cycle that read the fans: the cards in reach (`reach_bound`), then the
+    rank counts with slack (`chains_leaving`)."""
+    m, fan_ranks, heights, left, gaps, chains = (
+        state.m, state.fan_ranks, state.heights, state.left, state.gaps, state.chains)
 
-
-def _cuts(problem: Problem, onto: tuple[tuple[int, ...], ...]) -> tuple[int, int, int]:
-    """The chain, parity and Hall cuts' flags: each cut where the game's rules are its
-    own (`cut_flags`), 0 where not."""
-    flags = cut_flags(problem, onto)
-    return flags & CHAIN_CUT, flags & PARITY_CUT, flags & HALL_CUT
-
-
-def _chain_test(m: int) -> Callable[[list[int], int, int], bool]:
-    """`ranks_can_chain` for the search, its answers kept by counts and hole."""
-    chain_answers: dict[tuple[int, ...], bool] = {}
-
-    def chains(counts: list[int], hole: int, cards: int) -> bool:
-        key = (*counts, hole)  # few count vectors recur under many states
-        ok = chain_answers.get(key)
-        if ok is None:
-            ok = chain_answers[key] = ranks_can_chain(counts, hole, cards, m)
-        return ok
-
-    return chains
-
-
-def _worth_test(state: _Setup, chains: Callable[[list[int], int, int], bool]
-                ) -> Callable[[int, int, int, int], bool]:
-    """The target mode's cut, over the search's own lists (read as they change)."""
-    best, floor, m, fan_ranks, heights, left, gaps = (
-        state.best, state.floor, state.m, state.fan_ranks, state.heights, state.left, state.gaps)
-    hall_cut, chain_cut, links, talon_left = (state.hall_cut, state.chain_cut, state.links,
-                                              state.talon_left)
-
-    def worth(hole: int, cards: int, played: int, turned: int) -> bool:
-        """Can a line through this state beat the longest found and floor - 1?"""
-        need = max(best[0], floor - 1) + 1 - played  # cards it must still play
-        if need > cards:
-            return False
-        if hall_cut:
-            return need <= cards - hall_shortfall(left, hole, talon_left[turned], links)
-        if not chain_cut:  # the bounds below walk Black Hole's rank cycle
-            return True
+    def cycle(hole: int, cards: int, need: int) -> bool:
         if (gaps[0] > 1 or m < 3) and \
                 reach_bound(fan_ranks, heights, left, hole, cards, m) < need:
             return False
@@ -473,28 +372,7 @@ def _worth_test(state: _Setup, chains: Callable[[list[int], int, int], bool]
         bottoms = {fan_ranks[f][0] for f in range(len(fan_ranks)) if heights[f]}
         return chains_leaving(left, hole, cards, m, slack, bottoms, chains)
 
-    return worth
-
-
-def _passes(search: Callable[[int, int, int, int, int], bool | None], state: _Setup,
-            passes: int) -> int:
-    """Run the search from the deal, one pass more heuristic discrepancies allowed each
-    time a pass was cut short, the recursion limit raised above the longest line meanwhile:
-    1 found, 0 exhausted, -1 out of budget or time."""
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, state.total + len(state.talon) + 100))
-    try:
-        found = None
-        allowed = 0
-        while found is None:
-            found = search(state.start, state.code, state.total, allowed, 0)
-            allowed = allowed + 1 if allowed + 1 < passes else _UNLIMITED
-        status = 1 if found else 0
-    except _OutOfBudget:
-        status = -1
-    finally:
-        sys.setrecursionlimit(limit)
-    return status
+    return worth_test(state, cycle)
 
 
 def _state(problem: Problem) -> tuple[list[list[int]], list[int], list[int], int, int]:
@@ -514,7 +392,10 @@ def _state(problem: Problem) -> tuple[list[list[int]], list[int], list[int], int
 def root_bound(problem: Problem) -> int:
     """The most cards a line of `problem` may play, by the cuts of the best-score search
     at its start: `reach_bound`, then the rank counts with no card and with one card
-    left (`chains_leaving`). In a game of other rules (a talon; Golf): every fan card."""
+    left (`chains_leaving`). In a game of other rules (a talon; Golf): every fan card,
+    less the predecessors' shortfall. On a cover graph: `covers.cover_root_bound`."""
+    if not problem.chains:
+        return cover_root_bound(problem, cover_graph(problem))
     fan_ranks, heights, left, hole, cards = _state(problem)
     if hall_applies(problem):  # a game of other rules: the cards no line can play
         links, talon_left = hall_room(onto_table(problem),
@@ -563,11 +444,12 @@ def longest(problem: Problem, budget: int | None = None, *, engine: str | None =
     spent, slack = 0, 0
     while played(best) < bound:
         floor = max(bound - slack, played(best) + 1)
-        moves = _UNLIMITED if budget is None else budget - spent
+        moves = UNLIMITED if budget is None else budget - spent
         left = None if seconds is None else seconds - (time.perf_counter() - began)
         if moves <= 0 or (left is not None and left <= 0):
             break
-        status, line, nodes = _search_longest(problem, use, moves, left, stop, floor, bound)
+        status, found, nodes = _run(problem, use, moves, left, stop, (floor, bound))
+        line = found or ()
         spent += nodes
         if played(line) > played(best):
             best = line
@@ -576,23 +458,3 @@ def longest(problem: Problem, budget: int | None = None, *, engine: str | None =
         bound = max(played(best), floor - 1)  # no line beats both
         slack = 2 * slack + 1
     return Longest(best, bound, stats={"nodes": spent}, turned=len(best) - played(best))
-
-
-def _search_longest(problem: Problem, use: str, budget: int, seconds: float | None,
-                    stop: bytearray | None, floor: int,
-                    bound: int) -> tuple[int, tuple[int, ...], int]:
-    if use == "c":
-        assert _look_core is not None
-        rank = problem.rank
-        start = 0 if problem.start is None else rank[problem.start]
-        status, line, nodes = _look_core.longest(
-            problem.fans, [[rank[node] for node in fan] for fan in problem.fans],
-            problem.modulus, start, min(budget, 2**62), LDS_PASSES,
-            0.0 if seconds is None else max(seconds, 1e-9), stop, onto_table(problem),
-            problem.talon, [rank[node] for node in problem.talon],
-            cut_flags(problem, onto_table(problem), parity=False), floor, bound)
-        if status != _NOT_TAKEN:
-            return status, line, nodes
-    status, found, nodes = _python_search(problem, budget, seconds, stop, LDS_PASSES,
-                                          (floor, bound))
-    return status, found or (), nodes

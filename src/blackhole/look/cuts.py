@@ -25,11 +25,14 @@ from blackhole.model.games import COVERS, fitting, refusal
 from blackhole.model.problem import RULES_HELD, Problem
 
 # The rule features the look plays: its moves follow the game's table (`onto_table`),
-# it turns the talon's cards, and it wins when the required nodes are played.
-PLAYS: frozenset[str] = frozenset({"talon", "wrap", "on_king", "won"})
-CHAIN_PLAYS: frozenset[str] = frozenset()  # the rank-count cut: Black Hole's rules only
-PARITY_PLAYS: frozenset[str] = frozenset({"talon", "wrap", "on_king", "won"})
-HALL_PLAYS: frozenset[str] = frozenset({"talon", "wrap", "on_king", "won"})
+# it turns the talon's cards, it wins when the required nodes are played, and it plays a
+# layout that is not made of chains (COVERS) by its cover-graph search
+# (`blackhole.look.covers`).
+PLAYS: frozenset[str] = frozenset({"talon", "wrap", "on_king", "won", COVERS})
+# The rank-count cut: Black Hole's rules, on any layout (it reads the counts alone).
+CHAIN_PLAYS: frozenset[str] = frozenset({COVERS})
+PARITY_PLAYS: frozenset[str] = frozenset({"talon", "wrap", "on_king", "won", COVERS})
+HALL_PLAYS: frozenset[str] = frozenset({"talon", "wrap", "on_king", "won", COVERS})
 CHAIN_CUT, PARITY_CUT, HALL_CUT = 1, 2, 4  # the compiled core's cuts besides the memo
 # and the same-rank cut
 
@@ -38,15 +41,17 @@ def check_plays(problem: Problem, who: str = "the look engine") -> None:
     """An InputError when the Problem's game holds a rule feature the look does not
     play (PLAYS)."""
     refused = refusal(problem.game, PLAYS, who, problem.game.name,
-                      "--backend auto plays it"
-                      if problem.game.features <= RULES_HELD - {COVERS} else "")
+                      "--backend auto plays it" if problem.game.features <= RULES_HELD
+                      else "")
     if refused is not None:
         raise refused
 
 
 def chain_applies(problem: Problem) -> bool:
     """Does the rank-count cut (and the best score's cuts on the rank cycle) hold: are
-    the game's rule features among CHAIN_PLAYS (none: Black Hole's rules)?"""
+    the game's rule features among CHAIN_PLAYS (Black Hole's rules, on any layout)? On a
+    cover graph the best score's cuts that read a fan's order do not run
+    (`blackhole.look.covers`)."""
     return problem.game.features <= CHAIN_PLAYS
 
 
@@ -344,3 +349,23 @@ def chains_leaving(left: list[int], hole: int, cards: int, m: int, slack: int,
         if ok:
             return True
     return False
+
+
+# ---------------------------------------------------------------- a cover graph's cut
+
+
+def same_rank_beaten(ranks: tuple[int, ...], under: tuple[tuple[int, ...], ...]
+                     ) -> tuple[int, ...]:
+    """The same-rank cut on a cover graph: beaten[x], the bitmask of the slots y of x's
+    rank that are played before x when both are free. y beats x when every slot x lies on
+    y lies on too, and more, or the same ones with y the lower slot. A line that plays x
+    and then y can play y and then x: whatever is played between waits for y too if it
+    waits for x. On fans a card lies on the one card under it, so this is the cut over
+    fans (`blackhole.look._canonical`): a fan's last card lies on nothing."""
+    beaten = []
+    for x, rank in enumerate(ranks):
+        mine = set(under[x])
+        beaten.append(sum(1 << y for y, other in enumerate(ranks)
+                          if other == rank and y != x and mine <= set(under[y])
+                          and (len(under[y]) > len(mine) or y < x)))
+    return tuple(beaten)
