@@ -83,8 +83,13 @@ function label(text) {
   return node;
 }
 
-// Where a move takes its card from: a fan (numbered from 1), or the talon (no fan).
-function whence(fan) { return fan === null ? "the talon" : `fan ${fan + 1}`; }
+// A move named by its card and where it comes from: a fan (numbered from 1), or the
+// talon (no fan); a card of a layout not made of fans by its name alone.
+function moveText(card, fan) {
+  const fans = !state.position || Boolean(state.position.layout.fans);
+  const from = fan === null ? " from the talon" : fans ? ` from fan ${fan + 1}` : "";
+  return cardText(card) + from;
+}
 
 function fanKey(fan) { return fan < KEYS.length ? KEYS[fan] : ""; }
 
@@ -119,7 +124,15 @@ function draw() {
 
   const fans = $("fans");
   fans.replaceChildren();
-  layout.fans.forEach((cards, fan) => {
+  fans.classList.toggle("slots", !layout.fans);
+  fans.style.width = fans.style.height = "";
+  if (layout.fans) drawFans(fans, layout.fans, legal, next);
+  else drawSlots(fans, found, legal, next);
+  drawState(found);
+}
+
+function drawFans(fans, layout, legal, next) {
+  layout.forEach((cards, fan) => {
     const node = document.createElement("div");
     node.className = "fan";
     node.dataset.fan = fan;
@@ -140,7 +153,31 @@ function draw() {
     }
     fans.appendChild(node);
   });
+}
 
+// A layout not made of fans (peaks, a pyramid): each card at its slot's place, half a
+// card across a column and half a card down a row, so each row lies over the row above
+// it as on a table; a covered card is dimmed, a cleared slot left empty.
+function drawSlots(box, found, legal, next) {
+  const rows = Math.max(0, ...found.slots.map((slot) => slot.row)) + 1;
+  box.style.width = `calc(var(--half) * ${found.columns + 1})`;
+  box.style.height = `calc(var(--row-step) * ${rows - 1} + var(--card-h))`;
+  for (const slot of found.slots) {
+    const node = cardNode(slot.card);
+    node.style.left = `calc(var(--half) * ${slot.column})`;
+    node.style.top = `calc(var(--row-step) * ${slot.row})`;
+    if (!slot.free) {
+      node.classList.add("covered");
+      node.addEventListener("click", () => say(
+        `${cardText(slot.card)} is covered: the cards lying on it must go first`, "error"));
+    } else if (legal.has(slot.card)) markPlayable(node, legal.get(slot.card));
+    if (next && next.card === slot.card) node.classList.add("next");
+    box.appendChild(node);
+  }
+}
+
+// The score, the outcome, the line's buttons and where the line and its analysis stand.
+function drawState(found) {
   $("score").textContent = `${found.moved} of ${found.of}`;
   $("outcome").textContent = found.outcome === "unfinished" ? "" : found.outcome;
   $("outcome").className = found.outcome;
@@ -238,7 +275,7 @@ async function playCard(card, fan) {
   stopPlaying();
   state.played.push(card);
   try { await refresh(); } catch (error) { state.played.pop(); return; }
-  say(`played ${cardText(card)} from ${whence(fan)}`);
+  say(`played ${moveText(card, fan)}`);
   if ($("coach").checked) coach();
 }
 
@@ -297,7 +334,7 @@ function showLine(moves, kind) {
   list.start = (state.position ? state.position.made : 0) + 1;  // talon turns are moves
   moves.forEach((move, i) => {
     const item = document.createElement("li");
-    item.textContent = `${cardText(move.card)} from ${whence(move.fan)}`;
+    item.textContent = moveText(move.card, move.fan);
     item.dataset.card = move.card;
     item.addEventListener("click", () => { stopPlaying(); stepTo(i + 1); });
     list.appendChild(item);
@@ -405,7 +442,7 @@ function drawAnalysis(found) {
   list.start = found.steps.length ? found.steps[0].move : 1;
   for (const step of found.steps) {
     const item = document.createElement("li");
-    item.textContent = `${cardText(step.card)} from ${whence(step.fan)}: ` +
+    item.textContent = `${moveText(step.card, step.fan)}: ` +
       `${known(step.good)} of ${step.legal} legal move(s) keep ${known(step.best_before)}`;
     const marks = [];
     if (step.critical === true) marks.push(["CRITICAL", "critical"]);
