@@ -21,7 +21,7 @@ from blackhole.play.widgets import EndScreen, RulesScreen
 from blackhole.questions.pipeline import solve
 
 from .helpers import cli
-from .test_play import drive, shown
+from .test_play import drive, settle, shown
 
 SPEC = "pysol:5:tri-peaks"  # won: the SAT solver's line clears the peaks
 PEAKS_GAMES = ("tri-peaks", "tri-peaks-strict", "escalator")
@@ -181,3 +181,25 @@ def test_a_tri_peaks_deal_is_won_by_the_keys_the_screen_shows(tmp_path: Path) ->
     drive(PlayApp(SPEC, folder=tmp_path), script)
     won = cli("check", SPEC, str(tmp_path / "pysol-5-tri-peaks.moves"))
     assert won.exit_code == 0, won.output
+
+
+def test_a_hint_names_a_card_and_reverses_its_letter_which_then_plays_it() -> None:
+    """The hint engine's best move, drawn on the letter of its card: that letter plays
+    it, and the game stays winnable, as the solver says of the position after it."""
+
+    async def script(game: PlayApp, pilot) -> None:
+        table = game.table
+        await pilot.press("H")
+        await settle(game, pilot)
+        hinted = table.hinted
+        assert hinted is not None and hinted.kind is Kind.PLAY
+        assert shown(game, "#message") == \
+            f"hint: play {hinted.card.unicode()}: the game stays winnable"
+        drawn = slots_text(table.game, False, hinted.card)
+        x, y = where(game, hinted.card)
+        assert style_at(drawn, x, y + 1) == "bold reverse"
+        await pilot.press(key_under(game, hinted.card))
+        assert table.game.played == (hinted.card,)
+        assert solve(table.game.position, "sat").verdict.value == "solved"
+
+    drive(PlayApp(SPEC), script)
