@@ -45,7 +45,7 @@ LAYERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
                               "backends.look", "backends.sat", "backends.cpsat",
                               "backends.maxsat", "backends.external", "backends.kissat",
                               "backends.auto")),
-    ("position questions", "questions", ("questions.pipeline", "questions.best",
+    ("position questions", "questions", ("questions.pipeline", "questions.best", "questions.turns",
                                          "questions.hint_engines", "questions.advice",
                                          "questions")),
     ("certificates", "certificates", ("certificates.drat_trim", "certificates.files",

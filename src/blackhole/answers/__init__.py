@@ -1,6 +1,7 @@
-"""The answer layer: for each question (solve, best, hint, analyze, a deal's layout, a
-position, certify, atlas), the document that the command's `--json` prints and the web
-API serves, and its exit code (`blackhole.base.exits`), built once here.
+"""The answer layer: for each question (solve, best, the fewest turns, hint, analyze, a
+deal's layout, a position, certify, atlas), the document that the command's `--json`
+prints and the web API serves, and its exit code (`blackhole.base.exits`), built once
+here.
 
 Each question is a function from a position (or a spec) and its options to an `Answer`:
 the document, the exit code, and what the library found (`found`), from which the
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from blackhole.model.rules import Move
     from blackhole.questions.advice import Analysis, Hint, HintSummary, Step
     from blackhole.questions.best import Best
+    from blackhole.questions.turns import Turns
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,32 @@ def best(spec: str, position: Position, backend: str, options: Options) -> Answe
     found = best_position(position, backend, options)
     return Answer(best_document(found, spec, position.after), proven_exit(found.proven),
                   found)
+
+
+def turns(spec: str, position: Position, backend: str, options: Options) -> Answer:
+    """The fewest talon turns that win `position` (`blackhole.questions.turns`): exit 0
+    proven, 1 when the position is lost, 3 when a limit left it open."""
+    from blackhole.questions.turns import fewest_turns
+
+    found = fewest_turns(position, backend, options)
+    code = EXIT_NO if found.won is False else proven_exit(found.proven)
+    return Answer(turns_document(found, spec, position.after), code, found)
+
+
+def turns_document(found: Turns, spec: str,
+                   after: Sequence[tuple[Card, int | None]] = ()) -> dict[str, Any]:
+    """`best --objective turns --json` (docs/json.md): `turns` is the fewest turns when
+    proven (null otherwise), between `at_least` and `at_most` (the turns of `moves`,
+    null with no win found); each step of `steps` is one solve: the talon cards
+    allowed from the position, its verdict and the engine that answered."""
+    return {"deal": spec, "after": moves_json(after), "objective": "turns",
+            "won": found.won, "turns": found.fewest, "proven": found.proven,
+            "at_least": found.at_least, "at_most": found.at_most,
+            "turned": found.turned, "moves": moves_json(found.moves),
+            "steps": [{"talon": step.talon, "verdict": step.verdict.value,
+                       "backend": step.backend, "solver": step.solver,
+                       "seconds": round(step.seconds, 6)} for step in found.steps],
+            "seconds": round(found.seconds, 6)}
 
 
 def best_document(found: Best, spec: str,

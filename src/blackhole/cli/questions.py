@@ -3,6 +3,7 @@
 import json
 from collections.abc import Sequence
 from dataclasses import replace
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -10,7 +11,8 @@ import typer
 from rich.text import Text
 
 from blackhole import answers
-from blackhole.backends import DEFAULT_BACKEND, FINDS_BEST, Options, Verdict
+from blackhole.backends import DEFAULT_BACKEND, FINDS_BEST, Options, Verdict, choose
+from blackhole.base.errors import InputError
 from blackhole.cli.guard import command_timeout, user_errors
 from blackhole.cli.options import (
     AfterOption,
@@ -40,6 +42,11 @@ TimeoutOption = Annotated[float | None, typer.Option(
          "(exit 3).", show_default=False)]
 
 
+class Objective(StrEnum):
+    cards = "cards"
+    turns = "turns"
+
+
 def best(
     spec: DealSpec,
     backend: Annotated[str, typer.Option(
@@ -61,14 +68,25 @@ def best(
     as_json: JsonFlag = False,
     ascii_only: AsciiFlag = False,
     after: AfterOption = None,
+    objective: Annotated[Objective, typer.Option(
+        help="cards: the most cards moved; turns: the fewest talon turns that win "
+             "(a game with a talon), by the engine --backend names (any that solves).")]
+    = Objective.cards,
 ) -> None:
     """The best score of a deal or position: the most cards any legal line moves, counted
     from the start of the deal (51 is a win), with one line that reaches it, replayed by
     the rules engine. Exit 0 when proven optimal, 3 when the limit came first (or the
-    certificate asked for could not be written: its proof would be too large)."""
+    certificate asked for could not be written: its proof would be too large).
+
+    --objective turns gives the fewest talon turns of a win instead (counted from the
+    start of the deal): exit 0 proven, 1 when no line wins, 3 when a limit came first."""
     from blackhole.certificates import certify_found
     from blackhole.questions.best import choose_best
 
+    if objective is Objective.turns:
+        _fewest_turns(spec, backend, after, as_json, ascii_only, certify,
+                      dict(solver=solver, workers=workers, seed=seed, budget=budget,
+                           features=parse_features(features), timeout=timeout))
     with user_errors():
         name, options = choose_best(backend, timeout, solver=solver, workers=workers,
                                     seed=seed, budget=budget,
@@ -103,6 +121,47 @@ def best(
                   "engine")
         if certify is not None:
             out.print(_certificate_note(found, cert, certify))
+    raise typer.Exit(answer.exit_code)
+
+
+def _fewest_turns(spec: str, backend: str, after: str | None, as_json: bool,
+                  ascii_only: bool, certify: Path | None, given: dict) -> None:
+    """`best --objective turns`: the fewest talon turns of a win, printed."""
+    with user_errors():
+        if certify is not None:
+            raise InputError("--certify proves a best score of cards; the fewest turns "
+                             "are proven by the engine named, with no certificate yet",
+                             "--certify", token=str(certify))
+        timeout = given.pop("timeout")
+        name, options = choose(backend, timeout, **given)
+        position = load_position(spec, after)
+        options = replace(options, timeout=command_timeout(options.timeout))
+        with working(f"counting the turns of {spec}"):
+            answer = answers.turns(spec, position, name, options)
+    found = answer.found
+    if as_json:
+        typer.echo(json.dumps(answer.document))
+        raise typer.Exit(answer.exit_code)
+    out = plain_console if ascii_only else console
+    engines = ", ".join(dict.fromkeys(f"{step.backend}/{step.solver}"
+                                      for step in found.steps))
+    how = f"{len(found.steps)} solve(s) by {engines} in {found.seconds:.3f} s"
+    if found.won is False:
+        out.print(Text(f"no line wins, so no turns to count ({how})", style="bold"))
+    elif found.won is None:
+        out.print(Text(f"unknown: no engine settled a win before the limit ({how})",
+                       style="yellow"))
+    elif found.proven:
+        of = found.turned + len(position.deal.talon)
+        out.print(Text(f"fewest turns: {found.fewest} of {of} (proven minimal; {how})",
+                       style="bold green"))
+    else:
+        out.print(Text(f"a win with {found.at_most} turns; at least {found.at_least} "
+                       f"(limit reached, not proven; {how})", style="yellow"))
+    if found.moves:
+        _print_line(out, found.moves, position, ascii_only)
+        out.print(f"{found.replay.describe(position.moved, position.of)}; replayed by the "
+                  "rules engine")
     raise typer.Exit(answer.exit_code)
 
 

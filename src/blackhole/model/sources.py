@@ -38,8 +38,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from blackhole.base.errors import InputError, shorten
-from blackhole.model.cards import STANDARD_RANKS, deck
-from blackhole.model.cards import Card
+from blackhole.model.cards import STANDARD_RANKS, Card, deck
 from blackhole.model.deal import (
     FOUNDATION_SPADE_ACE,
     Deal,
