@@ -25,11 +25,12 @@ from blackhole.look import (
     look,
 )
 from blackhole.model.positions import load_position
-from blackhole.model.problem import Problem, build_problem
+from blackhole.model.problem import RULES_HELD, Problem, build_problem
+from blackhole.model.rules import replay
 from blackhole.model.sources import load_deal
 from blackhole.questions.pipeline import solve_deal
 
-from .helpers import check_order, random_position, ranked_deal, small_deal
+from .helpers import check_order, random_line, random_position, ranked_deal, small_deal
 
 NO_C_CORE = "BLACKHOLE_NO_C_CORE"
 needs_core = pytest.mark.skipif(not c_engine_built(), reason="the compiled core is not built")
@@ -55,6 +56,28 @@ def test_the_compiled_core_is_built() -> None:
 @pytest.mark.parametrize("budget", [1000, 5000])
 def test_the_engines_agree_on_pysol(budget: int) -> None:
     looks = [both(build_problem(load_deal(f"pysol:{n}")), budget) for n in range(1, 1001, 7)]
+    assert any(one.line for one in looks) and any(one.refuted for one in looks)
+    assert any(one.line is None and not one.refuted for one in looks)
+
+
+@needs_core
+@pytest.mark.parametrize("budget", [1000, 5000])
+@pytest.mark.parametrize("game", ["tri-peaks", "tri-peaks-strict", "escalator"])
+def test_the_engines_agree_on_a_cover_graph(game: str, budget: int) -> None:
+    """TriPeaks' peaks and Escalator's pyramid (look/covers.py): the compiled core handed
+    the graph and the Python search over it, on deals and on part-played positions."""
+    looks = []
+    for n in range(1, 301, 11):
+        deal = load_deal(f"pysol:{n}:{game}")
+        line = random_line(deal, random.Random(n), 12)
+        after = load_position(f"pysol:{n}:{game}", " ".join(map(str, line))).deal
+        for layout in (deal, after):
+            problem = build_problem(layout, "look", RULES_HELD)
+            python = look(problem, budget, engine="python")
+            assert look(problem, budget, engine="auto") == python
+            if python.line is not None:  # talon cards go on any card: the rules judge
+                assert replay(layout, [problem.cards[v] for v in python.line]).won
+            looks.append(python)
     assert any(one.line for one in looks) and any(one.refuted for one in looks)
     assert any(one.line is None and not one.refuted for one in looks)
 
