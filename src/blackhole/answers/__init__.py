@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from blackhole.certificates import Certificate
     from blackhole.model.cards import Card
     from blackhole.model.deal import Position
+    from blackhole.model.games import Variant
     from blackhole.model.rules import Move
     from blackhole.questions.advice import Analysis, Hint, HintSummary, Step
     from blackhole.questions.best import Best
@@ -327,3 +328,113 @@ def certificate_archive(spec: str, given: Position | str, name: str,
                     archive.write(path, path.relative_to(staging).as_posix())
     return Answer({"deal": spec, "verdict": found.verdict.value, "certified": True}, code,
                   found, packed.getvalue(), name + ".zip")
+
+
+# ---------------------------------------------------------------- entering a deal
+
+
+@dataclass(frozen=True)
+class EntrySlot:
+    """One place a player fills when entering a deal card by card: its `pile`
+    ("foundation", "tableau" or "talon"), its place in the tableau (`column`, `row` as
+    `Tableau.places` says; None off the tableau) and how a message names it (`label`)."""
+
+    pile: str
+    column: int | None
+    row: int | None
+    label: str
+
+
+def entry_places(game: Variant) -> list[EntrySlot]:
+    """The slots of a fresh 52-card deal of `game`, in the order a player fills them: the
+    foundation's card (the waste's, in peaks and pyramids) where the game starts with
+    one, each tableau slot in the order dealt (fans bottom → top, fan by fan; rows of
+    peaks and pyramids top to bottom, each left to right), then the talon's (stock's)
+    cards, the next to turn first."""
+    from blackhole.model.cards import STANDARD_RANKS
+    from blackhole.model.games import Start
+    from blackhole.model.rows import full_shape, shape_rows
+
+    shape = full_shape(game, STANDARD_RANKS)
+    foundation, talon = ("foundation", "talon") if game.chains else ("waste", "stock")
+    slots = [] if game.start is Start.EMPTY else [EntrySlot("foundation", None, None,
+                                                            foundation)]
+    if game.chains:
+        labels = [f"fan {column + 1}, card {row + 1}" for column, row in shape.places]
+    else:
+        labels = [""] * len(shape)
+        for number, row in enumerate(shape_rows(shape), start=1):
+            for card, slot in enumerate(row, start=1):
+                labels[slot] = f"row {number}, card {card}"
+    slots += [EntrySlot("tableau", column, row, label)
+              for (column, row), label in zip(shape.places, labels, strict=True)]
+    slots += [EntrySlot("talon", None, None, f"{talon} card {number}")
+              for number in range(1, game.rules.talon + 1)]
+    return slots
+
+
+def entry_slots(game: Variant) -> Answer:
+    """The slots a player fills to enter a deal of `game` (`entry_places`), as the page
+    draws them: each slot's number (from 1), pile, place and label, with the tableau's
+    shape and columns and the deck's cards (docs/json.md, "Entering a deal")."""
+    from blackhole.model.cards import STANDARD_RANKS, deck
+    from blackhole.model.rows import full_shape
+
+    return Answer({"game": game.name, "title": game.title, "shape": game.shape.value,
+                   "columns": full_shape(game, STANDARD_RANKS).columns,
+                   "deck": [str(card) for card in deck(STANDARD_RANKS)],
+                   "slots": [{"slot": number, "pile": slot.pile, "column": slot.column,
+                              "row": slot.row, "label": slot.label}
+                             for number, slot in enumerate(entry_places(game), start=1)]},
+                  EXIT_OK, game)
+
+
+def compose_deal(game: Variant, picked: Sequence[str], partial: bool = False) -> Answer:
+    """The deal of `game` whose slots (`entry_places`, in order) hold the cards `picked`
+    (card tokens): checked as a board's cards are, each error an InputError naming its
+    slot ("slot 12 (row 3, card 4): duplicate card (already in slot 5): 'QS'"): a token
+    that is no card, a card not in the deck, a card picked twice, more cards than slots,
+    and, unless `partial`, fewer. The document says how many slots are filled and which
+    is next; once every slot is filled it holds the deal's board (`saved_board`) and JSON
+    (`deal_json`), which read back as this deal."""
+    from blackhole.base.errors import InputError
+    from blackhole.model.cards import STANDARD_RANKS, parse_card
+    from blackhole.model.deal import Deal, lay_out
+    from blackhole.model.formats import deal_json, saved_board
+    from blackhole.model.games import Start
+
+    slots = entry_places(game)
+    where: dict[Card, int] = {}
+    for number, (token, slot) in enumerate(zip(picked, slots, strict=False), start=1):
+        name = f"slot {number} ({slot.label})"
+        try:
+            card = parse_card(token)
+        except ValueError as error:
+            raise InputError(str(error), name, token=token) from None
+        if not 1 <= card.rank <= STANDARD_RANKS:
+            raise InputError(f"card not in a {STANDARD_RANKS}-rank deck", name, token=token)
+        if card in where:
+            raise InputError(f"duplicate card (already in slot {where[card]})", name,
+                             token=token)
+        where[card] = number
+    if len(picked) > len(slots):
+        raise InputError(f"{game.title} has {len(slots)} slots", f"slot {len(slots) + 1}",
+                         token=picked[len(slots)])
+    complete = len(picked) == len(slots)
+    if not complete and not partial:
+        slot = slots[len(picked)]
+        raise InputError(f"no card yet ({len(slots) - len(picked)} of {len(slots)} slots "
+                         "left to fill)", f"slot {len(picked) + 1} ({slot.label})")
+    document = {"game": game.name, "picked": len(picked), "of": len(slots),
+                "complete": complete, "next": None if complete else len(picked) + 1,
+                "board": None, "deal": None}
+    if not complete:
+        return Answer(document, EXIT_OK)
+    cards = list(where)  # in slot order
+    first = 0 if game.start is Start.EMPTY else 1
+    tableau = sum(1 for slot in slots if slot.pile == "tableau")
+    deal = Deal(lay_out(game, cards[first:first + tableau]),
+                cards[0] if first else None, STANDARD_RANKS, name="the entered deal",
+                talon=tuple(cards[first + tableau:]), game=game)
+    return Answer({**document, "board": saved_board(deal), "deal": deal_json(deal)},
+                  EXIT_OK, deal)

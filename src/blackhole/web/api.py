@@ -15,7 +15,7 @@ it returns the error's one line with its HTTP status.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -87,16 +87,7 @@ def check(question: str, query: Mapping[str, str] | Iterable[tuple[str, str]],
     if question not in PARAMETERS:
         raise InputError(f"unknown question (ask one of {', '.join(PARAMETERS)})", "path",
                          token=question)
-    pairs = list(query.items() if isinstance(query, Mapping) else query)
-    repeated = [name for name, count in Counter(name for name, _ in pairs).items()
-                if count > 1]
-    if repeated:
-        raise InputError("given more than once (give each parameter once)", repeated[0])
-    query = dict(pairs)
-    unknown = sorted(set(query) - PARAMETERS[question])
-    if unknown:
-        raise InputError(f"{question} takes no such parameter (it takes "
-                         f"{', '.join(sorted(PARAMETERS[question]))})", unknown[0])
+    query = _parameters(question, query, PARAMETERS[question])
     spec = query.get("deal")
     if body is not None and not body.strip():
         body = None
@@ -124,6 +115,22 @@ def check(question: str, query: Mapping[str, str] | Iterable[tuple[str, str]],
                    query.get("line"))
 
 
+def _parameters(question: str, query: Mapping[str, str] | Iterable[tuple[str, str]],
+                takes: frozenset[str]) -> dict[str, str]:
+    """The query's parameters by name: one given more than once, or one `question` does
+    not take (`takes`), is an InputError naming it."""
+    pairs = list(query.items() if isinstance(query, Mapping) else query)
+    repeated = [name for name, count in Counter(name for name, _ in pairs).items()
+                if count > 1]
+    if repeated:
+        raise InputError("given more than once (give each parameter once)", repeated[0])
+    unknown = sorted({name for name, _ in pairs} - takes)
+    if unknown:
+        raise InputError(f"{question} takes no such parameter (it takes "
+                         f"{', '.join(sorted(takes))})", unknown[0])
+    return dict(pairs)
+
+
 def _timeout(text: str | None, cap: float) -> float:
     if text is None:
         return cap
@@ -140,8 +147,13 @@ def answer(request: Request) -> Answer:
     """The CLI's `--json` document for `request`, with its HTTP status and the exit code
     the CLI gives; an error is its one-line message (`{"error", "exit"}`), 400 for bad
     input and 500 for an internal error, never a traceback."""
+    return _answered(lambda: _ANSWERS[request.question](request))
+
+
+def _answered(question: Callable[[], answers.Answer]) -> Answer:
+    """The answer `question` gives, with its HTTP status; an error is its one line."""
     try:
-        found = _ANSWERS[request.question](request)
+        found = question()
     except InputError as error:
         return Answer(400, {"error": error.describe(), "exit": EXIT_USAGE}, EXIT_USAGE)
     except InternalError as error:
@@ -234,3 +246,36 @@ def games() -> dict:
 _ANSWERS = {"solve": _solve, "best": _best, "hint": _hint, "analyze": _analyze,
             "atlas": _atlas, "deal": _deal, "position": _position_answer,
             "certify": _certify}
+
+
+# Entering a deal card by card: the slots of a game to fill, in order, and the deal the
+# cards picked for them compose (`answers.entry_slots`, `answers.compose_deal`). They
+# take a game, not a deal, and answer at once, beside the solves.
+ENTRY_PARAMETERS: dict[str, frozenset[str]] = {
+    "entry": frozenset({"game"}),
+    "compose": frozenset({"game", "cards", "partial"}),
+}
+_TRUTH = {"true": True, "1": True, "false": False, "0": False}
+
+
+def entry(question: str, query: Mapping[str, str] | Iterable[tuple[str, str]]) -> Answer:
+    """The answer to `entry?game=GAME` (the slots of GAME, in the order they are filled)
+    or to `compose?game=GAME&cards=C1+C2+...[&partial=true]` (the deal those cards
+    compose, or with `partial` how far a pick not yet complete has come): the document
+    with status 200, or a bad request's one line with 400, naming the slot at fault."""
+    from blackhole.model.games import game_named
+
+    def ask() -> answers.Answer:
+        given = _parameters(question, query, ENTRY_PARAMETERS[question])
+        if "game" not in given:
+            raise InputError("no game: give game=NAME (one of /api/games)", "game")
+        game = game_named(given["game"])
+        if question == "entry":
+            return answers.entry_slots(game)
+        partial = _TRUTH.get(given.get("partial", "false").strip().lower())
+        if partial is None:
+            raise InputError("expected true or false", "partial", token=given["partial"])
+        cards = given.get("cards", "").replace(",", " ").split()
+        return answers.compose_deal(game, cards, partial)
+
+    return _answered(ask)

@@ -334,6 +334,11 @@ def create_app(host: str = "127.0.0.1", pool: Pool | None = None,
     async def games(request: Request) -> Response:
         return _json(await run_in_threadpool(api.games))
 
+    async def entry(request: Request) -> Response:  # entering a deal card by card
+        name = request.url.path.removeprefix(API_PREFIX)
+        found = await run_in_threadpool(api.entry, name, request.query_params.multi_items())
+        return _json(found.data, found.status, {"X-Blackhole-Exit": str(found.exit_code)})
+
     async def page(request: Request) -> Response:
         return FileResponse(STATIC / "index.html")
 
@@ -351,6 +356,7 @@ def create_app(host: str = "127.0.0.1", pool: Pool | None = None,
         Route("/", page),
         Route("/favicon.ico", icon),
         Route(f"{API_PREFIX}games", games),
+        *(Route(API_PREFIX + name, entry) for name in api.ENTRY_PARAMETERS),
         Route(API_PREFIX + "{question}", question, methods=["GET", "POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ], lifespan=lifespan)
