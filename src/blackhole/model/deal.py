@@ -154,6 +154,11 @@ class Deal:
         return fans
 
     @cached_property
+    def talon_at(self) -> dict[Card, int]:
+        """Talon card → its place in the talon (0: the next one)."""
+        return {card: index for index, card in enumerate(self.talon)}
+
+    @cached_property
     def onto(self) -> tuple[tuple[int, ...], ...]:
         """onto[h]: the ranks a tableau card may have to go on the foundation's top rank
         h (0: an empty foundation), as the game says (`games.fitting`)."""

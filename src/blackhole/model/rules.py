@@ -217,7 +217,7 @@ def step(deal: Deal, state: State, move: Move) -> tuple[State, Move] | str:
     """The one judgement of a move: the state after it and the move as `legal_moves`
     names it (card, fan, kind), or why it is illegal."""
     card, fan, columns = move.card, move.fan, deal.tableau.columns
-    if move.kind is Kind.TURN or card in deal.talon:
+    if move.kind is Kind.TURN or card in deal.talon_at:
         return _turn(deal, state, move)
     tableau = deal.tableau
     if card is None:
@@ -252,17 +252,18 @@ def step(deal: Deal, state: State, move: Move) -> tuple[State, Move] | str:
 def _turn(deal: Deal, state: State, move: Move) -> tuple[State, Move] | str:
     """A turn, or a talon card named: the talon's next card goes onto anything."""
     card, talon = move.card, deal.talon
+    at = deal.talon_at.get(card) if card is not None else state.turned
     if card is None:
         if state.turned >= len(talon):
             return "the talon is spent"
         card = talon[state.turned]
-    elif card not in talon:
+    elif at is None:
         return f"{card} is not in the talon"
     elif move.fan is not None:
         return f"{card} is in the talon, not fan {fan_name(move.fan, deal.tableau.columns)}"
-    elif talon.index(card) < state.turned:
+    elif at < state.turned:
         return f"{card} already played"
-    elif talon.index(card) != state.turned:
+    elif at != state.turned:
         return f"{card} is not the next talon card ({talon[state.turned]} is)"
     return State(state.gone, card, state.turned + 1), Move.turn(card)
 
