@@ -242,6 +242,7 @@ def test_every_response_forbids_framing_sniffing_and_others_scripts(server) -> N
     has no script or style of its own inline, which the policy would block."""
     for path, query, headers, expected in (
             ("/", None, {}, 200), ("/static/app.js", None, {}, 200),
+            ("/static/entry.js", None, {}, 200),
             ("/favicon.ico", None, {}, 200), ("/api/atlas", {"deal": "pysol:2"}, {}, 200),
             ("/api/atlas", {"deal": "pysol:0"}, {}, 400), ("/api/nothing", None, {}, 404),
             ("/nothing", None, {}, 404), ("/", None, {"Host": "evil.example"}, 400),
@@ -254,7 +255,8 @@ def test_every_response_forbids_framing_sniffing_and_others_scripts(server) -> N
         assert "default-src 'self'" in policy and "frame-ancestors 'none'" in policy
         assert not [rule for rule in policy if "unsafe" in rule or "*" in rule]
     _, _, page = server.ask("/")
-    assert re.findall(rb"<script\b[^>]*>", page) == [b'<script src="/static/app.js">']
+    assert re.findall(rb"<script\b[^>]*>", page) == [b'<script src="/static/app.js">',
+                                                     b'<script src="/static/entry.js">']
     assert not re.search(rb"<style|\s(style|on[a-z]+)=", page, re.IGNORECASE)
 
 
@@ -328,7 +330,7 @@ def test_the_page_is_served_from_the_package(server) -> None:
     status, headers, page = server.ask("/")
     assert status == 200 and headers["content-type"].startswith("text/html")
     assert b"/static/app.js" in page and b"http" not in page.replace(b"http-equiv", b"")
-    for name in ("app.js", "style.css"):
+    for name in ("app.js", "entry.js", "style.css"):
         status, _, text = server.ask(f"/static/{name}")
         assert status == 200 and b"http" not in text
 

@@ -394,9 +394,9 @@ def compose_deal(game: Variant, picked: Sequence[str], partial: bool = False) ->
     (card tokens): checked as a board's cards are, each error an InputError naming its
     slot ("slot 12 (row 3, card 4): duplicate card (already in slot 5): 'QS'"): a token
     that is no card, a card not in the deck, a card picked twice, more cards than slots,
-    and, unless `partial`, fewer. The document says how many slots are filled and which
-    is next; once every slot is filled it holds the deal's board (`saved_board`) and JSON
-    (`deal_json`), which read back as this deal."""
+    and, unless `partial`, fewer. The document holds the cards as the tool writes them,
+    how many slots are filled and which is next; once every slot is filled, the deal's
+    board (`saved_board`) and JSON (`deal_json`), which read back as this deal."""
     from blackhole.base.errors import InputError
     from blackhole.model.cards import STANDARD_RANKS, parse_card
     from blackhole.model.deal import Deal, lay_out
@@ -425,7 +425,8 @@ def compose_deal(game: Variant, picked: Sequence[str], partial: bool = False) ->
         slot = slots[len(picked)]
         raise InputError(f"no card yet ({len(slots) - len(picked)} of {len(slots)} slots "
                          "left to fill)", f"slot {len(picked) + 1} ({slot.label})")
-    document = {"game": game.name, "picked": len(picked), "of": len(slots),
+    document = {"game": game.name, "cards": [str(card) for card in where],
+                "picked": len(picked), "of": len(slots),
                 "complete": complete, "next": None if complete else len(picked) + 1,
                 "board": None, "deal": None}
     if not complete:

@@ -9,8 +9,9 @@ type sniffing and any script or style not the page's own (`PAGE_HEADERS`);
 bodies over 1 MB are refused (413); every limit is capped (`api.SERVER_TIMEOUT`); the
 solving questions run in a pool of at most `workers` processes, and a request beyond it
 is answered 503 with Retry-After at once, never queued; a solve whose client goes away
-(a closed tab) is killed at once; the atlas, the page and a position's legal moves
-answer in the server's own threads, so a long solve never blocks them.
+(a closed tab) is killed at once; the atlas, the page, a position's legal moves and
+entering a deal card by card answer in the server's own threads, so a long solve never
+blocks them.
 """
 
 from __future__ import annotations
