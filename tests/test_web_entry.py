@@ -258,3 +258,16 @@ def test_a_tri_peaks_deal_entered_card_by_card_is_solved_to_a_win(server,
     browser.find_element(By.ID, "play").click()
     _until(browser, lambda: _text(browser, "#outcome") == "won", "the line did not win")
     assert _score(browser) == "28 of 28"
+
+
+def test_docs_json_md_names_every_field_of_both_documents() -> None:
+    from .helpers import ROOT
+
+    text = (ROOT / "docs" / "json.md").read_text(encoding="utf-8")
+    section = text.partition("## Entering a deal")[2]
+    assert section, "docs/json.md documents entering a deal"
+    slots = answers.entry_slots(VARIANTS["golf"]).document
+    cards = picks(load_deal("pysol:3:golf"))
+    composed = answers.compose_deal(VARIANTS["golf"], cards).document
+    for key in (*slots, *slots["slots"][0], *composed):
+        assert f'"{key}"' in section, key
