@@ -38,6 +38,11 @@ cost 43.5 s against 28.1 s in turn (load 17-20).
 The look runs on a thread rather than in a second process, which measured slower to
 start and answer (docs/performance.md).
 
+Every game of the table is played: the look plays a layout that is not made of chains
+(TriPeaks' peaks, Escalator's pyramid) on its cover graph, and the CNF holds its covers
+as precedence, so `plays` (what both play) holds `covers`; the answer names the engine
+that gave it as for any deal.
+
 When a proof is asked for (`Options.proof`), the look may still answer with a win (a
 line is its own proof), but an unsolvable verdict comes only from the SAT solver, with
 its DRUP proof in `Result.proof`; the CNF is then the default one (the one certificates
@@ -83,8 +88,9 @@ HEAD_START = 0.2
 # Moves of the look in line before a race: within them the look settles most deals of
 # pysol:1-1000, in about a millisecond, with no thread started.
 QUICK_LOOK = 20_000
-# The same in a game with a talon (the Golf family), where the look settles every deal of
-# pysol:1-1000 of each game within 1.1 million moves (a few tenths of a second): a race
+# The same in a game with a talon (the Golf family, TriPeaks, Escalator), where the look
+# settles every deal of pysol:1-1000 of each game within 1.1 million moves (a few tenths
+# of a second; TriPeaks and Escalator within 0.4 million, on their cover graph): a race
 # there would only start the look again on a thread and repeat its work (a sixth more
 # CPU over golf's 1000 deals).
 QUICK_LOOK_TALON = 2_000_000
@@ -223,6 +229,7 @@ class AutoBackend(Backend):
     name = "auto"
     plays = look_cuts.PLAYS & cnf.PLAYS  # the look, then the CNF, play a deal
     best_plays = look_cuts.PLAYS  # the look's longest line answers a game with a talon
+    # (and a cover graph's)
     reads = frozenset({"solver", "budget", "proof"})
 
     def check(self, options: Options) -> None:

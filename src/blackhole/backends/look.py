@@ -1,7 +1,9 @@
 """The look as a backend: the fast complete depth-first search of `blackhole.look`.
 
 It runs the compiled core where it was built at install time, else the same search in
-Python (`BLACKHOLE_LOOK_ENGINE=python` asks for that). It is complete: it answers
+Python (`BLACKHOLE_LOOK_ENGINE=python` asks for that). It plays every game of the table:
+fans and columns, the talon, and layouts that are not chains (TriPeaks, Escalator:
+`blackhole.look.covers`), as `look_cuts.PLAYS` declares. It is complete: it answers
 solved (a line, replayed like every other answer), unsolvable (its search covered the
 whole tree) or unknown (at `Options.budget` moves, or at the timeout). Its refutations
 carry no proof: they rest on the soundness of its cuts (encodings/look.md), not on a
@@ -43,8 +45,8 @@ def look_result(outcome: Look, name: str, seconds: float, stats: dict[str, Any])
 
 class LookBackend(Backend):
     name = "look"
-    plays = look_cuts.PLAYS  # its moves follow the game's table, and its talon
-    best_plays = look_cuts.PLAYS  # its longest line counts fan cards
+    plays = look_cuts.PLAYS  # its moves follow the game's table, its talon and its covers
+    best_plays = look_cuts.PLAYS  # its longest line counts tableau cards
     reads = frozenset({"budget"})
     max_cells = None  # no model: the search holds the fans and a memo of the states it left
 

@@ -40,6 +40,13 @@ cards were turned. The rank-count cut holds for Black Hole's rules only; where n
 wraps, the parity cut (`parity_room`) takes its place. Which cut runs on which game's
 rules, and the rule features the look plays, are declared in `blackhole.look.cuts`.
 
+A layout that is not made of chains (TriPeaks' peaks, Escalator's pyramid: a card waits
+for the two cards on it) is searched over its cover graph by `blackhole.look.covers`: the
+state is the slots still there, the memo's key exactly that, and the same-rank cut takes
+a graph's form; the cuts that read counts alone run as they do over fans. What the two
+searches share (passes, budget, the counting cuts, the move loop) is
+`blackhole.look.walk`.
+
 The reasons each cut is sound are in encodings/look.md.
 
 The best score (`longest`): the same search, asked for the longest line. Every line to a
