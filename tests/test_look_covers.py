@@ -73,7 +73,7 @@ class Referee:
         self.cards = len(deal.tableau)
 
     def most(self, state: State) -> int:
-        key = (state.gone, state.turned, state.foundation.rank)
+        key = (state.gone, state.turned, hole_rank(state))
         if key not in self.memo:
             left = self.cards - state.gone.bit_count()
             best = 0
@@ -94,12 +94,17 @@ class Referee:
         todo = [initial_state(self.deal)]
         while todo:
             state = todo.pop()
-            key = (state.gone, state.turned, state.foundation.rank)
+            key = (state.gone, state.turned, hole_rank(state))
             if key not in seen:
                 seen[key] = state
                 todo.extend(play(self.deal, state, move)
                             for move in legal_moves(self.deal, state))
         return list(seen.values())
+
+
+def hole_rank(state: State) -> int:
+    """The foundation's rank; 0 for an empty foundation (the first card is free)."""
+    return 0 if state.foundation is None else state.foundation.rank
 
 
 @pytest.fixture(autouse=True)
@@ -254,6 +259,23 @@ def test_the_look_is_the_referee_on_small_pyramids(game: Variant) -> None:
         assert best.played == referee.most(initial_state(deal)), seed
         verdicts.add(wins)
     assert verdicts == {True, False}
+
+
+def test_an_empty_foundation_takes_any_first_card() -> None:
+    """Black Hole's rules on a whole pyramid of 7 ranks with nothing on the foundation:
+    both engines agree, with sat's verdict and the referee's best score."""
+    game = Variant("test-open-pyramid", "Test Open Pyramid", None, 3, Start.EMPTY, Rules(),
+                   "", any_ranks=True, shape=Shape.PYRAMID)
+    for seed in range(6):
+        cards = deck(7)
+        random.Random(seed).shuffle(cards)
+        deal = Deal(Tableau.pyramid(cards, 7), None, 7, name=f"open:{seed}", game=game)
+        problem = build_problem(deal, "look", RULES_HELD)
+        found = both(problem)
+        assert (Verdict.SOLVED if found.line is not None else Verdict.UNSOLVABLE) is \
+            solve_deal(deal, "sat", Options()).verdict
+        best = longest_of_both(problem)
+        assert best.played == Referee(deal).most(initial_state(deal)), seed
 
 
 def beaten_pairs(deal: Deal, state: State) -> list[tuple[Card, Card]]:

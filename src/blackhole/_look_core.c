@@ -2,7 +2,7 @@
  * Python `look`, step for step, over flat arrays.
  *
  * look(fans, fan_ranks, modulus, start_rank, budget, passes, seconds, stop, onto, talon,
- *      talon_ranks, cuts) -> (status, line, nodes)
+ *      talon_ranks, cuts[, covers]) -> (status, line, nodes)
  *   fans:       a sequence of sequences of node ids, each fan bottom -> top
  *   fan_ranks:  the same shape, each node's rank (1..modulus)
  *   start_rank: the hole's rank, 0 when the first card is free
@@ -20,15 +20,20 @@
  *               rank-count cut (Black Hole's path only), 2 the parity cut (moves that
  *               change the rank by one, never wrapping), 4 the predecessor cut (at most
  *               62 ranks)
+ *   covers:     None (fans: chains), or a cover graph's tables (look/covers.py's
+ *               core_layout): (over, beaten, weight), one entry a slot, each slot a fan of
+ *               one card; over[s] the bitmask of the slots lying on slot s, beaten[s] the
+ *               slots of its rank the same-rank cut plays first, weight[s] the slots under
+ *               it (the move order's second key). At most 64 slots (else not taken).
  *   status:     1 a full line (line is a tuple of nodes: every fan card, and the talon
  *               cards turned on the way), 0 refuted, -1 out of budget,
  *               -2 not taken (ranks outside 1..modulus, sizes beyond its limits): the
  *               caller runs the Python search
  *
  * longest(fans, fan_ranks, modulus, start_rank, budget, passes, seconds, stop, onto, talon,
- *         talon_ranks, cuts, floor, bound) -> (status, line, nodes)
+ *         talon_ranks, cuts, floor, bound[, covers]) -> (status, line, nodes)
  *   one round of blackhole.look.longest, the best score: the same search, recording the
- *   longest line it meets, with the cuts of look._python_search's `worth` in place of the
+ *   longest line it meets, with the cuts of look.walk.worth_test in place of the
  *   win-only ones (a state is cut when no line through it can play more than both the
  *   longest found and floor - 1); status 1 a line of `bound` fan cards, 0 the tree exhausted,
  *   -1 out of budget, -2 not taken; line the longest line found (a tuple, maybe empty)
@@ -37,7 +42,9 @@
  * the tallest fan, then the lowest fan index; turning the talon last), the passes (allowed = 0, 1, 2, ...), the
  * node count, the dead-state memo (a state is remembered only when its subtree was
  * explored without a cut; a state the cuts end is not), the same-rank cut and the
- * rank-count cut.
+ * rank-count cut. On a cover graph (look/covers.py): the same, the second key the slots
+ * under a card and the same-rank cut the graph's (`beaten`); the memo key is the slots
+ * still there, the hole's rank and the talon cards turned.
  *
  * The search runs on an explicit stack (its depth is the number of cards), the memo is a
  * hash set of exact keys (what is left on the fans as a multiset of rank sequences, as
@@ -105,7 +112,7 @@ typedef struct {
     int hall_apart;          /* no link keeps its rank's parity (look_cuts.hall_shortfall) */
     int *talon_left;         /* [t * (m + 1) + h]: the talon's cards of rank h from card t on */
     int hole_bits;           /* the hole's field in the key; the talon's count above it */
-    uint64_t turned_bits;    /* the talon's count's field in word 0 (look._python_search:
+    uint64_t turned_bits;    /* the talon's count's field in word 0 (look.walk.Setup.dead:
                               * a state that is dead with t cards turned is dead with more) */
     int bitwords;            /* words of a set of fans */
     uint64_t *showing;       /* rank -> the set of fans whose top card has that rank */
@@ -512,8 +519,9 @@ static int hall_shortfall(const Search *s, int hole, int turned) {
                          : (short_of[0] > short_of[1] ? short_of[0] : short_of[1]);
 }
 
-/* look._python_search's worth: can a line through this state beat the longest found and
- * floor - 1? */
+/* look.walk.worth_test's worth, with the bounds on the rank cycle of look._worth_test
+ * (fans) or of look.covers._worth_test (a cover graph): can a line through this state
+ * beat the longest found and floor - 1? */
 static int worth(Search *s, int hole, int cards, int played, int turned) {
     int top = s->best_played > s->floor - 1 ? s->best_played : s->floor - 1;
     int need = top + 1 - played;
@@ -1386,11 +1394,11 @@ static PyMethodDef methods[] = {
      "ranks_can_chain(left, hole, cards, modulus) -> bool: the rank-count cut of the look."},
     {"look", look, METH_VARARGS,
      "look(fans, fan_ranks, modulus, start_rank, budget, passes, seconds, stop, onto, talon, "
-     "talon_ranks, cuts) -> (status, line, nodes): the first look of blackhole.look; "
+     "talon_ranks, cuts[, covers]) -> (status, line, nodes): the first look of blackhole.look; "
      "status 1 a full line, 0 refuted, -1 out of budget or time."},
     {"longest", longest, METH_VARARGS,
      "longest(fans, fan_ranks, modulus, start_rank, budget, passes, seconds, stop, onto, talon, "
-     "talon_ranks, cuts, floor, bound) "
+     "talon_ranks, cuts, floor, bound[, covers]) "
      "-> (status, line, nodes): one round of blackhole.look.longest; status 1 a line of "
      "bound cards, 0 the tree exhausted, -1 out of budget or time; line the longest found."},
     {NULL, NULL, 0, NULL},
