@@ -211,17 +211,22 @@ def hint(
         if not found.moves:
             out.print(f"no legal move: {position.moved} of {position.of} moved")
         for h in found.moves:
-            out.print(_hint_line(h, ascii_only))
+            out.print(_hint_line(h, position, ascii_only))
         unknown = f", {found.summary.unknown} not proven (limit reached)" \
             if found.summary.unknown else ""
         out.print(f"{len(found.moves)} legal move(s){unknown}, {found.seconds:.3f} s")
     raise typer.Exit(answer.exit_code)
 
 
-def _hint_line(h: "Hint", ascii_only: bool) -> Text:
-    """One move: winnable or not and its best score; "?" and the bounds where the limit
-    left them open."""
-    line = Text("talon:  " if h.fan is None else f"fan {h.fan + 1:>2}: ")
+def _hint_line(h: "Hint", position: "Position", ascii_only: bool) -> Text:
+    """One move: where it comes from, winnable or not and its best score; "?" and the
+    bounds where the limit left them open."""
+    if h.fan is None:
+        line = Text("talon:  ")
+    elif position.deal.tableau.chains:
+        line = Text(f"fan {h.fan + 1:>2}: ")
+    else:  # "row 4: "
+        line = Text(from_where(h.fan, h.card, position.deal).removeprefix(" from ") + ": ")
     line.append(card_text(h.card, ascii_only))
     if h.proven:
         verdict = "winnable" if h.winnable else "not winnable"

@@ -576,8 +576,9 @@ function showSpec(spec) {
 }
 
 function keyPressed(event) {
-  if (event.target.closest("input, textarea, select") || event.ctrlKey || event.metaKey ||
-      event.altKey) return;
+  // keys typed in a form, or in the panel entering a deal, are not moves of the game
+  if (event.target.closest("input, textarea, select, #entry") || event.ctrlKey ||
+      event.metaKey || event.altKey) return;
   const key = event.key.toLowerCase();
   if (key === "u" || key === "backspace") { event.preventDefault(); undo(); return; }
   if (key === "h") { hint(); return; }
