@@ -87,7 +87,10 @@ def refereed_golf_deals(game: str, count: int = 40) -> list[tuple[int, Deal, Ver
 def most_fan_cards(deal) -> int:
     """The referee of the best score: the most fan cards any legal line plays, by a plain
     memoised search over (fan heights, talon cards turned, the foundation's rank) that
-    shares nothing with the look but the rules engine's `rank_fits`."""
+    shares nothing with the look but the rules engine's `rank_fits`. A layout that is
+    not fans is searched over the slots played (a bitmask) instead of fan heights."""
+    if not deal.tableau.chains:
+        return _most_cover_cards(deal)
     fans, talon, game, ranks = deal.fans, deal.talon, deal.game, deal.ranks
 
     @cache
@@ -100,6 +103,26 @@ def most_fan_cards(deal) -> int:
         return best
 
     return most(tuple(len(fan) for fan in fans), 0, deal.foundation.rank)
+
+
+def _most_cover_cards(deal) -> int:
+    """`most_fan_cards` of a cover graph: a slot plays once every slot covering it has."""
+    tableau, talon, game, ranks = deal.tableau, deal.talon, deal.game, deal.ranks
+    over = [0] * len(tableau.cards)
+    for upper, lower in tableau.covers:
+        over[lower] |= 1 << upper
+    ranks_of = [card.rank for card in tableau.cards]
+
+    @cache
+    def most(gone: int, turned: int, hole: int) -> int:
+        best = most(gone, turned + 1, talon[turned].rank) if turned < len(talon) else 0
+        for slot, needs in enumerate(over):
+            if not gone >> slot & 1 and needs & gone == needs \
+                    and rank_fits(game, ranks_of[slot], hole, ranks):
+                best = max(best, 1 + most(gone | 1 << slot, turned, ranks_of[slot]))
+        return best
+
+    return most(0, 0, deal.foundation.rank)
 
 
 @cache
