@@ -67,7 +67,7 @@ cuts) on an explicit stack, with the memo a hash set of the exact state (the cou
 `_memo_code` and the hole packed into bit fields), so both engines give the same Look
 for every problem and budget; the tests hold them to that. ``engine="python"`` or
 ``BLACKHOLE_LOOK_ENGINE=python`` skips it. A node costs about 0.1 us there against
-about 6 us here, so its default budget is far larger (COMPILED_BUDGET).
+about 7 us here, so its default budget is far larger (COMPILED_BUDGET).
 
 What the default budget settles, and at what cost, is in docs/performance.md.
 The core lets the GIL go while it searches, so other threads run beside a long look,
