@@ -165,6 +165,9 @@ def _recursion_room(depth: int) -> Iterator[None]:
 
 
 class _Searcher:
+    """The search over a layout of chains: a state is the height of each fan, the rank
+    on the hole and the talon cards turned."""
+
     def __init__(self, problem: Problem, deadline: float | None) -> None:
         m = problem.modulus
         self.modulus = m
