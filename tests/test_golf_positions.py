@@ -164,22 +164,24 @@ def _some_order_plays(pile: list[Card], top: Card, turns: int, game, ranks: int)
 @settings(max_examples=150)
 @given(st.sampled_from(GAME_NAMES), st.integers(1, 32000), st.integers(0, 10**6))
 def test_the_reach_check_agrees_with_trying_every_order(name, number, seed) -> None:
-    """Cards taken off the fans' tops at random (legal or not), talon cards turned and
-    any card of them left on the foundation: the file is read exactly when some order of
-    the foundation's cards plays, as trying every order says."""
+    """Free cards taken off the tableau at random (legal or not: a fan's top card, or a
+    card with none on it), talon cards turned and any card of them left on the
+    foundation: the file is read exactly when some order of the foundation's cards
+    plays, as trying every order says."""
     deal = load_deal(f"pysol:{number}:{name}")
     rng = random.Random(seed)
-    fans = [list(fan) for fan in deal.fans]
+    tableau, gone = deal.tableau, 0
     pile = [] if deal.foundation is None else [deal.foundation]
     for _ in range(rng.randint(0, 6 if deal.game.rules.talon else 7)):
-        fan = rng.choice([fan for fan in fans if fan])
-        pile.append(fan.pop())
+        slot = rng.choice(tableau.free(gone))
+        gone |= 1 << slot
+        pile.append(tableau.cards[slot])
     turned = rng.randint(0, min(2, len(deal.talon)))
     pile += deal.talon[:turned]
     if not pile:
         return
     top = rng.choice(pile)
-    made = Deal(tuple(map(tuple, fans)), top, deal.ranks, talon=deal.talon[turned:],
+    made = Deal(tableau.without(gone), top, deal.ranks, talon=deal.talon[turned:],
                 game=deal.game)
     assert (not unreachable_top(made)) == _some_order_plays(
         pile, top, turned, deal.game, deal.ranks), (pile, top, turned)

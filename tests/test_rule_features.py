@@ -23,7 +23,6 @@ from blackhole.model import games
 from blackhole.model.games import (
     ALL_IN_A_ROW,
     BLACK_HOLE,
-    COVERS,
     GOLF,
     RELAXED_GOLF,
     VARIANTS,
@@ -85,23 +84,22 @@ def test_features_are_the_rule_fields_that_are_not_black_holes() -> None:
 
 
 def test_every_rule_feature_a_problem_holds_is_played_by_auto() -> None:
-    """build_problem's refusals say "--backend auto plays it" for these features: those a
-    Problem holds, but COVERS (a layout not made of chains, which the look does not
-    play)."""
+    """build_problem's refusals say "--backend auto plays it" for these features: every
+    one a Problem holds."""
     auto = make_backend("auto")
-    said = RULES_HELD - {COVERS}
-    assert said <= auto.plays and said <= auto.best_plays
+    assert RULES_HELD <= auto.plays and RULES_HELD <= auto.best_plays
 
 
 def test_the_declarations_match_the_engines_that_played_each_game() -> None:
-    """What each backend plays, as it played before the declarations: every engine but
-    maxsat solves every game; the look and auto alone score a game with a talon."""
+    """What each backend plays: every engine but maxsat solves every game; the look,
+    auto and the search referee alone score a game with a feature (a talon, a cover
+    graph)."""
     for name in REGISTRY:
         backend = make_backend(name)
         for game in VARIANTS.values():
             assert (game.features <= backend.plays) == (game.plain or name != "maxsat")
             assert (game.features <= backend.best_plays) == (
-                game.plain or name in ("look", "auto")), (name, game.name)
+                game.plain or name in ("look", "auto", "search")), (name, game.name)
 
 
 # ---------------------------------------------------------------- refused by every engine

@@ -26,7 +26,7 @@ from functools import lru_cache
 from blackhole.base.errors import InputError
 from blackhole.model.cards import Card, adjacent_ranks
 from blackhole.model.deal import Deal
-from blackhole.model.games import BLACK_HOLE, COVERS, Variant, fitting, refusal
+from blackhole.model.games import BLACK_HOLE, Variant, fitting, refusal
 
 # The rule features (`blackhole.model.games.Rules.features`) a Problem holds: in its arcs (what
 # may follow a card: `wrap`, `on_king`), its talon nodes (`talon`) and its `required`
@@ -109,8 +109,7 @@ def build_problem(deal: Deal, engine: str = "", plays: Collection[str] = ()) -> 
     who = f"the {engine} engine" if engine else "this command"
     # every rule feature held is played by `--backend auto` (tests/test_rule_features.py)
     refused = refusal(game, RULES_HELD & frozenset(plays), who, deal.name or "deal",
-                      "--backend auto plays it"
-                      if game.features <= RULES_HELD - {COVERS} else "")
+                      "--backend auto plays it" if game.features <= RULES_HELD else "")
     if refused is not None:
         raise refused
     tableau = deal.tableau
