@@ -160,7 +160,7 @@ def test_the_cli_reads_and_writes_golf_boards_and_json(tmp_path) -> None:
     assert load_deal(str(path)) == load_deal("pysol:7:dead-king-golf")
     del as_json["game"]
     path.write_text(json.dumps(as_json))
-    with pytest.raises(InputError, match="talon is a Golf game"):
+    with pytest.raises(InputError, match="talon must name its game"):
         load_deal(str(path))
     assert cli("deal", "pysol:7:golf", "--game", "relaxed-golf").exit_code == 2
     assert cli("deal", str(path), "--game", "mini-golf").exit_code == 2

@@ -251,7 +251,7 @@ def test_a_board_without_its_game_line_is_refused(golf_1, tmp_path) -> None:
     board = (folder / DEAL_FILE).read_text()
     (folder / DEAL_FILE).write_text(board.removeprefix("Game: golf\n"))
     _restate(folder)
-    refused(folder, "a board with a Talon line is a Golf game")
+    refused(folder, "a board with a Talon line must name its game")
 
 
 # ---------------------------------------------------------------- other checkers, kissat

@@ -38,7 +38,7 @@ EMPTY_FAN = "-"  # how a board writes an empty fan, keeping its place
 # Ranks per suit of every deck read or dealt: a board's `Ranks: R` line, JSON's "ranks" and
 # `random:SEED:ranks=R`. One rank never moves, and 400 cards is far past any study.
 DECK_RANKS = (2, 100)
-# the games that share a layout with a talon, which a file must name
+# the games with a talon, one of which a file with a talon must name
 _TALON_GAMES = [game.name for game in VARIANTS.values() if game.rules.talon]
 GOLF_NAMES = ", ".join(_TALON_GAMES[:-1]) + " or " + _TALON_GAMES[-1]
 
@@ -127,9 +127,8 @@ def parse_board(text: str, source: str = "<board>", game: Variant | None = None)
         raise InputError("no fans found (empty deal file)", source, last_line or None)
     game = game or named
     if game is None and talon is not None:
-        raise InputError(f"a board with a Talon line is a game with a talon, which it does "
-                         f"not name (a line 'Game: NAME' names it: {GOLF_NAMES})", source,
-                         headers["Talon"], "Talon:")
+        raise InputError(f"a board with a Talon line must name its game (a line 'Game: "
+                         f"NAME': {GOLF_NAMES})", source, headers["Talon"], "Talon:")
     unnamed = game is None
     game = game or DEFAULT_GAME
     if talon is not None and not game.rules.talon:
@@ -389,9 +388,8 @@ def parse_json_position(text: str, source: str = "<json>",
     talon = tuple(card for card, _, _ in talon_entries)
     game = game or named
     if game is None and raw_talon is not None:
-        raise InputError(f"a deal with a talon is a Golf game, which it does not name "
-                         f"(\"game\" names it: {GOLF_NAMES})", source, lines.get("talon"),
-                         "talon")
+        raise InputError(f"a deal with a talon must name its game (\"game\": "
+                         f"{GOLF_NAMES})", source, lines.get("talon"), "talon")
     unnamed = game is None
     game = game or DEFAULT_GAME
     if raw_talon is not None and not game.rules.talon:
