@@ -122,10 +122,16 @@ def peaks_rows() -> dict[tuple[str, str], dict[str, str]]:
         return {(row["deal"], row["game"]): row for row in csv.DictReader(handle)}
 
 
+def game_of(deal: str) -> tuple[str, str]:
+    """A pysol spec's number and game's name (Black Hole's spec names none)."""
+    number, _, game = deal.removeprefix("pysol:").partition(":")
+    return number, game or "black-hole"
+
+
 def expected_from_reference(deal: str) -> str | None:
     """The reference runs' verdict on `deal`, where they hold it: black-hole-solve's,
     or the search referee's for TriPeaks and Escalator."""
-    number, _, game = deal.removeprefix("pysol:").partition(":")
+    number, game = game_of(deal)
     if game == "black-hole":
         rows = {row["deal"]: row["verdict"] for row in reference_rows("pysol-1-1000.csv")}
         return rows.get(number)
