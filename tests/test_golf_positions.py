@@ -226,7 +226,7 @@ def _golf_board() -> list[str]:
     (lambda b: [b[0], b[1], "Foundations: -", *b[3:]], 3, "Foundations: -",
      "Golf's foundation always holds a card"),
     (lambda b: ["Ranks: 14", *b], 1, "Ranks: 14", "Golf is dealt with 13 ranks only, not 14"),
-    (lambda b: b[1:], 1, "Talon:", "a line 'Game: NAME' names it"),
+    (lambda b: b[1:], 1, "Talon:", "must name its game (a line 'Game: NAME'"),
 ])
 def test_a_bad_golf_board_names_its_file_line_and_token(change, line, token, words,
                                                         tmp_path) -> None:
