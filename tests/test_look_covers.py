@@ -405,7 +405,7 @@ def test_the_core_leaves_a_graph_of_more_than_64_slots_to_python() -> None:
     assert len(graph.nodes) > CORE_SLOTS and core_layout(graph) is None
     fans = [[v] for v in graph.nodes]
     ranks = [[r] for r in graph.ranks]
-    tables = ([*graph.over], [*graph.beaten], [*graph.weight])
+    tables = ([*graph.over], [*graph.beaten], [*graph.below])
     assert _look_core.look(fans, ranks, 17, problem.rank[0], 100, 3, 0.0, None,
                            cuts.onto_table(problem), (), (), 1, tables)[0] == -2
     both(problem, 2000)

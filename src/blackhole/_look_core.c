@@ -21,10 +21,11 @@
  *               change the rank by one, never wrapping), 4 the predecessor cut (at most
  *               62 ranks)
  *   covers:     None (fans: chains), or a cover graph's tables (look/covers.py's
- *               core_layout): (over, beaten, weight), one entry a slot, each slot a fan of
+ *               core_layout): (over, beaten, below), one entry a slot, each slot a fan of
  *               one card; over[s] the bitmask of the slots lying on slot s, beaten[s] the
- *               slots of its rank the same-rank cut plays first, weight[s] the slots under
- *               it (the move order's second key). At most 64 slots (else not taken).
+ *               slots of its rank the same-rank cut plays first, below[s] the slots under
+ *               it, directly or not (their count is the move order's second key; the
+ *               stranded cut). At most 64 slots (else not taken).
  *   status:     1 a full line (line is a tuple of nodes: every fan card, and the talon
  *               cards turned on the way), 0 refuted, -1 out of budget,
  *               -2 not taken (ranks outside 1..modulus, sizes beyond its limits): the
@@ -162,10 +163,14 @@ typedef struct {
      * (fan f is slot f), at most 64 of them; the slots still there (`present`, also the
      * memo key's word 1), the slots on each slot (`over`), those under it (`under`), the
      * same-rank cut's slots of its rank played first (`beaten`), the slots of each rank
-     * (`of_rank`), the move order's cards under each slot (`weight`) */
+     * (`of_rank`), the slots under each slot at any depth (`beneath`) and their count, the
+     * move order's second key (`weight`); the stranded cut's tables (covers.py's
+     * CoverSetup): the slots that fit each rank (`fits_on`), the slots each slot may
+     * follow (`leads`), the slots that may follow a talon card from card t on
+     * (`talon_leads`) */
     int covers;
     uint64_t present, start_free;
-    uint64_t *over, *under, *beaten, *of_rank;
+    uint64_t *over, *under, *beaten, *of_rank, *beneath, *leads, *fits_on, *talon_leads;
     int *weight;
 } Search;
 
@@ -179,7 +184,7 @@ typedef struct {
     volatile const char *stop; /* the stop flag's first byte, read without the GIL; NULL: none */
     int on_signal_thread;      /* the call runs on the thread that handles signals */
     int longest, floor, bound; /* longest: its round's floor and bound */
-    PyObject *covers;          /* None or (over, beaten, weight): a cover graph's tables */
+    PyObject *covers;          /* None or (over, beaten, below): a cover graph's tables */
 } Params;
 
 static double now(void) {
@@ -519,18 +524,41 @@ static int hall_shortfall(const Search *s, int hole, int turned) {
                          : (short_of[0] > short_of[1] ? short_of[0] : short_of[1]);
 }
 
+/* the slots still there that no line from this state plays (covers.py's
+ * CoverSetup.stranded): a card that neither fits the foundation while free, nor may
+ * follow a talon card still to turn, nor a card still there not under it and not
+ * stranded; and every card under a stranded one. The least fixed point. */
+static uint64_t stranded(const Search *s, int hole, int turned, uint64_t free) {
+    uint64_t present = s->present, out = 0;
+    uint64_t open = present & ~(free & s->fits_on[hole]) & ~s->talon_leads[turned];
+    int grown = 1;
+    while (grown) {
+        grown = 0;
+        for (uint64_t bits = open & ~out; bits; bits &= bits - 1) {
+            int f = __builtin_ctzll(bits);
+            if (out >> f & 1 || s->leads[f] & present & ~out) continue;
+            out |= 1ULL << f | (s->beneath[f] & present);
+            grown = 1;
+        }
+    }
+    return out;
+}
+
 /* look.walk.worth_test's worth, with the bounds on the rank cycle of look._worth_test
  * (fans) or of look.covers._worth_test (a cover graph): can a line through this state
  * beat the longest found and floor - 1? */
-static int worth(Search *s, int hole, int cards, int played, int turned) {
+static int worth(Search *s, int hole, int cards, int played, int turned, uint64_t free) {
     int top = s->best_played > s->floor - 1 ? s->best_played : s->floor - 1;
     int need = top + 1 - played;
     if (need > cards) return 0;
+    if (s->covers) { /* covers.py's worth: then the cards not stranded must do */
+        if (s->hall ? need > cards - hall_shortfall(s, hole, turned)
+            : s->chain && need >= cards && !chain_ok(s, hole, cards))
+            return 0;
+        return need <= cards - __builtin_popcountll(stranded(s, hole, turned, free));
+    }
     if (s->hall) return need <= cards - hall_shortfall(s, hole, turned);
     if (!s->chain) return 1; /* the bounds below walk Black Hole's rank cycle */
-    /* on a cover graph (covers.py's worth) the rank counts when every card is needed;
-     * the bounds below read a fan's order */
-    if (s->covers) return need < cards || chain_ok(s, hole, cards);
     if ((s->gaps > 1 || s->modulus < 3) && reach(s, hole, cards) < need) return 0;
     int slack = cards - need;
     if (slack > SLACK_TESTED) return 1;
@@ -836,8 +864,25 @@ done:
     return ok;
 }
 
-/* a cover graph's tables (look/covers.py's core_layout: over, beaten and weight, one of
- * each a slot) into s, each slot a fan of one card; under[u] gathered from over. 0 ok,
+/* the stranded cut's tables (covers.py's CoverSetup) from the rules and the graph: the
+ * slots that fit each foundation rank, the slots each slot may follow (neither itself nor
+ * under it), the slots that may follow a talon card from card t on */
+static void stranded_tables(Search *s) {
+    int n = s->nfans, m = s->modulus;
+    for (int h = 0; h <= m; h++)
+        for (int o = s->onto_off[h]; o < s->onto_off[h + 1]; o++)
+            s->fits_on[h] |= s->of_rank[s->onto[o]];
+    for (int h = 1; h <= m; h++)
+        for (uint64_t bits = s->fits_on[h]; bits; bits &= bits - 1)
+            s->leads[__builtin_ctzll(bits)] |= s->of_rank[h];
+    for (int f = 0; f < n; f++) s->leads[f] &= ~(1ULL << f | s->beneath[f]);
+    for (int t = s->ntalon - 1; t >= 0; t--)
+        s->talon_leads[t] = s->talon_leads[t + 1] | s->fits_on[s->talon_rank[t]];
+}
+
+/* a cover graph's tables (look/covers.py's core_layout: over, beaten and below, one of
+ * each a slot) into s, each slot a fan of one card; under[u] gathered from over, weight
+ * counted from below, and the stranded cut's tables (covers.py's CoverSetup). 0 ok,
  * -1 with a Python error set, NOT_TAKEN for more than 64 slots or a fan of other than
  * one card */
 static int load_covers(Search *s, PyObject *covers) {
@@ -845,16 +890,21 @@ static int load_covers(Search *s, PyObject *covers) {
     if (n > 64) return NOT_TAKEN;
     for (int f = 0; f < n; f++)
         if (s->fan_len[f] != 1) return NOT_TAKEN;
-    s->over = calloc(3 * (size_t)n + (size_t)m + 1, sizeof(uint64_t));
+    s->over = calloc(5 * (size_t)n + 2 * ((size_t)m + 1) + (size_t)s->ntalon + 1,
+                     sizeof(uint64_t));
     s->weight = calloc((size_t)n + 1, sizeof(int));
     if (!s->over || !s->weight) { PyErr_NoMemory(); return -1; }
     s->under = s->over + n;
     s->beaten = s->under + n;
-    s->of_rank = s->beaten + n;
+    s->beneath = s->beaten + n;
+    s->leads = s->beneath + n;
+    s->of_rank = s->leads + n;
+    s->fits_on = s->of_rank + m + 1;
+    s->talon_leads = s->fits_on + m + 1;
     PyObject *tables = PySequence_Fast(covers, "covers must be a sequence");
     if (!tables) return -1;
     int ok = PySequence_Fast_GET_SIZE(tables) == 3 ? 0 : NOT_TAKEN;
-    uint64_t *into[2] = {s->over, s->beaten};
+    uint64_t *into[3] = {s->over, s->beaten, s->beneath};
     for (int t = 0; !ok && t < 3; t++) {
         PyObject *row = PySequence_Fast(PySequence_Fast_GET_ITEM(tables, t),
                                         "a table of covers must be a sequence");
@@ -862,10 +912,8 @@ static int load_covers(Search *s, PyObject *covers) {
         if (PySequence_Fast_GET_SIZE(row) != n) ok = NOT_TAKEN;
         for (int f = 0; !ok && f < n; f++) {
             PyObject *item = PySequence_Fast_GET_ITEM(row, f);
-            if (t < 2) into[t][f] = PyLong_AsUnsignedLongLong(item);
-            else s->weight[f] = (int)PyLong_AsLong(item);
+            into[t][f] = PyLong_AsUnsignedLongLong(item);
             if (PyErr_Occurred()) ok = -1;
-            else if (t == 2 && (s->weight[f] < 0 || s->weight[f] >= 64)) ok = NOT_TAKEN;
         }
         Py_DECREF(row);
     }
@@ -874,7 +922,9 @@ static int load_covers(Search *s, PyObject *covers) {
         for (uint64_t bits = s->over[f]; bits; bits &= bits - 1)
             s->under[__builtin_ctzll(bits)] |= 1ULL << f;
         s->of_rank[s->rank[f]] |= 1ULL << f;
+        s->weight[f] = __builtin_popcountll(s->beneath[f]);
     }
+    if (!ok) stranded_tables(s);
     s->covers = !ok;
     return ok;
 }
@@ -1139,9 +1189,10 @@ static int enter(Search *s, int depth, Answer *got) {
     __builtin_prefetch(s->table + ((size_t)hash_key(s->state_key, s->words, s->turned_bits)
                                    & (s->capacity - 1)) * (size_t)s->words);
     *got = R_FALSE;
-    if (s->longest ? !worth(s, fr->hole, fr->cards, played, fr->turned)
+    if (s->longest ? !worth(s, fr->hole, fr->cards, played, fr->turned, fr->free)
         : (s->chain && !chain_ok(s, fr->hole, fr->cards))
-          || (s->parity && !parity_ok(s, fr->hole, fr->turned)))
+          || (s->parity && !parity_ok(s, fr->hole, fr->turned))
+          || (s->covers && stranded(s, fr->hole, fr->turned, fr->free)))
         return 0;
     if (memo_has(s)
         || (!s->longest && s->hall

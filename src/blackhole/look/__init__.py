@@ -427,11 +427,13 @@ def longest(problem: Problem, budget: int | None = None, *, engine: str | None =
             seconds: float | None = None, stop: bytearray | None = None) -> Longest:
     """The longest legal line of `problem`, by exhaustion: the look's depth-first search
     with its memo and the same-rank cut, where a state is cut only when no line through
-    it can beat the longest found (`reach_bound`, `chains_leaving`). It runs in rounds
-    from the bound at the start (`root_bound`) down: round k seeks only lines of at least
-    bound - (2^k - 1) cards, which keeps the cuts strong; a round that exhausts its tree
-    without one lowers the bound below that floor. It ends at once when the line found
-    meets the bound (a win, or the bound proven). `budget` (moves over all rounds; None:
+    it can beat the longest found (`reach_bound`, `chains_leaving`). Over fans it runs in
+    rounds from the bound at the start (`root_bound`) down: round k seeks only lines of at
+    least bound - (2^k - 1) cards, which keeps the cuts strong; a round that exhausts its
+    tree without one lowers the bound below that floor. On a cover graph, whose bounds
+    count no cards out of reach before the stranded ones, one round seeks any line longer
+    than the longest found (encodings/look.md). It ends at once when the line found meets
+    the bound (a win, or the bound proven). `budget` (moves over all rounds; None:
     none), `seconds` and `stop` as for `look`: at the limit, the longest line found and
     the bound shown so far, unproven; `stats["nodes"]` counts the moves tried. Both
     engines give the same Longest. A game the look does not play is refused as by
@@ -448,7 +450,7 @@ def longest(problem: Problem, budget: int | None = None, *, engine: str | None =
     def played(line: tuple[int, ...]) -> int:  # the fan cards of a line: its score
         return sum(1 for node in line if node not in talon)
 
-    spent, slack = 0, 0
+    spent, slack = 0, 0 if problem.chains else bound  # a cover graph: one round
     while played(best) < bound:
         floor = max(bound - slack, played(best) + 1)
         moves = UNLIMITED if budget is None else budget - spent

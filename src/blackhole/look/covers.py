@@ -48,7 +48,12 @@ class CoverGraph:
     over: tuple[int, ...]
     under: tuple[tuple[int, ...], ...]
     beaten: tuple[int, ...]
-    weight: tuple[int, ...]
+    below: tuple[int, ...]
+
+    @property
+    def weight(self) -> tuple[int, ...]:
+        """The slots under each slot, directly or not: the move order's second key."""
+        return tuple(mask.bit_count() for mask in self.below)
 
     def free(self, present: int) -> int:
         """The bitmask of the slots in `present` with no slot of `present` on them."""
@@ -81,32 +86,81 @@ def cover_graph(problem: Problem) -> CoverGraph:
     ranks = tuple(problem.rank[v] for v in nodes)
     lies_on = tuple(tuple(sorted(slots)) for slots in under)
     return CoverGraph(nodes, ranks, tuple(over), lies_on, same_rank_beaten(ranks, lies_on),
-                      tuple(mask.bit_count() for mask in below))
+                      tuple(below))
 
 
 def core_layout(graph: CoverGraph) -> tuple[list[list[int]], list[list[int]],
                                             tuple[list[int], list[int], list[int]]] | None:
     """The compiled core's arguments for the graph: each slot a fan of one card (its node,
-    its rank) and the tables (over, beaten, weight); None for a graph it does not take."""
+    its rank) and the tables (over, beaten, below); None for a graph it does not take."""
     if len(graph.nodes) > CORE_SLOTS:
         return None
     return ([[v] for v in graph.nodes], [[r] for r in graph.ranks],
-            (list(graph.over), list(graph.beaten), list(graph.weight)))
+            (list(graph.over), list(graph.beaten), list(graph.below)))
 
 
 class CoverSetup(Setup):
     """The search's state on a cover graph: besides `Setup`'s, the graph, the slots of
-    each rank (bitmasks) and the free slots (free[0], a bitmask changed in place)."""
+    each rank (bitmasks), the slots still there and the free ones (present[0], free[0],
+    bitmasks changed in place), and the tables of the stranded cut (`stranded`)."""
 
     def __init__(self, problem: Problem, target: tuple[int, int] | None,
                  graph: CoverGraph) -> None:
         every = (1 << len(graph.nodes)) - 1
         super().__init__(problem, target, list(graph.ranks), every)
         self.graph = graph
-        self.of_rank = [0] * (self.m + 1)
-        for s, r in enumerate(graph.ranks):
+        m, onto, ranks = self.m, self.onto, graph.ranks
+        self.of_rank = [0] * (m + 1)
+        for s, r in enumerate(ranks):
             self.of_rank[r] |= 1 << s
+        self.present = [every]
         self.free = [graph.free(every)]
+        # the stranded cut: the ranks each rank may follow (never the empty foundation's
+        # 0), the slots that fit each foundation rank, the slots each slot may follow
+        # (of those ranks, neither itself nor under it), and the slots with a card they
+        # may follow among the talon's cards from card t on
+        follows = [0] * (m + 1)
+        for h in range(1, m + 1):
+            for r in onto[h]:
+                follows[r] |= 1 << h
+        self.fits_on = [sum(self.of_rank[r] for r in onto[h]) for h in range(m + 1)]
+        self.leads = [sum(self.of_rank[h] for h in range(1, m + 1) if follows[r] >> h & 1)
+                      & ~(1 << s | graph.below[s]) for s, r in enumerate(ranks)]
+        to_come, self.talon_leads = 0, [0] * (len(self.talon_ranks) + 1)
+        for t in range(len(self.talon_ranks) - 1, -1, -1):
+            to_come |= 1 << self.talon_ranks[t]
+            self.talon_leads[t] = sum(1 << s for s, r in enumerate(ranks)
+                                      if follows[r] & to_come)
+
+    def stranded(self, hole: int, turned: int) -> int:
+        """The slots still there that no line from this state plays (a bitmask): a card
+        that neither fits the foundation while free, nor may follow a talon card still to
+        turn, nor a card still there that is not under it and not stranded; and every
+        card under a stranded one (encodings/look.md, "The stranded cut")."""
+        present, leads, below = self.present[0], self.leads, self.graph.below
+        open_ = present & ~(self.free[0] & self.fits_on[hole]) & ~self.talon_leads[turned]
+        stranded, grown = 0, True
+        while grown:  # until nothing grows: the cut's least fixed point
+            grown = False
+            bits = open_ & ~stranded
+            while bits:
+                low = bits & -bits
+                bits ^= low
+                s = low.bit_length() - 1
+                if not leads[s] & present & ~stranded:
+                    stranded |= low | below[s] & present
+                    bits &= ~stranded
+                    grown = True
+        return stranded
+
+    def won_cuts(self) -> Callable[[int, int, int], bool]:
+        """`Setup.won_cuts`, and no card stranded (a full line plays them all)."""
+        may_win, stranded = super().won_cuts(), self.stranded
+
+        def won(hole: int, cards: int, turned: int) -> bool:
+            return may_win(hole, cards, turned) and not stranded(hole, turned)
+
+        return won
 
 
 def cover_search(problem: Problem, graph: CoverGraph, budget: int, seconds: float | None,
@@ -127,7 +181,8 @@ def _searcher(state: CoverSetup, budget: int, seconds: float | None,
     graph = state.graph
     nodes, ranks, over, under, beaten, weight = (graph.nodes, graph.ranks, graph.over,
                                                  graph.under, graph.beaten, graph.weight)
-    onto, left, line, dead, free = state.onto, state.left, state.line, state.dead, state.free
+    onto, left, line, dead = state.onto, state.left, state.line, state.dead
+    present_now, free = state.present, state.free
     talon, of_rank, take, give = state.talon, state.of_rank, state.take, state.give
     stride, enter = state.m + 1, entry(state, _worth_test(state))
 
@@ -162,13 +217,13 @@ def _searcher(state: CoverSetup, budget: int, seconds: float | None,
         for low in under[s]:
             if not over[low] & rest:
                 opened |= 1 << low
-        free[0] = opened
+        free[0], present_now[0] = opened, rest
         take(r)
         line.append(nodes[s])
         found = search(r, rest, cards - 1, allowed, turned)
         if not found:
             give(r)
-            free[0] = showing
+            free[0], present_now[0] = showing, present
         return found
 
     return search
@@ -178,13 +233,23 @@ def _worth_test(state: CoverSetup) -> Callable[[int, int, int, int], bool]:
     """The longest line's cut on a cover graph (`walk.worth_test`): on the rank cycle,
     the rank counts when every card left must be played; the bounds of the search over
     fans that read a fan's order (`reach_bound`, `chains_leaving` with slack) do not
-    run."""
-    left, chains = state.left, state.chains
+    run. Then the stranded cards (`CoverSetup.stranded`) are not played: a line must
+    find the cards it needs among the others."""
+    left, chains, stranded = state.left, state.chains, state.stranded
+    best, floor = state.best, state.floor
 
     def cycle(hole: int, cards: int, need: int) -> bool:
         return need < cards or chains(left, hole, cards)
 
-    return worth_test(state, cycle)
+    counted = worth_test(state, cycle)
+
+    def worth(hole: int, cards: int, played: int, turned: int) -> bool:
+        if not counted(hole, cards, played, turned):
+            return False
+        need = max(best[0], floor - 1) + 1 - played
+        return need <= cards - stranded(hole, turned).bit_count()
+
+    return worth
 
 
 def cover_root_bound(problem: Problem, graph: CoverGraph) -> int:
