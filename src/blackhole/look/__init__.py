@@ -402,7 +402,7 @@ def root_bound(problem: Problem) -> int:
     left (`chains_leaving`). In a game of other rules (a talon; Golf): every fan card,
     less the predecessors' shortfall. On a cover graph: `covers.cover_root_bound`."""
     if not problem.chains:
-        return cover_root_bound(problem, cover_graph(problem))
+        return cover_root_bound(problem)
     fan_ranks, heights, left, hole, cards = _state(problem)
     if hall_applies(problem):  # a game of other rules: the cards no line can play
         links, talon_left = hall_room(onto_table(problem),

@@ -115,22 +115,16 @@ class CoverSetup(Setup):
             self.of_rank[r] |= 1 << s
         self.present = [every]
         self.free = [graph.free(every)]
-        # the stranded cut: the ranks each rank may follow (never the empty foundation's
-        # 0), the slots that fit each foundation rank, the slots each slot may follow
-        # (of those ranks, neither itself nor under it), and the slots with a card they
-        # may follow among the talon's cards from card t on
-        follows = [0] * (m + 1)
-        for h in range(1, m + 1):
-            for r in onto[h]:
-                follows[r] |= 1 << h
+        # the stranded cut: the slots that fit each foundation rank, the slots each slot
+        # may follow (of a rank it fits, on the tableau (never the empty foundation's 0),
+        # neither itself nor under it), and the slots that may follow a talon card from
+        # card t on
         self.fits_on = [sum(self.of_rank[r] for r in onto[h]) for h in range(m + 1)]
-        self.leads = [sum(self.of_rank[h] for h in range(1, m + 1) if follows[r] >> h & 1)
+        self.leads = [sum(self.of_rank[h] for h in range(1, m + 1) if r in onto[h])
                       & ~(1 << s | graph.below[s]) for s, r in enumerate(ranks)]
-        to_come, self.talon_leads = 0, [0] * (len(self.talon_ranks) + 1)
+        self.talon_leads = [0] * (len(self.talon_ranks) + 1)
         for t in range(len(self.talon_ranks) - 1, -1, -1):
-            to_come |= 1 << self.talon_ranks[t]
-            self.talon_leads[t] = sum(1 << s for s, r in enumerate(ranks)
-                                      if follows[r] & to_come)
+            self.talon_leads[t] = self.talon_leads[t + 1] | self.fits_on[self.talon_ranks[t]]
 
     def stranded(self, hole: int, turned: int) -> int:
         """The slots still there that no line from this state plays (a bitmask): a card
@@ -252,10 +246,12 @@ def _worth_test(state: CoverSetup) -> Callable[[int, int, int, int], bool]:
     return worth
 
 
-def cover_root_bound(problem: Problem, graph: CoverGraph) -> int:
+def cover_root_bound(problem: Problem) -> int:
     """The most cards a line may play on a cover graph, at its start: every card, less
     the predecessors' shortfall where that cut runs."""
-    state = CoverSetup(problem, (0, 0), graph)
+    talon = set(problem.talon)
+    state = Setup(problem, (0, 0), [problem.rank[v] for v in range(problem.size)
+                                    if v != problem.start and v not in talon], 0)
     if not state.hall_cut:
         return state.total
     return state.total - hall_shortfall(state.left, state.start, state.talon_left[0],
