@@ -20,13 +20,19 @@ from typing import Any
 from blackhole.backends import Options, Verdict, available_backends, kissat
 from blackhole.base.errors import InputError
 from blackhole.model.cards import Card, deck
-from blackhole.model.deal import Deal
+from blackhole.model.deal import Deal, Kind, Move
 from blackhole.model.games import VARIANTS, rank_fits
 from blackhole.model.positions import load_position
 from blackhole.model.problem import Problem, same_rank_pairs
 from blackhole.model.rules import initial_state, legal_moves, play
 from blackhole.model.sources import load_deal
 from blackhole.questions.pipeline import solve_deal
+
+# Games of the table whose engines and atlas are being built (issue #51): the contract
+# and the declaration tests reach them once the engines and an atlas of them ship; their
+# own tests hold what is built so far.
+PENDING_GAMES = {"worm-hole": "issue #51", "unstable-worm-hole": "issue #51"}
+
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src"
@@ -88,21 +94,35 @@ def most_fan_cards(deal) -> int:
     """The referee of the best score: the most fan cards any legal line plays, by a plain
     memoised search over (fan heights, talon cards turned, the foundation's rank) that
     shares nothing with the look but the rules engine's `rank_fits`. A layout that is
-    not fans is searched over the slots played (a bitmask) instead of fan heights."""
+    not fans is searched over the slots played (a bitmask) instead of fan heights. In a
+    game with a free cell the state adds the cell's card and the parks made, and a line
+    may park a fan's top card while the cell is empty (and may take one) and play the
+    cell's card onto the hole; the cards counted are those onto the hole."""
     if not deal.tableau.chains:
         return _most_cover_cards(deal)
     fans, talon, game, ranks = deal.fans, deal.talon, deal.game, deal.ranks
+    uses = game.rules.cell_uses or len(deal.tableau) + 1 if game.rules.cells else 0
 
     @cache
-    def most(heights: tuple[int, ...], turned: int, hole: int) -> int:
-        best = most(heights, turned + 1, talon[turned].rank) if turned < len(talon) else 0
+    def most(heights: tuple[int, ...], turned: int, hole: int, cell: Card | None = None,
+             parks: int = 0) -> int:
+        best = most(heights, turned + 1, talon[turned].rank, cell, parks) \
+            if turned < len(talon) else 0
+        every = sum(heights) + (cell is not None)  # no line moves more: stop there
+        if cell is not None and rank_fits(game, cell.rank, hole, ranks):
+            best = max(best, 1 + most(heights, turned, cell.rank, None, parks))
         for f, h in enumerate(heights):
-            if h and rank_fits(game, fans[f][h - 1].rank, hole, ranks):
-                lower = heights[:f] + (h - 1,) + heights[f + 1:]
-                best = max(best, 1 + most(lower, turned, fans[f][h - 1].rank))
+            if not h or best == every:
+                continue
+            lower = heights[:f] + (h - 1,) + heights[f + 1:]
+            if rank_fits(game, fans[f][h - 1].rank, hole, ranks):
+                best = max(best, 1 + most(lower, turned, fans[f][h - 1].rank, cell, parks))
+            if cell is None and parks < uses and best < every:
+                best = max(best, most(lower, turned, hole, fans[f][h - 1], parks + 1))
         return best
 
-    return most(tuple(len(fan) for fan in fans), 0, deal.foundation.rank)
+    return most(tuple(len(fan) for fan in fans), 0, deal.foundation.rank, deal.cell,
+                deal.parks)
 
 
 def _most_cover_cards(deal) -> int:
@@ -326,10 +346,10 @@ def random_position(rng: random.Random, variant: str = "", fewest: int = 5) -> D
     return load_position(spec, " ".join(map(str, line))).deal
 
 
-def random_line(deal: Deal, rng: random.Random, most: int) -> list[Card]:
+def random_line(deal: Deal, rng: random.Random, most: int) -> list[Card | Move]:
     """A line of up to `most` legal moves from the deal's start, each drawn at random
-    from the rules engine's legal moves (a talon turn among them); shorter when play
-    stops."""
+    from the rules engine's legal moves (a talon turn or a park among them: a park as
+    its Move, whose `str` is its token `park:KH`); shorter when play stops."""
     state, line = initial_state(deal), []
     for _ in range(most):
         moves = legal_moves(deal, state)
@@ -337,7 +357,7 @@ def random_line(deal: Deal, rng: random.Random, most: int) -> list[Card]:
             break
         move = rng.choice(moves)
         state = play(deal, state, move)
-        line.append(move.card)
+        line.append(Move.park(move.card) if move.kind is Kind.PARK else move.card)
     return line
 
 

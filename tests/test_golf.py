@@ -51,9 +51,10 @@ K, Q, A = 13, 12, 1
 
 
 def test_the_table_holds_every_game_and_the_names_derive_from_it() -> None:
-    assert GAME_NAMES == ("black-hole", "all-in-a-row", *GOLF_GAMES, *PEAK_GAMES)
+    assert GAME_NAMES == ("black-hole", "all-in-a-row", *GOLF_GAMES, *PEAK_GAMES, "worm-hole",
+                          "unstable-worm-hole")
     assert all(VARIANTS[name].name == name for name in GAME_NAMES)
-    assert [game.plain for game in VARIANTS.values()] == [True, True] + [False] * 6
+    assert [game.plain for game in VARIANTS.values()] == [True, True] + [False] * 8
     assert {(g.fans, g.fan_size, g.rules.talon) for g in (GOLF, DEAD_KING_GOLF, RELAXED_GOLF)} \
         == {(7, 5, 16)}
 

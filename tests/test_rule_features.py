@@ -1,6 +1,6 @@
 """Rules that fail closed: a game's rule features are derived from its Rules, every
 engine, cut and encoding declares the ones it plays, and a game with a feature no one
-declared (here a throwaway Worm Hole: Black Hole's rules plus a free cell) is refused by
+declared (here throwaway games: Black Hole's rules plus a portal) is refused by
 name, exit 2, by every engine of the registry, every model, every command; every current
 game still plays where it played, with the same answers."""
 
@@ -36,21 +36,24 @@ from blackhole.model.sources import load_deal
 from blackhole.questions.best import best_score
 from blackhole.questions.pipeline import solve_deal
 
-from .helpers import cli
+from .helpers import PENDING_GAMES, cli
 
 
 @dataclasses.dataclass(frozen=True)
-class CellRules(Rules):
-    """Black Hole's rules and free cells: a rule field no engine has declared."""
+class PortalRules(Rules):
+    """Black Hole's rules and portals: a rule field no engine has declared."""
 
-    cell: int = 0
+    portal: int = 0
 
 
-WORM = Variant("worm-hole-test", "Worm Hole (test)", None, 3, Start.CARD, CellRules(cell=1),
-               "", any_ranks=True)
-GOLF_CELL = dataclasses.replace(GOLF, name="golf-cell-test", title="Golf with a cell (test)",
-                                rules=CellRules(*dataclasses.astuple(GOLF.rules), cell=1))
-ODD_GAMES = (WORM, GOLF_CELL)
+PORTAL = Variant("portal-hole-test", "Portal Hole (test)", None, 3, Start.CARD,
+                 PortalRules(portal=1), "", any_ranks=True)
+GOLF_PORTAL = dataclasses.replace(GOLF, name="golf-portal-test",
+                                  title="Golf with a portal (test)",
+                                rules=PortalRules(*dataclasses.astuple(GOLF.rules), portal=1))
+ODD_GAMES = (PORTAL, GOLF_PORTAL)
+# the games of the table every engine's declaration is held to (PENDING_GAMES are built)
+CURRENT = [game for name, game in VARIANTS.items() if name not in PENDING_GAMES]
 
 
 def deal_of(game: Variant, spec: str):
@@ -77,10 +80,10 @@ def test_features_are_the_rule_fields_that_are_not_black_holes() -> None:
     assert Rules().features == frozenset() and BLACK_HOLE.plain and ALL_IN_A_ROW.plain
     assert GOLF.features == {"talon", "wrap", "on_king", "won"}
     assert RELAXED_GOLF.features == {"talon", "on_king", "won"}  # it wraps, as Black Hole
-    assert WORM.features == {"cell"} and not WORM.plain
-    assert GOLF_CELL.features == GOLF.features | {"cell"}
-    assert CellRules().features == frozenset()  # a field at Black Hole's value: no feature
-    assert all(game.features <= RULES_HELD for game in VARIANTS.values())
+    assert PORTAL.features == {"portal"} and not PORTAL.plain
+    assert GOLF_PORTAL.features == GOLF.features | {"portal"}
+    assert PortalRules().features == frozenset()  # a field at Black Hole's value: no feature
+    assert all(game.features <= RULES_HELD for game in CURRENT)
 
 
 def test_every_rule_feature_a_problem_holds_is_played_by_auto() -> None:
@@ -96,7 +99,7 @@ def test_the_declarations_match_the_engines_that_played_each_game() -> None:
     graph)."""
     for name in REGISTRY:
         backend = make_backend(name)
-        for game in VARIANTS.values():
+        for game in CURRENT:
             assert (game.features <= backend.plays) == (game.plain or name != "maxsat")
             assert (game.features <= backend.best_plays) == (
                 game.plain or name in ("look", "auto", "search")), (name, game.name)
@@ -141,16 +144,16 @@ def test_bench_refuses_every_backend_before_any_task(name: str) -> None:
     alike, and names no engine as playing it (no engine does)."""
     for kind in ("solve", "best"):
         with pytest.raises(InputError) as raised:
-            plays_game(make_backend(name), WORM, kind, "random:3")
-        assert WORM.title in str(raised.value) and "auto does" not in str(raised.value)
+            plays_game(make_backend(name), PORTAL, kind, "random:3")
+        assert PORTAL.title in str(raised.value) and "auto does" not in str(raised.value)
 
 
 @pytest.mark.parametrize("game", ODD_GAMES, ids=lambda game: game.name)
 def test_every_encoding_and_search_refuses_it(game: Variant) -> None:
     problem = held_problem(game)
     with pytest.raises(InputError) as raised:
-        build_problem(deal_of(game, "pysol:3"), "test", RULES_HELD | {"cell"})
-    assert "cell" in str(raised.value)  # no engine may take what a Problem cannot hold
+        build_problem(deal_of(game, "pysol:3"), "test", RULES_HELD | {"portal"})
+    assert "portal" in str(raised.value)  # no engine may take what a Problem cannot hold
     for run in (look, longest, lambda p: cnf.build_cnf(p, cnf.default_features(p)),
                 lambda p: cnf.build_cnf(p, cnf.PREFIX_FEATURES - {"symmetry"}, optional=True),
                 build_optional, *(lambda p, m=model: build_model(p, m) for model in MODELS)):
@@ -166,11 +169,11 @@ def test_the_cuts_run_only_on_the_rules_they_declared() -> None:
     """A cut is off for a game whose features it did not declare, whatever its table says
     (the Worm Hole's table is Black Hole's: only its feature tells them apart)."""
     bh = build_problem(load_deal("pysol:3"), "test")
-    worm = dataclasses.replace(bh, game=WORM)
+    portal = dataclasses.replace(bh, game=PORTAL)
     onto = look_cuts.onto_table(bh)
     assert look_cuts.cut_flags(bh, onto) & look_cuts.CHAIN_CUT
-    assert look_cuts.cut_flags(worm, onto) == 0
-    assert not look_cuts.hall_applies(worm)
+    assert look_cuts.cut_flags(portal, onto) == 0
+    assert not look_cuts.hall_applies(portal)
     golf = build_problem(load_deal("pysol:3:golf"), "test", RULES_HELD)
     assert look_cuts.cut_flags(golf, look_cuts.onto_table(golf)) == \
         look_cuts.PARITY_CUT | look_cuts.HALL_CUT
@@ -189,10 +192,10 @@ def test_each_model_names_the_models_that_play_golf() -> None:
 
 
 @pytest.fixture
-def worm_named(monkeypatch: pytest.MonkeyPatch) -> str:
+def portal_named(monkeypatch: pytest.MonkeyPatch) -> str:
     """The throwaway game, named in the one table of games for this test."""
-    monkeypatch.setitem(games.VARIANTS, WORM.name, WORM)
-    return f"random:3:{WORM.name}"
+    monkeypatch.setitem(games.VARIANTS, PORTAL.name, PORTAL)
+    return f"random:3:{PORTAL.name}"
 
 
 def commands(spec: str) -> list[tuple[str, ...]]:
@@ -206,14 +209,15 @@ def commands(spec: str) -> list[tuple[str, ...]]:
     return found
 
 
-def test_every_command_refuses_the_game_with_one_line(worm_named: str, tmp_path) -> None:
-    for command in commands(worm_named) + [("certify", worm_named, "--out", str(tmp_path / "c"))]:
+def test_every_command_refuses_the_game_with_one_line(portal_named: str, tmp_path) -> None:
+    certify = ("certify", portal_named, "--out", str(tmp_path / "c"))
+    for command in [*commands(portal_named), certify]:
         if "external" in command:
             command = (*command, "--solver-cmd", f"{sys.executable} -c pass")
         result = cli(*command, stdin="2H")  # check reads a one-card line from stdin
         lines = result.output.strip().splitlines()
         assert result.exit_code == 2 and len(lines) == 1, (command, result.output)
-        assert WORM.title in lines[0] or WORM.name in lines[0], (command, lines[0])
+        assert PORTAL.title in lines[0] or PORTAL.name in lines[0], (command, lines[0])
 
 
 # ---------------------------------------------------------------- unchanged for every game
@@ -226,7 +230,7 @@ QUICK = ("auto", "look", "search")
 
 
 @pytest.mark.slow  # the fast suite holds each engine to each game in test_game_contract
-@pytest.mark.parametrize("game", list(VARIANTS))
+@pytest.mark.parametrize("game", [game.name for game in CURRENT])
 def test_every_game_plays_on_every_engine_that_plays_it(game: str) -> None:
     """pysol:1..3 of each game on every backend that declares its rules (the external
     one is kissat's CNF run as a binary): the search referee's verdict, each win replayed

@@ -23,7 +23,7 @@ from functools import cached_property
 from typing import NamedTuple
 
 from blackhole.base.errors import InputError
-from blackhole.model.cards import STANDARD_RANKS, SUITS, Card, deck
+from blackhole.model.cards import STANDARD_RANKS, SUITS, Card, deck, parse_card
 from blackhole.model.games import (
     BLACK_HOLE,
     Shape,
@@ -82,6 +82,8 @@ class Kind(StrEnum):
 
     PLAY = "play"  # a free tableau card onto the foundation
     TURN = "turn"  # the talon's next card onto the foundation
+    PARK = "park"  # a free tableau card into the free cell (Worm Hole)
+    UNPARK = "unpark"  # the cell's card onto the foundation
 
 
 class Move(NamedTuple):
@@ -89,7 +91,10 @@ class Move(NamedTuple):
     card) and its kind. Every answer (`Solution.moves`, `Best.moves`, `Position.after`,
     the legal moves of a state) gives all three. A move as a user gives it (a solution
     file, `--after`) may give only the card, or only the fan, and no kind (None): the
-    card then says which it is. `card, fan, kind = move` reads it."""
+    card then says which it is (the cell's card is an unpark, a talon card a turn, any
+    other a play; a park is always named so). `card, fan, kind = move` reads it.
+    `str(move)` is the move as a user writes it: its card (`park:KH` for a park), else
+    its fan numbered from 1 (`fan 3`, `park:fan 3`), or `talon`."""
 
     card: Card | None = None
     fan: int | None = None
@@ -99,6 +104,32 @@ class Move(NamedTuple):
     def turn(cls, card: Card | None = None) -> Move:
         """Turning the talon's next card (`card`, when known)."""
         return cls(card, None, Kind.TURN)
+
+    @classmethod
+    def park(cls, card: Card | None = None, fan: int | None = None) -> Move:
+        """Moving a fan's top card (`card`, or `fan`'s) into the free cell."""
+        return cls(card, fan, Kind.PARK)
+
+    @classmethod
+    def unpark(cls, card: Card | None = None) -> Move:
+        """Playing the cell's card (`card`, when known) onto the foundation."""
+        return cls(card, None, Kind.UNPARK)
+
+    def __str__(self) -> str:
+        if self.card is not None:
+            named = str(self.card)
+        elif self.kind is Kind.TURN:
+            named = "talon"
+        elif self.kind is Kind.UNPARK:
+            named = "cell"
+        else:
+            named = "fan " + (str(self.fan + 1) if self.fan is not None and self.fan >= 0
+                              else str(self.fan))
+        return f"{PARK_PREFIX}{named}" if self.kind is Kind.PARK else named
+
+
+# How a park is written where a move is a token (`--after`, a solution file, "history").
+PARK_PREFIX = "park:"
 
 
 @dataclass(frozen=True)
@@ -113,6 +144,10 @@ class Deal:
     are already in the hole. Each card lies at most once, the hole's card in no slot;
     only an unplayed All in a Row has an empty foundation, so then every card is in the
     tableau.
+
+    In a game with a free cell (Worm Hole), `cell` is the card waiting in it (None: the
+    cell is empty) and `parks` counts the cards put into it since the deal started, which
+    a game whose cell takes a limited number (`Rules.cell_uses`) reads.
     """
 
     tableau: Tableau
@@ -121,6 +156,8 @@ class Deal:
     name: str = field(default="", compare=False)
     talon: tuple[Card, ...] = ()
     game: Variant = BLACK_HOLE
+    cell: Card | None = None
+    parks: int = 0
 
     def __post_init__(self) -> None:
         if not isinstance(self.tableau, Tableau):
@@ -137,11 +174,20 @@ class Deal:
         if not chains and len(self.tableau.topological()) != len(self.tableau):
             raise InputError("the tableau's covers run in a circle", self.name or "deal",
                              token="covers")
+        self._check_cell()
         entries: list[Entry] = [(card, None, None) for card in self.tableau.cards]
         entries.extend((card, None, None) for card in self.talon)
+        if self.cell is not None:
+            entries.append((self.cell, None, "cell"))
         if self.foundation is not None:
             entries.insert(0, (self.foundation, None, None))
         check_deck(entries, self.ranks, self.name or "deal", self.foundation)
+
+    def _check_cell(self) -> None:
+        refused = cell_refusal(self.game, self.cell, self.parks)
+        if refused:
+            raise InputError(refused, self.name or "deal",
+                             token=str(self.cell) if self.cell is not None else "parks")
 
     @property
     def fans(self) -> tuple[tuple[Card, ...], ...]:
@@ -188,6 +234,32 @@ class Deal:
 Entry = tuple[Card, int | None, str | None]
 
 
+def cell_refusal(game: Variant, cell: Card | None, parks: int) -> str:
+    """Why a layout may not hold `cell` in its free cell after `parks` parks ("" when it
+    may): a cell card or parks only in a game with a cell, at least one park when a card
+    is in the cell, and no more than the game's cell takes."""
+    rules = game.rules
+    if (cell is not None or parks) and not rules.cells:
+        return f"{game.title} has no cell"
+    least, most = int(cell is not None), rules.cell_uses or None
+    if parks < least or (most is not None and parks > most):
+        bound = f"{least} to {most}" if most is not None else f"at least {least}"
+        return (f"the cards parked number {bound} here ({game.title}, "
+                f"{'a card' if least else 'no card'} in the cell), not {parks}")
+    return ""
+
+
+def move_token(token: str, source: str, line: int | None = None) -> Card | Move:
+    """A move as a token names it: a card name (`KH`), or `park:KH` for a park. Anything
+    else is an InputError naming `source`, `line` and the token."""
+    named = token[len(PARK_PREFIX):] if token.lower().startswith(PARK_PREFIX) else token
+    try:
+        card = parse_card(named)
+    except ValueError as error:
+        raise InputError(str(error), source, line, token) from None
+    return card if named is token else Move.park(card)
+
+
 def check_deck(entries: list[Entry], ranks: int, source: str, hole: Card | None) -> None:
     """Each card of the deck at most once, the hole's card (the first entry when `hole` is
     set) on no fan, and every card present when the foundation is empty; the first
@@ -221,20 +293,23 @@ class Position:
     cards moved, in order, when they are known (all `moved` of them), else it is empty.
     `after` holds the moves (card, 0-based fan) that `--after` played on the position a
     spec holds to reach this one: an answer from here replays from the spec after them.
-    It says how the position was reached, not what it is, so equality ignores it."""
+    It says how the position was reached, not what it is, so equality ignores it. In a
+    game with a cell the history holds each park as its Move (`Move.park(card)`, no fan),
+    where it was made, and the card again where it reached the hole."""
 
     deal: Deal
     moved: int
     of: int
-    history: tuple[Card, ...] = ()
+    history: tuple[Card | Move, ...] = ()
     after: tuple[Move, ...] = field(default=(), compare=False)
 
     @property
     def made(self) -> int:
-        """The moves made since the start of the deal: the `moved` cards off the fans and
-        the talon cards turned. Every count of moves reads it: `history` holds this many
-        when known, and a line from here numbers its first move `made + 1`."""
-        return self.moved + self.deal.turned
+        """The moves made since the start of the deal: the `moved` cards onto the hole,
+        the talon cards turned and the cards parked in the cell. Every count of moves
+        reads it: `history` holds this many when known, and a line from here numbers its
+        first move `made + 1`."""
+        return self.moved + self.deal.turned + self.deal.parks
 
     @property
     def history_known(self) -> bool:
@@ -260,13 +335,19 @@ def cards_to_move(deal: Deal) -> int:
     return deal.deck_size - (0 if game.start is Start.EMPTY else 1)
 
 
-def position_of(deal: Deal, history: list[Entry] | None = None,
+# An entry of a history as read: the card moved onto the hole or a park (a Move), its line
+# number and its token as written
+HistoryEntry = tuple[Card | Move, int | None, str | None]
+
+
+def position_of(deal: Deal, history: list[HistoryEntry] | None = None,
                 source: str = "") -> Position:
-    """The position a layout shows: the cards on no fan and not on the hole were moved.
-    A fresh deal is `Position(deal, 0, deal.cards_in_fans, ())`. `history` (card, line,
-    token), when given, must name exactly the moved cards, the last on the hole."""
+    """The position a layout shows: the cards on no fan, in no cell and not on the hole
+    were moved. A fresh deal is `Position(deal, 0, deal.cards_in_fans, ())`. `history`
+    (card or park, line, token), when given, must name exactly the moved cards, the last
+    on the hole, and the parks made."""
     of = cards_to_move(deal)
-    moved = of - deal.cards_in_fans
+    moved = of - deal.cards_in_fans - (deal.cell is not None)
     shown = Position(deal, moved, of, ())
     if not history:
         return shown
@@ -277,19 +358,19 @@ def position_of(deal: Deal, history: list[Entry] | None = None,
                          f"{moved} cards moved{turned}", source, history[-1][1], "history")
     on_fans = set(deal.where()) | set(deal.talon)
     seen: set[Card] = set()
-    for card, line, token in history:
-        if not 1 <= card.rank <= deal.ranks:
+    parked: set[Card] = set()
+    for entry, line, token in history:
+        card = entry.card if isinstance(entry, Move) else entry
+        if card is None or not 1 <= card.rank <= deal.ranks:
             raise InputError(f"card not in a {deal.ranks}-rank deck", source, line, token)
-        if card in on_fans or card in seen:
-            where = "lies on a fan" if card in on_fans else "is moved twice"
+        went = parked if isinstance(entry, Move) else seen
+        if card in on_fans or card in went:
+            where = "lies on a fan" if card in on_fans else \
+                "is parked twice" if went is parked else "is moved twice"
             raise InputError(f"a card of \"history\" {where}", source, line, token)
-        seen.add(card)
-    last, line, token = history[-1]
-    if last != deal.foundation:
-        raise InputError("the last card of \"history\" must be the hole's card", source, line,
-                         token)
-    _check_history_plays(deal, history, seen | on_fans, source)
-    return Position(deal, moved, of, tuple(card for card, _, _ in history))
+        went.add(card)
+    _check_history_plays(deal, history, seen | parked | on_fans, source)
+    return Position(deal, moved, of, tuple(entry for entry, _, _ in history))
 
 
 # States the search of `unreachable_top` visits at most; past them it stops and the file
@@ -312,7 +393,7 @@ def unreachable_top(deal: Deal) -> str:
     top, game = deal.foundation, deal.game
     if top is None:
         return ""
-    placed = set(deal.tableau.cards) | set(deal.talon) | {top}
+    placed = set(deal.tableau.cards) | set(deal.talon) | {top, deal.cell}
     counts = [0] * (deal.ranks + 1)
     for card in deck(deal.ranks):
         if card not in placed:
@@ -407,7 +488,7 @@ def _ends_a_line(counts: list[int], rank: int, left: int, turns: int,
     return False
 
 
-def _check_history_plays(deal: Deal, history: list[Entry], placed: set[Card],
+def _check_history_plays(deal: Deal, history: list[HistoryEntry], placed: set[Card],
                          source: str) -> None:
     """The cards of "history", in order, form a legal line from the hole's starting card:
     each fits on the one before it as the game says (the first on the starting card,
@@ -418,11 +499,30 @@ def _check_history_plays(deal: Deal, history: list[Entry], placed: set[Card],
 
     Nothing else can be illegal: the history's cards came off the tops of the fans, and
     putting them back in reverse order, each onto a fan with room, rebuilds a deal from
-    which the history is a legal line (a card played later lay lower in its fan)."""
+    which the history is a legal line (a card played later lay lower in its fan).
+
+    In a game with a cell, a park (a Move) puts its card into the cell, which must be
+    empty; that card reaches the hole later in the history or is the cell's card now, and
+    the parks count the deal's. A parked card also came off a fan's top, so putting the
+    cards back rebuilds a deal as before."""
     start = next((card for card in deck(deal.ranks) if card not in placed), None)
     hole = start
     turns = deal.turned
-    for number, (card, line, token) in enumerate(history, start=1):
+    cell: Card | None = None
+    parks, holed = 0, set()
+    for number, (entry, line, token) in enumerate(history, start=1):
+        if isinstance(entry, Move):
+            if cell is not None or entry.card in holed:
+                why = f"the cell holds {cell}" if cell is not None else \
+                    f"{entry.card} is already in the hole"
+                raise InputError(f"\"history\" move {number} is illegal: {why}", source,
+                                 line, token)
+            cell, parks = entry.card, parks + 1
+            continue
+        card = entry
+        holed.add(card)
+        if card == cell:
+            cell = None
         fits = rank_fits(deal.game, card.rank, None if hole is None else hole.rank,
                          deal.ranks)
         if not fits and turns:
@@ -431,3 +531,13 @@ def _check_history_plays(deal: Deal, history: list[Entry], placed: set[Card],
             raise InputError(f"\"history\" move {number} is illegal: {card} is not "
                              f"rank-adjacent to {hole}", source, line, token)
         hole = card
+    last, line, token = next((entry for entry in reversed(history)
+                              if not isinstance(entry[0], Move)), history[-1])
+    if hole != deal.foundation:
+        raise InputError("the last card of \"history\" must be the hole's card", source, line,
+                         token)
+    if cell != deal.cell or parks != deal.parks:
+        last_line, last_token = history[-1][1:]
+        raise InputError(f"\"history\" leaves {cell or 'nothing'} in the cell after {parks} "
+                         f"park(s), and the layout shows {deal.cell or 'nothing'} after "
+                         f"{deal.parks}", source, last_line, last_token)

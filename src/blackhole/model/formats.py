@@ -4,8 +4,12 @@
   deck adds a `Ranks: R` line, a position writes an empty fan as `-`, and Golf adds its
   `Talon:` line (the next card first). The three Golf games share that board, so one is
   read only with its game named: a `Game: NAME` line of ours, or the caller's `game`.
+- A game with a free cell (Worm Hole) adds a `Cell:` line after `Foundations:` (`-` when
+  empty) and, when the cards parked differ from the cell's (one if it holds a card, else
+  none), a `Parks: N` line.
 - JSON is `{"foundation": "AS", "fans": [...], "ranks": 13}`, with `"game"` and
-  `"talon"` for a game other than Black Hole; a position may add its `"history"`
+  `"talon"` for a game other than Black Hole, `"cell"` and `"parks"` for a game with a
+  cell; a position may add its `"history"` (a park written `park:KH`)
   (`parse_json_position`, `position_json`), and answers write their moves with
   `moves_json`.
 - `parse_position_text` tells the two apart by their first character.
@@ -24,9 +28,13 @@ from blackhole.model.cards import STANDARD_RANKS, Card, parse_card
 from blackhole.model.deal import (
     Deal,
     Entry,
+    HistoryEntry,
+    Kind,
     Position,
+    cell_refusal,
     check_deck,
     dealt_sizes,
+    move_token,
     position_of,
     unreachable_top,
 )
@@ -83,6 +91,8 @@ def parse_board(text: str, source: str = "<board>", game: Variant | None = None)
     ranks: int | None = None
     named: Variant | None = None
     talon: tuple[Card, ...] | None = None
+    cell: Card | None = None
+    parks: int | None = None
     headers: HeaderLines = {}
     layout: list[tuple[int, list[str], str]] = []  # the lines after the headers
     entries: list[Entry] = []
@@ -110,6 +120,17 @@ def parse_board(text: str, source: str = "<board>", game: Variant | None = None)
                     raise InputError(f"the board is {named.name}, not {game.name} as "
                                      "asked", source, number, line)
                 continue
+            if name == "Cell":
+                if len(tokens) != 1:
+                    raise InputError("the Cell line holds one card, or - when empty", source,
+                                     number, line)
+                if tokens[0] != EMPTY_FAN:
+                    cell = read_card(tokens[0], source, number)
+                    entries.append((cell, number, tokens[0]))
+                continue
+            if name == "Parks":
+                parks = _count(tokens, source, number, line)
+                continue
             if name == "Talon":
                 cards = [] if tokens == [EMPTY_FAN] else tokens
                 talon = tuple(read_card(token, source, number) for token in cards)
@@ -133,6 +154,8 @@ def parse_board(text: str, source: str = "<board>", game: Variant | None = None)
     game = game or DEFAULT_GAME
     if talon is not None and not game.rules.talon:
         raise InputError(f"{game.title} has no talon", source, headers["Talon"], "Talon:")
+    parks = _checked_cell(game, cell, parks, source, headers.get("Cell", headers.get("Parks")),
+                          "Cell:" if "Cell" in headers else "Parks:")
     _check_headers(game, foundation, ranks or STANDARD_RANKS, talon or (), source,
                    {**headers, "Foundations": headers.get("Foundations", layout[0][0])},
                    unnamed=unnamed)
@@ -156,8 +179,29 @@ def parse_board(text: str, source: str = "<board>", game: Variant | None = None)
     else:
         tableau = tableau_of_rows(cards_at, [number for number, _, _ in layout],
                                   [line for _, _, line in layout], game, ranks, source)
-    deal = Deal(tableau, foundation, ranks, name=source, talon=talon or (), game=game)
+    deal = Deal(tableau, foundation, ranks, name=source, talon=talon or (), game=game,
+                cell=cell, parks=parks)
     return _reached(deal, source, headers.get("Foundations"))
+
+
+def _count(tokens: list[str], source: str, number: int | None, line: str) -> int:
+    """A header's one whole number (`Parks: 2`)."""
+    if len(tokens) != 1 or not (tokens[0].isascii() and tokens[0].isdigit()) or \
+            len(tokens[0]) > 6:
+        raise InputError("expected one whole number", source, number, line)
+    return int(tokens[0])
+
+
+def _checked_cell(game: Variant, cell: Card | None, parks: int | None, source: str,
+                  line: int | None, token: str) -> int:
+    """The parks a layout's cell shows (given, or one when the cell holds a card, else
+    none), once `blackhole.model.deal.cell_refusal` lets them by; else an InputError naming
+    the line."""
+    parks = int(cell is not None) if parks is None else parks
+    refused = cell_refusal(game, cell, parks)
+    if refused:
+        raise InputError(refused, source, line, token)
+    return parks
 
 
 def _line_cards(tokens: list[str], game: Variant, source: str,
@@ -173,6 +217,7 @@ def _line_cards(tokens: list[str], game: Variant, source: str,
 
 # lines before the fans
 BOARD_HEADERS = {"foundations": "Foundations", "ranks": "Ranks", "talon": "Talon",
+                 "cell": "Cell", "parks": "Parks",
                  "game": "Game", "waste": "Foundations", "stock": "Talon"}
 
 
@@ -313,7 +358,12 @@ def board_text(deal: Deal) -> str:
         return "\n".join(lines + rows_text(deal.tableau, deal.game, deal.ranks)) + "\n"
     if deal.game.rules.talon:
         header.append("Talon: " + (_fan_text(deal.talon)))
-    lines = [*header, f"Foundations: {foundation}"] + [_fan_text(fan) for fan in deal.fans]
+    lines = [*header, f"Foundations: {foundation}"]
+    if deal.game.rules.cells:
+        lines.append(f"Cell: {deal.cell if deal.cell is not None else EMPTY_FAN}")
+        if deal.parks != (deal.cell is not None):
+            lines.append(f"Parks: {deal.parks}")
+    lines += [_fan_text(fan) for fan in deal.fans]
     return "\n".join(lines) + "\n"
 
 
@@ -367,6 +417,12 @@ def parse_json_position(text: str, source: str = "<json>",
     if raw_talon is not None and not isinstance(raw_talon, list):
         raise InputError("\"talon\" is a list of cards", source, lines.get("talon"),
                          json_shown(raw_talon))
+    raw_cell, raw_parks = data.get("cell"), data.get("parks")
+    if raw_parks is not None and (not isinstance(raw_parks, int) or isinstance(raw_parks, bool)
+                                  or raw_parks < 0):
+        raise InputError("\"parks\" is a whole number (the cards parked so far)", source,
+                         lines.get("parks"), json_shown(raw_parks))
+    cell_entry = None if raw_cell is None else card_of(raw_cell)
     raw_foundation = data.get("foundation", "AS")
     entries = [] if raw_foundation in (None, "-", "") else [card_of(raw_foundation)]
     foundation = entries[0][0] if entries else None
@@ -385,6 +441,8 @@ def parse_json_position(text: str, source: str = "<json>",
         raise InputError(f"no {key} found", source, 1, key)
     talon_entries = [card_of(token) for token in raw_talon or []]
     entries.extend(talon_entries)
+    if cell_entry is not None:
+        entries.append(cell_entry)
     talon = tuple(card for card, _, _ in talon_entries)
     game = game or named
     if game is None and raw_talon is not None:
@@ -394,6 +452,9 @@ def parse_json_position(text: str, source: str = "<json>",
     game = game or DEFAULT_GAME
     if raw_talon is not None and not game.rules.talon:
         raise InputError(f"{game.title} has no talon", source, lines.get("talon"), "talon")
+    cell = None if cell_entry is None else cell_entry[0]
+    parks = _checked_cell(game, cell, raw_parks, source,
+                          lines.get("cell", lines.get("parks")), "cell")
     _check_headers(game, foundation, ranks, talon, source,
                    {"Foundations": lines.get("foundation"), "Ranks": lines.get("ranks"),
                     "Talon": lines.get("talon")}, json_keys=True, unnamed=unnamed)
@@ -413,9 +474,17 @@ def parse_json_position(text: str, source: str = "<json>",
     else:
         tableau = tableau_of_rows(fans, [line or None for line in fan_lines],
                                   [key] * len(fans), game, ranks, source)
-    deal = Deal(tableau, foundation, ranks, name=source, talon=talon, game=game)
+    deal = Deal(tableau, foundation, ranks, name=source, talon=talon, game=game, cell=cell,
+                parks=parks)
+
+    def entry_of(token: object) -> HistoryEntry:
+        if not isinstance(token, str):
+            card_of(token)  # refused, as a card is
+        line = lines.get(token)
+        return move_token(token, source, line), line, token
+
     if raw_history:  # replayed instead, card by card
-        return position_of(deal, [card_of(token) for token in raw_history], source)
+        return position_of(deal, [entry_of(token) for token in raw_history], source)
     return position_of(_reached(deal, source, lines.get("foundation")))
 
 
@@ -472,6 +541,9 @@ def deal_json(deal: Deal) -> dict:
         data["game"] = deal.game.name
     if deal.game.rules.talon:
         data["talon"] = [str(card) for card in deal.talon]
+    if deal.game.rules.cells:
+        data["cell"] = str(deal.cell) if deal.cell is not None else None
+        data["parks"] = deal.parks
     return data
 
 
@@ -483,6 +555,12 @@ def position_json(position: Position) -> dict:
     return data
 
 
-def moves_json(moves: Iterable[tuple[Card, int]]) -> list[dict[str, object]]:
-    """Moves as every JSON answer writes them: `[{"card": "KH", "fan": 12}, ...]`."""
-    return [{"card": str(move[0]), "fan": move[1]} for move in moves]
+def moves_json(moves: Iterable[tuple]) -> list[dict[str, object]]:
+    """Moves as every JSON answer writes them: `[{"card": "KH", "fan": 12}, ...]`, a
+    park or a move from the cell with its `"kind"` (`"park"`, `"unpark"`)."""
+    return [{"card": str(move[0]), "fan": move[1]}
+            | ({"kind": str(move[2])} if len(move) > 2 and move[2] in _CELL_KINDS else {})
+            for move in moves]
+
+
+_CELL_KINDS = (Kind.PARK, Kind.UNPARK)

@@ -85,6 +85,19 @@ class Rules:
     wrap: bool = True  # the top rank and the ace are neighbours
     on_king: OnKing = OnKing.ADJACENT
     won: Won = Won.ALL
+    # A free cell (Worm Hole): a free card may wait in it, leaving its fan, and goes from
+    # it only onto the foundation; `cell_uses` counts the cards it may take in a deal
+    # (0: any number). A game is won with the cell empty.
+    cells: int = 0
+    cell_uses: int = 0
+
+    def __post_init__(self) -> None:
+        if self.cells not in (0, 1):
+            raise InputError("a game has at most one free cell", "rules",
+                             token=f"cells={self.cells}")
+        if self.cell_uses < 0 or (self.cell_uses and not self.cells):
+            raise InputError("cell_uses counts the uses of a cell the game has", "rules",
+                             token=f"cell_uses={self.cell_uses}")
 
     @cached_property
     def features(self) -> frozenset[str]:
@@ -171,13 +184,19 @@ TRI_PEAKS = Variant("tri-peaks", "TriPeaks", None, 28, Start.TALON,
 TRI_PEAKS_STRICT = Variant("tri-peaks-strict", "TriPeaks (no wrap)", None, 28, Start.TALON,
                            Rules(23, False, OnKing.QUEEN, Won.TABLEAU), "three_peaks",
                            shape=Shape.PEAKS)
+# Solvitaire's "worm-hole": Black Hole's deal with one free cell, used any number of
+# times; solitairewinrates' Unstable Worm Hole lets the cell take one card a deal.
+WORM_HOLE = Variant("worm-hole", "Worm Hole", None, 3, Start.CARD, Rules(cells=1),
+                    "black_hole", any_ranks=True)
+UNSTABLE_WORM_HOLE = Variant("unstable-worm-hole", "Unstable Worm Hole", None, 3, Start.CARD,
+                             Rules(cells=1, cell_uses=1), "black_hole", any_ranks=True)
 ESCALATOR = Variant("escalator", "Escalator", None, 28, Start.TALON,
                     Rules(23, True, OnKing.QUEEN_OR_ACE, Won.TABLEAU), "escalator",
                     shape=Shape.PYRAMID)
 
 VARIANTS: dict[str, Variant] = {game.name: game for game in (
     BLACK_HOLE, ALL_IN_A_ROW, GOLF, DEAD_KING_GOLF, RELAXED_GOLF, TRI_PEAKS, TRI_PEAKS_STRICT,
-    ESCALATOR)}
+    ESCALATOR, WORM_HOLE, UNSTABLE_WORM_HOLE)}
 GAME_NAMES: tuple[str, ...] = tuple(VARIANTS)
 # The game a spec deals when it names none after its number (`pysol:N`, `random:SEED`);
 # any other is named so (`pysol:N:GAME`, `random:SEED:GAME`).

@@ -7,9 +7,12 @@ hole's top card as the deal's game says (`blackhole.model.games.rank_fits`: one 
 below, wrapping K–A in Black Hole, not in Golf; on a King only what the game allows).
 With an empty foundation (All in a Row) the first card is free. A game with a talon
 (Golf) may also turn the next talon card onto the hole at any time, whatever lies there;
-that move is a turn (`Kind.TURN`). The game is won when its tableau is empty (in Golf
-talon cards may remain). Every answer from every backend is replayed here before anyone
-sees it.
+that move is a turn (`Kind.TURN`). A game with a free cell (Worm Hole) may also park a
+free card in the empty cell (`Kind.PARK`), leaving its fan, and later play it from the
+cell onto the hole (`Kind.UNPARK`) when its rank fits; nothing goes from the cell back to
+a fan, and a cell of limited uses (`Rules.cell_uses`) takes that many cards a deal. The
+game is won when its tableau (and its cell) are empty (in Golf talon cards may remain).
+Every answer from every backend is replayed here before anyone sees it.
 
 It also holds what a player needs: the legal moves from a state, playing one, the
 outcome, and the position a state stands for (`layout`, `advance`); a game in play, with
@@ -30,25 +33,29 @@ from enum import StrEnum
 from typing import NamedTuple
 
 from blackhole.base.errors import IllegalMove, InputError
-from blackhole.model.cards import SUITS, Card, parse_card
-from blackhole.model.deal import Deal, Kind, Move, Position
+from blackhole.model.cards import SUITS, Card
+from blackhole.model.deal import Deal, Kind, Move, Position, move_token
 from blackhole.model.games import refusal
 
 # The rule features (`blackhole.model.games.Rules.features`) this engine plays: a deal of a
 # game with any other is refused by `replay`, `initial_state` and `legal_moves`, never
 # judged by Black Hole's rules.
-PLAYS: frozenset[str] = frozenset({"talon", "wrap", "on_king", "won", "covers"})
+PLAYS: frozenset[str] = frozenset({"talon", "wrap", "on_king", "won", "covers", "cells",
+                                   "cell_uses"})
 
 
 class State(NamedTuple):
     """Where a deal stands: the tableau's slots played (`gone`, a bitmask over the
     deal's `tableau` slots), the foundation's top card (the hole's, in Black Hole; as
     `Deal.foundation` names it) and the talon cards turned. A value (a tuple, so cheap
-    to make at every move)."""
+    to make at every move). In a game with a cell, `cell` is its card (None: empty) and
+    `parks` the cards put into it since the deal started."""
 
     gone: int
     foundation: Card | None
     turned: int = 0  # talon cards turned onto the hole (of the deal's talon)
+    cell: Card | None = None
+    parks: int = 0
 
 
 def check_game(deal: Deal) -> None:
@@ -61,7 +68,7 @@ def check_game(deal: Deal) -> None:
 
 def initial_state(deal: Deal) -> State:
     check_game(deal)
-    return State(0, deal.foundation)
+    return State(0, deal.foundation, 0, deal.cell, deal.parks)
 
 
 def cards_left(deal: Deal, state: State) -> int:
@@ -89,14 +96,32 @@ def fits(deal: Deal, card: Card, hole: Card | None) -> bool:
 
 def legal_moves(deal: Deal, state: State) -> list[Move]:
     """The legal moves now: each free tableau card that fits on the hole, in slot order
-    (a chain layout's: fan order), then turning the talon while it has a card."""
+    (a chain layout's: fan order); the cell's card when it fits; parking each free card
+    while the cell is empty and may take one; then turning the talon while it has a
+    card."""
     check_game(deal)
     tableau = deal.tableau
+    free = tableau.free(state.gone)
     moves = [Move(tableau.cards[slot], tableau.places[slot][0], Kind.PLAY)
-             for slot in tableau.free(state.gone)
-             if fits(deal, tableau.cards[slot], state.foundation)]
+             for slot in free if fits(deal, tableau.cards[slot], state.foundation)]
+    if state.cell is not None and fits(deal, state.cell, state.foundation):
+        moves.append(Move.unpark(state.cell))
+    if not _cell_refuses(deal, state):
+        moves.extend(Move.park(tableau.cards[slot], tableau.places[slot][0]) for slot in free)
     talon = next_talon(deal, state)
     return moves + [Move.turn(talon)] if talon is not None else moves
+
+
+def _cell_refuses(deal: Deal, state: State) -> str:
+    """Why the cell takes no card now ("" when it takes one)."""
+    rules = deal.game.rules
+    if not rules.cells:
+        return f"{deal.game.title} has no cell"
+    if state.cell is not None:
+        return f"the cell holds {state.cell}"
+    if rules.cell_uses and state.parks >= rules.cell_uses:
+        return f"{deal.game.title}'s cell takes {rules.cell_uses} card(s) a deal, all taken"
+    return ""
 
 
 def play(deal: Deal, state: State, move: Move) -> State:
@@ -126,18 +151,26 @@ class Outcome(StrEnum):
 @dataclass(frozen=True)
 class Replay:
     outcome: Outcome
-    played: int  # legal moves made off the fans (talon turns are `turned`)
+    played: int  # cards moved onto the hole off the fans and the cell (talon: `turned`)
     total: int  # cards in the fans at the start
     index: int | None = None  # 0-based index of the illegal move
     reason: str = ""
     moves: tuple[Move, ...] = ()  # the legal moves made, as `legal_moves` names them
     state: State | None = None  # the state after the legal moves
     turned: int = 0  # talon cards turned
+    parks: int = 0  # cards put into the cell
 
     @property
     def order(self) -> tuple[Card, ...]:
-        """The cards moved onto the hole, talon turns included."""
-        return tuple(move.card for move in self.moves)
+        """The cards moved onto the hole, talon turns included, in order."""
+        return tuple(move.card for move in self.moves if move.kind is not Kind.PARK)
+
+    @property
+    def history(self) -> tuple[Card | Move, ...]:
+        """The moves as a position's history holds them: each card moved onto the hole,
+        and each park as its Move (`Move.park(card)`, as a history names it)."""
+        return tuple(Move.park(move.card) if move.kind is Kind.PARK else move.card
+                     for move in self.moves)
 
     @property
     def won(self) -> bool:
@@ -162,8 +195,8 @@ _SEPARATORS = re.compile(r"[\s,;]+")
 
 def as_moves(given: object, source: str = "moves") -> list[Card | Move]:
     """Moves as a caller gives them: a str of card names separated by spaces or commas
-    (as `--after` reads them), or a sequence of Cards, Moves and card names. Anything
-    else is an InputError naming `source`."""
+    (as `--after` reads them; `park:KH` parks a card), or a sequence of Cards, Moves and
+    such names. Anything else is an InputError naming `source`."""
     if isinstance(given, str):
         given = [token for token in _SEPARATORS.split(given) if token]
     if not isinstance(given, Sequence):
@@ -172,10 +205,7 @@ def as_moves(given: object, source: str = "moves") -> list[Card | Move]:
     moves: list[Card | Move] = []
     for move in given:
         if isinstance(move, str):
-            try:
-                move = parse_card(move)
-            except ValueError as error:
-                raise InputError(str(error), source, token=move) from None
+            move = move_token(move, source)
         elif not isinstance(move, Card | Move):
             raise InputError("a move is a Card, a Move or a card name such as \"2S\"", source,
                              token=repr(move)[:40])
@@ -196,13 +226,14 @@ def replay(deal: Deal | Position, moves: Sequence[Card | Move | str] | str) -> R
     if not (isinstance(moves, list | tuple)
             and all(isinstance(move, Card | Move) for move in moves)):
         moves = as_moves(moves)
-    state = State(0, deal.foundation)  # as it changes
-    total = len(deal.tableau)
+    state = initial_state(deal)  # as it changes
+    total = len(deal.tableau) + (deal.cell is not None)
     played: list[Move] = []
 
     def judged(outcome: Outcome, i: int | None = None, reason: str = "") -> Replay:
-        return Replay(outcome, len(played) - state.turned, total, i, reason, tuple(played),
-                      state, state.turned)
+        parks = state.parks - deal.parks
+        return Replay(outcome, len(played) - state.turned - parks, total, i, reason,
+                      tuple(played), state, state.turned, parks)
 
     for i, move in enumerate(moves):
         stepped = step(deal, state, Move(move) if isinstance(move, Card) else move)
@@ -216,9 +247,46 @@ def replay(deal: Deal | Position, moves: Sequence[Card | Move | str] | str) -> R
 def step(deal: Deal, state: State, move: Move) -> tuple[State, Move] | str:
     """The one judgement of a move: the state after it and the move as `legal_moves`
     names it (card, fan, kind), or why it is illegal."""
-    card, fan, columns = move.card, move.fan, deal.tableau.columns
+    card = move.card
     if move.kind is Kind.TURN or card in deal.talon_at:
         return _turn(deal, state, move)
+    if move.kind is Kind.UNPARK or (card is not None and card == state.cell):
+        return _unpark(deal, state, move)
+    found = _free_card(deal, state, move)
+    if isinstance(found, str):
+        return found
+    slot, card, home = found
+    if move.kind is Kind.PARK:
+        refused = _cell_refuses(deal, state)
+        if refused:
+            return f"cannot park {card}: {refused}"
+        return (state._replace(gone=state.gone | 1 << slot, cell=card, parks=state.parks + 1),
+                Move.park(card, home))
+    if not fits(deal, card, state.foundation):
+        return f"{card} is not rank-adjacent to {state.foundation}"
+    return state._replace(gone=state.gone | 1 << slot, foundation=card), \
+        Move(card, home, Kind.PLAY)
+
+
+def _unpark(deal: Deal, state: State, move: Move) -> tuple[State, Move] | str:
+    """The cell's card onto the hole."""
+    card = state.cell
+    if card is None:
+        return "the cell is empty" if deal.game.rules.cells else \
+            f"{deal.game.title} has no cell"
+    if move.card is not None and move.card != card:
+        return f"{move.card} is not in the cell ({card} is)"
+    if move.fan is not None or move.kind is Kind.PARK:
+        return f"{card} is in the cell: it goes only onto the hole, never back to a fan"
+    if not fits(deal, card, state.foundation):
+        return f"{card} (in the cell) is not rank-adjacent to {state.foundation}"
+    return state._replace(foundation=card, cell=None), Move.unpark(card)
+
+
+def _free_card(deal: Deal, state: State, move: Move) -> tuple[int, Card, int] | str:
+    """The free tableau card a play or a park moves (its slot, card and column), or why
+    there is none."""
+    card, fan, columns = move.card, move.fan, deal.tableau.columns
     tableau = deal.tableau
     if card is None:
         if fan is None or not 0 <= fan < columns:
@@ -244,9 +312,7 @@ def step(deal: Deal, state: State, move: Move) -> tuple[State, Move] | str:
         over = " ".join(str(tableau.cards[upper]) for upper in range(len(tableau))
                         if tableau.over[slot] >> upper & 1 and not state.gone >> upper & 1)
         return f"{card} is not free ({over} on it)"
-    if not fits(deal, card, state.foundation):
-        return f"{card} is not rank-adjacent to {state.foundation}"
-    return State(state.gone | 1 << slot, card, state.turned), Move(card, home, Kind.PLAY)
+    return slot, card, home
 
 
 def _turn(deal: Deal, state: State, move: Move) -> tuple[State, Move] | str:
@@ -265,12 +331,12 @@ def _turn(deal: Deal, state: State, move: Move) -> tuple[State, Move] | str:
         return f"{card} already played"
     elif at != state.turned:
         return f"{card} is not the next talon card ({talon[state.turned]} is)"
-    return State(state.gone, card, state.turned + 1), Move.turn(card)
+    return state._replace(foundation=card, turned=state.turned + 1), Move.turn(card)
 
 
 def outcome(deal: Deal, state: State) -> Outcome:
     """WON, BLOCKED, or UNFINISHED while a legal move remains."""
-    if cards_left(deal, state) == 0:
+    if cards_left(deal, state) == 0 and state.cell is None:
         return Outcome.WON
     return Outcome.UNFINISHED if legal_moves(deal, state) else Outcome.BLOCKED
 
@@ -279,7 +345,8 @@ def layout(deal: Deal, state: State) -> Deal:
     """The deal as it lies in `state`: the tableau without the slots played, the hole's
     card as the foundation; a position, as `blackhole.model.deal.Deal` holds one."""
     return Deal(deal.tableau.without(state.gone), state.foundation, deal.ranks, name=deal.name,
-                talon=deal.talon[state.turned:], game=deal.game)
+                talon=deal.talon[state.turned:], game=deal.game, cell=state.cell,
+                parks=state.parks)
 
 
 def advance(position: Position, moves: Sequence[Card | Move],
@@ -292,15 +359,10 @@ def advance(position: Position, moves: Sequence[Card | Move],
                          None, move_text(moves[judged.index]))
     known = position.history_known
     return Position(layout(position.deal, judged.state), position.moved + judged.played,
-                    position.of, position.history + judged.order if known else ())
+                    position.of, position.history + judged.history if known else ())
 
 
 def move_text(move: Card | Move) -> str:
-    """A move as a user wrote it: its card, or the fan it names (numbered from 1)."""
-    if isinstance(move, Card):
-        return str(move)
-    if move.card is not None:
-        return str(move.card)
-    if move.kind is Kind.TURN:
-        return "talon"
-    return f"fan {fan_name(move.fan, 10**9)}"
+    """A move as a user wrote it: its card (`park:KH` for a park), or the fan it names
+    (numbered from 1); `str(move)` says it."""
+    return str(move)

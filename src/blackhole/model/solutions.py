@@ -25,13 +25,14 @@ from dataclasses import dataclass
 
 from blackhole.base.errors import InputError
 from blackhole.model.cards import Card
-from blackhole.model.deal import Kind, Move
+from blackhole.model.deal import Kind, Move, move_token
 from blackhole.model.formats import json_shown, json_token_lines, load_json, read_card
 
 _STACK = re.compile(r"Move a card from stack ([0-9]{1,6}) to the foundations|Deal talon")
 _INFO = re.compile(r"Info: Card moved is (\S+)")
 _SEPARATORS = re.compile(r"[\s,;]+")
 _MAX_FAN = 10**6  # far beyond any layout; keeps a huge index out of messages
+_KINDS = tuple(kind.value for kind in Kind)  # a JSON move's "kind"
 _VERDICTS = ("Unsolved!", "Intractable!")  # black-hole-solve's answers without moves
 
 
@@ -69,12 +70,18 @@ def parse_answer(text: str, source: str) -> Answer:
 
 
 def parse_cards(text: str, source: str) -> list[Move]:
-    """Cards separated by spaces, commas, semicolons or new lines; `#` starts a comment."""
+    """Cards separated by spaces, commas, semicolons or new lines (`park:KH` parks a
+    card); `#` starts a comment."""
     moves = []
     for number, line in enumerate(text.splitlines(), start=1):
         for token in filter(None, _SEPARATORS.split(line.split("#", 1)[0])):
-            moves.append(Move(card=read_card(token, source, number)))
+            moves.append(_token_move(token, source, number))
     return moves
+
+
+def _token_move(token: str, source: str, line: int | None) -> Move:
+    named = move_token(token, source, line)
+    return named if isinstance(named, Move) else Move(card=named)
 
 
 def _parse_json(text: str, source: str) -> Answer:
@@ -98,14 +105,18 @@ def _json_moves(items: list[object], source: str, lines: dict[str, int]) -> tupl
     moves = []
     for item in items:
         if isinstance(item, str):
-            moves.append(Move(card=read_card(item, source, lines.get(item))))
+            moves.append(_token_move(item, source, lines.get(item)))
         elif isinstance(item, dict) and isinstance(item.get("card"), str):
-            card, fan = item["card"], item.get("fan")
+            card, fan, kind = item["card"], item.get("fan"), item.get("kind")
             if fan is not None and (not isinstance(fan, int) or isinstance(fan, bool)
                                     or not 0 <= fan < _MAX_FAN):
                 raise InputError("\"fan\" must be a whole number from 0 (the first fan)",
                                  source, lines.get(card), json_shown(fan))
-            moves.append(Move(card=read_card(card, source, lines.get(card)), fan=fan))
+            if kind is not None and kind not in _KINDS:
+                raise InputError(f"\"kind\" is one of {', '.join(_KINDS)}", source,
+                                 lines.get(card), json_shown(kind))
+            moves.append(Move(read_card(card, source, lines.get(card)), fan,
+                              None if kind is None else Kind(kind)))
         else:
             raise InputError("a move is a card or {\"card\": ..., \"fan\": ...}", source,
                              None, json_shown(item))
@@ -135,9 +146,13 @@ def _parse_black_hole_solve(text: str, source: str) -> list[Move]:
 
 def black_hole_solve_text(moves: Sequence[tuple[Card, int | None]], solved: bool) -> str:
     """The solution as black-hole-solve prints it, so its users can switch tools; a talon
-    card (no fan) is its `Deal talon`."""
+    card (no fan) is its `Deal talon`. Its text has no cell: a line with a park is an
+    InputError."""
     if not solved:
         return "Unsolved!\n"
+    if any(len(move) > 2 and move[2] in (Kind.PARK, Kind.UNPARK) for move in moves):
+        raise InputError("black-hole-solve's text has no free cell (use --json)", "answer",
+                         token="park")
     blocks = [("Deal talon" if fan is None else
                f"Move a card from stack {fan} to the foundations") +
               f"\n\nInfo: Card moved is {card}\n\n\n====================\n\n"

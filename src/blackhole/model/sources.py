@@ -195,7 +195,8 @@ def random_deal(seed: int, any_card_hole: bool = False, ranks: int = STANDARD_RA
     size = game.fan_size
     fans = tuple(tuple(cards[i:i + size]) for i in range(0, len(cards), size))
     variant = (["any"] if any_card_hole else []) + \
-        ([f"ranks={ranks}"] if ranks != STANDARD_RANKS else [])
+        ([f"ranks={ranks}"] if ranks != STANDARD_RANKS else []) + \
+        ([game.name] if game != DEFAULT_GAME else [])
     return Deal(fans, hole, ranks, name=":".join([f"random:{seed}", *variant]), game=game)
 
 
@@ -237,10 +238,11 @@ def _generated(spec: str, kind: str, number: str, variant: str) -> tuple[str, in
 
 def _random_variant(spec: str, variant: str) -> tuple[bool, int, Variant]:
     """`any`, `ranks=R` and a game's name, each at most once, in any order → (any card
-    hole, ranks, game). `any` and `ranks=R` are Black Hole's only (a game of a fixed deck,
-    such as Golf, is dealt from 13 ranks)."""
+    hole, ranks, game). `any` and `ranks=R` are for the games that take
+    any deck (`Variant.any_ranks`: Black Hole and Worm Hole); a game of a fixed deck, such
+    as Golf, is dealt from 13 ranks."""
     any_card, ranks, game, seen = False, STANDARD_RANKS, DEFAULT_GAME, set()
-    deck_word = None  # the first `any` or `ranks=R`, which only Black Hole takes
+    deck_word = None  # the first `any` or `ranks=R`, which only some games take
     for part in variant.split(":") if variant else []:
         key = "ranks" if part.startswith("ranks=") else "game" if part in VARIANTS else part
         if key not in ("any", "ranks", "game") or key in seen:
@@ -260,9 +262,9 @@ def _random_variant(spec: str, variant: str) -> tuple[bool, int, Variant]:
             raise InputError(f"ranks=R takes {low} to {high} ranks per suit (4R cards)", spec,
                              None, part)
         ranks = found
-    if deck_word is not None and game != DEFAULT_GAME:
+    if deck_word is not None and not game.any_ranks:
         raise InputError(f"{game.name} is dealt from a standard deck: any and ranks=R are "
-                         "Black Hole's", spec, None, deck_word)
+                         "for the games dealt as Black Hole is", spec, None, deck_word)
     return any_card, ranks, game
 
 
