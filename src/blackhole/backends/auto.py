@@ -227,7 +227,9 @@ def _settles(outcome: Look, options: Options) -> bool:
 
 class AutoBackend(Backend):
     name = "auto"
-    plays = look_cuts.PLAYS & cnf.PLAYS  # the look, then the CNF, play a deal
+    # the look, then the CNF, play a deal; a game the CNF does not play, the look alone,
+    # with no budget (`_look_alone`)
+    plays = look_cuts.PLAYS
     best_plays = look_cuts.PLAYS  # the look's longest line answers a game with a talon
     # (and a cover graph's)
     reads = frozenset({"solver", "budget", "proof"})
@@ -242,7 +244,10 @@ class AutoBackend(Backend):
     def solve(self, problem: Problem, options: Options) -> Result:
         self.check(options)  # an unknown solver fails before any search
         began = time.perf_counter()
-        if races(problem):
+        if not problem.game.features <= cnf.PLAYS:
+            result, stages = self._look_alone(problem, options, began)
+            mode = "look alone"
+        elif races(problem):
             result, stages = self._quick_then_race(problem, options, began)
             mode = "parallel"
         else:
@@ -251,6 +256,19 @@ class AutoBackend(Backend):
         stats = {**result.stats, "mode": mode, "stages": stages}
         return replace(result, backend=self.name, seconds=time.perf_counter() - began,
                        stats=stats)
+
+    def _look_alone(self, problem: Problem, options: Options,
+                    began: float) -> tuple[Result, list[dict[str, Any]]]:
+        """A game no CNF encodes yet (a free cell): the look, complete, within
+        `Options.budget` (None: none) and the time limit."""
+        budget = UNLIMITED if options.budget is None else options.budget
+        outcome = look(problem, budget, seconds=options.timeout)
+        seconds = time.perf_counter() - began
+        result = look_result(outcome, self.name, seconds, {})
+        if result.verdict is Verdict.UNKNOWN:
+            result.stats["reason"] = ("move budget reached" if outcome.nodes >= budget
+                                      else "time limit reached")
+        return result, [_stage(outcome, seconds)]
 
     def _in_turn(self, problem: Problem, options: Options,
                  began: float) -> tuple[Result, list[dict[str, Any]]]:
@@ -389,7 +407,7 @@ class AutoBackend(Backend):
         left = None if options.timeout is None else options.timeout - seconds
         # A game with a talon has no best-score CNF yet: the look's answer stands.
         if found.proven or not problem.game.plain or (left is not None and left <= 0):
-            answer = best_result(found, budget, self.name, seconds)
+            answer = best_result(found, budget, self.name, seconds, problem)
             return replace(answer, stats={**answer.stats, "stages": stages})
         from blackhole.backends.sat import SatBackend
 

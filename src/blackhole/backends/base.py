@@ -110,6 +110,8 @@ class Result:
     seconds: float
     stats: dict[str, Any] = field(default_factory=dict)
     proof: list[str] | None = None  # DRUP lines of an unsatisfiability proof (Options.proof)
+    # a game with a cell: the parks of the line, each (node, hole moves made before it)
+    parks: tuple[tuple[int, int], ...] = ()
 
 
 class Backend(ABC):

@@ -40,7 +40,7 @@ def look_result(outcome: Look, name: str, seconds: float, stats: dict[str, Any])
         verdict = Verdict.UNSOLVABLE
     else:
         verdict = Verdict.UNKNOWN
-    return Result(verdict, outcome.line, name, "look", seconds, stats)
+    return Result(verdict, outcome.line, name, "look", seconds, stats, parks=outcome.parks)
 
 
 class LookBackend(Backend):
@@ -53,7 +53,7 @@ class LookBackend(Backend):
     def solve(self, problem: Problem, options: Options) -> Result:
         began = time.perf_counter()
         budget = UNLIMITED if options.budget is None else options.budget
-        engine = engine_in_use()
+        engine = look_engine(problem)
         outcome = look(problem, budget, seconds=options.timeout)
         seconds = time.perf_counter() - began
         stats: dict[str, Any] = {"nodes": outcome.nodes, "engine": engine}
@@ -71,16 +71,23 @@ class LookBackend(Backend):
         began = time.perf_counter()
         budget = UNLIMITED if options.budget is None else options.budget
         found = longest(problem, budget, seconds=options.timeout)
-        return best_result(found, budget, self.name, time.perf_counter() - began)
+        return best_result(found, budget, self.name, time.perf_counter() - began, problem)
 
 
-def best_result(found: Longest, budget: int, name: str, seconds: float) -> Longest:
-    """The look's longest line as the answer of backend `name` (the engine that answered
-    is "look"), with its moves and, unproven, why it stopped."""
+def look_engine(problem: Problem) -> str:
+    """Which of the look's engines searches `problem`: the compiled core where it is
+    built, but for a game with a cell, which it does not play ("python")."""
+    return "python" if problem.cells else engine_in_use()
+
+
+def best_result(found: Longest, budget: int, name: str, seconds: float,
+                problem: Problem) -> Longest:
+    """The look's longest line of `problem` as the answer of backend `name` (the engine
+    that answered is "look"), with its moves and, unproven, why it stopped."""
     nodes = found.stats["nodes"]
-    stats: dict[str, Any] = {"nodes": nodes, "engine": engine_in_use()}
+    stats: dict[str, Any] = {"nodes": nodes, "engine": look_engine(problem)}
     if not found.proven:
         stats["reason"] = ("move budget reached" if nodes >= budget
                            else "time limit reached")
     return Longest(found.order, found.upper_bound, name, "look", seconds, stats,
-                   found.turned)
+                   found.turned, found.parks)

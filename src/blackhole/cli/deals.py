@@ -38,6 +38,13 @@ def show(spec: DealSpec,
     if position.made:
         hole.append(f"   ({position.progress})")
     out.print(hole)
+    if deal.game.rules.cells:
+        cell = Text("cell: ")
+        cell.append(card_text(deal.cell, ascii_only) if deal.cell else Text("empty"))
+        uses = deal.game.rules.cell_uses
+        if uses:
+            cell.append(f"   ({deal.parks} of {uses} use{'s' * (uses != 1)} made)")
+        out.print(cell)
     if deal.game.rules.talon:
         talon = Text(f"talon ({len(deal.talon)}, next first): ")
         for card in deal.talon:

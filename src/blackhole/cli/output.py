@@ -222,10 +222,16 @@ def card_piece(card, ascii_only: bool) -> tuple[str, str | None]:
     return card.unicode(), "red" if card.is_red else "bold"
 
 
-def from_where(fan: int | None, card: "Card | None" = None, deal: "Deal | None" = None) -> str:
+def from_where(fan: int | None, card: "Card | None" = None, deal: "Deal | None" = None,
+               kind: str | None = None) -> str:
     """Where a move's card comes from, as the answers print it: " from fan N"
-    (numbered from 1), or " from the talon"; in a layout that is not fans (`deal`'s),
-    " from row N", the row of `card`'s slot counted from the top."""
+    (numbered from 1), " from the talon", " from the cell" (an unpark), or " into the
+    cell, from fan N" (a park); in a layout that is not fans (`deal`'s), " from row N",
+    the row of `card`'s slot counted from the top."""
+    if kind == "park":
+        return f" into the cell, from fan {fan + 1}" if fan is not None else " into the cell"
+    if kind == "unpark":
+        return " from the cell"
     if fan is None:
         return " from the talon"
     if deal is not None and not deal.tableau.chains and card in deal.tableau.slot_of:

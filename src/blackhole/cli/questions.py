@@ -181,10 +181,10 @@ def _certificate_note(found: "Best", cert: "Certificate | None", folder: Path) -
 def _print_line(out: "Console", moves: Sequence[tuple[Card, int]], position: "Position",
                 ascii_only: bool) -> None:
     """The line, numbered after the moves made to reach the position it starts from."""
-    for number, (card, fan, *_) in enumerate(moves, start=position.made + 1):
+    for number, (card, fan, *kind) in enumerate(moves, start=position.made + 1):
         line = Text(f"{number:>3}. ")
         line.append(card_text(card, ascii_only))
-        line.append(from_where(fan, card, position.deal))
+        line.append(from_where(fan, card, position.deal, kind[0] if kind else None))
         out.print(line)
 
 

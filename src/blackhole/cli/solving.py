@@ -114,10 +114,10 @@ def _print_solution(solution: Solution, position: Position, ascii_only: bool) ->
     how = f"{engine} in {result.seconds:.3f} s"
     if result.verdict is Verdict.SOLVED:
         text = Styled(f"solved ({how})\n", style="bold green")
-        for number, (card, fan, _) in enumerate(solution.moves, start=position.made + 1):
+        for number, (card, fan, kind) in enumerate(solution.moves, start=position.made + 1):
             text.append(f"{number:>3}. ")
             text.append(*card_piece(card, ascii_only))
-            text.append(from_where(fan, card, position.deal) + "\n")
+            text.append(from_where(fan, card, position.deal, kind) + "\n")
         judged = solution.replay
         text.append(f"{position.moved + judged.played} of {position.of} cards moved; "
                     "replayed by the rules engine")

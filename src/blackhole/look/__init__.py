@@ -40,6 +40,12 @@ cards were turned. The rank-count cut holds for Black Hole's rules only; where n
 wraps, the parity cut (`parity_room`) takes its place. Which cut runs on which game's
 rules, and the rule features the look plays, are declared in `blackhole.look.cuts`.
 
+A game with a free cell (Worm Hole) is searched over fans with two more moves, parking a
+fan's top card and playing the cell's card, tried after the hole moves of their rank;
+the state (and the memo's key) adds the cell's rank and the parks left. Its best score
+runs without the cuts on the rank cycle, which a cell breaks (`look_cuts.REACH_PLAYS`).
+The compiled core does not play the cell: such a Problem runs in the Python search.
+
 A layout that is not made of chains (TriPeaks' peaks, Escalator's pyramid: a card waits
 for the two cards on it) is searched over its cover graph by `blackhole.look.covers`: the
 state is the slots still there, the memo's key exactly that, and the same-rank cut takes
@@ -80,13 +86,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 from blackhole.base.environment import ENGINES, look_switch
 from blackhole.base.errors import ArgumentError, InputError
 from blackhole.look.covers import core_layout, cover_graph, cover_root_bound, cover_search
 from blackhole.look.cuts import (
     SLACK_TESTED,
-    chain_applies,
     chains_leaving,
     check_plays,
     cut_flags,
@@ -95,18 +101,22 @@ from blackhole.look.cuts import (
     hall_shortfall,
     onto_table,
     ranks_can_chain,
+    reach_applies,
     reach_bound,
 )
 from blackhole.look.walk import (
     LDS_PASSES,
+    PARK_BASE,
     TURN,  # noqa: F401 - the place of a turn of the talon, as the look names it
     UNLIMITED,
+    UNPARK,
     Search,
     Setup,
     answer,
     counter,
     entry,
     ordered,
+    split_events,
     tried,
     worth_test,
 )
@@ -144,6 +154,7 @@ class Look:
     line: tuple[int, ...] | None  # a full line (nodes in play order, start excluded)
     refuted: bool  # the budget covered the whole tree and no full line exists
     nodes: int  # moves tried
+    parks: tuple[tuple[int, int], ...] = ()  # a cell's parks: (node, hole moves before)
 
 
 def _canonical(fans_of: set[int], heights: list[int]) -> list[int]:
@@ -214,7 +225,8 @@ def look(problem: Problem, budget: int | None = None, *, engine: str | None = No
     if budget is None:
         budget = default_budget(engine)
     status, line, nodes = _run(problem, use, budget, seconds, stop, None)
-    return Look(line if status == 1 else None, status == 0, nodes)
+    order, parks = split_events(line) if status == 1 and line is not None else (None, ())
+    return Look(order, status == 0, nodes, parks)
 
 
 def _run(problem: Problem, use: str, budget: int, seconds: float | None,
@@ -225,7 +237,7 @@ def _run(problem: Problem, use: str, budget: int, seconds: float | None,
     in Python: over the fans of a chain layout, else over its cover graph
     (`blackhole.look.covers`)."""
     graph = None if problem.chains else cover_graph(problem)
-    layout = (None if use != "c" or not isinstance(budget, int)
+    layout = (None if use != "c" or not isinstance(budget, int) or problem.cells
               else (problem.fans, [[problem.rank[v] for v in fan] for fan in problem.fans],
                     None) if graph is None else core_layout(graph))
     if layout is not None:
@@ -300,9 +312,16 @@ class _FanSetup(Setup):
         self.fans = problem.fans
         self.fan_ranks = [[problem.rank[node] for node in fan] for fan in self.fans]
         code, self.drop = _memo_code(problem)
-        super().__init__(problem, target, [r for ranks in self.fan_ranks for r in ranks],
-                         code)
+        ranks = [r for fan in self.fan_ranks for r in fan]
+        if problem.cell is not None:  # the cell's card is a card left
+            ranks.append(problem.rank[problem.cell])
+        super().__init__(problem, target, ranks, code)
         self.heights = [len(fan) for fan in self.fans]
+        # the cell: [its card's rank (0: empty), its node (-1)], the parks left
+        cell = problem.cell
+        self.cell = [0, -1] if cell is None else [problem.rank[cell], cell]
+        self.cap = problem.parks_left or 0  # a limit's parks at most; 0: no limit
+        self.uses = [problem.parks_left if problem.parks_left is not None else 1]
         self.showing: list[set[int]] = [set() for _ in range(self.m + 1)]
         for f, ranks in enumerate(self.fan_ranks):
             if ranks:
@@ -318,12 +337,15 @@ def _searcher(state: _FanSetup, budget: int, seconds: float | None, stop: bytear
     showing, onto, drop, m = state.showing, state.onto, state.drop, state.m
     line, dead, talon, take, give = state.line, state.dead, state.talon, state.take, state.give
     stride, enter = m + 1, entry(state, _worth_test(state))
+    celled, cell, uses, cap = bool(state.cells), state.cell, state.uses, state.cap
 
     def search(hole: int, code: int, cards: int, allowed: int, turned: int) -> bool | None:
         """True: a full line (target: a line of `bound` cards) is in `line`; False: no
         line from here (remembered); None: a line may leave the heuristic more than
         `allowed` times more. `turned`: the talon's cards turned so far."""
         key = code * stride + hole
+        if celled:  # the cell by its card's rank, as the hole is keyed: suits never matter
+            key = (key * stride + cell[0]) * (cap + 1) + (uses[0] if cap else 0)
         ended = enter(hole, key, cards, turned)
         if ended is not None:
             return ended
@@ -333,10 +355,63 @@ def _searcher(state: _FanSetup, budget: int, seconds: float | None, stop: bytear
             if len(fans_of) > 1:  # the same-rank cut: see _canonical
                 fans_of = _canonical(fans_of, heights)
             moves += [(-left[r], -heights[f], f) for f in fans_of]
+        if celled:
+            moves += cell_moves(hole)
         cut, moves = ordered(moves, turned < len(talon), allowed)
-        found = tried(state, tick, search, play, moves, cut, code, cards, allowed, turned)
+        found = tried(state, tick, search, play if not celled else partial(play_cell, hole),
+                      moves, cut, code, cards, allowed, turned)
         if found is False:
             dead[key] = turned
+        return found
+
+    def cell_moves(hole: int) -> list[tuple[int, int, int]]:
+        """The cell's moves: its card onto the hole when it fits (keyed as a fan's top
+        card with nothing under it), and while it is empty and may take one, parking each
+        fan's top card that has a card under it (never a fan's last card: encodings/look.md,
+        "With a cell"), after every hole move, those that free a card fitting the hole
+        first, then from the higher fan."""
+        if cell[0]:
+            r = cell[0]
+            return [(-left[r], 0, UNPARK)] if r in onto[hole] else []
+        if not uses[0]:
+            return []
+        fits = onto[hole]
+        return [(1 if fan_ranks[f][h - 2] in fits else 2, -h, PARK_BASE - f)
+                for f, h in enumerate(heights) if h > 1]
+
+    def play_cell(hole: int, place: int, code: int, cards: int, allowed: int,
+                  turned: int) -> bool | None:
+        """A move of a game with a cell: a fan's top card (`play`), the cell's card onto
+        the hole, or a fan's top card into the cell (each taken back unless a line is
+        found)."""
+        if place >= 0:
+            return play(place, code, cards, allowed, turned)
+        r, node = cell
+        if place == UNPARK:
+            cell[0], cell[1] = 0, -1
+            take(r)
+            line.append(node)
+            found = search(r, code, cards - 1, allowed, turned)
+            if not found:
+                give(r)
+                cell[0], cell[1] = r, node
+            return found
+        f = PARK_BASE - place
+        h = heights[f] - 1
+        heights[f] = h
+        ranks = fan_ranks[f]
+        showing[ranks[h]].discard(f)
+        showing[ranks[h - 1]].add(f)
+        cell[0], cell[1] = ranks[h], fans[f][h]
+        uses[0] -= cap > 0
+        line.append(~fans[f][h])
+        found = search(hole, code - drop[f][h], cards, allowed, turned)
+        if not found:
+            uses[0] += cap > 0
+            cell[0], cell[1] = 0, -1
+            showing[ranks[h - 1]].discard(f)
+            showing[ranks[h]].add(f)
+            heights[f] = h + 1
         return found
 
     def play(f: int, code: int, cards: int, allowed: int, turned: int) -> bool | None:
@@ -368,8 +443,11 @@ def _worth_test(state: _FanSetup) -> Callable[[int, int, int, int], bool]:
     rank counts with slack (`chains_leaving`)."""
     m, fan_ranks, heights, left, gaps, chains = (
         state.m, state.fan_ranks, state.heights, state.left, state.gaps, state.chains)
+    reach = state.reach
 
     def cycle(hole: int, cards: int, need: int) -> bool:
+        if not reach:  # a game with a cell: the bounds on the rank cycle do not hold
+            return True
         if (gaps[0] > 1 or m < 3) and \
                 reach_bound(fan_ranks, heights, left, hole, cards, m) < need:
             return False
@@ -408,8 +486,8 @@ def root_bound(problem: Problem) -> int:
         links, talon_left = hall_room(onto_table(problem),
                                       [problem.rank[v] for v in problem.talon])
         return cards - hall_shortfall(left, hole, talon_left[0], links)
-    if not chain_applies(problem):  # the cuts walk Black Hole's rank cycle
-        return cards
+    if not reach_applies(problem):  # the cuts walk Black Hole's rank cycle, with no cell
+        return cards + (problem.cell is not None)
     m = problem.modulus
     bound = reach_bound(fan_ranks, heights, left, hole, cards, m)
     bottoms = {ranks[0] for ranks in fan_ranks if ranks}
@@ -448,7 +526,7 @@ def longest(problem: Problem, budget: int | None = None, *, engine: str | None =
     talon = set(problem.talon)
 
     def played(line: tuple[int, ...]) -> int:  # the fan cards of a line: its score
-        return sum(1 for node in line if node not in talon)
+        return sum(1 for node in line if node not in talon and node >= 0)  # parks: ~node
 
     spent, slack = 0, 0 if problem.chains else bound  # a cover graph: one round
     while played(best) < bound:
@@ -466,4 +544,6 @@ def longest(problem: Problem, budget: int | None = None, *, engine: str | None =
             break
         bound = max(played(best), floor - 1)  # no line beats both
         slack = 2 * slack + 1
-    return Longest(best, bound, stats={"nodes": spent}, turned=len(best) - played(best))
+    order, parks = split_events(best)
+    return Longest(order, bound, stats={"nodes": spent}, turned=len(order) - played(best),
+                   parks=parks)

@@ -5,8 +5,11 @@ Each cut declares the rule features (`blackhole.model.games.Rules.features`) it 
 and runs on a Problem only when its game's features are among them (`cut_flags`, worked
 out once a problem, never a move):
 - the rank-count cut (`ranks_can_chain`) argues from Black Hole's rules alone: a walk on
-  the wrapping rank cycle that shows every card left (CHAIN_PLAYS: none); so do the best
-  score's cuts on that cycle (`reach_bound`, `chains_leaving`), which run with it;
+  the wrapping rank cycle that shows every card left (CHAIN_PLAYS: a free cell, whose
+  card is a card left, changes none of it); so do the best score's cuts on that cycle
+  (`reach_bound`, `chains_leaving`), which run with it, but for a game with a cell
+  (REACH_PLAYS: a parked blocker opens the cards under it, and a line may end with a
+  card in the cell);
 - the parity cut (`parity_room`) and the predecessor cut (`hall_room`) read what may go
   on each rank from the game's table (`onto_table`) and count the talon's cards, so they
   hold for the rules a Problem holds (PARITY_PLAYS, HALL_PLAYS), where their own test of
@@ -28,11 +31,18 @@ from blackhole.model.problem import RULES_HELD, Problem
 # it turns the talon's cards, it wins when the required nodes are played, and it plays a
 # layout that is not made of chains (COVERS) by its cover-graph search
 # (`blackhole.look.covers`).
-PLAYS: frozenset[str] = frozenset({"talon", "wrap", "on_king", "won", COVERS})
+# A free cell (`cells`, `cell_uses`) it plays over fans: a park is a move, the cell's card
+# a card left (encodings/look.md, "With a cell").
+PLAYS: frozenset[str] = frozenset({"talon", "wrap", "on_king", "won", COVERS, "cells",
+                                   "cell_uses"})
 # The rank-count cut: Black Hole's rules, on any layout (it reads the counts alone).
-CHAIN_PLAYS: frozenset[str] = frozenset({COVERS})
-PARITY_PLAYS: frozenset[str] = frozenset({"talon", "wrap", "on_king", "won", COVERS})
-HALL_PLAYS: frozenset[str] = frozenset({"talon", "wrap", "on_king", "won", COVERS})
+CHAIN_PLAYS: frozenset[str] = frozenset({COVERS, "cells", "cell_uses"})
+# The best score's cuts on the rank cycle (`reach_bound`, `chains_leaving`)
+REACH_PLAYS: frozenset[str] = frozenset({COVERS})
+PARITY_PLAYS: frozenset[str] = frozenset({"talon", "wrap", "on_king", "won", COVERS, "cells",
+                                          "cell_uses"})
+HALL_PLAYS: frozenset[str] = frozenset({"talon", "wrap", "on_king", "won", COVERS, "cells",
+                                        "cell_uses"})
 CHAIN_CUT, PARITY_CUT, HALL_CUT = 1, 2, 4  # the compiled core's cuts besides the memo
 # and the same-rank cut
 
@@ -53,6 +63,12 @@ def chain_applies(problem: Problem) -> bool:
     cover graph the best score's cuts that read a fan's order do not run
     (`blackhole.look.covers`)."""
     return problem.game.features <= CHAIN_PLAYS
+
+
+def reach_applies(problem: Problem) -> bool:
+    """Do the best score's cuts on the rank cycle hold (`reach_bound`, `chains_leaving`):
+    the rank-count cut's rules, and the game's features among REACH_PLAYS?"""
+    return chain_applies(problem) and problem.game.features <= REACH_PLAYS
 
 
 def cut_flags(problem: Problem, onto: tuple[tuple[int, ...], ...],

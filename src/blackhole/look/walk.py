@@ -26,6 +26,7 @@ from blackhole.look.cuts import (
     onto_table,
     parity_room,
     ranks_can_chain,
+    reach_applies,
 )
 from blackhole.model.problem import Problem
 
@@ -35,6 +36,8 @@ LDS_PASSES = 3
 UNLIMITED = 1 << 62  # the discrepancies the last pass allows: more than any line has
 CLOCK_EVERY = 1024  # moves between clock reads when the look has a time limit
 TURN = -1  # the place of a move of kind `Kind.TURN` (the talon's next card) in a search
+UNPARK = -2  # the place of the cell's card played onto the hole
+PARK_BASE = -3  # the place of parking fan f's top card: PARK_BASE - f
 
 # A search: (hole's rank, the layout's code, cards left, discrepancies allowed, talon
 # cards turned) → True (a line), False (none: remembered), None (cut by the passes).
@@ -81,6 +84,8 @@ class Setup:
         self.floor, self.bound = (0, self.total) if target is None else target
         self.start = 0 if problem.start is None else rank[problem.start]
         self.chains = chain_test(m)
+        self.cells = problem.cells
+        self.reach = reach_applies(problem)
 
     def take(self, r: int) -> None:
         """A card of rank r leaves the tableau."""
@@ -166,6 +171,20 @@ def passes(search: Search, state: Setup, count: int) -> int:
     finally:
         sys.setrecursionlimit(limit)
     return status
+
+
+def split_events(events: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]]:
+    """A line as a search records it (each node onto the hole, each park of node v as
+    ~v) → (the nodes onto the hole in order, the parks as (node, hole moves before it)):
+    the one reading of a look's line, for both engines."""
+    order: list[int] = []
+    parks: list[tuple[int, int]] = []
+    for event in events:
+        if event < 0:
+            parks.append((~event, len(order)))
+        else:
+            order.append(event)
+    return tuple(order), tuple(parks)
 
 
 def answer(state: Setup, status: int) -> tuple[int, tuple[int, ...] | None, int]:

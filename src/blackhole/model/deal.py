@@ -369,6 +369,11 @@ def position_of(deal: Deal, history: list[HistoryEntry] | None = None,
                 "is parked twice" if went is parked else "is moved twice"
             raise InputError(f"a card of \"history\" {where}", source, line, token)
         went.add(card)
+    last = next((entry for entry in reversed(history) if not isinstance(entry[0], Move)),
+                None)
+    if last is not None and last[0] != deal.foundation:
+        raise InputError("the last card of \"history\" must be the hole's card", source,
+                         last[1], last[2])
     _check_history_plays(deal, history, seen | parked | on_fans, source)
     return Position(deal, moved, of, tuple(entry for entry, _, _ in history))
 

@@ -29,6 +29,7 @@ class Longest:
     seconds: float = 0.0
     stats: dict[str, Any] = field(default_factory=dict)
     turned: int = 0
+    parks: tuple[tuple[int, int], ...] = ()  # a game with a cell: as `Result.parks`
 
     @property
     def played(self) -> int:

@@ -15,23 +15,31 @@ fan card and a prefix of the talon (`required` are the nodes it must visit). A P
 holds the rule features in RULES_HELD; an engine takes the Problem of a game whose rule
 features it declared it plays (`build_problem`'s `plays`), and every other is refused
 before any work.
+
+A game with a free cell (Worm Hole, `cells`) is held the same way, but a card may leave
+its fan before it reaches the hole: it waits in the cell, one card at a time. So there
+`precedence` orders the cards' *departures* from their fans (a card leaves before the
+one under it), not their places on the path; a card already in the cell (`cell`) is a
+node with no fan, and `parks_left` bounds the parks still allowed (None: any number).
+An engine that has not declared `cells` never reads such a Problem: it is refused.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from blackhole.base.errors import InputError
+from blackhole.base.errors import InputError, InternalError
 from blackhole.model.cards import Card, adjacent_ranks
-from blackhole.model.deal import Deal
+from blackhole.model.deal import Deal, Move
 from blackhole.model.games import BLACK_HOLE, Variant, fitting, refusal
 
 # The rule features (`blackhole.model.games.Rules.features`) a Problem holds: in its arcs (what
 # may follow a card: `wrap`, `on_king`), its talon nodes (`talon`) and its `required`
 # nodes (`won`). A game with any other is refused by `build_problem`, for every engine.
-RULES_HELD: frozenset[str] = frozenset({"talon", "wrap", "on_king", "won", "covers"})
+RULES_HELD: frozenset[str] = frozenset({"talon", "wrap", "on_king", "won", "covers", "cells",
+                                        "cell_uses"})
 
 
 @dataclass(frozen=True)
@@ -48,6 +56,9 @@ class Problem:
     talon: tuple[int, ...] = ()  # the talon's nodes, the next card first
     game: Variant = BLACK_HOLE  # the rules the arcs were built from
     chains: bool = True  # the layout is made of chains: `fans` holds them (else it is empty)
+    cells: int = 0  # free cells (Worm Hole: 1); `precedence` then orders departures
+    cell: int | None = None  # the node of the card in the cell now, if any
+    parks_left: int | None = None  # parks a line may still make (None: any number)
 
     @property
     def size(self) -> int:
@@ -130,6 +141,10 @@ def build_problem(deal: Deal, engine: str = "", plays: Collection[str] = ()) -> 
         for fan in tableau.fans:
             fans.append(tuple(range(node, node + len(fan))))
             node += len(fan)
+    if deal.cell is not None:  # the card waiting in the cell: a node on no fan
+        cards.append(deal.cell)
+        fan_of.append(-1)
+        depth.append(0)
     talon = tuple(range(len(cards), len(cards) + len(deal.talon)))
     for card in deal.talon:
         cards.append(card)
@@ -161,9 +176,10 @@ def _ruled_problem(deal: Deal, cards: list[Card], start: int | None, rank: tuple
     """The Problem of a game with other rules: arcs from each card to the fan cards that
     may follow it as the game says (`games.fitting`) and to every talon card; the talon
     chained, its next card first."""
-    nodes_of: dict[int, list[int]] = {}  # rank → its tableau cards, in node order
+    nodes_of: dict[int, list[int]] = {}  # rank → its tableau (and cell) cards, node order
+    cell = len(deal.tableau) + (start is not None) if deal.cell is not None else None
     for v, column in enumerate(fan_of):
-        if column >= 0:  # the start and the talon lie on no column
+        if column >= 0 or v == cell:  # the start and the talon lie on no column
             nodes_of.setdefault(rank[v], []).append(v)
     # what may follow a card depends on its rank alone: worked out once a rank
     onto = fitting(deal.game, deal.ranks)
@@ -175,9 +191,31 @@ def _ruled_problem(deal: Deal, cards: list[Card], start: int | None, rank: tuple
                        else tuple(w for w in follows[rank[v]] if w != v)
                        for v in range(len(cards)))
     chain = tuple(zip(talon, talon[1:], strict=False))
+    rules = deal.game.rules
+    parks_left = rules.cell_uses - deal.parks if rules.cells and rules.cell_uses else None
     return Problem(tuple(cards), start, rank, deal.ranks, tuple(fans), tuple(fan_of),
                    tuple(depth), neighbours, precedence + chain, talon, deal.game,
-                   deal.tableau.chains)
+                   deal.tableau.chains, rules.cells, cell, parks_left)
+
+
+def line_moves(problem: Problem, order: Sequence[int],
+               parks: Sequence[tuple[int, int]] = ()) -> list[Card | Move]:
+    """The moves of an engine's line, for the rules engine to replay: each node of
+    `order` as its card (the cell's card when it was parked: the rules engine plays it
+    from the cell), each park `(node, made)` as `Move.park` of its card before hole move
+    `made` (0-based; `made == len(order)`: after the last). The one place a line of
+    nodes becomes moves."""
+    before: dict[int, list[int]] = {}
+    for node, made in parks:
+        before.setdefault(made, []).append(node)
+    line: list[Card | Move] = []
+    for made in range(len(order) + 1):
+        line.extend(Move.park(problem.cards[node]) for node in before.pop(made, ()))
+        if made < len(order):
+            line.append(problem.cards[order[made]])
+    if before:
+        raise InternalError(f"a park after the line's end: {sorted(before)}")
+    return line
 
 
 def rank_links(problem: Problem) -> dict[int, tuple[int, ...]]:
@@ -248,7 +286,7 @@ def same_rank_pairs(problem: Problem) -> list[SameRankPair]:
     of its rank. The argument reads one card above and one below each card, so a
     layout that is not made of chains gets no pairs.
     """
-    if not problem.chains:
+    if not problem.chains or problem.cells:  # a cell: the argument reads the hole order
         return []
     by_rank: dict[int, list[int]] = {}
     for node in problem.moves:

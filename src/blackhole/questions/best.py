@@ -19,7 +19,7 @@ from blackhole.base.errors import InternalError
 from blackhole.model.deal import Deal, Position
 from blackhole.model.longest import Longest
 from blackhole.model.positions import as_position
-from blackhole.model.problem import Problem, build_problem
+from blackhole.model.problem import Problem, build_problem, line_moves
 from blackhole.model.rules import Kind, Move, Outcome, Replay, legal_moves, replay
 
 
@@ -96,13 +96,14 @@ def judged(position: Position, problem: Problem, found: Longest) -> Best:
     if not found.played <= found.upper_bound <= n:
         raise InternalError(f"{who}: a line of {found.played} cards with the bound "
                             f"{found.upper_bound} of {n}")
-    played = replay(position.deal, [problem.cards[v] for v in found.order])
+    played = replay(position.deal, line_moves(problem, found.order, found.parks))
     moves = played.moves
     if played.outcome is Outcome.ILLEGAL or played.played != found.played \
             or played.played + played.turned != len(found.order):
         raise InternalError(f"{who}: best line fails replay: {played.describe()}")
     if found.proven and played.outcome is Outcome.UNFINISHED and played.state is not None \
-            and any(move.kind is Kind.PLAY for move in legal_moves(position.deal, played.state)):
+            and any(move.kind in (Kind.PLAY, Kind.UNPARK)
+                    for move in legal_moves(position.deal, played.state)):
         raise InternalError(f"{who}: a line proven longest that a legal move extends")
     return Best(position.moved + found.played, position.of, found.proven,
                 position.moved + found.upper_bound, moves, found.backend, found.solver,

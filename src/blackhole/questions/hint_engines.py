@@ -17,8 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from blackhole.look import longest, look, quick_budget
-from blackhole.look.cuts import PLAYS
+from blackhole.look.cuts import PLAYS as LOOK_PLAYS
 from blackhole.model.deal import Position
+from blackhole.model.games import refusal
 from blackhole.model.problem import build_problem
 from blackhole.model.rules import layout, legal_moves, replay
 
@@ -99,6 +100,11 @@ class SatEngine:
         return found
 
 
+# The rule features hint and analyze play with the look: its own, but a free cell (a move
+# there is a park or a play of one card, which a choice of a node cannot tell apart).
+PLAYS = LOOK_PLAYS - {"cells", "cell_uses"}
+
+
 class LookEngine:
     """The hint engine of a game the best-score CNF does not score (a talon): the look's
     longest-line search (`look.longest`) from each position a move leads to, with the
@@ -107,6 +113,10 @@ class LookEngine:
 
     def __init__(self, position: Position, deadline: float | None) -> None:
         self.position = position
+        refused = refusal(position.deal.game, PLAYS, "hint and analyze", position.deal.name
+                          or "deal", "solve and best play it")
+        if refused is not None:
+            raise refused
         self.problem = build_problem(position.deal, "look", PLAYS)
         self.node = {card: v for v, card in enumerate(self.problem.cards)}
         self.talon = frozenset(self.problem.talon)

@@ -14,7 +14,7 @@ from blackhole.base.errors import InternalError
 from blackhole.model.deal import Deal, Position
 from blackhole.model.formats import moves_json
 from blackhole.model.positions import as_position
-from blackhole.model.problem import Problem, build_problem
+from blackhole.model.problem import Problem, build_problem, line_moves
 from blackhole.model.rules import Move, Replay, replay
 
 
@@ -54,7 +54,7 @@ def decode(problem: Problem, result: Result, deal: Deal) -> Solution:
     if result.order is None:
         raise InternalError(f"{result.backend} said solved but gave no move order")
     # the moves as the rules engine names them: card, fan (None for a talon card), kind
-    judged = replay(deal, [problem.cards[v] for v in result.order])
+    judged = replay(deal, line_moves(problem, result.order, result.parks))
     if not judged.won:
         raise InternalError(f"{result.backend}/{result.solver} answer fails replay: "
                             f"{judged.describe()}")
