@@ -491,7 +491,14 @@ def test_the_games_come_from_the_games_table(server) -> None:
 
     status, _, data = server.ask("/api/games")
     assert status == 200
-    assert [game["name"] for game in data["games"]] == list(VARIANTS)
+    from blackhole.web.api import page_refusal
+
+    assert [game["name"] for game in data["games"]] == [
+        name for name, game in VARIANTS.items() if page_refusal(game) is None]
+    assert {name for name, game in VARIANTS.items() if page_refusal(game)} == {
+        "worm-hole", "unstable-worm-hole"}  # the page draws no free cell yet
+    answer = server.ask("/api/position?deal=pysol:1:worm-hole")
+    assert answer[0] == 400 and "not played by the page" in answer[2]["error"]
     assert {game["name"] for game in data["games"] if game["atlas"]} == set(shipped_games())
     assert {"black-hole", "all-in-a-row", "golf"} <= set(shipped_games())
     assert data["engines"] == ["auto", "look", "sat", "cpsat"]

@@ -199,3 +199,10 @@ def test_the_referee_of_the_best_score_plays_the_cell_on_small_decks() -> None:
                 return memo[state]
 
             assert most_fan_cards(deal) == brute(initial_state(deal)), (seed, game)
+
+
+@pytest.mark.parametrize("command", ["hint", "analyze", "play"])
+def test_what_does_not_play_the_cell_yet_refuses_it_by_name(command: str) -> None:
+    done = cli(command, "pysol:1:worm-hole")
+    assert done.exit_code == 2 and "Worm Hole is not played by" in done.output
+    assert "Traceback" not in done.output

@@ -11,9 +11,9 @@ from typing import Any
 from blackhole.base.errors import InputError
 from blackhole.model.cards import Card
 from blackhole.model.deal import Move, Position
-from blackhole.model.games import DEFAULT_GAME, Variant
+from blackhole.model.games import DEFAULT_GAME, Variant, refusal
 from blackhole.model.positions import load_position, read_moves
-from blackhole.model.rules import advance
+from blackhole.model.rules import PLAYS, advance
 from blackhole.play.board import check_fits
 from blackhole.play.game import Game
 
@@ -37,6 +37,10 @@ def start_game(spec: str, after: str | None = None) -> Game:
             raise InputError("play reads its keys from the terminal, so it cannot read "
                              "from stdin: give a file", source, token="-")
     origin = load_position(spec)
+    refused = refusal(origin.deal.game, PLAYS - {"cells", "cell_uses"}, "play", spec,
+                      "solve and best play it")  # it does not draw a free cell yet
+    if refused is not None:
+        raise refused
     check_fits(origin.deal, spec)
     game = Game(origin)
     if after is None:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from blackhole import answers
 from blackhole.base.errors import InputError, InternalError, shorten
 from blackhole.base.exits import EXIT_INTERNAL, EXIT_USAGE
+from blackhole.model.games import Variant, refusal
 
 if TYPE_CHECKING:
     from blackhole.model.deal import Position
@@ -213,8 +214,21 @@ def _deal(request: Request) -> answers.Answer:
     return answers.layout(_position(request))
 
 
+def page_refusal(game: Variant) -> InputError | None:
+    """Why the page does not draw and play `game` (None when it does): it plays the rule
+    features the rules engine plays but a free cell, which it does not draw yet."""
+    from blackhole.model.rules import PLAYS
+
+    return refusal(game, PLAYS - {"cells", "cell_uses"}, "the page", game.name,
+                   "solve and best play it")
+
+
 def _position_answer(request: Request) -> answers.Answer:
-    return answers.position_answer(request.spec, _position(request))
+    position = _position(request)
+    refused = page_refusal(position.deal.game)
+    if refused is not None:
+        raise refused
+    return answers.position_answer(request.spec, position)
 
 
 def _certify(request: Request) -> answers.Answer:
@@ -239,7 +253,7 @@ def games() -> dict:
     return {"default": DEFAULT_GAME.name,
             "games": [{"name": game.name, "title": game.title, "pysol": bool(game.pysol),
                        "atlas": shipped_path(game.name).is_file()}
-                      for game in VARIANTS.values()],
+                      for game in VARIANTS.values() if page_refusal(game) is None],
             "engines": list(PAGE_ENGINES), "timeout": SERVER_TIMEOUT}
 
 
