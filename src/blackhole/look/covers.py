@@ -230,20 +230,14 @@ def _worth_test(state: CoverSetup) -> Callable[[int, int, int, int], bool]:
     run. Then the stranded cards (`CoverSetup.stranded`) are not played: a line must
     find the cards it needs among the others."""
     left, chains, stranded = state.left, state.chains, state.stranded
-    best, floor = state.best, state.floor
 
     def cycle(hole: int, cards: int, need: int) -> bool:
         return need < cards or chains(left, hole, cards)
 
-    counted = worth_test(state, cycle)
+    def out_of_play(hole: int, turned: int) -> int:
+        return stranded(hole, turned).bit_count()
 
-    def worth(hole: int, cards: int, played: int, turned: int) -> bool:
-        if not counted(hole, cards, played, turned):
-            return False
-        need = max(best[0], floor - 1) + 1 - played
-        return need <= cards - stranded(hole, turned).bit_count()
-
-    return worth
+    return worth_test(state, cycle, out_of_play)
 
 
 def cover_root_bound(problem: Problem) -> int:

@@ -270,24 +270,31 @@ def entry(state: Setup, worth: Callable[[int, int, int, int], bool]
     return enter
 
 
-def worth_test(state: Setup, cycle: Callable[[int, int, int], bool]
+def worth_test(state: Setup, cycle: Callable[[int, int, int], bool],
+               out_of_play: Callable[[int, int], int] | None = None
                ) -> Callable[[int, int, int, int], bool]:
     """The target mode's cut, over the search's own lists (read as they change): (hole,
     cards left, cards played, talon cards turned) → can a line through this state beat
     the longest found and floor - 1? Not when fewer cards are left than it needs, nor,
     where the predecessor cut runs, when their shortfall leaves too few; where the
     rank-count cut runs, `cycle(hole, cards, need)` says (the layout's bounds on the
-    rank cycle)."""
+    rank cycle). Then, given `out_of_play(hole, turned)` (cards no line from the state
+    plays: a cover graph's stranded cards), not when the others are too few."""
     best, floor, left, links, talon_left = (state.best, state.floor, state.left, state.links,
                                             state.talon_left)
     hall_cut, chain_cut = state.hall_cut, state.chain_cut
 
-    def worth(hole: int, cards: int, played: int, turned: int) -> bool:
-        need = max(best[0], floor - 1) + 1 - played  # cards it must still play
+    def counted(hole: int, cards: int, need: int, turned: int) -> bool:
         if need > cards:
             return False
         if hall_cut:
             return need <= cards - hall_shortfall(left, hole, talon_left[turned], links)
         return not chain_cut or cycle(hole, cards, need)
+
+    def worth(hole: int, cards: int, played: int, turned: int) -> bool:
+        need = max(best[0], floor - 1) + 1 - played  # cards it must still play
+        if not counted(hole, cards, need, turned):
+            return False
+        return out_of_play is None or need <= cards - out_of_play(hole, turned)
 
     return worth
