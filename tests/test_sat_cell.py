@@ -21,7 +21,7 @@ from blackhole.model.problem import RULES_HELD, build_problem
 from blackhole.model.sources import load_deal
 from blackhole.questions.pipeline import solve_deal
 
-from .helpers import most_fan_cards
+from .helpers import most_fan_cards, runnable_backends
 from .test_look_cell import GAMES, positions
 
 LOST = (105, 148)  # the deals of pysol:1-1000 lost in both games
@@ -225,3 +225,21 @@ def test_two_cards_in_the_cell_at_once_are_refused(game: str) -> None:
             assert not sat.solve(assumptions=[park[c, gap], park[e, gap + 10]])
         else:
             assert sat.solve(assumptions=[park[c, gap]]) is not None
+
+
+# ---------------------------------------------------------------- the other CNF engines
+
+
+@pytest.mark.parametrize("backend", ("external", "kissat"))
+@pytest.mark.parametrize("game", GAMES)
+def test_the_outside_solvers_read_the_parks_back(game: str, backend: str) -> None:
+    if backend not in runnable_backends():
+        pytest.skip(f"{backend}: its binary is not on this machine")
+    for number in (2, 27, 105):
+        deal = load_deal(f"pysol:{number}:{game}")
+        solution = solve_deal(deal, backend, Options(timeout=120))
+        assert (solution.verdict is Verdict.SOLVED) == (number != 105), number
+        if solution.verdict is Verdict.SOLVED:  # replayed by solve_deal, parks included
+            assert solution.replay is not None and solution.replay.won
+            assert len(solution.result.parks) == sum(
+                move.kind is Kind.PARK for move in solution.moves)
