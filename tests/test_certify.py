@@ -457,14 +457,14 @@ def test_a_lying_solver_gets_no_certificate(tmp_path, monkeypatch) -> None:
     from blackhole.base.errors import InternalError
 
     monkeypatch.setattr(make, "_refute",
-                        lambda encoding, solver, deadline: (False, None, ["0"], {}))
+                        lambda encoding, solver, deadline: (False, None, (), ["0"], {}))
     cert = certify("pysol:2", tmp_path / "a")
     assert cert.verdict is Verdict.UNSOLVABLE and not cert.certified
     assert cert.check.reason == "lemma 1 (line 1) is not RUP/RAT" and handed_over(cert.check)
     result = cli("certify", "pysol:2", "--out", str(tmp_path / "b"))
     assert result.exit_code == 4 and "REJECTED" in result.output
     monkeypatch.setattr(make, "_refute",
-                        lambda encoding, solver, deadline: (False, None, None, {}))
+                        lambda encoding, solver, deadline: (False, None, (), None, {}))
     with pytest.raises(InternalError, match="no proof"):
         certify("pysol:2", tmp_path / "c")
 

@@ -87,7 +87,7 @@ def test_an_error_or_a_rejected_proof_leaves_the_certificate_as_it_was(run_folde
     assert snapshot(folder) == before
     # a solver whose "proof" the check rejects: reported, and nothing replaced
     monkeypatch.setattr(make, "_refute",
-                        lambda encoding, solver, deadline: (False, None, ["0"], {}))
+                        lambda encoding, solver, deadline: (False, None, (), ["0"], {}))
     cert = certify("pysol:2", folder)
     assert cert.verdict is Verdict.UNSOLVABLE and not cert.certified
     assert snapshot(folder) == before and hidden(tmp_path) == []

@@ -244,7 +244,8 @@ class AutoBackend(Backend):
     def solve(self, problem: Problem, options: Options) -> Result:
         self.check(options)  # an unknown solver fails before any search
         began = time.perf_counter()
-        if not problem.game.features <= cnf.PLAYS:
+        # a cell: the look alone until the portfolio's SAT stage is measured for it
+        if not problem.game.features <= cnf.PLAYS or problem.cells:
             result, stages = self._look_alone(problem, options, began)
             mode = "look alone"
         elif races(problem):

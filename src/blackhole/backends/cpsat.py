@@ -146,10 +146,11 @@ class CpsatBackend(Backend):
                           {"stopped": "model"})
         verdict = verdict_of(status, built.name)
         order = built.read_order(solver) if verdict is Verdict.SOLVED else None
+        parks = built.read_parks(solver) if verdict is Verdict.SOLVED else ()
         stats = run_stats(solver, status, built, options)
         stats["build_seconds"] = built_at - building
         return Result(verdict, order, self.name, f"cp-sat:{built.name}",
-                      time.perf_counter() - began, stats)
+                      time.perf_counter() - began, stats, parks=parks)
 
     def check_best(self, options: Options) -> None:
         """The optional-position model is the only one, and its features are its own."""

@@ -90,6 +90,7 @@ class ExternalBackend(Backend):
         stats: dict = {"vars": encoding.num_vars, "clauses": len(encoding.clauses),
                        "features": sorted(features), "command": command}
         who = f"external solver {command!r}"
+        parks: tuple[tuple[int, int], ...] = ()
         with children.folder() as folder:
             path = folder / "formula.cnf"
             proof_path = folder / "proof.drat"
@@ -112,7 +113,9 @@ class ExternalBackend(Backend):
                 if answer:
                     check_model(encoding.clauses, model, who)
                 verdict, order = read_answer(answer, model, encoding, who)
-        return Result(verdict, order, self.name, solver, time.perf_counter() - began, stats)
+                parks = encoding.decode_parks(model) if order is not None else ()
+        return Result(verdict, order, self.name, solver, time.perf_counter() - began, stats,
+                      parks=parks)
 
 
 def proof_args(options: Options) -> list[str] | None:

@@ -33,7 +33,9 @@ from blackhole.model.problem import Problem
 class SatBackend(Backend):
     name = "sat"
     reads = frozenset({"solver", "features", "proof"})
-    plays = cnf.PLAYS  # the CNF reads a game's arcs and talon (encodings/golf.md)
+    # the CNF reads a game's arcs and talon (encodings/golf.md) and its cell
+    # (encodings/worm-hole.md)
+    plays = cnf.PLAYS
 
     def check(self, options: Options) -> None:
         super().check(options)
@@ -77,8 +79,9 @@ class SatBackend(Backend):
         stats["encode_seconds"] = round(encoded - encoding_began, 6)
         stats["solve_seconds"] = round(solved - encoded, 6)
         verdict, order = read_answer(answer, model, encoding, f"sat/{solver}")
+        parks = encoding.decode_parks(model) if order is not None and model else ()
         return Result(verdict, order, self.name, solver, time.perf_counter() - began, stats,
-                      proof)
+                      proof, parks)
 
     def check_best(self, options: Options) -> None:
         super().check_best(options)

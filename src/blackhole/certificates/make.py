@@ -218,7 +218,7 @@ def _certify_in(staged: Path, deal: Deal, spec: str, folder: Path, board: str,
     problem = build_problem(deal, "certify", cnf.PLAYS)  # the CNF reads the game
     encoding = cnf.build_cnf(problem, certify_features(problem))  # what the proof refutes
     encoded = time.perf_counter()
-    answer, order, proof_lines, stats = _refute(encoding, solver, deadline)
+    answer, order, parks, proof_lines, stats = _refute(encoding, solver, deadline)
     solved = time.perf_counter()
     seconds = Seconds(encode=encoded - began, solve=solved - encoded)
     moved = position_of(deal).moved if moves else 0
@@ -231,7 +231,8 @@ def _certify_in(staged: Path, deal: Deal, spec: str, folder: Path, board: str,
             "reason", "time limit reached while solving"), **base)
     if answer:
         backend = KISSAT if solver == KISSAT else "sat"
-        result = Result(Verdict.SOLVED, order, backend, solver, solved - encoded, stats)
+        result = Result(Verdict.SOLVED, order, backend, solver, solved - encoded, stats,
+                        parks=parks)
         solution = decode(problem, result, deal)  # replays through the rules engine
         facts = solution_json(spec, solution)
         if moves:
@@ -283,21 +284,23 @@ def _refutation(staged: Path, encoding: cnf.Encoding, solver: str,
 
 
 def _refute(encoding: cnf.Encoding, solver: str, deadline: float | None) -> tuple[
-        bool | None, tuple[int, ...] | None, list[str] | None, dict[str, Any]]:
+        bool | None, tuple[int, ...] | None, tuple[tuple[int, int], ...], list[str] | None,
+        dict[str, Any]]:
     """Solve the encoding's clauses with a proof-logging solver, under the deadline:
-    (True, the winning order, None, stats), (False, None, the proof's lines, stats) or
-    (None, None, None, stats) when the deadline came first (or, from kissat, the proof
-    is too large to check: why in stats["reason"])."""
+    (True, the winning order, its parks (a game with a cell), None, stats), (False, None,
+    (), the proof's lines, stats) or (None, None, (), None, stats) when the deadline came
+    first (or, from kissat, the proof is too large to check: why in stats["reason"])."""
     from blackhole.backends.pysat_tools import read_answer
 
     stats: dict[str, Any] = {"vars": encoding.num_vars, "clauses": len(encoding.clauses),
                              "features": sorted(encoding.features)}
     if deadline is not None and deadline <= time.perf_counter():
-        return None, None, None, stats
+        return None, None, (), None, stats
     answer, model, proof, more = _prove(encoding, solver, deadline)
     stats.update(more)
     _, order = read_answer(answer, model, encoding, _who(solver))
-    return answer, order, proof, stats
+    parks = encoding.decode_parks(model) if order is not None and model else ()
+    return answer, order, parks, proof, stats
 
 
 def _who(solver: str) -> str:
@@ -383,7 +386,7 @@ def _certify_best_in(staged: Path, position: Position, best: int, folder: Path, 
     encoding, _ = bound_encoding(position, best)
     encoded = time.perf_counter()
     write(staged / DEAL_FILE, board)
-    answer, order, proof, stats = _refute(encoding, solver, deadline)
+    answer, order, _, proof, stats = _refute(encoding, solver, deadline)
     if answer:
         talon = set(encoding.problem.talon)
         played = sum(1 for node in order or () if node not in talon)

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 
 from blackhole.base.deadline import OutOfTime, check
 from blackhole.base.errors import ArgumentError, DecodeError, InputError
+from blackhole.encode.cnf_cell import Cell, cell_clauses, cell_variables
 from blackhole.encode.cnf_clauses import (
     adjacency,
     card_links,
@@ -53,6 +54,8 @@ from blackhole.model.problem import Problem
 # position-5: the sequential counters are pysat's CardEnc clauses (the same clauses as
 # position-4, in CardEnc's order)
 ENCODING_VERSION = "position-5"
+# A game with a free cell adds the parks (encodings/worm-hole.md): its CNF names this too.
+CELL_VERSION = "cell-1"
 
 # Each feature with its meaning in one line; encodings/sat.md has the math.
 FEATURE_HELP: dict[str, str] = {
@@ -84,11 +87,17 @@ NEEDS: dict[str, str] = {"rankcount": "rank"}
 # not made of chains (`covers`: a card waiting for two) is encoded the same way
 # (encodings/sat.md, "Precedence"). A game with any other rule feature is refused
 # (`check_game`).
-PLAYS: frozenset[str] = frozenset({"talon", "wrap", "on_king", "won", "covers"})
+# A game with a free cell (`cells`, `cell_uses`) gets the parks of encodings/worm-hole.md.
+PLAYS: frozenset[str] = frozenset({"talon", "wrap", "on_king", "won", "covers", "cells",
+                                   "cell_uses"})
+_CELL_FEATURES: frozenset[str] = frozenset({"cells", "cell_uses"})
 # The rule features each encoding feature is sound for: `deadrank` argues from Black
-# Hole's rules alone; every other feature from the Problem's arcs and precedence.
+# Hole's rules alone; `symmetry` reads a card's place in the hole next to its fan
+# neighbours', which a parked card breaks (encodings/worm-hole.md, "Features"); every
+# other feature reads the Problem's arcs and the hole order.
 FEATURE_PLAYS: dict[str, frozenset[str]] = {
-    feature: frozenset() if feature == "deadrank" else PLAYS for feature in FEATURES}
+    feature: frozenset() if feature == "deadrank"
+    else PLAYS - _CELL_FEATURES if feature == "symmetry" else PLAYS for feature in FEATURES}
 # The features refused for every game of other rules than Black Hole's (read from
 # FEATURE_PLAYS).
 PLAIN_ONLY_FEATURES: frozenset[str] = frozenset(
@@ -100,8 +109,13 @@ DIRECTED_DEFAULT_FEATURES: frozenset[str] = frozenset({"domain", "compact", "for
 
 
 def default_features(problem: Problem) -> frozenset[str]:
-    """The features a solve uses when none are chosen, for this Problem's game."""
-    return DEFAULT_FEATURES if problem.game.plain else DIRECTED_DEFAULT_FEATURES
+    """The features a solve uses when none are chosen, for this Problem's game: Black
+    Hole's, less those not sound for the game, when its arcs are Black Hole's (a cell
+    adds no arc); else DIRECTED_DEFAULT_FEATURES."""
+    features = problem.game.features
+    if problem.game.plain or features <= _CELL_FEATURES:
+        return frozenset(f for f in DEFAULT_FEATURES if features <= FEATURE_PLAYS[f])
+    return DIRECTED_DEFAULT_FEATURES
 
 _DIMACS_BLOCK = 50_000  # clauses rendered between two looks at the clock
 
@@ -118,6 +132,8 @@ class Encoding:
     optional: bool = False
     filled: tuple[int, ...] = ()  # filled[q - 1]: position q is played (optional only)
     bound: int | None = None  # with `at_least`: the unit clause "at least bound played"
+    # a game with a cell: (park variable, card, gap) of every park it may make
+    parks: tuple[tuple[int, int, int], ...] = ()
 
     @property
     def num_vars(self) -> int:
@@ -173,6 +189,12 @@ class Encoding:
                                  + after)
         return tuple(order) if self.optional else played_line(self.problem, tuple(order))
 
+    def decode_parks(self, model: Sequence[int]) -> tuple[tuple[int, int], ...]:
+        """The parks a model makes, as `Result.parks`: (card, hole moves made before it),
+        a park in gap g being made after g - 1 hole moves."""
+        true = {lit for lit in model if lit > 0}
+        return tuple((card, gap - 1) for var, card, gap in self.parks if var in true)
+
     def describe(self, var: int) -> str:
         """What variable `var` means, in words."""
         return describe_key(self.problem, self.pool.obj(var))
@@ -183,7 +205,8 @@ class Encoding:
         one clause a line. Every literal is rendered once and the clauses are joined a
         large block at a time (the clock is read between blocks: OutOfTime once the
         `deadline` passes): the variable names take longer than the rest together."""
-        lines = [f"c blackhole SAT encoding {ENCODING_VERSION}",
+        version = ENCODING_VERSION + (f"+{CELL_VERSION}" if self.problem.cells else "")
+        lines = [f"c blackhole SAT encoding {version}",
                  f"c features {','.join(sorted(self.features)) or '-'}"]
         if self.optional:
             lines.append("c optional positions")
@@ -225,6 +248,12 @@ def describe_key(problem: Problem, key: object) -> str:
         return f"talon position {rest[0]} holds a talon card"
     if kind == "filled":
         return f"filled position {rest[0]} holds a card"
+    if kind == "park":
+        return f"park {card[rest[0]]} goes into the cell just before hole move {rest[1]}"
+    if kind == "parked":
+        return f"parked {card[rest[0]]} went into the cell by gap {rest[1]}"
+    if kind == "cell":
+        return f"cell {card[rest[0]]} is in the cell just before hole move {rest[1]}"
     if kind == "seq":
         group, step = rest
         return (f"seq at-most-one over {' '.join(map(str, group))}: "
@@ -267,6 +296,9 @@ def check_game(problem: Problem, features: frozenset[str], optional: bool) -> No
     refused = refusal(game, PLAYS, "the CNF encoding", "game")
     if refused is not None:
         raise refused
+    if problem.cells and (optional or problem.talon or problem.cells != 1):
+        what = "with optional positions" if optional else "with a talon or two cells"
+        raise InputError(f"{game.title} is not encoded {what} yet", "game", token=game.name)
     unsound = sorted(f for f in features if not game.features <= FEATURE_PLAYS[f])
     if unsound:
         why = " (a talon card follows any card)" if "talon" in game.features else ""
@@ -318,6 +350,9 @@ def _build(layout: Layout, features: frozenset[str], optional: bool,
                            optional=optional)
     pool = Pool()
     v = make_variables(domains, pool, rank=use("rank"))
+    cell: Cell | None = None
+    if layout.problem.cells:  # encodings/worm-hole.md
+        cell = cell_variables(v, pool, use("domain"))
     check(deadline)
     clauses: list[Clause] = []
     counts: dict[str, int] = {}
@@ -343,7 +378,11 @@ def _build(layout: Layout, features: frozenset[str], optional: bool,
             add(family, found)
     for family, found in adjacency(v, use("forward")).items():
         add(family, found)
-    add("precedence", precedence(v))
+    if cell is None:
+        add("precedence", precedence(v))
+    else:  # the departures from the fans, and the cell (encodings/worm-hole.md)
+        for family, found in cell_clauses(v, cell, pool, use("compact")).items():
+            add(family, found)
     if use("rankcount"):
         add("rank-count", rank_count(v, pool))
     if use("deadrank"):
@@ -353,4 +392,4 @@ def _build(layout: Layout, features: frozenset[str], optional: bool,
         add("symmetry", symmetry(v, pool))
     filled = tuple(v.filled[1:]) if v.filled is not None else ()
     return Encoding(clauses, pool, layout.problem, features, counts, tuple(v.slots[1:]),
-                    optional, filled)
+                    optional, filled, parks=cell.parks() if cell is not None else ())

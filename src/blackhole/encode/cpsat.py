@@ -155,10 +155,68 @@ def build_inverse(layout: Layout, features: frozenset[str],
         built.tick()
         model.add_allowed_assignments([rank_at[q], rank_at[q + 1]], steps)
     built.count("rank-step", len(places) - 1)
-    _precedence_on_positions(built, pos, problem.precedence)
-    if "symmetry" in features:
+    if layout.parks:  # a free cell: departures, not positions, obey precedence
+        built.read_parks = _cell_on_positions(built, pos, layout)
+    else:
+        _precedence_on_positions(built, pos, problem.precedence)
+    if "symmetry" in features:  # no pairs with a cell (`same_rank_pairs`)
         _symmetry_on_positions(built, pos, layout.pairs)
     return built
+
+
+def _cell_on_positions(built: Built, pos: Sequence[cp_model.IntVar], layout: Layout
+                       ) -> Callable[[cp_model.CpSolver], tuple[tuple[int, int], ...]]:
+    """The free cell on the inverse model (encodings/worm-hole.md, "CP-SAT"): a fan card c
+    that may be parked has `parked[c]` and `gap[c]`, the gap it goes into the cell (before
+    hole move gap), gap < pos when parked and gap = pos otherwise; its departure is
+    2 gap - parked on the half-step scale, and departures obey precedence. Each parked
+    card holds the cell over the interval [gap, pos + 1) (the cell's card at the start
+    over [1, pos + 1)), and no two intervals overlap; at most `parks_left` parks. Returns
+    how to read the parks back."""
+    problem, model = layout.problem, built.model
+    parked: dict[int, cp_model.IntVar] = {}
+    gap: dict[int, cp_model.IntVar] = {}
+    intervals = []
+    for c in built.paced(layout.moves):
+        low, high = 1 + len(layout.before[c]), layout.latest(c)
+        if problem.fan_of[c] < 0 or low > high - 1:
+            continue  # the cell's card, or a card that cannot be parked
+        parked[c] = model.new_bool_var(f"parked[{c}]")
+        # unparked, gap is pos, which may be one less than `low` (a card above in the cell)
+        gap[c] = model.new_int_var(layout.earliest(c), high, f"gap[{c}]")
+        model.add(gap[c] >= low).only_enforce_if(parked[c])
+        model.add(gap[c] <= pos[c] - 1).only_enforce_if(parked[c])
+        model.add(gap[c] == pos[c]).only_enforce_if(~parked[c])
+        stay = model.new_int_var(2, high - low + 1, f"stay[{c}]")  # gaps in the cell
+        intervals.append(model.new_optional_interval_var(gap[c], stay, pos[c] + 1, parked[c],
+                                                         f"cell[{c}]"))
+    built.count("park-gap", 3 * len(parked))
+    built.made("parked", len(parked))
+    built.made("gap", len(gap))
+    built.made("stay", len(parked))
+    built.made("cell", len(parked))
+    if problem.cell is not None:
+        c0 = problem.cell
+        intervals.append(model.new_interval_var(1, pos[c0], pos[c0] + 1, f"cell[{c0}]"))
+        built.made("cell")
+
+    def departure(c: int) -> cp_model.LinearExprT:
+        return 2 * gap[c] - parked[c] if c in parked else 2 * pos[c]
+
+    for a, b in built.paced(problem.precedence):
+        model.add(departure(a) < departure(b))
+        built.count("departure")
+    model.add_no_overlap(intervals)
+    built.count("cell-no-overlap")
+    if problem.parks_left is not None and problem.parks_left < len(parked):
+        model.add(sum(parked.values()) <= problem.parks_left)
+        built.count("cell-uses")
+
+    def read_parks(solver: cp_model.CpSolver) -> tuple[tuple[int, int], ...]:
+        made = [(solver.value(gap[c]), c) for c in parked if solver.boolean_value(parked[c])]
+        return tuple((c, g - 1) for g, c in sorted(made))
+
+    return read_parks
 
 
 def _step_table(layout: Layout) -> tuple[list[int], list[tuple[int, int]]]:
@@ -322,8 +380,13 @@ def build_clauses(layout: Layout, features: frozenset[str],
         return encoding.decode([v if solver.boolean_value(x) else -v
                                 for v, x in enumerate(xs, start=1)])
 
+    def read_parks(solver: cp_model.CpSolver) -> tuple[tuple[int, int], ...]:
+        return encoding.decode_parks([v for v, x in enumerate(xs, start=1)
+                                      if solver.boolean_value(x)])
+
     families = {family: count for family, count in encoding.counts().items() if count}
-    built = Built(model, read_order, "cnf", features, families, deadline=deadline)
+    built = Built(model, read_order, "cnf", features, families, deadline=deadline,
+                  read_parks=read_parks)
     kinds: dict[str, int] = {}
     for key in keys:
         kinds[key[0]] = kinds.get(key[0], 0) + 1

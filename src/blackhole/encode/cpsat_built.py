@@ -28,6 +28,9 @@ class Built:
     variables: dict[str, int] = field(default_factory=dict)  # variables per kind
     filled: list[cp_model.IntVar] = field(default_factory=list)  # optional positions
     deadline: float | None = None  # building stops here (OutOfTime)
+    # a game with a cell: the parks of a solution, as `Result.parks` (none without one)
+    read_parks: Callable[[cp_model.CpSolver], tuple[tuple[int, int], ...]] = \
+        field(default=lambda solver: ())
 
     def tick(self) -> None:
         """A look at the clock while building: OutOfTime once the deadline has passed."""

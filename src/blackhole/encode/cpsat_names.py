@@ -41,8 +41,9 @@ DEFAULT_FEATURES: dict[str, frozenset[str]] = {
 # and cnf models read a game's directed arcs and talon (encodings/golf.md), and the
 # layout through the precedence pairs alone (`covers`); the others
 # play Black Hole's rules only, and refuse any other game (`encode.cpsat.build_model`).
+# The inverse and cnf models also play a free cell (encodings/worm-hole.md).
 MODEL_PLAYS: dict[str, frozenset[str]] = {
-    "inverse": frozenset({"talon", "wrap", "on_king", "won", "covers"}),
+    "inverse": frozenset({"talon", "wrap", "on_king", "won", "covers", "cells", "cell_uses"}),
     "boolean": frozenset(),
     "circuit": frozenset(),
     "cnf": cnf.PLAYS,

@@ -59,15 +59,30 @@ class Layout:
     def positions(self) -> range:
         return range(1, self.n + 1)
 
+    @cached_property
+    def parks(self) -> bool:
+        """May a line still park a card (a game with a free cell and a park left)? Then
+        `before` and `after` order departures from the fans, not hole positions
+        (encodings/worm-hole.md, "Domains")."""
+        return bool(self.problem.cells) and self.problem.parks_left != 0
+
     def earliest(self, card: int) -> int:
+        """With a cell, one card above `card` may still wait in the cell when it goes."""
+        if self.parks:
+            return max(1, len(self.before[card]))
         return 1 + len(self.before[card])
 
     def latest(self, card: int) -> int:
+        """With a cell, `card` may wait there while every card under it goes first."""
+        if self.parks:
+            return self.n
         return self.n - len(self.after[card])
 
     def can_follow(self, u: int, v: int) -> bool:
         """May v be played right after u? Not if v must come before u, nor if some card
-        must come between them."""
+        must come between them (with a cell, any card may: a parked one waits)."""
+        if self.parks:
+            return True
         return v not in self.before[u] and not (self.after[u] & self.before[v])
 
     @cached_property
