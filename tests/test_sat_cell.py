@@ -3,8 +3,9 @@ both cell games: verdicts against the look and the helpers' own search
 (`most_fan_cards`, which shares nothing with either) on PySolFC deals and on positions
 part played, where both verdicts occur; every win replays through the rules engine
 (`solve_deal` replays it, parks included); the features it refuses; the clause counts of
-the cell's families recomputed from the formulas of encodings/worm-hole.md; and models
-the cell's rules forbid are refused."""
+the cell's families recomputed from the formulas of encodings/worm-hole.md; models the
+cell's rules forbid are refused; the outside solvers read the parks back; and a lost deal
+is certified and verified."""
 
 from __future__ import annotations
 
@@ -243,3 +244,19 @@ def test_the_outside_solvers_read_the_parks_back(game: str, backend: str) -> Non
             assert solution.replay is not None and solution.replay.won
             assert len(solution.result.parks) == sum(
                 move.kind is Kind.PARK for move in solution.moves)
+
+
+# ---------------------------------------------------------------- certificates
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_lost_deal_is_certified_and_a_won_one_replays(game: str, tmp_path) -> None:
+    from blackhole.certificates import certify, verify
+
+    lost = certify(f"pysol:105:{game}", tmp_path / "lost")
+    assert lost.verdict is Verdict.UNSOLVABLE and lost.certified
+    assert "position-5+cell-1" in (tmp_path / "lost" / "formula.cnf").read_text()[:200]
+    assert verify(tmp_path / "lost").ok
+    won = certify(f"pysol:2:{game}", tmp_path / "won")  # its winning moves, parks included
+    assert won.verdict is Verdict.SOLVED
+    assert verify(tmp_path / "won").ok
