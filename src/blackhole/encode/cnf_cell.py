@@ -22,12 +22,11 @@ those two ladders; `Variables.by` gives its constants.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from pysat.card import CardEnc, EncType
 
-from blackhole.encode.cnf_clauses import at_most_one
+from blackhole.encode.cnf_clauses import at_most_one, folded, negated
 from blackhole.encode.cnf_variables import Clause, Pool, Variables
 
 
@@ -119,7 +118,7 @@ def _park_ladder(cell: Cell) -> list[Clause]:
 
 def _park_later(v: Variables, cell: Cell) -> list[Clause]:
     """A card parked in gap g reaches the hole after hole move g: park(c, g) → ¬by(c, g)."""
-    return _folded([-x, _not(v.by(c, g))] for c, by_gap in cell.park.items()
+    return folded([-x, negated(v.by(c, g))] for c, by_gap in cell.park.items()
                    for g, x in by_gap.items())
 
 
@@ -133,10 +132,10 @@ def _departure(v: Variables, cell: Cell) -> list[Clause]:
     parked = cell.parked
     clauses: list[list[int | bool]] = []
     for a, b in v.layout.problem.precedence:
-        clauses += ([_not(v.by(b, q)), v.by(a, q - 1), parked(a, q)] for q in range(1, n + 1))
+        clauses += ([negated(v.by(b, q)), v.by(a, q - 1), parked(a, q)] for q in range(1, n + 1))
         clauses += ([-parked(b, g), v.by(a, g - 1), parked(a, g - 1)]  # type: ignore[operator]
                     for g in cell.gaps.get(b, ()))
-    return _folded(clauses)
+    return folded(clauses)
 
 
 def _occupancy(v: Variables, cell: Cell) -> list[Clause]:
@@ -146,9 +145,9 @@ def _occupancy(v: Variables, cell: Cell) -> list[Clause]:
     start = v.layout.problem.cell
     for g, by_card in cell.cell.items():
         for c, x in by_card.items():
-            held = [] if c == start else [_not(cell.parked(c, g))]
+            held = [] if c == start else [negated(cell.parked(c, g))]
             clauses.append([*held, v.by(c, g - 1), x])
-    return _folded(clauses)
+    return folded(clauses)
 
 
 def _uses(v: Variables, cell: Cell, pool: Pool, compact: bool) -> list[Clause]:
@@ -163,17 +162,3 @@ def _uses(v: Variables, cell: Cell, pool: Pool, compact: bool) -> list[Clause]:
     extra = made.nv - pool.top
     pool.reserve(extra, lambda: [("uses", i) for i in range(extra)])
     return [list(clause) for clause in made.clauses]
-
-
-def _not(lit: int | bool) -> int | bool:
-    return (not lit) if isinstance(lit, bool) else -lit
-
-
-def _folded(clauses: Iterable[list[int | bool]]) -> list[Clause]:
-    """Clauses without False; those holding True are dropped."""
-    out = []
-    for clause in clauses:
-        if any(lit is True for lit in clause):
-            continue
-        out.append([lit for lit in clause if lit is not False])
-    return out

@@ -348,13 +348,13 @@ def dead_rank(v: Variables, pool: Pool) -> dict[str, list[Clause]]:
         down = dict(zip(range(1, m + 1), pool.extend(("down", k, q) for k in range(1, m + 1)),
                         strict=True))
         for k in range(1, m + 1):
-            left = [_negated(v.by(c, q)) for c in by_rank.get(k, ())]
+            left = [negated(v.by(c, q)) for c in by_rank.get(k, ())]
             hole = _hole(v, q, k)
             below, above = (k - 2) % m + 1, k % m + 1
             chain += [[-up[k], *hole, up[below]], [-up[k], *hole, *left],
                       [-down[k], *hole, down[above]], [-down[k], *hole, *left]]
             need += [[v.by(c, q), up[k], down[k]] for c in by_rank.get(k, ())]
-    return {"deadrank-walk": _folded(chain), "deadrank-need": _folded(need)}
+    return {"deadrank-walk": folded(chain), "deadrank-need": folded(need)}
 
 
 def _hole(v: Variables, q: int, k: int) -> list[int]:
@@ -365,11 +365,12 @@ def _hole(v: Variables, q: int, k: int) -> list[int]:
     return [v.at[c][q] for c in v.domains.cards_at[q] if rank[c] == k]
 
 
-def _negated(lit: int | bool) -> int | bool:
+def negated(lit: int | bool) -> int | bool:
+    """A literal negated; a constant (True, False) flipped."""
     return (not lit) if isinstance(lit, bool) else -lit
 
 
-def _folded(clauses: Iterable[list[int | bool]]) -> list[Clause]:
+def folded(clauses: Iterable[list[int | bool]]) -> list[Clause]:
     """Clauses without False; those holding True are dropped."""
     out = []
     for clause in clauses:
