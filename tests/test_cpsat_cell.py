@@ -21,7 +21,7 @@ from blackhole.questions.pipeline import solve_deal
 
 from .helpers import most_fan_cards
 from .test_look_cell import GAMES, positions
-from .test_sat_cell import LOST, look_won
+from .test_sat_cell import LOST, lost_agreeing_with_the_look
 
 DEALS = {"inverse": (*range(1, 61), *LOST), "cnf": (*range(1, 21), *LOST)}
 
@@ -42,15 +42,8 @@ def cpsat_verdict(deal, model: str) -> Verdict:
 @pytest.mark.parametrize("model", DEALS)
 @pytest.mark.parametrize("game", GAMES)
 def test_pysol_deals_agree_with_the_look(game: str, model: str) -> None:
-    lost = []
-    for number in DEALS[model]:
-        deal = load_deal(f"pysol:{number}:{game}")
-        verdict = cpsat_verdict(deal, model)
-        assert verdict is not Verdict.UNKNOWN, number
-        assert (verdict is Verdict.SOLVED) == look_won(deal), number
-        if verdict is Verdict.UNSOLVABLE:
-            lost.append(number)
-    assert lost == list(LOST)
+    assert lost_agreeing_with_the_look(
+        game, DEALS[model], lambda deal: cpsat_verdict(deal, model)) == list(LOST)
 
 
 @pytest.mark.parametrize("model", DEALS)
