@@ -137,11 +137,11 @@ def test_pysol_deals_the_count_settles_agree(game: str) -> None:
     assert best.proven and best.best == most_fan_cards(lost) == 4
 
 
-@pytest.mark.slow  # 25-70 s a game on a shared 2-core machine: the search on 30 full deals
+@pytest.mark.slow  # 10-35 s a game on a shared 2-core machine: the search on 15 full deals
 @pytest.mark.parametrize("game", GAMES)
-def test_pysol_1_to_30_are_settled_and_replay(game: str) -> None:
-    verdicts = Counter(pysol_agrees(game, number) for number in range(1, 31))
-    assert verdicts[Verdict.SOLVED] >= 25, verdicts  # Worm Hole wins 99.89% of deals
+def test_pysol_1_to_15_are_settled_and_replay(game: str) -> None:
+    verdicts = Counter(pysol_agrees(game, number) for number in range(1, 16))
+    assert verdicts[Verdict.SOLVED] >= 12, verdicts  # Worm Hole wins 99.89% of deals
 
 
 def test_black_holes_lost_deal_is_won_with_a_park() -> None:
