@@ -107,6 +107,21 @@ def test_the_cells_card_never_goes_back_to_a_fan() -> None:
     assert state.cell == deal.fans[8][-1]
 
 
+def test_the_problems_json_holds_the_cell_and_the_parks_left(tmp_path) -> None:
+    """`encode --format problem-json` of a position with QS parked (Unstable Worm Hole,
+    its one park spent) names the cell's node, and that node is QS."""
+    out = tmp_path / "problem.json"
+    done = cli("encode", "pysol:1:unstable-worm-hole", "--after", "park:QS",
+               "--format", "problem-json", "--out", str(out))
+    assert done.exit_code == 0, done.output
+    problem = json.loads(out.read_text())
+    assert problem["cells"] == 1 and problem["parks_left"] == 0
+    assert problem["nodes"][problem["cell"]]["card"] == "QS"
+    done = cli("encode", "pysol:1", "--format", "problem-json", "--out", str(out))
+    problem = json.loads(out.read_text())
+    assert (problem["cells"], problem["cell"], problem["parks_left"]) == (0, None, None)
+
+
 def black_hole_win() -> tuple[str, list]:
     """A won Black Hole deal and its line, by the helpers' referee-checked engine run
     (`solve` with the look): a line of Black Hole is a line of Worm Hole."""

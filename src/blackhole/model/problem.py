@@ -103,6 +103,9 @@ class Problem:
                                     or b != self.start)],
             "precedence": [list(pair) for pair in self.precedence],
             "talon": list(self.talon),
+            "cells": self.cells,
+            "cell": self.cell,
+            "parks_left": self.parks_left,
             "game": self.game.name,
         }
 
