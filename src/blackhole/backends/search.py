@@ -301,6 +301,22 @@ class _Searcher:
         self.memo[key] = (best, choice)
         return best
 
+    def _plays(self, hole: int) -> Iterator[tuple[int, int]]:
+        """Each fan whose top card fits onto `hole`, with that card's rank, while the card
+        is played (off its fan, out of the rank count, on the path); it is put back when
+        the caller asks for the next (a caller that stops early keeps the play)."""
+        fits = self.fits[hole]
+        heights, fans, rank, count = self.heights, self.fans, self.rank, self.count
+        for f, h in enumerate(heights):
+            if h and fits[r := rank[node := fans[f][h - 1]]]:
+                heights[f] = h - 1
+                count[r] -= 1
+                self.path.append(node)
+                yield f, r
+                self.path.pop()
+                count[r] += 1
+                heights[f] = h
+
     def _dfs(self, hole: int, code: int, left: int) -> bool:
         if left == 0:
             return True
@@ -315,25 +331,15 @@ class _Searcher:
         if hole and self.cut and not reachable_ranks_hold_all(self.count, hole, left,
                                                               self.modulus):
             return False
-        fits = self.fits[hole]
-        heights, fans, rank, count = self.heights, self.fans, self.rank, self.count
-        for f, h in enumerate(heights):
-            if h and fits[rank[node := fans[f][h - 1]]]:
-                r = rank[node]
-                heights[f] = h - 1
-                count[r] -= 1
-                self.path.append(node)
-                if self._dfs(r, code - self.weight[f], left - 1):
-                    return True
-                self.path.pop()
-                count[r] += 1
-                heights[f] = h
+        for f, r in self._plays(hole):
+            if self._dfs(r, code - self.weight[f], left - 1):
+                return True
         turned = self.turned
         if turned < len(self.talon):  # turn the talon's next card, onto any hole
             node = self.talon[turned]
             self.turned = turned + 1
             self.path.append(node)
-            if self._dfs(rank[node], code + self.talon_weight, left):
+            if self._dfs(self.rank[node], code + self.talon_weight, left):
                 return True
             self.path.pop()
             self.turned = turned
@@ -423,17 +429,9 @@ class _CellSearcher(_Searcher):
                 return True
             self.path.pop()
             count[r] += 1
-        for f, h in enumerate(heights):
-            if h and fits[rank[node := fans[f][h - 1]]]:
-                r = rank[node]
-                heights[f] = h - 1
-                count[r] -= 1
-                self.path.append(node)
-                if self._win(r, code - self.weight[f], left - 1, cell, spare):
-                    return True
-                self.path.pop()
-                count[r] += 1
-                heights[f] = h
+        for f, r in self._plays(hole):
+            if self._win(r, code - self.weight[f], left - 1, cell, spare):
+                return True
         if cell < 0 and spare:  # park a fan's top card: it stays counted, in the cell
             for f, h in enumerate(heights):
                 if h:
