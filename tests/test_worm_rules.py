@@ -201,8 +201,15 @@ def test_the_referee_of_the_best_score_plays_the_cell_on_small_decks() -> None:
             assert most_fan_cards(deal) == brute(initial_state(deal)), (seed, game)
 
 
-@pytest.mark.parametrize("command", ["hint", "analyze", "play"])
+@pytest.mark.parametrize("command", ["play"])
 def test_what_does_not_play_the_cell_yet_refuses_it_by_name(command: str) -> None:
     done = cli(command, "pysol:1:worm-hole")
     assert done.exit_code == 2 and "Worm Hole is not played by" in done.output
     assert "Traceback" not in done.output
+
+
+@pytest.mark.parametrize("command", ["hint", "analyze"])
+def test_hint_and_analyze_play_the_cell(command: str) -> None:
+    """They answer (tests/test_worm_advice.py holds their answers to the referee)."""
+    done = cli(command, "pysol:148:unstable-worm-hole", "--json")
+    assert done.exit_code == 0 and json.loads(done.output)["best"] == 6, done.output
