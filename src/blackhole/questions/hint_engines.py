@@ -121,10 +121,10 @@ class SatEngine:
         every move after the prefix)."""
         deal = self.position.deal
         state = replay(deal, prefix).state
-        on_line = self._nodes(parent.line)
+        on_line, before = self._nodes(parent.line), self._nodes(prefix)
         found = []
         for move in legal_moves(deal, state):
-            start = (*self._nodes(prefix), self.node[move.card])
+            start = (*before, self.node[move.card])
             lower = on_line if on_line[:len(start)] == start else start
             may_win = parent.upper_bound == self.lines.n  # then ask "does it still win?" first
             climb = self.lines.longest(start, lower, parent.upper_bound, top_first=may_win)
