@@ -101,6 +101,13 @@ def _steady(data: dict) -> dict:
     ("best", ["pysol:25", "--backend", "look"], {"deal": "pysol:25", "backend": "look"}),
     ("hint", ["pysol:2", "--after", "2S"], {"deal": "pysol:2", "after": "2S"}),
     ("analyze", ["pysol:2", "--line", "2S 3S"], {"deal": "pysol:2", "line": "2S 3S"}),
+    # Worm Hole's cell: parks and the cell's card as moves, tokens as `after` takes them
+    ("hint", ["pysol:148:worm-hole", "--after", "park:AH KC AC 2S"],
+     {"deal": "pysol:148:worm-hole", "after": "park:AH KC AC 2S"}),
+    ("analyze", ["pysol:105:unstable-worm-hole", "--line", "park:5C KC AH"],
+     {"deal": "pysol:105:unstable-worm-hole", "line": "park:5C KC AH"}),
+    ("solve", ["pysol:4:worm-hole", "--backend", "look"],
+     {"deal": "pysol:4:worm-hole", "backend": "look"}),
     ("atlas", ["pysol:25"], {"deal": "pysol:25"}),
     ("atlas", ["pysol:2:all-in-a-row"], {"deal": "pysol:2:all-in-a-row"}),
 ])
@@ -464,9 +471,14 @@ def test_a_closed_request_stops_its_solve_and_frees_its_worker() -> None:
 
 @pytest.mark.parametrize(("spec", "after"), [
     ("pysol:3", ""), ("pysol:3", "KD AH 2C"), ("pysol:5:golf", ""), ("pysol:2:all-in-a-row", ""),
+    ("pysol:148:worm-hole", "park:AH KC AC 2S"), ("pysol:148:worm-hole", "park:AH KC AC 2S AH"),
+    ("pysol:148:unstable-worm-hole", "park:AH KC AC 2S AH"),
 ])
 def test_a_position_gives_its_layout_and_legal_moves_from_the_rules(server, spec,
                                                                     after) -> None:
+    """The layout (with the cell's card and the parks in Worm Hole) and the legal moves
+    (a park or the cell's card with its `"kind"`) are the rules engine's."""
+    from blackhole.model.formats import moves_json
     from blackhole.model.positions import load_position
     from blackhole.model.rules import initial_state, legal_moves, outcome
 
@@ -477,12 +489,12 @@ def test_a_position_gives_its_layout_and_legal_moves_from_the_rules(server, spec
         blackhole("deal", spec, *args, "--format", "json").stdout)
     position = load_position(spec, after or None)
     state = initial_state(position.deal)
-    assert data["legal"] == [{"card": str(card), "fan": fan}
-                             for card, fan, _ in legal_moves(position.deal, state)]
+    assert data["legal"] == moves_json(legal_moves(position.deal, state))
     assert (data["moved"], data["of"]) == (position.moved, position.of)
     assert data["outcome"] == outcome(position.deal, state).value
     assert data["game"] == position.deal.game.name
-    assert [move["card"] for move in data["after"]] == after.split()
+    assert [("park:" if move.get("kind") == "park" else "") + move["card"]
+            for move in data["after"]] == after.split()
 
 
 def test_the_games_come_from_the_games_table(server) -> None:
@@ -491,14 +503,9 @@ def test_the_games_come_from_the_games_table(server) -> None:
 
     status, _, data = server.ask("/api/games")
     assert status == 200
-    from blackhole.web.api import page_refusal
-
-    assert [game["name"] for game in data["games"]] == [
-        name for name, game in VARIANTS.items() if page_refusal(game) is None]
-    assert {name for name, game in VARIANTS.items() if page_refusal(game)} == {
-        "worm-hole", "unstable-worm-hole"}  # the page draws no free cell yet
-    answer = server.ask("/api/position?deal=pysol:1:worm-hole")
-    assert answer[0] == 400 and "not played by the page" in answer[2]["error"]
+    assert [game["name"] for game in data["games"]] == list(VARIANTS)  # every game
+    assert {"worm-hole", "unstable-worm-hole"} <= {game["name"] for game in data["games"]
+                                                   if game["pysol"]}
     assert {game["name"] for game in data["games"] if game["atlas"]} == set(shipped_games())
     assert {"black-hole", "all-in-a-row", "golf"} <= set(shipped_games())
     assert data["engines"] == ["auto", "look", "sat", "cpsat"]

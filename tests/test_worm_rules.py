@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from blackhole.base.errors import InputError
+from blackhole.model.cards import Card
 from blackhole.model.deal import Kind, Move
 from blackhole.model.formats import parse_position_text, position_json, saved_board
 from blackhole.model.games import UNSTABLE_WORM_HOLE, WORM_HOLE, Rules
@@ -216,8 +217,18 @@ def test_the_referee_of_the_best_score_plays_the_cell_on_small_decks() -> None:
             assert most_fan_cards(deal) == brute(initial_state(deal)), (seed, game)
 
 
-@pytest.mark.parametrize("command", ["hint", "analyze", "play"])
-def test_what_does_not_play_the_cell_yet_refuses_it_by_name(command: str) -> None:
-    done = cli(command, "pysol:1:worm-hole")
-    assert done.exit_code == 2 and "Worm Hole is not played by" in done.output
-    assert "Traceback" not in done.output
+@pytest.mark.parametrize("command", ["hint", "analyze"])
+def test_hint_and_analyze_play_the_cell(command: str) -> None:
+    """They answer (tests/test_worm_advice.py holds their answers to the referee)."""
+    done = cli(command, "pysol:148:unstable-worm-hole", "--json")
+    assert done.exit_code == 0 and json.loads(done.output)["best"] == 6, done.output
+
+
+def test_play_starts_a_game_with_the_cell() -> None:
+    """`play` takes the games (tests/test_play_worm.py plays them by key), with moves
+    already made that park."""
+    from blackhole.play.session import start_game
+
+    game = start_game("pysol:148:worm-hole", "park:AH KC")
+    assert game.state.cell == Card(1, "H") and game.score == 1
+    assert [move.kind for move in game.moves] == [Kind.PARK, Kind.PLAY]

@@ -166,7 +166,9 @@ def hints_document(spec: str, position: Position, found: Sequence[Hint],
 
 
 def _hint_document(hint: Hint) -> dict[str, Any]:
-    return {"card": str(hint.card), "fan": hint.fan, "winnable": hint.winnable,
+    """A hint's move as JSON moves write it (`"kind"` for a park or the cell's card),
+    and its answers."""
+    return {**moves_json([hint.move])[0], "winnable": hint.winnable,
             "best": hint.best, "found": hint.found, "upper_bound": hint.upper_bound,
             "proven": hint.proven}
 
@@ -209,8 +211,8 @@ def analysis_document(found: Analysis, spec: str,
 
 
 def _step_document(step: Step) -> dict[str, Any]:
-    return {"move": step.number, "card": str(step.card), "fan": step.fan,
-            "legal": step.legal, "good": step.good, "critical": step.critical,
+    return {"move": step.number, **moves_json([step.move])[0], "legal": step.legal,
+            "good": step.good, "critical": step.critical,
             "loses": step.loses, "best_before": step.best_before,
             "best_after": step.best_after, "proven": step.proven}
 

@@ -39,12 +39,9 @@ def show(spec: DealSpec,
         hole.append(f"   ({position.progress})")
     out.print(hole)
     if deal.game.rules.cells:
-        cell = Text("cell: ")
-        cell.append(card_text(deal.cell, ascii_only) if deal.cell else Text("empty"))
-        uses = deal.game.rules.cell_uses
-        if uses:
-            cell.append(f"   ({deal.parks} of {uses} use{'s' * (uses != 1)} made)")
-        out.print(cell)
+        from blackhole.play.board import cell_text
+
+        out.print(cell_text(deal, lambda card: card_text(card, ascii_only)))
     if deal.game.rules.talon:
         talon = Text(f"talon ({len(deal.talon)}, next first): ")
         for card in deal.talon:

@@ -26,6 +26,7 @@ from blackhole.cli.options import (
 )
 from blackhole.cli.output import card_text, console, from_where, plain_console, working
 from blackhole.model.cards import Card
+from blackhole.model.deal import Kind
 from blackhole.model.positions import load_position
 from blackhole.model.sources import stdin_once
 
@@ -219,15 +220,20 @@ def hint(
 
 
 def _hint_line(h: "Hint", position: "Position", ascii_only: bool) -> Text:
-    """One move: where it comes from, winnable or not and its best score; "?" and the
-    bounds where the limit left them open."""
-    if h.fan is None:
+    """One move: where it comes from (and " into the cell" for a park), winnable or not
+    and its best score; "?" and the bounds where the limit left them open."""
+    kind = h.move.kind
+    if kind is Kind.UNPARK:
+        line = Text("cell:   ")
+    elif h.fan is None:
         line = Text("talon:  ")
     elif position.deal.tableau.chains:
         line = Text(f"fan {h.fan + 1:>2}: ")
     else:  # "row 4: "
         line = Text(from_where(h.fan, h.card, position.deal).removeprefix(" from ") + ": ")
     line.append(card_text(h.card, ascii_only))
+    if kind is Kind.PARK:
+        line.append(from_where(None, kind=kind))
     if h.proven:
         verdict = "winnable" if h.winnable else "not winnable"
         line.append(f"  {verdict}, best {h.best} of {h.of}",
@@ -283,7 +289,7 @@ def _print_analysis(found: "Analysis", position: "Position", ascii_only: bool) -
     for step in found.steps:
         text = Text(f"{step.number:>3}. ")
         text.append(card_text(step.card, ascii_only))
-        text.append(f"{from_where(step.fan, step.card, position.deal)}: "
+        text.append(f"{from_where(step.fan, step.card, position.deal, step.move.kind)}: "
                     f"{unknown_text(step.good)} of {step.legal} "
                     f"legal move(s) keep {unknown_text(step.best_before)}")
         if step.critical:
@@ -301,8 +307,11 @@ def _print_analysis(found: "Analysis", position: "Position", ascii_only: bool) -
     elif loss is None:
         first = "none"
     else:
-        first = (f"move {loss.number} ({loss.card}), best {unknown_text(loss.best_before)} to "
-                 f"{unknown_text(loss.best_after)}")
+        kind = loss.move.kind  # a move of the cell says so; a play, its card alone
+        where = from_where(loss.fan, loss.card, position.deal, kind) \
+            if kind in (Kind.PARK, Kind.UNPARK) else ""
+        first = (f"move {loss.number} ({loss.card}{where}), best "
+                 f"{unknown_text(loss.best_before)} to {unknown_text(loss.best_after)}")
     unknown = f" ({found.critical_unknown} unknown: limit reached)" \
         if found.critical_unknown else ""
     out.print(f"{found.critical} critical move(s){unknown}; first move that loses: {first}; "

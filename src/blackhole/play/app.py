@@ -3,7 +3,10 @@
 The rules engine (through `blackhole.play.game.Game`) decides every move, undo and redo; the hint
 engine (`blackhole.play.engine`, over `blackhole.questions.best`) answers hints, the coach and the
 end screen, in background threads so the screen never waits for it. A game with a talon
-(Golf) turns its next card with t, Space or a click, a move like any other. A layout not
+(Golf) turns its next card with t, Space or a click, a move like any other. A game with
+a free cell (Worm Hole) draws it under the hole: z then a fan's letter (or a click on the
+fan) parks that fan's top card, and 0 or a click on the cell plays the cell's card. A
+layout not
 made of fans (TriPeaks, Escalator) is drawn at its slots' places (`blackhole.play.slots`),
 and a free card plays by the letter under it or a click. An engine
 that refuses the deal's game (an InputError) is said in one line, and the game goes on.
@@ -43,10 +46,10 @@ from blackhole.play.widgets import (
     ConfirmScreen,
     EndScreen,
     FanView,
+    PileView,
     RulesScreen,
     SaveScreen,
     SlotsView,
-    TalonView,
     card_name,
     move_name,
 )
@@ -64,6 +67,8 @@ class Table(Screen):
         Binding("u,U", "undo", "undo"),
         Binding("r,R", "redo", "redo"),
         Binding("t,T,space", "talon", "turn the talon"),
+        Binding(board.PARK_KEY, "park", "park a fan's top card in the cell"),
+        Binding(board.UNPARK_KEY, "unpark", "play the cell's card"),
         Binding("H", "hint", "hint"),
         Binding("w,W", "coach", "coach"),
         Binding("s,S", "save", "save"),
@@ -89,6 +94,7 @@ class Table(Screen):
         self.game = game
         self.spec = spec
         self.undos = 0
+        self.parking = False  # z was pressed: the next fan's letter (or click) parks
         self.hinted: Move | None = None  # the move a hint names
         self.bests: dict[Moves, Any] = {}  # the hint engine's Best for each position seen
         self.hints: dict[Moves, list[Any]] = {}
@@ -107,7 +113,8 @@ class Table(Screen):
         yield Static(id="small")
         yield Static(id="title")
         yield Static(id="hole")
-        yield TalonView(self.action_talon)
+        yield PileView("cell", self.action_unpark)
+        yield PileView("talon", self.action_talon)
         yield Horizontal(id="fans")
         yield Static(id="status")
         yield Static(id="message")
@@ -163,10 +170,12 @@ class Table(Screen):
             await row.mount_all(FanView(fan, self.play) for fan in range(fans))
         else:
             await row.mount(SlotsView(lambda x, y: slots.card_at(self.game, x, y), self.pick))
-        talon = bool(deal.game.rules.talon)
-        self.query_one("#talon", TalonView).display = talon
+        talon, cell = bool(deal.game.rules.talon), bool(deal.game.rules.cells)
+        self.query_one("#talon", PileView).display = talon
+        self.query_one("#cell", PileView).display = cell
         self.query_one("#hole", Static).set_class(talon, "above-talon")
-        self.query_one("#keys", Static).update(board.keys_text(fans, talon))
+        self.query_one("#hole", Static).set_class(cell, "above-cell")
+        self.query_one("#keys", Static).update(board.keys_text(fans, talon, cell))
 
     def on_resize(self, event: events.Resize) -> None:
         self.fit(event.size)
@@ -190,8 +199,12 @@ class Table(Screen):
         self.query_one("#title", Static).update(Text(f"{game.deal.game.title}   {self.spec}"))
         self.query_one("#hole", Static).update(board.hole_text(game, ascii_only))
         if game.deal.game.rules.talon:
-            self.query_one("#talon", TalonView).update(
+            self.query_one("#talon", PileView).update(
                 board.talon_text(game, ascii_only, self.hinted_fan() == TURN))
+        if game.deal.game.rules.cells:
+            hinted = self.hinted is not None and self.hinted.kind is Kind.UNPARK
+            self.query_one("#cell", PileView).update(board.game_cell_text(game, ascii_only,
+                                                                          hinted))
         for view in self.query(FanView):
             view.show(board.fan_text(game, view.fan, ascii_only, view.fan == self.hinted_fan()))
         for layout in self.query(SlotsView):
@@ -201,8 +214,9 @@ class Table(Screen):
             board.status_text(game, self.undos, self.spec, self.coach))
 
     def hinted_fan(self) -> int | None:
-        """The fan the hint names (TURN for the talon), or None without a hint."""
-        if self.hinted is None:
+        """The fan the hint names (TURN for the talon), or None without a hint (or for
+        the cell's card)."""
+        if self.hinted is None or self.hinted.kind is Kind.UNPARK:
             return None
         return TURN if self.hinted.kind is Kind.TURN else self.hinted.fan
 
@@ -220,6 +234,10 @@ class Table(Screen):
 
     def on_key(self, event: events.Key) -> None:
         letter = event.character or ""
+        if self.parking and letter != board.PARK_KEY and \
+                not (len(letter) == 1 and letter in board.FAN_LETTERS):
+            self.parking = False  # any other key leaves the park unmade
+            self.say("no card parked")
         if len(letter) == 1 and letter in board.FAN_LETTERS:
             event.stop()
             index = board.FAN_LETTERS.index(letter)
@@ -243,11 +261,42 @@ class Table(Screen):
             return
         self.play(TURN)
 
+    def action_park(self) -> None:
+        """z: the next fan's letter (or click) parks that fan's top card in the cell."""
+        self.stop_replay()
+        if not self.game.deal.game.rules.cells:
+            self.say("this game has no cell", "red")
+            return
+        self.parking = not self.parking
+        self.say("park: which fan's top card goes into the cell? (a letter, or a click)"
+                 if self.parking else "no card parked")
+
+    def action_unpark(self) -> None:
+        """0 (or a click on the cell): the cell's card onto the hole."""
+        self.stop_replay()
+        self.parking = False
+        try:
+            game = self.game.unpark()
+        except ValueError as error:
+            self.say(str(error), "red")
+            return
+        self.moved(game)
+
     def play(self, fan: int) -> None:
-        """Play the top card of `fan`, or turn the talon (TURN)."""
+        """Play the top card of `fan`, or turn the talon (TURN); park it after z."""
         self.stop_replay()
         if fan >= self.game.deal.tableau.columns:
+            self.parking = False
             self.say(f"there is no fan {board.FAN_LETTERS[fan]}", "red")
+            return
+        if self.parking and fan != TURN:
+            self.parking = False
+            try:
+                game = self.game.park_fan(fan)
+            except ValueError as error:
+                self.say(str(error), "red")
+                return
+            self.moved(game)
             return
         try:
             game = self.game.turn() if fan == TURN else self.game.play_fan(fan)
@@ -304,7 +353,7 @@ class Table(Screen):
             self.say("nothing to undo", "red")
             return
         self.undos += 1
-        self.moved(self.game.undo(), f"took back {self.shown(self.game.state.foundation)}")
+        self.moved(self.game.undo(), f"took back {self.shown(self.game.moves[-1].card)}")
 
     def action_redo(self) -> None:
         self.stop_replay()
@@ -315,7 +364,7 @@ class Table(Screen):
             self.say("nothing to redo", "red")
             return
         game = self.game.redo()
-        self.moved(game, f"played {self.shown(game.state.foundation)} again")
+        self.moved(game, f"played {self.shown(game.moves[-1].card)} again")
 
     # ------------------------------------------------------------ hints and the coach
 
@@ -372,8 +421,10 @@ class Table(Screen):
         if moves != self.game.moves or self.wanted != moves or not found:
             return
         first = found[0]
-        named = move_name(first.card, first.fan, self.shown, self.game.deal.tableau.chains)
-        text = Text(f"hint: play {named}", style="bold")
+        kind = first.move.kind
+        named = move_name(first.card, first.fan, self.shown, self.game.deal.tableau.chains,
+                          kind)
+        text = Text(f"hint: {'park' if kind is Kind.PARK else 'play'} {named}", style="bold")
         of = self.game.start.of
         if first.winnable:
             text.append(": the game stays winnable")
@@ -383,7 +434,7 @@ class Table(Screen):
             text.append(f": no move wins now; the best still reachable is {best}")
         else:
             text.append(f": no win found in the time limit; it reaches {first.found}/{of}")
-        self.hinted = Move(first.card, first.fan, Kind.TURN if first.fan is None else Kind.PLAY)
+        self.hinted = first.move
         self.say(text)
         self.draw()
 
@@ -442,9 +493,11 @@ class Table(Screen):
                             f"{now.best}/{of}", "yellow")
             return
         before = self.bests.get(moves[:-1]) if moves else None
-        last = self.shown(self.game.state.foundation)
+        last = self.shown(moves[-1].card if moves else None)
         if moves and moves[-1].kind is Kind.TURN:
             last = f"turning {last}"
+        elif moves and moves[-1].kind is Kind.PARK:
+            last = f"parking {last}"
         if before is not None and before.best >= of:
             self.coach_says(f"coach: {last} lost the game; the best still reachable is "
                             f"{now.best}/{of}{limit}", "bold red")
@@ -463,11 +516,11 @@ class Table(Screen):
         if found is not None:
             screen.show_review(found)
 
-    def replay_best(self, line: tuple[Card, ...]) -> None:
+    def replay_best(self, line: tuple[Card | Move, ...]) -> None:
         """Back to the start, then the best line played one move at a time (any key
         stops it, and the game goes on from there)."""
         game = Game(self.game.start)
-        for card in line:
+        for card in line:  # a card, or a park's Move
             game = game.play_card(card)
         self.moved(game.restart(), "replaying the best line (any key stops it)")
         self.replaying = self.set_interval(self.replay_seconds, self.replay_step)

@@ -3,7 +3,9 @@
 Fans are drawn as columns labelled a, b, c, ...: the bottom card first, the top card
 last, every card visible. A top card that fits on the hole carries a marker and a
 highlight, so the playable cards read at a glance even without colour (`--ascii`).
-A game with a talon (Golf) shows a talon line: its next card and how many are left.
+A game with a talon (Golf) shows a talon line: its next card and how many are left; a
+game with a free cell (Worm Hole) a cell line under the hole (`cell_text`, which `show`
+draws too).
 A layout not made of fans (TriPeaks' peaks, Escalator's pyramid) is drawn card by card
 at its slots' places by `blackhole.play.slots`; this module holds the geometry it shares
 with the fans (how large the table is, whether it fits).
@@ -15,13 +17,14 @@ deal's game (`blackhole.model.games.Variant`), never from its name.
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Callable
 from string import ascii_lowercase
 
 from rich.text import Text
 
 from blackhole.base.errors import InputError
 from blackhole.model.cards import Card, rank_text
-from blackhole.model.deal import Deal, dealt_sizes
+from blackhole.model.deal import Deal, Kind, dealt_sizes
 from blackhole.model.games import Shape, Start, Variant, Won, on_king_rule
 from blackhole.play.game import Game
 
@@ -63,6 +66,9 @@ def check_fits(deal: Deal, source: str) -> None:
 ROWS_BESIDE_FANS = 11
 TALON_ROWS = 2
 TALON_WIDTH = 56
+# A game with a cell adds its line under the hole and a second line of keys.
+CELL_ROWS = 2
+PARK_KEY, UNPARK_KEY = "z", "0"  # z then a fan's letter parks its top card; 0 plays the cell
 
 
 def slot_extent(deal: Deal) -> tuple[int, int]:
@@ -85,6 +91,8 @@ def table_size(deal: Deal) -> tuple[int, int]:
     else:
         columns, slot_rows = slot_extent(deal)
         width, rows = 2 + HALF * columns, ROWS_BESIDE_FANS + 1 + slot_rows
+    if deal.game.rules.cells:
+        rows += CELL_ROWS
     if deal.game.rules.talon:
         return max(width, TALON_WIDTH), rows + TALON_ROWS
     return width, rows
@@ -114,7 +122,7 @@ def fan_text(game: Game, fan: int, ascii_only: bool, hinted: bool = False) -> Te
     """One column: the fan's letter, then its cards bottom → top; the top card marked
     when it is playable (and when a hint names it)."""
     cards = game.position.deal.fans[fan]
-    playable = any(move.fan == fan for move in game.legal())
+    playable = any(move.fan == fan and move.kind is Kind.PLAY for move in game.legal())
     label = Text(f" {FAN_LETTERS[fan]}  ", style="bold reverse" if hinted else "bold")
     out = Text()
     out.append_text(label)
@@ -141,7 +149,8 @@ def hole_text(game: Game, ascii_only: bool) -> Text:
     out = Text(f"{pile_name(game.deal.game)}  ", style="bold")
     out.append_text(card_text(game.state.foundation, ascii_only) if game.state.foundation else
                     Text("empty (any card fits)"))
-    history = game.start.history + game.played
+    history = tuple(card for card in game.start.history if isinstance(card, Card)) + \
+        game.played  # the cards onto the hole (a history's parks are Moves)
     before = list(reversed(history[:-1]))[:LAST_SHOWN] if history else []
     if before:
         arrow = "<-" if ascii_only else "←"
@@ -151,6 +160,37 @@ def hole_text(game: Game, ascii_only: bool) -> Text:
         out.append_text(shown)
         if len(history) - 1 > LAST_SHOWN:
             out.append(" ...", style="dim")
+    return out
+
+
+def cell_text(deal: Deal, draw: Callable[[Card], Text]) -> Text:
+    """`cell: K♥` (`cell: empty`), and the uses made where the game's cell takes a
+    limited number of cards: the cell's line of `show` and the game, each drawing the
+    card its own way (`draw`)."""
+    out = Text("cell: ")
+    out.append_text(draw(deal.cell) if deal.cell else Text("empty"))
+    uses = deal.game.rules.cell_uses
+    if uses:
+        out.append(f"   ({deal.parks} of {uses} use{'s' * (uses != 1)} made)")
+    return out
+
+
+def game_cell_text(game: Game, ascii_only: bool, hinted: bool = False) -> Text:
+    """The game's cell line: `cell_text`, its card marked when it fits on the hole (0
+    plays it), and its label reversed when a hint names the cell's card."""
+    deal = game.position.deal
+    fits = any(move.kind is Kind.UNPARK for move in game.legal())
+
+    def draw(card: Card) -> Text:
+        text = card_text(card, ascii_only)
+        if fits:
+            text.stylize(PLAYABLE_STYLE)
+            return Text(PLAYABLE_MARK[ascii_only], style="bold green") + text
+        return text
+
+    out = cell_text(deal, draw)
+    if hinted:
+        out.stylize("bold reverse", 0, len("cell"))
     return out
 
 
@@ -183,12 +223,15 @@ def status_text(game: Game, undos: int, spec: str, coach: bool) -> Text:
     return out
 
 
-def keys_text(fans: int, talon: bool = False) -> str:
-    """The keys line; with a talon two lines, as the turn key does not fit in one.
+def keys_text(fans: int, talon: bool = False, cell: bool = False) -> str:
+    """The keys line; with a talon or a cell two lines, as their keys do not fit in one.
     `fans` 0 is a layout of slots, whose free cards are played by the letters shown
     under them."""
     last = FAN_LETTERS[fans - 1] if fans else "a"
     play = f"a-{last} play" if fans else "a b c.. play the card over it"
+    if cell:
+        return (f"{play}  {PARK_KEY} then a-{last} park  {UNPARK_KEY} play the cell  "
+                "u undo  r redo\nH hint  w coach  s save  N new  ? rules  Q quit")
     if talon:
         return (f"{play}  t or Space turn the talon  u undo  r redo\n"
                 "H hint  w coach  s save  N new  ? rules  Q quit")
@@ -197,7 +240,7 @@ def keys_text(fans: int, talon: bool = False) -> str:
 
 
 KEYS = """\
-{fans}  {play}{talon}
+{fans}  {play}{talon}{cell}
 u r  undo (unlimited), redo    N  new deal    ?  these rules    Q  quit
 H    hint: the best move, and whether the game can still be won
 w    coach on/off: after each move, still winnable? if not, the best score
@@ -252,6 +295,14 @@ def rules_text(deal: Deal) -> str:
         f"{cleared_text(game)} (talon cards may remain)"
     blocked = f"no {card_word(game)} fits" + \
         (" and the talon is spent" if game.rules.talon else "")
+    if game.rules.cells:
+        once = f" It takes {game.rules.cell_uses} card(s) a deal." if game.rules.cell_uses \
+            else " It may be used again and again."
+        text.append(f"One free cell: a {card_word(game)} may wait there, which frees the "
+                    f"card under it. The cell holds one card at a time, and its card goes "
+                    f"onto the {pile} when its rank fits, never back to a fan.{once}")
+        won += " and the cell is empty"
+        blocked += ", nor the cell's card, and the cell can take no card"
     text.append(f"You win when {won}, and you are blocked when {blocked}. Your score is "
                 f"the cards moved {off}, out of {sum(sizes)}.")
     paragraphs = "\n".join(wrap(line, RULES_WIDTH) if line else "" for line in text)
@@ -262,6 +313,9 @@ def rules_text(deal: Deal) -> str:
     keyed = f"the fan keys are {fans}" if game.chains else "a click plays a card too"
     keys = KEYS.format(fans=fans, play=play, keyed=keyed,
                        talon="; t or Space turns the talon" if game.rules.talon else "",
+                       cell=(f"\n{PARK_KEY} a-{FAN_LETTERS[len(sizes) - 1]}  park that fan's "
+                             f"top card in the cell    {UNPARK_KEY}  play the cell's card "
+                             "(or click it)") if game.rules.cells else "",
                        shifted="T U R W S" if game.rules.talon else "U R W S")
     return f"{paragraphs}\n\n{keys}"
 

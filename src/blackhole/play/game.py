@@ -22,9 +22,12 @@ from blackhole.model.rules import (
     next_talon,
     outcome,
     play,
-    replay,
+    step,
     top_card,
 )
+
+# The kinds of move that put a card onto the hole: what a score counts.
+HOLED = (Kind.PLAY, Kind.UNPARK)
 
 
 @dataclass(frozen=True)
@@ -67,14 +70,22 @@ class Game:
 
     @property
     def played(self) -> tuple[Card, ...]:
-        """The cards moved since the start position, in order."""
-        return tuple(state.foundation for state in self.states[1:])
+        """The cards moved onto the hole since the start position, in order (talon
+        cards turned too; a card parked in the cell is not, until it goes on)."""
+        return tuple(move.card for move in self.moves if move.kind is not Kind.PARK)
+
+    @property
+    def history(self) -> tuple[Card | Move, ...]:
+        """The moves since the start position as a position's history holds them: each
+        card moved onto the hole, and each park as its Move (`Move.park(card)`)."""
+        return tuple(Move.park(move.card) if move.kind is Kind.PARK else move.card
+                     for move in self.moves)
 
     @property
     def score(self) -> int:
-        """Cards moved off the fans since the start of the deal (out of `start.of`);
-        talon cards turned do not count."""
-        return self.start.moved + sum(1 for move in self.moves if move.kind is not Kind.TURN)
+        """Cards moved onto the hole since the start of the deal (out of `start.of`), off
+        the fans and out of the cell; talon cards turned and cards parked do not count."""
+        return self.start.moved + sum(1 for move in self.moves if move.kind in HOLED)
 
     @property
     def outcome(self) -> Outcome:
@@ -94,9 +105,10 @@ class Game:
     def play(self, move: Move) -> Game:
         """Make `move`; IllegalMove (a ValueError, with the reason) when it is illegal.
         The move kept is the one the rules engine names (card, fan and kind)."""
-        played = play(self.deal, self.state, move).foundation  # raises with the reason
-        made = next(legal for legal in self.legal() if legal.card == played)
-        return Game(self.start, (*self.moves, made), ())
+        stepped = step(self.deal, self.state, move)
+        if isinstance(stepped, str):
+            raise IllegalMove(stepped)
+        return Game(self.start, (*self.moves, stepped[1]), ())
 
     def play_fan(self, fan: int) -> Game:
         """Play the top card of `fan` (0-based); IllegalMove when it is illegal."""
@@ -104,18 +116,26 @@ class Game:
             raise IllegalMove(f"no such fan ({fan_name(fan, self.deal.tableau.columns)})")
         return self.play(Move(fan=fan, kind=Kind.PLAY))
 
+    def park_fan(self, fan: int) -> Game:
+        """Park the top card of `fan` (0-based) in the free cell; IllegalMove when the
+        game has no cell, the cell is taken, or the fan is empty."""
+        if not 0 <= fan < self.deal.tableau.columns:
+            raise IllegalMove(f"no such fan ({fan_name(fan, self.deal.tableau.columns)})")
+        return self.play(Move.park(fan=fan))
+
+    def unpark(self) -> Game:
+        """Play the cell's card onto the hole; IllegalMove when it is empty or the card
+        does not fit."""
+        return self.play(Move.unpark())
+
     def turn(self) -> Game:
         """Turn the talon's next card; IllegalMove when the talon is spent."""
         return self.play(Move.turn())
 
-    def play_card(self, card: Card) -> Game:
-        """Play `card` if it is a free card that fits, or the talon's next card;
-        IllegalMove otherwise."""
-        for legal in self.legal():
-            if legal.card == card:
-                return Game(self.start, (*self.moves, legal), ())
-        judged = replay(self.position.deal, [card])
-        raise IllegalMove(judged.reason or f"{card} cannot be played")
+    def play_card(self, card: Card | Move) -> Game:
+        """Play `card` if it is a free card that fits, the cell's card, or the talon's
+        next card (a Move, such as a park, is made as it says); IllegalMove otherwise."""
+        return self.play(card if isinstance(card, Move) else Move(card))
 
     @property
     def can_undo(self) -> bool:
@@ -145,4 +165,4 @@ class Game:
         start = self.start
         known = start.history_known
         return Position(layout(self.deal, self.state), self.score, start.of,
-                        start.history + self.played if known else ())
+                        start.history + self.history if known else ())

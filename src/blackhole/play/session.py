@@ -10,7 +10,7 @@ from typing import Any
 
 from blackhole.base.errors import InputError
 from blackhole.model.cards import Card
-from blackhole.model.deal import Move, Position
+from blackhole.model.deal import Kind, Move, Position
 from blackhole.model.games import DEFAULT_GAME, Variant, refusal
 from blackhole.model.positions import load_position, read_moves
 from blackhole.model.rules import PLAYS, advance
@@ -37,8 +37,7 @@ def start_game(spec: str, after: str | None = None) -> Game:
             raise InputError("play reads its keys from the terminal, so it cannot read "
                              "from stdin: give a file", source, token="-")
     origin = load_position(spec)
-    refused = refusal(origin.deal.game, PLAYS - {"cells", "cell_uses"}, "play", spec,
-                      "solve and best play it")  # it does not draw a free cell yet
+    refused = refusal(origin.deal.game, PLAYS, "play", spec, "solve and best play it")
     if refused is not None:
         raise refused
     check_fits(origin.deal, spec)
@@ -48,7 +47,7 @@ def start_game(spec: str, after: str | None = None) -> Game:
     moves, source = read_moves(after, "after")
     advance(origin, moves, source)  # an illegal move is an InputError naming `source`
     for move in moves:  # legal, as advance found: the game records them for undo and save
-        game = game.play_card(move.card)
+        game = game.play(move)
     return game
 
 
@@ -66,9 +65,9 @@ def need_terminal(stdin: Any, stdout: Any) -> None:
 
 
 def save_text(game: Game, spec: str) -> str:
-    """The moves from the spec's own position, as cards `check` and `--after @FILE` read,
-    under two comment lines that say how."""
-    cards = [str(card) for card in game.played]
+    """The moves from the spec's own position, as cards `check` and `--after @FILE` read
+    (a park as `park:KH`), under two comment lines that say how."""
+    cards = [str(move) for move in game.moves]
     lines = [f"# blackhole play {spec}: {game.score} of {game.start.of} cards moved",
              f"# replay: blackhole check {spec} FILE; go on: blackhole play {spec} "
              "--after @FILE"]
@@ -100,12 +99,14 @@ class Review:
     of: int
     best: int
     proven: bool
-    line: tuple[Card, ...]  # a line from the game's start that reaches `best`
+    line: tuple[Card | Move, ...]  # a line from the game's start that reaches `best`
+    # (a park as its Move, as a history holds it)
     started: int = 0  # moves made before the game's start (a position spec), turns too
     lost_at: int | None = None
     lost_card: Card | None = None
     lost_fan: int | None = None
     best_after: int | None = None
+    lost_kind: Kind | None = None  # the losing move's kind, when it is not a play
 
 
 def review(game: Game, known: dict[tuple[Move, ...], Any],
@@ -127,7 +128,8 @@ def review(game: Game, known: dict[tuple[Move, ...], Any],
         return known[moves]
 
     start = best_at(0)
-    line = tuple(move.card for move in start.moves)
+    line = tuple(Move.park(move.card) if move.kind is Kind.PARK else move.card
+                 for move in start.moves)
     found = Review(game.score, game.start.of, start.best, start.proven, line,
                    game.start.made)
     if game.score >= start.best:
@@ -145,5 +147,6 @@ def review(game: Game, known: dict[tuple[Move, ...], Any],
     if bad < len(game.moves) and not best_at(bad).proven:
         return found
     after = best_at(bad).best if bad < len(game.moves) else game.score
-    return replace(found, lost_at=bad - 1, lost_card=game.played[bad - 1],
-                   lost_fan=game.moves[bad - 1].fan, best_after=after)
+    lost = game.moves[bad - 1]
+    return replace(found, lost_at=bad - 1, lost_card=lost.card, lost_fan=lost.fan,
+                   best_after=after, lost_kind=lost.kind)

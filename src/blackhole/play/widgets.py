@@ -20,6 +20,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from blackhole.model.cards import Card
+from blackhole.model.deal import Kind
 from blackhole.model.games import Won
 from blackhole.model.rules import Outcome
 from blackhole.play import board, engine
@@ -32,6 +33,8 @@ Table { padding: 0 1; }
 #hole { height: 1; margin: 1 0 1 0; }
 #hole.above-talon { margin: 1 0 0 0; }
 #talon { height: 1; margin: 0 0 1 0; }
+#hole.above-cell { margin: 1 0 0 0; }
+#cell { height: 1; margin: 0 0 1 0; }
 #fans { height: auto; }
 .fan { width: 4; height: auto; }
 #slots { width: auto; height: auto; }
@@ -91,17 +94,18 @@ class SlotsView(Static):
             self.pick(card)
 
 
-class TalonView(Static):
-    """The talon's line (shown only in a game with a talon); a click turns its next card
-    (`turn`)."""
+class PileView(Static):
+    """A pile's line, shown only in a game that has the pile: the talon's (`#talon`: a
+    click turns its next card) or the free cell's (`#cell`: a click plays its card onto
+    the hole); a click does what `act` does."""
 
-    def __init__(self, turn: Callable[[], None]) -> None:
-        super().__init__(id="talon")
-        self.turn = turn
+    def __init__(self, pile: str, act: Callable[[], None]) -> None:
+        super().__init__(id=pile)
+        self.act = act
 
     def on_click(self, event: events.Click) -> None:
         event.stop()
-        self.turn()
+        self.act()
 
 
 class TableActions(Protocol):
@@ -216,10 +220,15 @@ def won_text(game: Game) -> str:
 
 
 def move_name(card: Card | None, fan: int | None, name: Callable[[Card | None], str],
-              fans: bool = True) -> str:
-    """`J♠ from fan c`, or `J♠ off the talon` for a talon turn; a card of a layout not
+              fans: bool = True, kind: Kind | None = None) -> str:
+    """`J♠ from fan c`, or `J♠ off the talon` for a talon turn, `J♠ from fan c into the
+    cell` for a park and `J♠ from the cell` for the cell's card; a card of a layout not
     made of fans (`fans` False) by its name alone, as its letter changes with the
     layout."""
+    if kind is Kind.UNPARK:
+        return f"{name(card)} from the cell"
+    if kind is Kind.PARK:
+        return f"{name(card)} from fan {board.FAN_LETTERS[fan]} into the cell"
     if fan is None:
         return f"{name(card)} off the talon"
     return f"{name(card)} from fan {board.FAN_LETTERS[fan]}" if fans else name(card)
@@ -239,7 +248,8 @@ def review_text(found: Review, name: Callable[[Card | None], str], fans: bool = 
         out.append("The time limit left open which move cost cards.")
         return out
     number = found.started + found.lost_at + 1  # counted from the start of the deal
-    move = f"Move {number} ({move_name(found.lost_card, found.lost_fan, name, fans)})"
+    move = f"Move {number} " \
+        f"({move_name(found.lost_card, found.lost_fan, name, fans, found.lost_kind)})"
     verdict = "lost the game" if found.best >= of else "was the first to cost cards"
     out.append(f"{move} {verdict}: after it the best still reachable was "
                f"{found.best_after}/{of}.")

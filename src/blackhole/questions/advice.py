@@ -24,7 +24,7 @@ from blackhole.model.cards import Card
 from blackhole.model.deal import Deal, Kind, Position
 from blackhole.model.positions import as_position
 from blackhole.model.rules import Move, Outcome, as_moves, move_text, replay
-from blackhole.questions.hint_engines import hint_engine
+from blackhole.questions.hint_engines import SCORING, hint_engine
 
 
 def keeps(move: int, bounds: Sequence[tuple[int, int]]) -> bool | None:
@@ -73,19 +73,28 @@ class Bounded:
         return False if self.upper_bound < self.of else None
 
 
+def move_of(card: Card, fan: int | None, kind: Kind | None) -> Move:
+    """The move a hint or a step names: its kind as given, else a turn of the talon
+    (no fan) or a play."""
+    return Move(card, fan, kind or (Kind.TURN if fan is None else Kind.PLAY))
+
+
 @dataclass(frozen=True)
 class Hint(Bounded):
     """A legal move from a position and the best score of the lines through it, counted
     from the start of the deal: `found` is the longest line found (a proven lower bound),
     `upper_bound` the most any line through it may score as far as proven, `of` a win.
     Without a time limit the two meet; at the limit whatever they leave open is unknown
-    (None): `best`, `winnable`."""
+    (None): `best`, `winnable`. `kind` says what the move does (`move`: a play, a turn,
+    a park into the cell or the cell's card onto the hole; None: a play, or a turn when
+    it has no fan)."""
 
     card: Card
-    fan: int | None  # None: the talon's next card
+    fan: int | None  # None: the talon's next card, or the cell's
     found: int
     upper_bound: int
     of: int
+    kind: Kind | None = None
 
     @property
     def proven(self) -> bool:
@@ -93,13 +102,14 @@ class Hint(Bounded):
 
     @property
     def move(self) -> Move:
-        return Move(self.card, self.fan, Kind.TURN if self.fan is None else Kind.PLAY)
+        return move_of(self.card, self.fan, self.kind)
 
 
 def hints(position: Position | Deal | str, *, timeout: float | None = None) -> list[Hint]:
     """Every legal move from `position`, best first (then in fan order): whether the game
     stays winnable after it, and the best score still reachable, counted from the start
-    of the deal. One incremental SAT solver answers for every move. At the limit a hint
+    of the deal; in a game with a cell the moves include each park and the cell's card
+    onto the hole. One hint engine answers for every move. At the limit a hint
     keeps the bounds proven so far, and what they leave open is unknown."""
     position = as_position(position)
     Options(timeout=timeout)  # checks the limit
@@ -107,8 +117,8 @@ def hints(position: Position | Deal | str, *, timeout: float | None = None) -> l
     with hint_engine(position, deadline) as engine:
         found = engine.choices((), engine.root())
     moved, of = position.moved, position.of
-    ranked = [Hint(engine.problem.cards[c.node], c.fan, moved + engine.played(c.line),
-                   moved + c.upper_bound, of) for c in found]
+    ranked = [Hint(c.move.card, c.move.fan, moved + c.found, moved + c.upper_bound, of,
+                   c.move.kind) for c in found]
     return sorted(ranked, key=lambda hint: (-hint.found, -hint.upper_bound))
 
 
@@ -153,13 +163,14 @@ class Step:
 
     number: int  # 1-based, counted from the start of the deal (`Position.made`)
     card: Card
-    fan: int | None  # None: the talon's next card
+    fan: int | None  # None: the talon's next card, or the cell's
     bounds: tuple[tuple[int, int], ...]
     chosen: int
+    kind: Kind | None = None  # as `Hint.kind`
 
     @property
     def move(self) -> Move:
-        return Move(self.card, self.fan, Kind.TURN if self.fan is None else Kind.PLAY)
+        return move_of(self.card, self.fan, self.kind)
 
     @property
     def legal(self) -> int:
@@ -263,8 +274,8 @@ class Analysis(Bounded):
     @property
     def score(self) -> int:
         """Cards moved from the start of the deal at the end of the line (talon cards
-        turned do not count)."""
-        return self.moved + sum(1 for step in self.steps if step.fan is not None)
+        turned and cards parked do not count)."""
+        return self.moved + sum(1 for step in self.steps if step.move.kind in SCORING)
 
 
 
@@ -274,9 +285,9 @@ def analyze(position: Position | Deal | str,
     """Walk `line` (moves from `position`: a str of cards as `--after` reads them, or a
     sequence of Cards, Moves and card names, replayed by the rules engine; an illegal
     move, or a line that names no move, is an InputError), or the solver's best line
-    when None, and weigh every legal move
-    at every step with one incremental SAT solver. At the limit each step keeps the
-    bounds proven so far (see `Step`)."""
+    when None, and weigh every legal move (parks and the cell's card included) at every
+    step with one hint engine. At the limit each step keeps the bounds proven so far
+    (see `Step`)."""
     began = time.perf_counter()
     position = as_position(position)
     Options(timeout=timeout)  # checks the limit
@@ -294,20 +305,17 @@ def analyze(position: Position | Deal | str,
     moved = position.moved
     with hint_engine(position, deadline) as engine:
         parent = root = engine.root()
-        cards = played.order if given else [engine.problem.cards[v] for v in parent.line]
-        walk = [engine.node[card] for card in cards]
+        walk = played.moves if given else root.line
         steps = []
-        for i, node in enumerate(walk):
-            found = engine.choices(tuple(walk[:i]), parent)
-            chosen = next((k for k, c in enumerate(found) if c.node == node), None)
+        for i, move in enumerate(walk):
+            found = engine.choices(walk[:i], parent)
+            chosen = next((k for k, c in enumerate(found) if c.move == move), None)
             if chosen is None:
-                raise InternalError(f"analyze: move {i + 1} ({engine.problem.cards[node]}) "
-                                    "is not among the legal moves")
-            bounds = tuple((moved + engine.played(c.line), moved + c.upper_bound)
-                           for c in found)
-            steps.append(Step(position.made + i + 1, engine.problem.cards[node],
-                              found[chosen].fan, bounds, chosen))
+                raise InternalError(f"analyze: move {i + 1} ({move_text(move)}) is not "
+                                    "among the legal moves")
+            bounds = tuple((moved + c.found, moved + c.upper_bound) for c in found)
+            steps.append(Step(position.made + i + 1, move.card, move.fan, bounds, chosen,
+                              move.kind))
             parent = found[chosen]
-    return Analysis(moved + engine.played(root.line), moved + root.upper_bound, position.of,
-                    moved,
+    return Analysis(moved + root.found, moved + root.upper_bound, position.of, moved,
                     given, tuple(steps), time.perf_counter() - began)

@@ -216,11 +216,10 @@ def _deal(request: Request) -> answers.Answer:
 
 def page_refusal(game: Variant) -> InputError | None:
     """Why the page does not draw and play `game` (None when it does): it plays the rule
-    features the rules engine plays but a free cell, which it does not draw yet."""
+    features the rules engine plays (a talon, a layout of slots, a free cell)."""
     from blackhole.model.rules import PLAYS
 
-    return refusal(game, PLAYS - {"cells", "cell_uses"}, "the page", game.name,
-                   "solve and best play it")
+    return refusal(game, PLAYS, "the page", game.name, "solve and best play it")
 
 
 def _position_answer(request: Request) -> answers.Answer:

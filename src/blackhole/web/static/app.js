@@ -9,7 +9,8 @@ const $ = (id) => document.getElementById(id);
 
 const state = {
   source: null,      // {spec} or {body}: the deal as the server is given it
-  played: [],        // card names played from the deal's start (the `after` moves)
+  played: [],        // the moves played from the deal's start (the `after` moves): a
+                     // card's name, or `park:KH` for a park into the free cell
   position: null,    // the server's answer for the position now
   line: null,        // a solver's line stepped through: its moves, the moves played
                      // before it (start, base), the step k, the analysis's steps
@@ -18,6 +19,8 @@ const state = {
   ask: 0,            // the newest position request (older answers are dropped)
   games: [],         // the games the server plays, and the one a spec names by default
   defaultGame: "",
+  parking: false,    // Park or z: the next top card clicked, or fan key, parks
+  selected: null,    // a top card clicked that only parks ({card, fan}): the cell parks it
 };
 
 // ---------------------------------------------------------------- talking to the server
@@ -50,6 +53,9 @@ async function fetchJson(url, init = {}) {
 }
 
 function after(moves) { return moves.join(" "); }
+
+// A move of an answer as `after` reads it: a park `park:KH`, any other move its card.
+function token(move) { return move.kind === "park" ? `park:${move.card}` : move.card; }
 
 function say(text, kind = "") {
   const status = $("status");
@@ -84,8 +90,11 @@ function label(text) {
 }
 
 // A move named by its card and where it comes from: a fan (numbered from 1), or the
-// talon (no fan); a card of a layout not made of fans by its name alone.
-function moveText(card, fan) {
+// talon (no fan); a card of a layout not made of fans by its name alone; a park into
+// the free cell and the cell's card by their kind, as the command line says them.
+function moveText(card, fan, kind = undefined) {
+  if (kind === "park") return `${cardText(card)} into the cell, from fan ${fan + 1}`;
+  if (kind === "unpark") return `${cardText(card)} from the cell`;
   const fans = !state.position || Boolean(state.position.layout.fans);
   const from = fan === null ? " from the talon" : fans ? ` from fan ${fan + 1}` : "";
   return cardText(card) + from;
@@ -103,7 +112,11 @@ function draw() {
   const found = state.position;
   if (!found) return;
   const layout = found.layout;
-  const legal = new Map(found.legal.map((move) => [move.card, move.fan]));
+  // the moves onto the foundation (a play or a turn), and the parks into the free cell
+  const legal = new Map(found.legal.filter((move) => !move.kind)
+    .map((move) => [move.card, move.fan]));
+  const parks = new Map(found.legal.filter((move) => move.kind === "park")
+    .map((move) => [move.card, move.fan]));
   const next = nextOfLine();
 
   const hole = $("hole");
@@ -122,16 +135,35 @@ function draw() {
     else talon.classList.remove("active");
   }
 
+  drawCell(layout, found.legal.find((move) => move.kind === "unpark"), next);
+
   const fans = $("fans");
   fans.replaceChildren();
   fans.classList.toggle("slots", !layout.fans);
   fans.style.width = fans.style.height = "";
-  if (layout.fans) drawFans(fans, layout.fans, legal, next);
+  if (layout.fans) drawFans(fans, layout.fans, legal, next, parks);
   else drawSlots(fans, found, legal, next);
   drawState(found);
 }
 
-function drawFans(fans, layout, legal, next) {
+// The free cell (a game with one: Worm Hole): its card, marked when it fits on the
+// hole (a click plays it), or an empty place; a click on it parks the card selected.
+function drawCell(layout, unpark, next) {
+  const cell = $("cell");
+  const has = "cell" in layout;
+  cell.hidden = $("park").hidden = !has;
+  if (!has) { state.parking = false; return; }
+  const node = cardNode(layout.cell);
+  if (unpark) node.classList.add("playable");
+  cell.replaceChildren(node);
+  cell.appendChild(label(`cell (${layout.parks} parked)`));
+  const coming = next !== null && next.kind === "unpark";
+  cell.classList.toggle("active", coming);
+  if (coming) node.classList.add("next");
+  $("park").setAttribute("aria-pressed", String(state.parking));
+}
+
+function drawFans(fans, layout, legal, next, parks) {
   layout.forEach((cards, fan) => {
     const node = document.createElement("div");
     node.className = "fan";
@@ -139,7 +171,10 @@ function drawFans(fans, layout, legal, next) {
     if (cards.length === 0) node.appendChild(cardNode(null));
     cards.forEach((card, depth) => {
       const shown = cardNode(card);
-      if (depth === cards.length - 1 && legal.get(card) === fan) markPlayable(shown, fan);
+      const top = depth === cards.length - 1;
+      if (top && legal.get(card) === fan) markPlayable(shown, fan);
+      else if (top && parks.get(card) === fan) markParkable(shown, fan);
+      if (state.selected && state.selected.card === card) shown.classList.add("selected");
       node.appendChild(shown);
     });
     const key = fanKey(fan);
@@ -208,16 +243,76 @@ function drawState(found) {
 
 function markPlayable(node, fan) {
   node.classList.add("playable");
+  clickable(node, () => topCard(node.dataset.card, fan, true));
+}
+
+// A fan's top card that does not fit the hole but may go into the free cell: a click
+// selects it for the cell (or parks it, after Park or z).
+function markParkable(node, fan) {
+  node.classList.add("parkable");
+  clickable(node, () => topCard(node.dataset.card, fan, false));
+}
+
+function clickable(node, act) {
   node.tabIndex = 0;
   node.setAttribute("role", "button");
-  node.addEventListener("click", () => playCard(node.dataset.card, fan));
+  node.addEventListener("click", (event) => { event.stopPropagation(); act(); });
   node.addEventListener("keydown", (event) => {
     if (event.key === "Enter" || event.key === " ") {
       event.preventDefault();
       event.stopPropagation();
-      playCard(node.dataset.card, fan);
+      act();
     }
   });
+}
+
+// A fan's top card clicked: parked after Park or z, else played when it fits, else
+// selected for the cell.
+function topCard(card, fan, fits) {
+  const parks = state.position.legal.some((move) => move.kind === "park" && move.card === card);
+  if (state.parking && parks) { park(card, fan); return; }
+  if (fits) { playCard(card, fan); return; }
+  state.selected = { card, fan };
+  draw();
+  say(`${cardText(card)} selected: click the cell to park it`);
+}
+
+function park(card, fan) {
+  state.parking = false;
+  state.selected = null;
+  playCard(card, fan, "park");
+}
+
+// The cell clicked: its card onto the hole when it fits, else the card selected into it.
+function cellClicked() {
+  const found = state.position;
+  if (!found || !("cell" in found.layout)) return;
+  const unpark = found.legal.find((move) => move.kind === "unpark");
+  const chosen = state.selected;
+  if (unpark) { playCard(unpark.card, null, "unpark"); return; }
+  if (chosen && found.legal.some((move) => move.kind === "park" && move.card === chosen.card)) {
+    park(chosen.card, chosen.fan);
+    return;
+  }
+  const cell = found.layout.cell;
+  say(cell ? `${cardText(cell)} in the cell does not fit on ${cardText(found.layout.foundation)}` :
+    found.legal.some((move) => move.kind === "park") ?
+      "click a fan's top card first (or press z), then the cell, to park it" :
+      "the cell takes no more cards in this deal", "error");
+}
+
+function toggleParking() {
+  const found = state.position;
+  if (!found || !("cell" in found.layout)) return;
+  if (!state.parking && !found.legal.some((move) => move.kind === "park")) {
+    say(found.layout.cell ? `the cell holds ${cardText(found.layout.cell)}` :
+      "the cell takes no more cards in this deal", "error");
+    return;
+  }
+  state.parking = !state.parking;
+  state.selected = null;
+  draw();
+  say(state.parking ? "park: click a fan's top card, or press its fan's key" : "no card parked");
 }
 
 // ---------------------------------------------------------------- the position
@@ -228,6 +323,8 @@ async function refresh() {
     const found = await ask("position", { after: after(state.played) });
     if (mine !== state.ask) return;
     state.position = found;
+    state.parking = false;  // a park asked for, or a card selected, is for the position
+    state.selected = null;  // it was asked in
     remember();
     draw();
   } catch (error) {
@@ -267,27 +364,37 @@ async function open(source, shown, played = []) {
   } catch (error) { /* said */ }
 }
 
-async function playCard(card, fan) {
+async function playCard(card, fan, kind = undefined) {
   if (!state.position) return;
   const next = nextOfLine();
-  if (next && next.card === card) state.line.k += 1;
+  const move = token({ card, kind });
+  if (next && token(next) === move) state.line.k += 1;
   else if (state.line) { state.line = null; markLineGone(); }
   stopPlaying();
-  state.played.push(card);
+  state.parking = false;
+  state.selected = null;
+  state.played.push(move);
   try { await refresh(); } catch (error) { state.played.pop(); return; }
-  say(`played ${moveText(card, fan)}`);
+  say(`${kind === "park" ? "parked" : "played"} ${moveText(card, fan, kind)}`);
   if ($("coach").checked) coach();
+}
+
+// A move of `state.played` (a card, or `park:KH`) as the page says it.
+function playedText(move) {
+  return move.startsWith("park:") ? `the park of ${cardText(move.slice(5))}` : cardText(move);
 }
 
 async function undo() {
   if (!state.played.length) return;
   stopPlaying();
+  state.parking = false;
+  state.selected = null;
   const card = state.played.pop();
   if (state.line && state.line.k > 0 && state.played.length === state.line.base + state.line.k - 1) {
     state.line.k -= 1;
   } else if (state.line) { state.line = null; markLineGone(); }
   try { await refresh(); } catch (error) { return; }
-  say(`took back ${cardText(card)}`);
+  say(`took back ${playedText(card)}`);
   if ($("coach").checked) coach();
 }
 
@@ -306,7 +413,7 @@ function stepTo(k) {
   const line = state.line;
   if (!line) return;
   line.k = Math.max(0, Math.min(k, line.moves.length));
-  state.played = line.start.concat(line.moves.slice(0, line.k).map((move) => move.card));
+  state.played = line.start.concat(line.moves.slice(0, line.k).map(token));
   return refresh().catch(() => stopPlaying());
 }
 
@@ -334,7 +441,7 @@ function showLine(moves, kind) {
   list.start = (state.position ? state.position.made : 0) + 1;  // talon turns are moves
   moves.forEach((move, i) => {
     const item = document.createElement("li");
-    item.textContent = moveText(move.card, move.fan);
+    item.textContent = moveText(move.card, move.fan, move.kind);
     item.dataset.card = move.card;
     item.addEventListener("click", () => { stopPlaying(); stepTo(i + 1); });
     list.appendChild(item);
@@ -412,8 +519,7 @@ async function lost(params, signal) {
   showLine(best.moves, "best");
   say(`best score ${score}: analysing its line`);
   const shown = state.line;
-  const found = await analyzeNow(signal, params,
-                                 after(best.moves.map((move) => move.card)));
+  const found = await analyzeNow(signal, params, after(best.moves.map(token)));
   if (state.line === shown) { shown.steps = found.steps; draw(); }
 }
 
@@ -442,7 +548,7 @@ function drawAnalysis(found) {
   list.start = found.steps.length ? found.steps[0].move : 1;
   for (const step of found.steps) {
     const item = document.createElement("li");
-    item.textContent = `${moveText(step.card, step.fan)}: ` +
+    item.textContent = `${moveText(step.card, step.fan, step.kind)}: ` +
       `${known(step.good)} of ${step.legal} legal move(s) keep ${known(step.best_before)}`;
     const marks = [];
     if (step.critical === true) marks.push(["CRITICAL", "critical"]);
@@ -461,7 +567,8 @@ function drawAnalysis(found) {
   box.appendChild(list);
   const loss = found.first_loss;
   const first = !found.first_loss_known ? "unknown (limit reached)" : loss === null ? "none" :
-    `move ${loss.move} (${cardText(loss.card)}), best ${known(loss.best_before)} to ` +
+    `move ${loss.move} (${loss.kind ? moveText(loss.card, loss.fan, loss.kind) :
+      cardText(loss.card)}), best ${known(loss.best_before)} to ` +
     `${known(loss.best_after)}`;
   const unknown = found.critical_unknown ? ` (${found.critical_unknown} unknown: limit reached)` : "";
   const summary = document.createElement("p");
@@ -516,7 +623,10 @@ async function hint() {
       const node = document.querySelector(`#board [data-card="${move.card}"]`);
       if (node) node.classList.add("hinted");
     }
-    const names = good.map((move) => cardText(move.card)).join(" or ");
+    // a park or the cell's card said as such; a play or a turn by its card
+    const names = good.map((move) => (move.kind === "park" ? "park " : "") +
+      (move.kind ? moveText(move.card, move.fan, move.kind) : cardText(move.card)))
+      .join(" or ");
     const verdict = found.winnable === true ? "wins" : found.winnable === false ?
       `best ${known(found.best)} of ${found.of}` : `best ? of ${found.of}`;
     say(`hint: ${names} (${verdict}${found.proven ? "" : ", not proven: limit reached"})`);
@@ -582,13 +692,21 @@ function keyPressed(event) {
   const key = event.key.toLowerCase();
   if (key === "u" || key === "backspace") { event.preventDefault(); undo(); return; }
   if (key === "h") { hint(); return; }
+  if (key === "z") { toggleParking(); return; }
+  if (key === "0") { cellClicked(); return; }
   if (key === "arrowright") { $("next").click(); return; }
   if (key === "arrowleft") { $("prev").click(); return; }
   if (!state.position) return;
   let fan = KEYS.indexOf(key);
   if (key === "t") fan = null;
   else if (fan < 0) return;
-  const move = state.position.legal.find((one) => one.fan === fan);
+  if (state.parking) {  // after Park or z: that fan's top card into the cell
+    const parked = state.position.legal.find((one) => one.kind === "park" && one.fan === fan);
+    if (parked) park(parked.card, parked.fan);
+    else say(`fan ${fan + 1} has no card to park`, "error");
+    return;
+  }
+  const move = state.position.legal.find((one) => one.fan === fan && !one.kind);
   if (move) playCard(move.card, move.fan);
 }
 
@@ -633,6 +751,8 @@ async function start() {
   });
   $("undo").addEventListener("click", undo);
   $("hint").addEventListener("click", hint);
+  $("park").addEventListener("click", toggleParking);
+  $("cell").addEventListener("click", cellClicked);
   $("restart").addEventListener("click", restart);
   $("prev").addEventListener("click", () => { stopPlaying(); if (state.line) stepTo(state.line.k - 1); });
   $("next").addEventListener("click", () => { stopPlaying(); if (state.line) stepTo(state.line.k + 1); });
