@@ -57,9 +57,10 @@
  * was explored without a cut; a state the cuts end is not), the same-rank cut, the
  * rank-count cut and, with a cell, the cut that never parks a fan's last card (the cell's
  * card takes no part in the same-rank cut, and the best score's bounds on the rank cycle
- * are off: encodings/look.md, "With a free cell"). On a cover graph (look/covers.py): the same, the second key the slots
- * under a card and the same-rank cut the graph's (`beaten`); the memo key is the slots
- * still there, the hole's rank and the talon cards turned.
+ * are off: encodings/look.md, "With a free cell"). On a cover graph (look/covers.py):
+ * the same, the second key the slots under a card and the same-rank cut the graph's
+ * (`beaten`); the memo key is the slots still there, the hole's rank and the talon cards
+ * turned.
  *
  * The search runs on an explicit stack (its depth is the number of cards and the parks),
  * the memo is a hash set of exact keys (what is left on the fans as a multiset of rank
