@@ -227,6 +227,37 @@ def test_the_core_leaves_what_it_does_not_take_to_python() -> None:
 
 
 @needs_core
+def test_the_core_plays_a_cell_and_leaves_what_it_does_not_take() -> None:
+    """A cell's moves as the Python search writes them (a park of node v as ~v, the
+    cell's card as its node) on three ranks, and the cells it does not take."""
+    from blackhole import _look_core
+
+    onto = [[1, 2, 3], [2, 3], [1, 3], [1, 2]]
+
+    def core(fans, ranks, start, cell, cuts=0):
+        return _look_core.look(fans, ranks, 3, start, 10, 3, 0.0, None, onto, (), (), cuts,
+                               None, cell)
+
+    # rank 1 on the hole's rank 1: parked, the card under it played, then the cell's
+    assert core(((5, 6),), ((2, 1),), 1, (1, -1, -1, 0)) == (1, (~6, 5, 6), 3)
+    assert core(((5, 6),), ((2, 1),), 1, (1, 1, -1, 0)) == (1, (~6, 5, 6), 3)
+    assert core(((5, 6),), ((2, 1),), 1, (1, 0, -1, 0)) == (0, None, 0)  # no park left
+    assert core(((5, 6),), ((2, 1),), 1, None) == (0, None, 0)  # no cell
+    # a fan's last card is never parked
+    assert core(((5,), (6,)), ((1,), (1,)), 1, (1, -1, -1, 0)) == (0, None, 0)
+    # a card in the cell at the start: a card left, played after the fans' of its rank
+    assert core(((5,),), ((2,),), 3, (1, 0, 6, 1)) == (1, (5, 6), 2)
+    assert core(((5,),), ((1,),), 2, (1, 0, 6, 3)) == (1, (5, 6), 2)  # (6, 5) wins too
+    # two cards of rank 1 on rank 2: the fan's tried first (the first pass's only move),
+    # then the cell's; neither leaves the other a move
+    assert core(((5,),), ((1,),), 2, (1, 0, 6, 1)) == (0, None, 3)
+    for cell in ((2, -1, -1, 0), (1, -1, 6, 4), (0, -1, 6, 1), (1, -2, -1, 0)):
+        assert core(((5,),), ((2,),), 1, cell) == (-2, None, 0), cell
+    assert _look_core.look(((5,),), ((2,),), 3, 1, 10, 3, 0.0, None, onto, (), (), 0,
+                           ([0], [0], [0]), (1, -1, -1, 0)) == (-2, None, 0)  # a graph
+
+
+@needs_core
 def test_the_default_look_settles_all_of_pysol_1_1000_as_the_reference_does() -> None:
     """With the same-rank and rank-count cuts the compiled look at its default budget wins
     or refutes every deal of pysol:1-1000 (877 wins, 123 refutations), each as the

@@ -2,7 +2,7 @@
  * Python `look`, step for step, over flat arrays.
  *
  * look(fans, fan_ranks, modulus, start_rank, budget, passes, seconds, stop, onto, talon,
- *      talon_ranks, cuts[, covers]) -> (status, line, nodes)
+ *      talon_ranks, cuts[, covers[, cell]]) -> (status, line, nodes)
  *   fans:       a sequence of sequences of node ids, each fan bottom -> top
  *   fan_ranks:  the same shape, each node's rank (1..modulus)
  *   start_rank: the hole's rank, 0 when the first card is free
@@ -19,20 +19,30 @@
  *   cuts:       the cuts that apply besides the memo and the same-rank cut: 1 the
  *               rank-count cut (Black Hole's path only), 2 the parity cut (moves that
  *               change the rank by one, never wrapping), 4 the predecessor cut (at most
- *               62 ranks)
+ *               62 ranks), 8 the best score's bounds on the rank cycle over fans
+ *               (reach_bound and chains_leaving, with the rank-count cut; no cell)
  *   covers:     None (fans: chains), or a cover graph's tables (look/covers.py's
  *               core_layout): (over, beaten, below), one entry a slot, each slot a fan of
  *               one card; over[s] the bitmask of the slots lying on slot s, beaten[s] the
  *               slots of its rank the same-rank cut plays first, below[s] the slots under
  *               it, directly or not (their count is the move order's second key; the
  *               stranded cut). At most 64 slots (else not taken).
+ *   cell:       None (no free cell), or a free cell's rules and card (Worm Hole; over
+ *               fans only): (cells, parks_left, node, rank), cells 0 or 1, parks_left the
+ *               parks a line may still make (-1: any number), node and rank the card in
+ *               the cell now (-1 and 0: empty). A park moves a fan's top card with a card
+ *               under it into the empty cell, an unpark the cell's card onto the hole; the
+ *               cell's card is a card left, and the state's key holds its rank and, for a
+ *               limited cell, the parks left
  *   status:     1 a full line (line is a tuple of nodes: every fan card, and the talon
- *               cards turned on the way), 0 refuted, -1 out of budget,
+ *               cards turned on the way; a park of node v is written ~v, in its place
+ *               among the moves, as look.walk.split_events reads it), 0 refuted, -1 out
+ *               of budget,
  *               -2 not taken (ranks outside 1..modulus, sizes beyond its limits): the
  *               caller runs the Python search
  *
  * longest(fans, fan_ranks, modulus, start_rank, budget, passes, seconds, stop, onto, talon,
- *         talon_ranks, cuts, floor, bound[, covers]) -> (status, line, nodes)
+ *         talon_ranks, cuts, floor, bound[, covers[, cell]]) -> (status, line, nodes)
  *   one round of blackhole.look.longest, the best score: the same search, recording the
  *   longest line it meets, with the cuts of look.walk.worth_test in place of the
  *   win-only ones (a state is cut when no line through it can play more than both the
@@ -40,17 +50,23 @@
  *   -1 out of budget, -2 not taken; line the longest line found (a tuple, maybe empty)
  *
  * Equal to the Python search in: the order of moves (rank with most cards left first, then
- * the tallest fan, then the lowest fan index; turning the talon last), the passes (allowed = 0, 1, 2, ...), the
- * node count, the dead-state memo (a state is remembered only when its subtree was
- * explored without a cut; a state the cuts end is not), the same-rank cut and the
- * rank-count cut. On a cover graph (look/covers.py): the same, the second key the slots
- * under a card and the same-rank cut the graph's (`beaten`); the memo key is the slots
- * still there, the hole's rank and the talon cards turned.
+ * the tallest fan, then the lowest fan index, the cell's card after the fans' of its rank;
+ * turning the talon after them; parks last: those that free a card fitting the hole
+ * first, then the taller fan, then the higher fan index), the passes (allowed = 0, 1,
+ * 2, ...), the node count, the dead-state memo (a state is remembered only when its subtree
+ * was explored without a cut; a state the cuts end is not), the same-rank cut, the
+ * rank-count cut and, with a cell, the cut that never parks a fan's last card (the cell's
+ * card takes no part in the same-rank cut, and the best score's bounds on the rank cycle
+ * are off: encodings/look.md, "With a free cell"). On a cover graph (look/covers.py):
+ * the same, the second key the slots under a card and the same-rank cut the graph's
+ * (`beaten`); the memo key is the slots still there, the hole's rank and the talon cards
+ * turned.
  *
- * The search runs on an explicit stack (its depth is the number of cards), the memo is a
- * hash set of exact keys (what is left on the fans as a multiset of rank sequences, as
- * look._memo_code counts it, and the hole's rank, packed into bit fields of 64-bit
- * words), so it holds at most one entry per node tried plus one per pass.
+ * The search runs on an explicit stack (its depth is the number of cards and the parks),
+ * the memo is a hash set of exact keys (what is left on the fans as a multiset of rank
+ * sequences, as look._memo_code counts it, the hole's rank and, with a cell, the rank of
+ * its card and the parks left, packed into bit fields of 64-bit words), so it holds at
+ * most one entry per node tried plus one per pass.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -71,6 +87,12 @@
 #define MAX_MOVES (1 << 26) /* entries of the move stack: cards x fans (400 x 134 at most in
                              * a 100-rank deck) */
 #define NOT_TAKEN (-2)       /* the status of a problem left to the Python search */
+/* a move's third field: fan f's top card onto the hole (f < nfans), turning the talon
+ * (TURN_MOVE), the cell's card onto the hole (UNPARK_MOVE), parking fan f's top card
+ * (PARK_MOVE(f): the higher fan sorts first, as look.walk.PARK_BASE - f does) */
+#define TURN_MOVE(s) ((s)->nfans)
+#define UNPARK_MOVE(s) ((s)->nfans + 1)
+#define PARK_MOVE(s, f) (2 * (s)->nfans + 1 - (f))
 #define UNLIMITED (1LL << 62) /* the discrepancies of the last pass: a plain depth-first one */
 #define CLOCK_POLL_MASK ((1LL << 14) - 1) /* nodes between clock reads (a few ms) */
 /* Ctrl-C is looked for at each clock read, where the search runs on the thread that
@@ -88,6 +110,9 @@ typedef struct {
     int i;            /* the move being explored */
     int cut;          /* some branch was left unexplored */
     uint64_t free;    /* a cover graph's free slots on entry (covers.py: free[0]) */
+    int cell;         /* the rank of the cell's card on entry (0: empty) */
+    int uses;         /* the parks left on entry (a cell of any number of uses: 1) */
+    long cell_node;   /* the cell's card's node (-1: empty) */
 } Frame;
 
 typedef struct {
@@ -115,6 +140,17 @@ typedef struct {
     int hole_bits;           /* the hole's field in the key; the talon's count above it */
     uint64_t turned_bits;    /* the talon's count's field in word 0 (look.walk.Setup.dead:
                               * a state that is dead with t cards turned is dead with more) */
+    int cell_shift;          /* the cell's card's rank's field in word 0, above the talon's */
+    int uses_shift;          /* the parks left's field, above it (a limited cell's) */
+    int state_bits;          /* word 0's bits these fields take; the fans' fields follow */
+    /* a free cell (look._FanSetup's cell): there is one (`cells`), `cap` parks at most
+     * (0: any number), and at the deal its card (rank 0: empty) and the parks left */
+    int cells, cap, start_cell, start_uses;
+    long start_cell_node;
+    int cards;               /* cards left at the deal: the fans' and the cell's */
+    int line_most;           /* the most moves a line makes: the cards, the talon's turns
+                              * and the parks (each of a fan card, at most once) */
+    int reach;               /* the best score's bounds on the rank cycle run (cuts 8) */
     int bitwords;            /* words of a set of fans */
     uint64_t *showing;       /* rank -> the set of fans whose top card has that rank */
     /* the state */
@@ -185,6 +221,9 @@ typedef struct {
     int on_signal_thread;      /* the call runs on the thread that handles signals */
     int longest, floor, bound; /* longest: its round's floor and bound */
     PyObject *covers;          /* None or (over, beaten, below): a cover graph's tables */
+    int cells, cell_rank;      /* a free cell (0 or 1) and its card's rank (0: empty) */
+    long long parks_left;      /* the parks a line may still make (-1: any number) */
+    long cell_node;            /* the cell's card (-1: empty) */
 } Params;
 
 static double now(void) {
@@ -213,9 +252,19 @@ static inline int is_free(const uint64_t *slot, int words) {
     return 1;
 }
 
-static void make_key(Search *s, int hole, int turned) {
+/* what a state puts in word 0 of its key besides the fans: the hole's rank, the talon's
+ * cards turned, the rank of the cell's card and, for a limited cell, the parks left */
+static inline uint64_t state_fields(const Search *s, int hole, int turned, int cell, int uses) {
+    uint64_t k = (uint64_t)hole | ((uint64_t)turned << s->hole_bits)
+                 | ((uint64_t)cell << s->cell_shift);
+    if (s->cap) k |= (uint64_t)uses << s->uses_shift;
+    return k;
+}
+
+/* frame fr's state's key into state_key */
+static void make_key(Search *s, const Frame *fr) {
     for (int w = 0; w < s->words; w++) s->state_key[w] = s->key[w];
-    s->state_key[0] |= (uint64_t)hole | ((uint64_t)turned << s->hole_bits);
+    s->state_key[0] |= state_fields(s, fr->hole, fr->turned, fr->cell, fr->uses);
 }
 
 /* the slot of key k: where it is (the bits `ignore` of word 0 aside), or the free slot
@@ -236,13 +285,13 @@ static inline uint64_t *find_slot(uint64_t *table, size_t capacity, const uint64
 /* start fetching the memo slot of the state one move below: fan f down one card, its
  * card (rank r) on the hole; the children's slots are fetched together, so their cache
  * misses overlap instead of coming one at a time */
-static inline void prefetch_child(Search *s, int f, int r, int turned) {
+static inline void prefetch_child(Search *s, int f, int r, const Frame *fr) {
     uint64_t *k = s->child_key;
     for (int w = 0; w < s->words; w++) k[w] = s->key[w];
     int i = s->fan_off[f] + s->height[f] - 1;
     k[s->add_word[i]] -= s->add_val[i];
     if (s->height[f] > 1) k[s->add_word[i - 1]] += s->add_val[i - 1];
-    k[0] |= (uint64_t)r | ((uint64_t)turned << s->hole_bits);
+    k[0] |= state_fields(s, r, fr->turned, fr->cell, fr->uses);
     __builtin_prefetch(s->table + ((size_t)hash_key(k, s->words, s->turned_bits)
                                    & (s->capacity - 1))
                                   * (size_t)s->words);
@@ -558,7 +607,9 @@ static int worth(Search *s, int hole, int cards, int played, int turned, uint64_
         return need <= cards - __builtin_popcountll(stranded(s, hole, turned, free));
     }
     if (s->hall) return need <= cards - hall_shortfall(s, hole, turned);
-    if (!s->chain) return 1; /* the bounds below walk Black Hole's rank cycle */
+    /* the bounds below walk Black Hole's rank cycle, and read the fans alone: a cell
+     * breaks them (look_cuts.REACH_PLAYS) */
+    if (!s->chain || !s->reach) return 1;
     if ((s->gaps > 1 || s->modulus < 3) && reach(s, hole, cards) < need) return 0;
     int slack = cards - need;
     if (slack > SLACK_TESTED) return 1;
@@ -843,7 +894,7 @@ static int lay_out_key(Search *s) {
     int classes = number_classes(s, cls);
     if (classes < 0) goto done;
     for (int i = 0; i < total; i++) many[cls[i]]++;
-    int word = 0, used = s->hole_bits + bit_length(s->ntalon);
+    int word = 0, used = s->state_bits;
     for (int c = 0; c < classes; c++)
         if (many[c] > 1) place(bit_length(many[c]), &word, &used, &at_word[c], &at_shift[c]);
     for (int f = 0; f < s->nfans; f++) {
@@ -945,20 +996,26 @@ static void start_covers(Search *s) {
  * -1 with a Python error set, NOT_TAKEN for a deck this core does not take */
 static int parse(PyObject *args, int longest, Params *p) {
     double seconds;
-    PyObject *stop_flag = NULL;
+    PyObject *stop_flag = NULL, *cell = NULL;
     memset(p, 0, sizeof *p);
     p->longest = longest;
     p->cuts = 1;
-    if (longest ? !PyArg_ParseTuple(args, "OOiiLLdOOOOiii|O", &p->fans, &p->fan_ranks,
+    if (longest ? !PyArg_ParseTuple(args, "OOiiLLdOOOOiii|OO", &p->fans, &p->fan_ranks,
                                     &p->modulus, &p->start, &p->budget, &p->passes, &seconds,
                                     &stop_flag, &p->onto, &p->talon, &p->talon_ranks,
-                                    &p->cuts, &p->floor, &p->bound, &p->covers)
-                : !PyArg_ParseTuple(args, "OOiiLLdOOOOi|O", &p->fans, &p->fan_ranks,
+                                    &p->cuts, &p->floor, &p->bound, &p->covers, &cell)
+                : !PyArg_ParseTuple(args, "OOiiLLdOOOOi|OO", &p->fans, &p->fan_ranks,
                                     &p->modulus, &p->start, &p->budget, &p->passes, &seconds,
                                     &stop_flag, &p->onto, &p->talon, &p->talon_ranks,
-                                    &p->cuts, &p->covers))
+                                    &p->cuts, &p->covers, &cell))
         return -1;
     if (p->covers == Py_None) p->covers = NULL;
+    p->parks_left = -1;
+    p->cell_node = -1;
+    if (cell != NULL && cell != Py_None
+        && !PyArg_ParseTuple(cell, "iLli;cell must be (cells, parks_left, node, rank)",
+                             &p->cells, &p->parks_left, &p->cell_node, &p->cell_rank))
+        return -1;
     p->deadline = seconds > 0 ? now() + seconds : 0;
     p->on_signal_thread = PyThread_get_thread_ident() == signal_thread;
     if (stop_flag != NULL && stop_flag != Py_None) {
@@ -969,6 +1026,12 @@ static int parse(PyObject *args, int longest, Params *p) {
         p->stop = PyByteArray_AS_STRING(stop_flag);
     }
     if (p->modulus < 1 || p->modulus > 100000 || p->start < 0 || p->start > p->modulus)
+        return NOT_TAKEN;
+    /* one cell at most, its card's rank on the deck, the parks a field can count, no
+     * cell on a cover graph */
+    if (p->cells < 0 || p->cells > 1 || p->cell_rank < 0 || p->cell_rank > p->modulus
+        || (p->cell_rank && !p->cells) || p->parks_left < -1 || p->parks_left > LIMIT
+        || (p->cells && p->covers))
         return NOT_TAKEN;
     return 0;
 }
@@ -988,7 +1051,7 @@ static int alloc_tables(Search *s) {
     s->avail = calloc(m + 1, sizeof(int));
     s->inside = calloc(m + 1, 1);
     s->tried = calloc(m + 1, sizeof(int));
-    s->best_line = calloc(total + ntalon + 1, sizeof(long));
+    s->best_line = calloc((size_t)s->line_most + 1, sizeof(long));
     s->below = calloc(4 * (m + 1), sizeof(int));
     s->talon_left = calloc((ntalon + 1) * (m + 1), sizeof(int));
     s->odd_from = calloc(ntalon + 1, sizeof(int));
@@ -1020,6 +1083,7 @@ static int start_state(Search *s) {
         if (s->fan_len[f]) show(s, s->rank[s->fan_off[f] + s->fan_len[f] - 1], f, 1);
     }
     for (int i = 0; i < s->total; i++) s->left[s->rank[i]]++;
+    if (s->start_cell) s->left[s->start_cell]++; /* the cell's card is a card left */
     for (int r = 1; r <= m; r++) {
         s->gaps += !s->left[r];
         s->excess += r % 2 ? s->left[r] : -s->left[r];
@@ -1062,11 +1126,29 @@ static int set_up(Search *s, const Params *p) {
     s->chain = p->cuts & 1;
     s->parity = (p->cuts & 2) != 0;
     s->hall = (p->cuts & 4) != 0;
+    s->reach = (p->cuts & 8) != 0;
+    /* the cell as look._FanSetup holds it: with a limit, `cap` parks at most and the
+     * parks left counted down; with none, one park always left */
+    s->cells = p->cells;
+    s->cap = p->parks_left > 0 ? (int)p->parks_left : 0;
+    s->start_uses = p->parks_left < 0 ? 1 : (int)p->parks_left;
+    s->start_cell = p->cell_rank;
+    s->start_cell_node = p->cell_rank ? p->cell_node : -1;
+    s->cards = s->total + (s->start_cell > 0);
     s->hole_bits = bit_length(m);
     s->turned_bits = (((uint64_t)1 << bit_length(s->ntalon)) - 1) << s->hole_bits;
-    /* a frame's moves: at most one a fan, and the talon's */
-    size_t most = (size_t)s->nfans + (s->ntalon > 0), steps = (size_t)s->total + s->ntalon;
-    if (loaded == NOT_TAKEN || (steps + 1) * (most + 1) > MAX_MOVES) return NOT_TAKEN;
+    s->cell_shift = s->hole_bits + bit_length(s->ntalon);
+    s->uses_shift = s->cell_shift + (s->cells ? bit_length(m) : 0);
+    s->state_bits = s->uses_shift + bit_length(s->cap);
+    /* a frame's moves: at most one a fan, and the talon's; with a cell, its card or a
+     * park from each fan. A line: every card, the talon's turns, each fan card parked */
+    size_t most = (size_t)s->nfans + (s->ntalon > 0) + (s->cells ? (size_t)s->nfans + 1 : 0);
+    size_t steps = (size_t)s->cards + s->ntalon + (s->cells ? (size_t)s->total : 0);
+    s->line_most = (int)steps;
+    if (loaded == NOT_TAKEN || s->state_bits > 64
+        || (s->cells && PARK_MOVE(s, 0) > (int)FAN_MASK)
+        || (steps + 1) * (most + 1) > MAX_MOVES)
+        return NOT_TAKEN;
     if (alloc_tables(s) < 0) { PyErr_NoMemory(); return -1; }
     int started = start_state(s);
     if (started) return started;
@@ -1093,7 +1175,7 @@ static inline void add_move(Frame *fr, uint64_t *mv, int *n, uint64_t k) {
 static void finish_moves(Search *s, Frame *fr, int n) {
     uint64_t *mv = s->moves + fr->moves;
     if (fr->turned < s->ntalon) /* turning the talon: after every fan's move */
-        add_move(fr, mv, &n, ((uint64_t)s->total << (2 * FIELD)) | (uint64_t)s->nfans);
+        add_move(fr, mv, &n, ((uint64_t)s->cards << (2 * FIELD)) | (uint64_t)TURN_MOVE(s));
     if (fr->allowed) { /* insertion sort: a node has a few moves */
         for (int a = 1; a < n; a++) {
             uint64_t k = mv[a];
@@ -1116,7 +1198,7 @@ static void list_cover_moves(Search *s, Frame *fr) {
     fr->cut = 0;
     for (int o = s->onto_off[fr->hole]; o < s->onto_off[fr->hole + 1]; o++) {
         int r = s->onto[o];
-        uint64_t by_rank = (uint64_t)(s->total - s->left[r]) << (2 * FIELD);
+        uint64_t by_rank = (uint64_t)(s->cards - s->left[r]) << (2 * FIELD);
         for (uint64_t bits = fr->free & s->of_rank[r]; bits; bits &= bits - 1) {
             int f = __builtin_ctzll(bits);
             if (s->beaten[f] & fr->free) continue;
@@ -1127,18 +1209,44 @@ static void list_cover_moves(Search *s, Frame *fr) {
     finish_moves(s, fr, n);
 }
 
+/* frame fr's moves of the cell (look._searcher's cell_moves), after its n moves onto the
+ * hole: the cell's card onto the hole when it fits, keyed as a fan's top card with nothing
+ * under it (after the fans' of its rank); or, while the cell is empty and may take one,
+ * parking each fan's top card that has a card under it (never a fan's last card:
+ * encodings/look.md, "With a free cell"), after every other move: first those that free a
+ * card fitting the hole, then the taller fan, then the higher fan */
+static void cell_moves(Search *s, Frame *fr, uint64_t *mv, int *n) {
+    int hole = fr->hole;
+    if (fr->cell) {
+        if (fits(s, fr->cell, hole))
+            add_move(fr, mv, n, ((uint64_t)(s->cards - s->left[fr->cell]) << (2 * FIELD))
+                                | ((uint64_t)s->tallest << FIELD) | (uint64_t)UNPARK_MOVE(s));
+        return;
+    }
+    if (!fr->uses) return;
+    for (int f = 0; f < s->nfans; f++) {
+        int h = s->height[f];
+        if (h < 2) continue;
+        int frees = fits(s, s->rank[s->fan_off[f] + h - 2], hole) ? 1 : 2;
+        add_move(fr, mv, n, ((uint64_t)(s->cards + frees) << (2 * FIELD))
+                            | ((uint64_t)(s->tallest - h) << FIELD)
+                            | (uint64_t)PARK_MOVE(s, f));
+    }
+}
+
 /* frame fr's moves, on the move stack from fr->moves in the order they are tried: the
  * fans' top cards that may go onto its hole (the same-rank cut applied), then turning the
- * talon; with no discrepancy allowed, only the first (fr->cut set when others are left) */
+ * talon, and with a cell its moves (cell_moves); with no discrepancy allowed, only the
+ * first (fr->cut set when others are left) */
 static void list_moves(Search *s, Frame *fr) {
     if (s->covers) { list_cover_moves(s, fr); return; }
     uint64_t *mv = s->moves + fr->moves;
-    int n = 0, total = s->total, nf = s->nfans;
+    int n = 0, cards = s->cards, nf = s->nfans;
     fr->cut = 0;
     for (int o = s->onto_off[fr->hole]; o < s->onto_off[fr->hole + 1]; o++) {
         int r = s->onto[o];
         const uint64_t *fans_of = s->showing + (size_t)r * (size_t)s->bitwords;
-        uint64_t by_rank = (uint64_t)(total - s->left[r]) << (2 * FIELD);
+        uint64_t by_rank = (uint64_t)(cards - s->left[r]) << (2 * FIELD);
         /* the same-rank cut (look._canonical): a fan's last card is not played while a
          * top card of its rank has cards under it, and of several last cards only the
          * lowest fan's */
@@ -1157,12 +1265,13 @@ static void list_moves(Search *s, Frame *fr) {
             }
         }
     }
+    if (s->cells) cell_moves(s, fr, mv, &n);
     finish_moves(s, fr, n);
     if (fr->nmoves > 1)
         for (int a = 0; a < fr->nmoves; a++) {
             int f = (int)(mv[a] & FAN_MASK);
             if (f < nf)
-                prefetch_child(s, f, s->rank[s->fan_off[f] + s->height[f] - 1], fr->turned);
+                prefetch_child(s, f, s->rank[s->fan_off[f] + s->height[f] - 1], fr);
         }
 }
 
@@ -1174,7 +1283,7 @@ typedef enum { R_TRUE, R_FALSE, R_NONE } Answer;
  * here with *got its answer (a line found, or cut by the cuts or the memo) */
 static int enter(Search *s, int depth, Answer *got) {
     Frame *fr = &s->frames[depth];
-    int played = s->total - fr->cards;
+    int played = s->cards - fr->cards;
     if (s->longest && played > s->best_played) { /* the longest so far */
         memcpy(s->best_line, s->line, sizeof(long) * (size_t)depth);
         s->best_len = depth;
@@ -1182,7 +1291,7 @@ static int enter(Search *s, int depth, Answer *got) {
         if (s->best_played >= s->bound) { *got = R_TRUE; return 0; }
     }
     if (fr->cards == 0) { s->line_len = depth; *got = R_TRUE; return 0; }
-    make_key(s, fr->hole, fr->turned);
+    make_key(s, fr);
     /* the memo's slot is most likely out of the cache: fetch it while the cuts are worked
      * out (they are not remembered: working them out again costs less than a memo entry);
      * the predecessor cut, the dearest, waits for the memo */
@@ -1228,8 +1337,34 @@ static uint64_t play_slot(Search *s, int f, uint64_t free) {
     return opened;
 }
 
-/* play frames[depth]'s move i (the talon's next card or a fan's top card onto the hole)
- * and set up frames[depth + 1], the state it leads to */
+/* the cell's moves (look._searcher's play_cell): its card onto the hole (UNPARK_MOVE), or
+ * fan f's top card into the cell (PARK_MOVE(f)), written ~node on the line */
+static void play_cell(Search *s, int depth, int move) {
+    Frame *fr = &s->frames[depth], *child = fr + 1;
+    child->turned = fr->turned;
+    if (move == UNPARK_MOVE(s)) {
+        count_card(s, fr->cell, 1);
+        s->line[depth] = fr->cell_node;
+        child->hole = fr->cell;
+        child->cards = fr->cards - 1;
+        child->cell = 0;
+        child->cell_node = -1;
+        return;
+    }
+    int f = PARK_MOVE(s, move), h = s->height[f] - 1, i = s->fan_off[f] + h;
+    set_height(s, f, h);
+    show(s, s->rank[i], f, 0);
+    show(s, s->rank[i - 1], f, 1); /* a park leaves a card under it */
+    s->line[depth] = ~s->node[i];
+    child->hole = fr->hole;
+    child->cards = fr->cards;
+    child->cell = s->rank[i];
+    child->cell_node = s->node[i];
+    child->uses = fr->uses - (s->cap > 0);
+}
+
+/* play frames[depth]'s move i (the talon's next card or a fan's top card onto the hole,
+ * or a move of the cell) and set up frames[depth + 1], the state it leads to */
 static void play(Search *s, int depth) {
     Frame *fr = &s->frames[depth], *child = fr + 1;
     int f = (int)(s->moves[fr->moves + fr->i] & FAN_MASK);
@@ -1237,11 +1372,18 @@ static void play(Search *s, int depth) {
     child->moves = fr->moves + fr->nmoves;
     child->cut = 0;
     child->free = fr->free;
-    if (f == s->nfans) { /* a turn (look.TURN, Kind.TURN): the talon's next card onto the hole */
+    child->cell = fr->cell;
+    child->cell_node = fr->cell_node;
+    child->uses = fr->uses;
+    if (f == TURN_MOVE(s)) { /* look.TURN, Kind.TURN: the talon's next card onto the hole */
         s->line[depth] = s->talon_node[fr->turned];
         child->hole = s->talon_rank[fr->turned];
         child->cards = fr->cards;
         child->turned = fr->turned + 1;
+        return;
+    }
+    if (f > TURN_MOVE(s)) {
+        play_cell(s, depth, f);
         return;
     }
     int h = s->height[f] - 1, r;
@@ -1267,11 +1409,19 @@ static void take_back(Search *s, int depth, Answer got) {
     Frame *fr = &s->frames[depth];
     if (got == R_NONE) fr->cut = 1;
     int f = (int)(s->moves[fr->moves + fr->i] & FAN_MASK);
-    if (f != s->nfans && s->covers) { /* a slot back in place */
+    if (f == UNPARK_MOVE(s)) { /* the cell's card back in the cell */
+        count_card(s, fr->cell, 0);
+    } else if (f > UNPARK_MOVE(s)) { /* the parked card back on its fan */
+        f = PARK_MOVE(s, f);
+        int h = s->height[f], i = s->fan_off[f] + h;
+        show(s, s->rank[i - 1], f, 0);
+        show(s, s->rank[i], f, 1);
+        set_height(s, f, h + 1);
+    } else if (f != TURN_MOVE(s) && s->covers) { /* a slot back in place */
         s->present |= 1ULL << f;
         s->key[1] = s->present;
         count_card(s, s->rank[f], 0);
-    } else if (f != s->nfans) { /* the talon's turn moved nothing on the fans */
+    } else if (f != TURN_MOVE(s)) { /* the talon's turn moved nothing on the fans */
         int h = s->height[f];
         int r = s->rank[s->fan_off[f] + h];
         count_card(s, r, 0);
@@ -1310,8 +1460,10 @@ static int search(Search *s, const Params *p) {
     for (;;) { /* the passes */
         int depth = 0;
         Frame *root = &s->frames[0];
-        root->hole = p->start; root->cards = s->total; root->allowed = allowed;
+        root->hole = p->start; root->cards = s->cards; root->allowed = allowed;
         root->moves = 0; root->turned = 0; root->free = s->start_free;
+        root->cell = s->start_cell; root->cell_node = s->start_cell_node;
+        root->uses = s->start_uses;
         step = ENTER;
         for (;;) {
             if (step == ENTER) {
@@ -1321,7 +1473,7 @@ static int search(Search *s, const Params *p) {
                 if (fr->i == fr->nmoves) { /* every move tried */
                     step = RETURN;
                     if (fr->cut) { got = R_NONE; continue; }
-                    make_key(s, fr->hole, fr->turned);
+                    make_key(s, fr);
                     if (memo_add(s) < 0) {
                         PyEval_RestoreThread(released);
                         PyErr_NoMemory();
@@ -1445,11 +1597,12 @@ static PyMethodDef methods[] = {
      "ranks_can_chain(left, hole, cards, modulus) -> bool: the rank-count cut of the look."},
     {"look", look, METH_VARARGS,
      "look(fans, fan_ranks, modulus, start_rank, budget, passes, seconds, stop, onto, talon, "
-     "talon_ranks, cuts[, covers]) -> (status, line, nodes): the first look of blackhole.look; "
+     "talon_ranks, cuts[, covers[, cell]]) -> (status, line, nodes): the first look of "
+     "blackhole.look; "
      "status 1 a full line, 0 refuted, -1 out of budget or time."},
     {"longest", longest, METH_VARARGS,
      "longest(fans, fan_ranks, modulus, start_rank, budget, passes, seconds, stop, onto, talon, "
-     "talon_ranks, cuts, floor, bound[, covers]) "
+     "talon_ranks, cuts, floor, bound[, covers[, cell]]) "
      "-> (status, line, nodes): one round of blackhole.look.longest; status 1 a line of "
      "bound cards, 0 the tree exhausted, -1 out of budget or time; line the longest found."},
     {NULL, NULL, 0, NULL},

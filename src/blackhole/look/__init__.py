@@ -44,7 +44,7 @@ A game with a free cell (Worm Hole) is searched over fans with two more moves, p
 fan's top card and playing the cell's card, tried after the hole moves of their rank;
 the state (and the memo's key) adds the cell's rank and the parks left. Its best score
 runs without the cuts on the rank cycle, which a cell breaks (`look_cuts.REACH_PLAYS`).
-The compiled core does not play the cell: such a Problem runs in the Python search.
+The compiled core plays the cell the same way, move for move.
 
 A layout that is not made of chains (TriPeaks' peaks, Escalator's pyramid: a card waits
 for the two cards on it) is searched over its cover graph by `blackhole.look.covers`: the
@@ -237,7 +237,7 @@ def _run(problem: Problem, use: str, budget: int, seconds: float | None,
     in Python: over the fans of a chain layout, else over its cover graph
     (`blackhole.look.covers`)."""
     graph = None if problem.chains else cover_graph(problem)
-    layout = (None if use != "c" or not isinstance(budget, int) or problem.cells
+    layout = (None if use != "c" or not isinstance(budget, int)
               else (problem.fans, [[problem.rank[v] for v in fan] for fan in problem.fans],
                     None) if graph is None else core_layout(graph))
     if layout is not None:
@@ -249,13 +249,26 @@ def _run(problem: Problem, use: str, budget: int, seconds: float | None,
                  LDS_PASSES, 0.0 if seconds is None else max(seconds, 1e-9), stop, onto,
                  problem.talon, [rank[node] for node in problem.talon],
                  cut_flags(problem, onto, parity=target is None))
-        status, line, nodes = (_look_core.look(*given, covers) if target is None
-                               else _look_core.longest(*given, *target, covers))
+        status, line, nodes = (_look_core.look(*given, covers, _core_cell(problem))
+                               if target is None
+                               else _look_core.longest(*given, *target, covers,
+                                                       _core_cell(problem)))
         if status != _NOT_TAKEN:
             return status, line, nodes
     if graph is not None:
         return cover_search(problem, graph, budget, seconds, stop, LDS_PASSES, target)
     return _python_search(problem, budget, seconds, stop, LDS_PASSES, target)
+
+
+def _core_cell(problem: Problem) -> tuple[int, int, int, int] | None:
+    """The cell as the compiled core reads it: None without one, else (cells, the parks
+    left or -1 for any number, the cell's card's node and rank, or -1 and 0 when empty)."""
+    if not problem.cells:
+        return None
+    parks = -1 if problem.parks_left is None else problem.parks_left
+    if problem.cell is None:
+        return problem.cells, parks, -1, 0
+    return problem.cells, parks, problem.cell, problem.rank[problem.cell]
 
 
 def _memo_code(problem: Problem) -> tuple[int, list[list[int]]]:

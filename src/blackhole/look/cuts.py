@@ -43,8 +43,9 @@ PARITY_PLAYS: frozenset[str] = frozenset({"talon", "wrap", "on_king", "won", COV
                                           "cell_uses"})
 HALL_PLAYS: frozenset[str] = frozenset({"talon", "wrap", "on_king", "won", COVERS, "cells",
                                         "cell_uses"})
-CHAIN_CUT, PARITY_CUT, HALL_CUT = 1, 2, 4  # the compiled core's cuts besides the memo
-# and the same-rank cut
+# the compiled core's cuts besides the memo and the same-rank cut; REACH_CUT: the best
+# score's cuts on the rank cycle, which run with CHAIN_CUT
+CHAIN_CUT, PARITY_CUT, HALL_CUT, REACH_CUT = 1, 2, 4, 8
 
 
 def check_plays(problem: Problem, who: str = "the look engine") -> None:
@@ -73,10 +74,12 @@ def reach_applies(problem: Problem) -> bool:
 
 def cut_flags(problem: Problem, onto: tuple[tuple[int, ...], ...],
               parity: bool = True) -> int:
-    """The compiled core's cut flags for `problem` (CHAIN_CUT, PARITY_CUT, HALL_CUT): each
-    cut whose declared rule features hold the game's, and whose own test passes; the
-    parity cut only when `parity` (the longest-line search has none)."""
+    """The compiled core's cut flags for `problem` (CHAIN_CUT, PARITY_CUT, HALL_CUT,
+    REACH_CUT): each cut whose declared rule features hold the game's, and whose own test
+    passes; the parity cut only when `parity` (the longest-line search has none)."""
     flags = CHAIN_CUT if chain_applies(problem) else 0
+    if reach_applies(problem):
+        flags |= REACH_CUT
     if parity and problem.game.features <= PARITY_PLAYS and parity_applies(onto):
         flags |= PARITY_CUT
     if hall_applies(problem):

@@ -19,6 +19,7 @@ from blackhole.look.cuts import (
     CHAIN_CUT,
     HALL_CUT,
     PARITY_CUT,
+    REACH_CUT,
     cut_flags,
     hall_ok,
     hall_room,
@@ -26,7 +27,6 @@ from blackhole.look.cuts import (
     onto_table,
     parity_room,
     ranks_can_chain,
-    reach_applies,
 )
 from blackhole.model.problem import Problem
 
@@ -74,8 +74,8 @@ class Setup:
         self.gaps = [sum(1 for r in range(1, m + 1) if not self.left[r])]  # ranks with none
         self.talon, self.talon_ranks = problem.talon, [rank[node] for node in problem.talon]
         flags = cut_flags(problem, self.onto, parity=target is None)
-        self.chain_cut, self.parity_cut, self.hall_cut = (
-            flags & CHAIN_CUT, flags & PARITY_CUT, flags & HALL_CUT)
+        self.chain_cut, self.parity_cut, self.hall_cut, self.reach = (
+            flags & CHAIN_CUT, flags & PARITY_CUT, flags & HALL_CUT, flags & REACH_CUT)
         self.odd_from, self.even_from = parity_room(self.talon_ranks)
         # the tableau's odd cards less its even cards, for the parity cut
         self.excess = [sum(1 if r % 2 else -1 for r in ranks)]
@@ -85,7 +85,6 @@ class Setup:
         self.start = 0 if problem.start is None else rank[problem.start]
         self.chains = chain_test(m)
         self.cells = problem.cells
-        self.reach = reach_applies(problem)
 
     def take(self, r: int) -> None:
         """A card of rank r leaves the tableau."""
