@@ -21,6 +21,7 @@ from ortools.sat.python import cp_model
 from blackhole.backends import Backend, Longest, Options, Result, Verdict
 from blackhole.base import deadline as clock
 from blackhole.base.errors import InputError, InternalError
+from blackhole.encode import cnf
 from blackhole.encode.cpsat import (
     OPTIONAL_FEATURES,
     Built,
@@ -29,7 +30,6 @@ from blackhole.encode.cpsat import (
     choose_features,
     choose_model,
 )
-from blackhole.encode import cnf
 from blackhole.encode.cpsat_names import MODEL_PLAYS
 from blackhole.model.problem import Problem
 
