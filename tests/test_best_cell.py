@@ -85,7 +85,7 @@ def part_played(game: str, seed: int) -> tuple[str, str]:
 
 
 @cache
-def small(seed: int, game: str) -> tuple[str, str]:
+def small(game: str, seed: int) -> tuple[str, str]:
     """A lost position of a small deck with a cell (never lost at its start): random
     legal moves until some line can no longer win."""
     rng = random.Random(seed)
@@ -135,21 +135,15 @@ def test_the_solver_finds_the_parks_itself(game) -> None:
 # ---------------------------------------------------------------- positions part played
 
 
+@pytest.mark.parametrize(("draw", "count"), [(part_played, 4), (small, 6)],
+                         ids=["pysol-part-played", "small-decks"])
 @pytest.mark.parametrize("game", GAMES)
-def test_positions_part_played_agree_with_the_look_and_the_referees(game) -> None:
-    for seed in range(4):
-        spec, line = part_played(game, seed)
-        position = load_position(spec, line)
-        truth = position.moved + most_fan_cards(position.deal)
-        assert look_best(position) == truth, (spec, line)
-        for backend in ("sat", "cpsat", "search"):
-            agrees(position, backend, truth, line)
-
-
-@pytest.mark.parametrize("game", GAMES)
-def test_small_decks_agree_with_the_look_and_the_referees(game) -> None:
-    for seed in range(6):
-        spec, line = small(seed, game)
+def test_lost_positions_agree_with_the_look_and_the_referees(game, draw, count) -> None:
+    """Positions part played of PySolFC deals, and of small decks (whose starts a cell
+    never loses): sat, cpsat and the search referee all score as the look and
+    most_fan_cards do."""
+    for seed in range(count):
+        spec, line = draw(game, seed)
         position = load_position(spec, line)
         truth = position.moved + most_fan_cards(position.deal)
         assert look_best(position) == truth, (spec, line)
@@ -162,7 +156,7 @@ def test_every_sound_feature_set_keeps_the_best_score(game) -> None:
     """The CNF alone (no seed), under each feature set, on small lost positions: a line of
     the best score is found and one more card is refuted."""
     for seed in range(6):
-        spec, line = small(seed, game)
+        spec, line = small(game, seed)
         position = load_position(spec, line)
         most = most_fan_cards(position.deal)
         problem = problem_of(position)
@@ -178,7 +172,7 @@ def test_every_sound_feature_set_keeps_the_best_score(game) -> None:
 @pytest.mark.parametrize("game", GAMES)
 def test_many_small_positions_agree(game) -> None:
     for seed in range(6, 60):
-        spec, line = small(seed, game)
+        spec, line = small(game, seed)
         position = load_position(spec, line)
         truth = position.moved + most_fan_cards(position.deal)
         for backend in ("sat", "cpsat"):
@@ -232,7 +226,7 @@ def optional_counts(problem, features: frozenset[str]) -> dict[str, int]:
 def test_clause_counts_follow_the_formulas(game) -> None:
     positions = [load_position(f"pysol:{number}:{game}") for number in (1, 105)]
     positions += [load_position(*part_played(game, seed)) for seed in range(2)]
-    positions += [load_position(*small(seed, game)) for seed in range(2)]
+    positions += [load_position(*small(game, seed)) for seed in range(2)]
     for position in positions:
         problem = problem_of(position)
         for features in FEATURE_SETS:
@@ -318,7 +312,7 @@ def test_the_bound_is_the_cards_in_the_hole(game) -> None:
     """On small lost positions the CNF "a line scores k" is satisfiable exactly up to the
     best score; its model is a legal line with its parks that puts k cards in the hole."""
     for seed in range(4):
-        spec, line = small(seed, game)
+        spec, line = small(game, seed)
         position = load_position(spec, line)
         most = most_fan_cards(position.deal)
         if most:
