@@ -175,6 +175,7 @@ def test_many_small_positions_agree(game) -> None:
         spec, line = small(game, seed)
         position = load_position(spec, line)
         truth = position.moved + most_fan_cards(position.deal)
+        assert look_best(position) == truth, (spec, line)
         for backend in ("sat", "cpsat"):
             agrees(position, backend, truth, line)
 
