@@ -101,7 +101,9 @@ def most_fan_cards(deal) -> int:
     if not deal.tableau.chains:
         return _most_cover_cards(deal)
     fans, talon, game, ranks = deal.fans, deal.talon, deal.game, deal.ranks
-    uses = game.rules.cell_uses or len(deal.tableau) + 1 if game.rules.cells else 0
+    # no limit: each card left may be parked once more, after the parks already made
+    uses = game.rules.cell_uses or deal.parks + len(deal.tableau) + 1 if game.rules.cells \
+        else 0
 
     @cache
     def most(heights: tuple[int, ...], turned: int, hole: int, cell: Card | None = None,

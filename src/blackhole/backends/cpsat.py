@@ -21,11 +21,12 @@ from ortools.sat.python import cp_model
 from blackhole.backends import Backend, Longest, Options, Result, Verdict
 from blackhole.base import deadline as clock
 from blackhole.base.errors import InputError, InternalError
+from blackhole.encode import cnf
 from blackhole.encode.cpsat import (
     OPTIONAL_FEATURES,
     Built,
+    build_best,
     build_model,
-    build_optional,
     choose_features,
     choose_model,
 )
@@ -47,6 +48,7 @@ _TUNING: dict[str, dict[str, object]] = {
     "boolean": _LIGHT,
     "optional": _LIGHT,
     "cnf": _LIGHT,
+    "optional-cnf": _LIGHT,
     "circuit": {"cp_model_presolve": False, "linearization_level": 0},
 }
 _MIN_SOLVER_SECONDS = 0.01  # a solver always gets a moment, even after a slow build
@@ -126,6 +128,8 @@ class CpsatBackend(Backend):
     reads = frozenset({"model", "workers", "seed", "features"})
     # what some model plays (`MODEL_PLAYS`); the model chosen refuses what it does not
     plays = frozenset().union(*MODEL_PLAYS.values())
+    # the best score: Black Hole's rules, and a free cell (`build_best`)
+    best_plays = cnf.OPTIONAL_PLAYS
 
     def check(self, options: Options) -> None:
         super().check(options)
@@ -165,31 +169,35 @@ class CpsatBackend(Backend):
         check_options(replace(options, features=None))
 
     def best(self, problem: Problem, options: Options) -> Longest:
-        """Maximise the filled positions of the optional-position model, from the quick
+        """Maximise the filled positions of the optional-position model (`build_best`:
+        for a game with a cell, the optional-position CNF's clauses), from the quick
         lower bound (a short search) posted as a bound on the objective; at the limit the
         best line found and CP-SAT's bound on the objective."""
-        from blackhole.backends.seeding import starting_line
+        from blackhole.backends.seeding import starting_seed
 
         self.check_best(options)
+        self.check_game(problem, "best")
         began = time.perf_counter()
         deadline = clock.after(options.timeout, began)
-        lower = starting_line(problem, deadline)
+        lower, lower_parks = starting_seed(problem, deadline)
+        model_name = "optional-cnf" if problem.cells else "optional"
         try:
-            built = build_optional(problem, options.features, deadline=deadline)
+            built = build_best(problem, options.features, deadline=deadline)
             if lower:  # a line this long exists: the search need not look below it
                 built.model.add(built.filled[len(lower) - 1] == 1)
             built_at = time.perf_counter()
             solver, status = run(built, options, began)
         except clock.OutOfTime:  # the line of the short search, and no bound
-            return Longest(lower, len(problem.moves), self.name, "cp-sat:optional",
+            return Longest(lower, len(problem.moves), self.name, f"cp-sat:{model_name}",
                            time.perf_counter() - began,
-                           {"lower_bound": len(lower), "stopped": "model"})
+                           {"lower_bound": len(lower), "stopped": "model"}, parks=lower_parks)
         verdict = verdict_of(status, built.name)
         if verdict is Verdict.UNSOLVABLE:
             raise InternalError("CP-SAT found no line at all, where the empty line is legal")
         order = built.read_order(solver) if verdict is Verdict.SOLVED else ()
+        parks = built.read_parks(solver) if verdict is Verdict.SOLVED else ()
         if len(order) < len(lower):
-            order = lower
+            order, parks = lower, lower_parks
         bound = len(problem.moves)  # UNKNOWN: CP-SAT's bound may not be computed yet
         if status == cp_model.OPTIMAL:
             bound = len(order)
@@ -198,4 +206,4 @@ class CpsatBackend(Backend):
         stats = run_stats(solver, status, built, options)
         stats.update(lower_bound=len(lower), build_seconds=built_at - began)
         return Longest(order, bound, self.name, f"cp-sat:{built.name}",
-                       time.perf_counter() - began, stats)
+                       time.perf_counter() - began, stats, parks=parks)

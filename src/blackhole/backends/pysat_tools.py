@@ -290,6 +290,12 @@ class LineSolver:
     def ask(self, assumptions: list[int]) -> tuple[int, ...] | bool | None:
         """A line satisfying the assumptions, False when there is none, None at the
         deadline."""
+        found = self.ask_line(assumptions)
+        return found if found is None or found is False else found[0]
+
+    def ask_line(self, assumptions: list[int]
+                 ) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]] | bool | None:
+        """`ask`, with the line's parks (a game with a cell; `Result.parks`)."""
         self.calls += 1
         if self.sat is None or self.encoding is None:
             return None
@@ -299,20 +305,23 @@ class LineSolver:
             return None
         if not answer:
             return False
+        model = self.sat.get_model() or []
         try:
-            return self.encoding.decode(self.sat.get_model() or [])
+            return self.encoding.decode(model), self.encoding.decode_parks(model)
         except ValueError as error:
             raise InternalError(f"sat/{self.solver}: model does not decode: {error}") from None
 
     def longest(self, prefix: Sequence[int] = (), lower: Sequence[int] = (),
-                upper: int | None = None, *, top_first: bool = False) -> Longest:
+                upper: int | None = None, *, top_first: bool = False,
+                lower_parks: Sequence[tuple[int, int]] = ()) -> Longest:
         """The longest line that starts with `prefix` (a legal line), climbing from
-        `lower` (a known legal line starting with `prefix`, or nothing) one card past the
-        longest found at a time, up to `upper` (a proven bound, or the cards to play).
-        With `top_first` the bound is asked first: cheaper when the line most likely
-        reaches it (a move in a winnable game)."""
+        `lower` (a known legal line starting with `prefix`, or nothing; with its parks in
+        a game with a cell) one card past the longest found at a time, up to `upper` (a
+        proven bound, or the cards to play). With `top_first` the bound is asked first:
+        cheaper when the line most likely reaches it (a move in a winnable game)."""
         prefix = tuple(prefix)
         best = tuple(lower) if len(lower) > len(prefix) else prefix
+        parks = tuple(lower_parks) if len(lower) > len(prefix) else ()
         if best[:len(prefix)] != prefix:
             raise InternalError("sat: a lower-bound line that does not start with its prefix")
         high = self.n if upper is None else min(upper, self.n)
@@ -321,16 +330,16 @@ class LineSolver:
         while len(best) < high:
             wanted = high if top_first else len(best) + 1
             top_first = False
-            found = self.ask([*fixed, self.filled_literal(wanted)])
+            found = self.ask_line([*fixed, self.filled_literal(wanted)])
             if found is None:
                 break
             if found is False:
                 high = wanted - 1
                 continue
-            if found[:len(prefix)] != prefix or len(found) < wanted:
+            if found[0][:len(prefix)] != prefix or len(found[0]) < wanted:
                 raise InternalError(f"sat/{self.solver}: a line that breaks its assumptions")
-            best = found
-        return Longest(best, max(high, len(best)))
+            best, parks = found
+        return Longest(best, max(high, len(best)), parks=parks)
 
     def _phase(self, line: Sequence[int]) -> None:
         """Point the solver's first guesses at `line`: a longer line most often shares

@@ -36,6 +36,9 @@ class SatBackend(Backend):
     # the CNF reads a game's arcs and talon (encodings/golf.md) and its cell
     # (encodings/worm-hole.md)
     plays = cnf.PLAYS
+    # the optional-position CNF scores Black Hole's rules and its cell (encodings/sat.md,
+    # encodings/worm-hole.md "The best score"); a talon's fan-card score is the look's
+    best_plays = cnf.OPTIONAL_PLAYS
 
     def check(self, options: Options) -> None:
         super().check(options)
@@ -96,7 +99,7 @@ class SatBackend(Backend):
         found until that is refuted; the refutation of filled(best + 1) is the proof. The
         short search only seeds the climb: when it wins, the solver still finds the win
         (pointed at it by the phases), so the answer is always the solver's."""
-        from blackhole.backends.seeding import starting_line
+        from blackhole.backends.seeding import starting_seed
 
         self.check_best(options)
         self.check_game(problem, "best")  # the optional CNF plays more than this scores
@@ -104,12 +107,12 @@ class SatBackend(Backend):
         features = best_features(options)
         began = time.perf_counter()
         deadline = clock.after(options.timeout, began)
-        lower = starting_line(problem, deadline)
+        lower, parks = starting_seed(problem, deadline)
         with gc_paused(), LineSolver(problem, solver, features, deadline) as lines:
             built = time.perf_counter()
-            climb = lines.longest(lower=lower)
+            climb = lines.longest(lower=lower, lower_parks=parks)
             stats = lines.stats()
         stats.update(lower_bound=len(lower), encode_seconds=round(built - began, 6),
                      solve_seconds=round(time.perf_counter() - built, 6))
         return Longest(climb.order, climb.upper_bound, self.name, solver,
-                       time.perf_counter() - began, stats)
+                       time.perf_counter() - began, stats, parks=climb.parks)

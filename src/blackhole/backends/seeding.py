@@ -23,25 +23,46 @@ LOWER_BOUND_SECONDS = 0.02
 
 def quick_line(problem: Problem, deadline: float | None,
                seconds: float = LOWER_BOUND_SECONDS) -> tuple[int, ...]:
-    """A long line found fast: a win by a short look, or by the solving search in half
-    the time (most winnable positions end here), else the longest line the best-score
-    search sees in the rest (stopped at the deadline too)."""
+    """A long line found fast (`quick_seed`'s line, without its parks)."""
+    return quick_seed(problem, deadline, seconds)[0]
+
+
+def quick_seed(problem: Problem, deadline: float | None,
+               seconds: float = LOWER_BOUND_SECONDS
+               ) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]]:
+    """A long line found fast, with its parks (a game with a cell; `Result.parks`): a
+    win by a short look, or by the solving search in half the time (most winnable
+    positions end here), else the longest line the best-score search sees in the rest
+    (stopped at the deadline too)."""
     from blackhole.backends.search import SearchBackend, best_score
 
-    line = look(problem, quick_budget()).line
-    if line is not None:
-        return line
+    quick = look(problem, quick_budget())
+    if quick.line is not None:
+        return quick.line, quick.parks
     now = time.perf_counter()
     stop = now + seconds if deadline is None else min(now + seconds, deadline)
     if stop <= now:
-        return ()
+        return (), ()
     won = SearchBackend().solve(problem, Options(timeout=(stop - now) / 2))
     if won.verdict is Verdict.SOLVED and won.order is not None:
-        return won.order
-    return best_score(problem, stop).order
+        return won.order, won.parks
+    found = best_score(problem, stop)
+    return found.order, found.parks
 
 
 def starting_line(problem: Problem, deadline: float | None) -> tuple[int, ...]:
-    """The line a best-score backend starts its climb from: `quick_line`, less its last
-    card when it wins, so that the backend's own engine finds (and answers with) the win."""
-    return quick_line(problem, deadline)[:max(len(problem.moves) - 1, 0)]
+    """The line a best-score backend starts its climb from (`starting_seed`'s line)."""
+    return starting_seed(problem, deadline)[0]
+
+
+def starting_seed(problem: Problem, deadline: float | None
+                  ) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]]:
+    """The line a best-score backend starts its climb from, with its parks: `quick_seed`,
+    less its last card when it wins, so that the backend's own engine finds (and
+    answers with) the win. A park made before that card stays: the line then ends with
+    the card in the cell."""
+    order, parks = quick_seed(problem, deadline)
+    if len(order) < len(problem.moves):
+        return order, parks
+    end = max(len(problem.moves) - 1, 0)
+    return order[:end], tuple((node, made) for node, made in parks if made <= end)

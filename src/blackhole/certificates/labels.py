@@ -19,8 +19,7 @@ from blackhole.certificates.files import (
     named_game,
     read_small,
 )
-from blackhole.model.cards import parse_card
-from blackhole.model.deal import Deal, Position, position_of
+from blackhole.model.deal import Deal, Position, move_token, position_of
 from blackhole.model.formats import parse_position_text
 from blackhole.model.games import Variant
 from blackhole.model.positions import load_position
@@ -113,7 +112,8 @@ def _rebuilt(spec: str, start: Position, moves: Sequence[str], deal: Deal,
              how: str) -> Label | str:
     """The label's position `start`, played on by the last of `moves` as far as deal.board
     shows more moves made, must be deal.board's `deal`. A move is a card onto the
-    foundation: off a fan, or a talon card turned (Golf)."""
+    foundation (off a fan, out of the cell, or a talon card turned: Golf) or a park into
+    the cell (`park:KH`, Worm Hole)."""
     now = position_of(deal).made
     count = now - start.made
     lead = len(moves) - count
@@ -121,11 +121,12 @@ def _rebuilt(spec: str, start: Position, moves: Sequence[str], deal: Deal,
     if count < 0 or lead < 0 or (lead and list(moves[:lead]) != known):
         return (f"the manifest names {len(moves)} moves, but {DEAL_FILE} shows {now} cards "
                 f"moved and {spec[:40]} {start.made}")
+    try:  # a card, or a park (`park:KH`) in a game with a cell
+        cards = [move_token(move, "the manifest's moves") for move in moves[lead:]]
+    except InputError as error:  # a card that is no card
+        return f"the manifest's moves do not replay ({error.detail})"
     try:
-        cards = [parse_card(move) for move in moves[lead:]]
         again = advance(start, cards, "the manifest's moves")
-    except ValueError as error:  # a card that is no card
-        return f"the manifest's moves do not replay ({error})"
     except InputError as error:
         return f"the manifest's deal and moves do not replay ({error})"
     if again.deal != deal:

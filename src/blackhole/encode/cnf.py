@@ -91,6 +91,10 @@ NEEDS: dict[str, str] = {"rankcount": "rank"}
 PLAYS: frozenset[str] = frozenset({"talon", "wrap", "on_king", "won", "covers", "cells",
                                    "cell_uses"})
 _CELL_FEATURES: frozenset[str] = frozenset({"cells", "cell_uses"})
+# The rule features whose best score the optional-position CNF counts (filled positions
+# are the cards in the hole): Black Hole's and its free cell (encodings/worm-hole.md,
+# "The best score"). A talon's score counts fan cards only (encodings/golf.md).
+OPTIONAL_PLAYS: frozenset[str] = _CELL_FEATURES
 # The rule features each encoding feature is sound for: `deadrank` argues from Black
 # Hole's rules alone; `symmetry` reads a card's place in the hole next to its fan
 # neighbours', which a parked card breaks (encodings/worm-hole.md, "Features"); every
@@ -296,9 +300,9 @@ def check_game(problem: Problem, features: frozenset[str], optional: bool) -> No
     refused = refusal(game, PLAYS, "the CNF encoding", "game")
     if refused is not None:
         raise refused
-    if problem.cells and (optional or problem.talon or problem.cells != 1):
-        what = "with optional positions" if optional else "with a talon or two cells"
-        raise InputError(f"{game.title} is not encoded {what} yet", "game", token=game.name)
+    if problem.cells and (problem.talon or problem.cells != 1):
+        raise InputError(f"{game.title} is not encoded with a talon or two cells yet", "game",
+                         token=game.name)
     unsound = sorted(f for f in features if not game.features <= FEATURE_PLAYS[f])
     if unsound:
         why = " (a talon card follows any card)" if "talon" in game.features else ""

@@ -18,6 +18,11 @@ played from its fan at position q leaves at 2q.
 c has left its fan by hole move q exactly when by(c, q) or parked(c, q), and by gap g
 (after its park) exactly when by(c, g - 1) or parked(c, g). Every clause is built over
 those two ladders; `Variables.by` gives its constants.
+
+With optional positions (the best score) a parked card may stay in the cell to the end:
+it may be parked up to gap n - 1 and is held in the cell to that gap, and a park in gap g
+needs hole move g (`filled(g)`), so that no park trails the line (encodings/worm-hole.md,
+"The best score").
 """
 
 from __future__ import annotations
@@ -56,16 +61,18 @@ def cell_variables(v: Variables, pool: Pool, windows: bool) -> Cell:
     """park (card by card, gaps ascending), parked (the same), cell (gap by gap, cards in
     node order). A fan card may be parked in gaps 1 + |above it| (with `windows`; else 1)
     to its last position - 1: every card above it is in the hole before the park (the
-    cell was empty), and it reaches the hole after the gap. None may be parked when no
-    park is left."""
+    cell was empty), and it reaches the hole after the gap. With optional positions to
+    gap n - 1, and each is held in the cell to that gap: it may never leave. None may be
+    parked when no park is left."""
     layout, d = v.layout, v.domains
     problem = layout.problem
+    end = layout.n - 1 if d.optional else None  # the last gap, for optional positions
     gaps: dict[int, range] = {}
     for c in layout.moves:
         if problem.fan_of[c] < 0 or problem.parks_left == 0:
             continue  # the cell's card, or no park left
         low = 1 + len(layout.before[c]) if windows else 1
-        high = d.last[c] - 1
+        high = d.last[c] - 1 if end is None else end
         if low <= high:
             gaps[c] = range(low, high + 1)
     park: dict[int, dict[int, int]] = {}
@@ -77,10 +84,10 @@ def cell_variables(v: Variables, pool: Pool, windows: bool) -> Cell:
         parked_base[c] = first - span.start
     held: dict[int, list[int]] = {}  # gap → the cards that may be in the cell then
     for c, span in gaps.items():
-        for g in range(span.start, d.last[c] + 1):
+        for g in range(span.start, (d.last[c] if end is None else end) + 1):
             held.setdefault(g, []).append(c)
     if problem.cell is not None:
-        for g in range(1, d.last[problem.cell] + 1):
+        for g in range(1, (d.last[problem.cell] if end is None else end) + 1):
             held.setdefault(g, []).append(problem.cell)
     cell: dict[int, dict[int, int]] = {}
     for g in sorted(held):
@@ -91,9 +98,14 @@ def cell_variables(v: Variables, pool: Pool, windows: bool) -> Cell:
 
 def cell_clauses(v: Variables, cell: Cell, pool: Pool, compact: bool) -> dict[str, list[Clause]]:
     """The cell's clause families, in this order: park-ladder, park-later, departure
-    (instead of precedence), cell-occupancy, cell-amo, cell-uses."""
-    families = {"park-ladder": _park_ladder(cell), "park-later": _park_later(v, cell),
-                "departure": _departure(v, cell), "cell-occupancy": _occupancy(v, cell)}
+    (instead of precedence), cell-occupancy, cell-amo, cell-uses; with optional
+    positions park-filled after park-later."""
+    families = {"park-ladder": _park_ladder(cell), "park-later": _park_later(v, cell)}
+    if v.filled is not None:  # a park in gap g is followed by hole move g
+        families["park-filled"] = [[-x, v.filled[g]] for by_gap in cell.park.values()
+                                   for g, x in by_gap.items()]
+    families["departure"] = _departure(v, cell)
+    families["cell-occupancy"] = _occupancy(v, cell)
     families["cell-amo"] = [clause for g, by_card in cell.cell.items()
                             for clause in at_most_one(list(by_card.values()), ("cell", g),
                                                       pool, compact)]
@@ -127,12 +139,15 @@ def _departure(v: Variables, cell: Cell) -> list[Clause]:
     half-step scale:
     by(b, q) → by(a, q - 1) ∨ parked(a, q) for q = 1..n (b played from its fan at q or
     earlier: a went before hole move q), and parked(b, g) → by(a, g - 1) ∨ parked(a, g - 1)
-    for each gap of b (b parked by gap g: a went before that gap)."""
-    n = v.layout.n
+    for each gap of b (b parked by gap g: a went before that gap). With optional
+    positions the first kind stops at q = l(b): by(b, q) is by(b, l(b)) above it, and
+    the clause at l(b) implies the later ones."""
+    n, d = v.layout.n, v.domains
     parked = cell.parked
     clauses: list[list[int | bool]] = []
     for a, b in v.layout.problem.precedence:
-        clauses += ([negated(v.by(b, q)), v.by(a, q - 1), parked(a, q)] for q in range(1, n + 1))
+        top = d.last[b] if d.optional else n
+        clauses += ([negated(v.by(b, q)), v.by(a, q - 1), parked(a, q)] for q in range(1, top + 1))
         clauses += ([-parked(b, g), v.by(a, g - 1), parked(a, g - 1)]  # type: ignore[operator]
                     for g in cell.gaps.get(b, ()))
     return folded(clauses)

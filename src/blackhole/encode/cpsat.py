@@ -55,13 +55,14 @@ from blackhole.encode.cpsat_names import (
     OPTIONAL_PLAYS,
 )
 from blackhole.encode.layout import Layout, make_layout, played_line
+from blackhole.model.games import refusal
 from blackhole.model.problem import Problem, SameRankPair
 
 # what callers import from here: the builders, what they build, and the names of
 # `encode.cpsat_names` this module has always offered
 __all__ = ["BUILDERS", "DEFAULT_FEATURES", "DEFAULT_MODEL", "DEFAULT_OPTIONAL_FEATURES",
            "FEATURES", "MODELS", "MODEL_FEATURES", "MODEL_PLAYS", "OPTIONAL_FEATURES",
-           "OPTIONAL_PLAYS", "Built", "Literal", "build_boolean", "build_circuit",
+           "OPTIONAL_PLAYS", "Built", "Literal", "build_best", "build_boolean", "build_circuit",
            "build_clauses", "build_inverse", "build_model", "build_optional", "choose_features",
            "choose_model", "circuit_arcs", "export_model"]
 
@@ -363,12 +364,14 @@ def _symmetry_on_positions(built: Built, pos: Sequence[cp_model.IntVar],
 
 
 def build_clauses(layout: Layout, features: frozenset[str],
-                  deadline: float | None = None) -> Built:
+                  deadline: float | None = None, *, optional: bool = False) -> Built:
     """One Boolean variable per CNF variable (named by its key), one `add_bool_or` per
-    clause; the families and variable kinds are the SAT encoding's."""
+    clause; the families and variable kinds are the SAT encoding's. With `optional` the
+    CNF of optional positions, maximising the filled positions (the best score of a game
+    with a cell, encodings/worm-hole.md "The best score"): model "optional-cnf"."""
     with cnf.gc_paused():  # as for the CNF itself: many small objects, no cycles
         try:
-            encoding, keys, model, xs = _clauses_model(layout, features, deadline)
+            encoding, keys, model, xs = _clauses_model(layout, features, deadline, optional)
         except OutOfTime:
             stopped = True  # what was made is freed here, before the collector resumes
         else:
@@ -385,8 +388,11 @@ def build_clauses(layout: Layout, features: frozenset[str],
                                       if solver.boolean_value(x)])
 
     families = {family: count for family, count in encoding.counts().items() if count}
-    built = Built(model, read_order, "cnf", features, families, deadline=deadline,
-                  read_parks=read_parks)
+    built = Built(model, read_order, "optional-cnf" if optional else "cnf", features,
+                  families, deadline=deadline, read_parks=read_parks)
+    if optional:
+        built.filled = [xs[v - 1] for v in encoding.filled]
+        model.maximize(sum(built.filled))
     kinds: dict[str, int] = {}
     for key in keys:
         kinds[key[0]] = kinds.get(key[0], 0) + 1
@@ -394,10 +400,11 @@ def build_clauses(layout: Layout, features: frozenset[str],
     return built
 
 
-def _clauses_model(layout: Layout, features: frozenset[str], deadline: float | None
-                   ) -> tuple[cnf.Encoding, list[tuple], cp_model.CpModel,
-                              list[cp_model.IntVar]]:
-    encoding = cnf.build_cnf(layout.problem, features, layout=layout, deadline=deadline)
+def _clauses_model(layout: Layout, features: frozenset[str], deadline: float | None,
+                   optional: bool = False) -> tuple[cnf.Encoding, list[tuple],
+                                                    cp_model.CpModel, list[cp_model.IntVar]]:
+    encoding = cnf.build_cnf(layout.problem, features, layout=layout, deadline=deadline,
+                             optional=optional)
     keys = encoding.pool.keys
     model = cp_model.CpModel()
     xs = [model.new_bool_var("_".join(map(str, key))) for key in paced(keys, deadline)]
@@ -405,6 +412,28 @@ def _clauses_model(layout: Layout, features: frozenset[str], deadline: float | N
         model.add_bool_or([xs[lit - 1] if lit > 0 else xs[-lit - 1].negated()
                            for lit in clause])
     return encoding, keys, model, xs
+
+
+def build_best(problem: Problem, features: Iterable[str] | None = None, *,
+               deadline: float | None = None) -> Built:
+    """The best score's model: the optional-position Boolean model (`build_optional`),
+    or, for a game with a free cell, which that model does not hold, the clauses of the
+    optional-position CNF (`build_clauses` with `optional`, model "optional-cnf";
+    encodings/worm-hole.md, "The best score") with the CNF's default features, which
+    are its own: `features` must then be None. OutOfTime when the deadline passes first."""
+    if not problem.cells:
+        return build_optional(problem, features, deadline=deadline)
+    if features is not None:
+        raise InputError("the optional-position model of a game with a cell is the CNF's, "
+                         "with its default features: give none", "features",
+                         token=",".join(sorted(features)))
+    refused = refusal(problem.game, cnf.OPTIONAL_PLAYS, "the optional-position CNF",
+                      problem.game.name)
+    if refused is not None:
+        raise refused
+    chosen = cnf.known_features(cnf.default_features(problem), optional=True)
+    check(deadline)
+    return build_clauses(make_layout(problem), chosen, deadline, optional=True)
 
 
 BUILDERS: dict[str, Callable[[Layout, frozenset[str], float | None], Built]] = {
