@@ -177,12 +177,15 @@ def test_a_bad_cell_move_is_one_line_and_exit_2(args: tuple[str, ...], message: 
 
 
 def test_at_the_limit_hint_and_analyze_say_unknown_with_exit_3() -> None:
-    """A limit that comes at once leaves every move's best unknown, never a wrong one."""
+    """A limit that comes at once leaves the answer unknown, never a wrong one: a move
+    is proven only where its search ended (the compiled core looks at the clock between
+    batches of moves, so a short search may end first), and then its line meets its
+    bound."""
     for command in ("hint", "analyze"):
         done = cli(command, "pysol:1:worm-hole", "--timeout", "0.000001", "--json")
         assert done.exit_code == 3, (command, done.output)
         document = json.loads(done.output)
         assert document["proven"] is False
         for answer in document.get("moves", document.get("steps")):
-            assert answer["proven"] is False or command == "analyze"
-            assert answer.get("found", 0) <= answer.get("upper_bound", 51)
+            found, bound = answer.get("found", 0), answer.get("upper_bound", 51)
+            assert found == bound if answer["proven"] and command == "hint" else found <= bound
