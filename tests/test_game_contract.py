@@ -22,6 +22,8 @@ import pytest
 from blackhole import best_score
 from blackhole.atlas import lookup
 from blackhole.backends import REGISTRY, make_backend
+from blackhole.model.deal import PARK_PREFIX, Kind, Move
+from blackhole.model.formats import moves_json
 from blackhole.model.games import VARIANTS, Variant
 from blackhole.model.positions import load_position
 from blackhole.model.rules import initial_state, legal_moves, replay
@@ -166,8 +168,10 @@ def answered(*args: str, code: int = 0) -> dict:
 
 
 def replayed(deal: str, moves: list[dict]):
-    """The rules engine's replay of a document's moves (or steps) from `deal`."""
-    return replay(load_deal(deal), " ".join(m["card"] for m in moves))
+    """The rules engine's replay of a document's moves (or steps) from `deal`, each as
+    its token (a park `park:KH`)."""
+    return replay(load_deal(deal), " ".join(
+        (PARK_PREFIX if m.get("kind") == "park" else "") + m["card"] for m in moves))
 
 
 def wins(deal: str, moves: list[dict]) -> bool:
@@ -373,27 +377,31 @@ def test_play_wins_a_won_deal_by_its_keys(game: Variant) -> None:
 
     deal = won_deal(game.name)
     moves = solve(deal, "look").moves
-    turns = [at for at, (_, fan, _) in enumerate(moves) if fan is None]
+    turns = [at for at, move in enumerate(moves) if move.kind is Kind.TURN]
     start = min([len(moves) - LAST, *turns[-1:]])
     made, rest = moves[:start], moves[start:]
-    assert any(fan is None for _, fan, _ in rest) is bool(game.rules.talon)
+    assert any(move.kind is Kind.TURN for move in rest) is bool(game.rules.talon)
 
-    def key(app: PlayApp, card, fan) -> str:
-        if fan is None:
-            return "t"
-        if game.chains:
-            return FAN_LETTERS[fan]
-        return FAN_LETTERS[free_cards(app.table.game).index(card)]
+    def keys(app: PlayApp, move: Move) -> tuple[str, ...]:
+        """A turn's t, the cell's card's 0, else the fan's (or free card's) letter, after
+        a z for a park."""
+        if move.kind is Kind.TURN:
+            return ("t",)
+        if move.kind is Kind.UNPARK:
+            return ("0",)
+        letter = FAN_LETTERS[move.fan] if game.chains else \
+            FAN_LETTERS[free_cards(app.table.game).index(move.card)]
+        return ("z", letter) if move.kind is Kind.PARK else (letter,)
 
     async def main() -> None:
-        app = PlayApp(deal, " ".join(str(card) for card, _, _ in made))
+        app = PlayApp(deal, " ".join(str(move) for move in made))
         async with app.run_test(size=(80, 24)) as pilot:
             await pilot.pause()
             assert app.table.game.outcome is not Outcome.WON
-            for card, fan, _ in rest:
-                await pilot.press(key(app, card, fan))
+            for move in rest:
+                await pilot.press(*keys(app, move))
                 await pilot.pause()
-            assert app.table.game.played == tuple(card for card, _, _ in moves)
+            assert app.table.game.moves == tuple(moves)
             assert app.table.game.outcome is Outcome.WON
 
     asyncio.run(main())
@@ -419,8 +427,7 @@ def test_the_pages_position_gives_the_rules_legal_moves(game: Variant) -> None:
         assert data["game"] == game.name and data["title"] == game.title
         position = load_position(deal, after)
         state = initial_state(position.deal)
-        assert data["legal"] == [{"card": str(card), "fan": fan}
-                                 for card, fan, _ in legal_moves(position.deal, state)]
+        assert data["legal"] == moves_json(legal_moves(position.deal, state))
         assert data["moved"] == position.moved
 
 
