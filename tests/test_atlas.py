@@ -212,6 +212,20 @@ def test_a_deal_no_run_settled_is_unknown(tmp_path: Path) -> None:
     assert _atlas("pysol:5", "--file", str(out)).returncode == 0
 
 
+def test_a_line_that_fails_its_check_settles_nothing(tmp_path: Path) -> None:
+    """The build checks each line as the report does: a win whose moves win another deal
+    (or, with a park written as a play, none) leaves its deal unsettled."""
+    results = tmp_path / "r.jsonl"
+    real = json.loads(results_line("pysol:1:worm-hole", "auto", "solved", 0.1))
+    moved = {**real, "deal": "pysol:2:worm-hole"}
+    unparked = {**real, "deal": "pysol:3:worm-hole", "moves": [
+        {"card": move["card"], "fan": move["fan"]} for move in real["moves"]]}
+    results.write_text("".join(json.dumps(line) + "\n" for line in (real, moved, unparked)))
+    built = build_atlas([results], 1, 3)
+    assert built.unsettled == frozenset({2, 3}) and not built.lost
+    assert built.answer(1).won is True
+
+
 def test_a_rebuilt_atlas_replaces_the_old_one_whole_and_lookups_see_it(tmp_path: Path) -> None:
     first, second = tmp_path / "1.jsonl", tmp_path / "2.jsonl"
     first.write_text(results_line("pysol:6", "sat", "solved", 0.1)

@@ -76,8 +76,8 @@ _TEXT = st.text(max_size=6)  # quotes, backslashes, control and non-ASCII charac
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(_TEXT, st.none() | st.integers(-5, 10**6) | st.booleans()),
-                max_size=60),
+@given(st.lists(st.tuples(_TEXT, st.none() | st.integers(-5, 10**6) | st.booleans(),
+                          st.sampled_from([None, "park", "unpark"])), max_size=60),
        st.none() | _TEXT, st.floats(0, 1e4, allow_nan=False),
        st.dictionaries(_TEXT, st.none() | st.integers() | _TEXT, max_size=3))
 def test_a_line_is_the_json_of_its_record(moves: list, reason: str | None, seconds: float,
@@ -90,7 +90,7 @@ def test_a_line_is_the_json_of_its_record(moves: list, reason: str | None, secon
                     moves=tuple(moves), reason=reason)
     line = record.line()
     assert line == (json.dumps(record.to_json(), default=str) + "\n").encode()
-    if all(type(fan) is not bool for _, fan in moves):
+    if all(type(fan) is not bool for _, fan, _ in moves):
         assert Record.from_json(json.loads(line)).line() == line
 
 
@@ -261,6 +261,21 @@ def _report_of(tmp_path: Path, *lines: dict[str, Any]):
     return summarize(read_results(path))
 
 
+def test_a_win_that_parks_is_written_with_its_parks_and_checked_by_them(tmp_path: Path) -> None:
+    """pysol:1:worm-hole's win parks: its line names each park's kind, reads back as
+    written, and replays to a win; the same moves without their kinds do not win."""
+    from blackhole.bench.record import Record
+
+    good = _solved_line("pysol:1:worm-hole", backend="auto")
+    assert any(move.get("kind") == "park" for move in good["moves"])
+    line = Record.from_json(good).line()
+    assert json.loads(line)["moves"] == good["moves"]
+    assert _report_of(tmp_path, good).consistent
+    bare = {**good, "moves": [{"card": m["card"], "fan": m["fan"]} for m in good["moves"]]}
+    (error,) = _report_of(tmp_path, bare).errors
+    assert error["reason"].startswith("solved, but its moves do not win: illegal at move")
+
+
 def test_a_line_whose_deal_cannot_be_derived_says_so(tmp_path: Path) -> None:
     report = _report_of(tmp_path, _solved_line("pysol:2", deal="somewhere/x.board"))
     (error,) = report.errors
@@ -284,6 +299,7 @@ def test_a_forged_board_is_checked_like_our_own(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("change", "message"), [
     ({"moves": "KH"}, "field 'moves' must be a list"),
+    ({"moves": [{"card": "KH", "fan": 1, "kind": "fly"}]}, "field 'moves' must be a list"),
     ({"board": [1]}, "field 'board' must be an object"),
     ({"task": "guess"}, "unknown task: 'guess'"),
     ({"best": -1, "task": "best"}, "field 'best' must be a whole number >= 0"),

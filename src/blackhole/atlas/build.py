@@ -83,12 +83,17 @@ def build_atlas(results: Iterable[Path | str], first: int | None = None,
     and `best` tasks alike, any backends). A deal is won when some line wins it (bench
     replays every win), lost when some line proves it unsolvable; both at once is an
     InternalError naming the deal. The range is `first`..`last` (default: the smallest
-    and largest deal in the results); a deal of it that no line settles is unsettled."""
+    and largest deal in the results); a deal of it that no line settles is unsettled.
+    Each line is checked as the bench report checks it (`bench.checks.checked`: a win's
+    moves replayed to a win, a best line's moves to its score) before it counts; a line
+    that fails its check settles nothing."""
+    from blackhole.bench.checks import checked
     from blackhole.bench.record import iter_results
 
     tally = _Tally()
     for path in results:
         for record in iter_results(path):
+            record = checked(record)
             tally.add(record.deal, record.task, record.verdict, record.best, record.proven,
                       str(path))
     if tally.game is None:

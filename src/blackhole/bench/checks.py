@@ -11,7 +11,7 @@ from functools import lru_cache
 from blackhole.base.errors import InputError
 from blackhole.bench.record import SETTLED, Record, position_of_record
 from blackhole.model.cards import parse_card
-from blackhole.model.deal import Position
+from blackhole.model.deal import Kind, Position
 from blackhole.model.rules import Move, Outcome, replay
 
 
@@ -31,9 +31,10 @@ def checked(record: Record) -> Record:
     except InputError as error:
         return record.with_error(f"its deal cannot be derived again: {error}")
     moves = []
-    for card, fan in record.moves:
+    for card, fan, kind in record.moves:
         try:
-            moves.append(Move(card=parse_card(card), fan=fan))
+            moves.append(Move(card=parse_card(card), fan=fan,
+                              kind=None if kind is None else Kind(kind)))
         except ValueError as error:
             return record.with_error(f"its moves cannot be replayed ({error}: {card[:12]!r})")
     judged = replay(position.deal, moves)

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from blackhole.base.errors import ArgumentError, InputError
-from blackhole.model.deal import Position
+from blackhole.model.deal import Kind, Move, Position
 from blackhole.model.formats import json_shown, parse_json_position, position_json
 from blackhole.model.positions import load_position
 from blackhole.model.sources import generated_spec
@@ -56,7 +56,9 @@ class Record:
     timeout: float | None = None  # the backend's limit in seconds
     peak_mb: float | None = None  # peak resident memory of the worker during the task
     stats: dict[str, Any] = field(default_factory=dict)
-    moves: tuple[tuple[str, int | None], ...] = ()  # (card, 0-based fan) in play order
+    # (card, 0-based fan, kind) in play order; kind "park" or "unpark" (MOVE_KINDS), else
+    # None (a play, or a talon turn: fan None)
+    moves: tuple[tuple[str, int | None, str | None], ...] = ()
     reason: str | None = None  # why unknown or error
     host: str | None = None
     board: dict[str, Any] | None = None  # the deal itself, for a deal read from a file
@@ -83,7 +85,7 @@ class Record:
         """The line's object, keys in field order, built field by field (`asdict` would
         copy every move and value deeply)."""
         data = self._values()
-        data["moves"] = [{"card": card, "fan": fan} for card, fan in self.moves]
+        data["moves"] = [_move_object(*move) for move in self.moves]
         return data
 
     def line(self) -> bytes:
@@ -143,28 +145,48 @@ _BEFORE_MOVES = _FIELD_NAMES[:_FIELD_NAMES.index("moves")]
 _AFTER_MOVES = _FIELD_NAMES[_FIELD_NAMES.index("moves") + 1:]
 
 
-def _moves_text(moves: tuple[tuple[str, int | None], ...]) -> str:
+# The kinds a move of a results line names (a move without one is a play or a turn).
+MOVE_KINDS = ("park", "unpark")
+
+
+def record_moves(moves: Iterable[Move]) -> tuple[tuple[str, int | None, str | None], ...]:
+    """The rules engine's moves as a results line holds them, a park's and an unpark's
+    kind named."""
+    return tuple((str(move.card), move.fan,
+                  move.kind.value if move.kind in (Kind.PARK, Kind.UNPARK) else None)
+                 for move in moves)
+
+
+def _move_object(card: str, fan: int | None, kind: str | None) -> dict[str, Any]:
+    return {"card": card, "fan": fan} | ({} if kind is None else {"kind": kind})
+
+
+def _moves_text(moves: tuple[tuple[str, int | None, str | None], ...]) -> str:
     """The JSON that `json.dumps` writes for the moves as `to_json` holds them."""
     parts = []
-    for card, fan in moves:
-        if type(card) is not str or not (fan is None or type(fan) is int):
-            return json.dumps([{"card": card, "fan": fan} for card, fan in moves],
-                              default=str)
-        parts.append(f'{{"card": {_quoted(card)}, "fan": {"null" if fan is None else fan}}}')
+    for card, fan, kind in moves:
+        if type(card) is not str or not (fan is None or type(fan) is int) \
+                or kind not in (None, *MOVE_KINDS):
+            return json.dumps([_move_object(*move) for move in moves], default=str)
+        tail = "" if kind is None else f', "kind": "{kind}"'
+        parts.append(f'{{"card": {_quoted(card)}, "fan": {"null" if fan is None else fan}'
+                     f'{tail}}}')
     return f"[{', '.join(parts)}]"
 
 
-def _moves(raw: object, bad: Any) -> tuple[tuple[str, int | None], ...]:
+def _moves(raw: object, bad: Any) -> tuple[tuple[str, int | None, str | None], ...]:
+    what = 'a list of {"card", "fan"} objects (and "kind": "park" or "unpark")'
     if raw is None:
         return ()
     if not isinstance(raw, list):
-        raise bad("moves", "a list of {\"card\", \"fan\"} objects")
+        raise bad("moves", what)
     moves = []
     for move in raw:
         if not (isinstance(move, dict) and isinstance(move.get("card"), str)
-                and (move.get("fan") is None or _fits(move["fan"], "int"))):
-            raise bad("moves", "a list of {\"card\", \"fan\"} objects")
-        moves.append((move["card"], move.get("fan")))
+                and (move.get("fan") is None or _fits(move["fan"], "int"))
+                and move.get("kind") in (None, *MOVE_KINDS)):
+            raise bad("moves", what)
+        moves.append((move["card"], move.get("fan"), move.get("kind")))
     return tuple(moves)
 
 

@@ -24,7 +24,7 @@ from typing import Any
 from blackhole.base import children
 from blackhole.base.errors import InputError, InternalError
 from blackhole.bench.plan import Task
-from blackhole.bench.record import Record
+from blackhole.bench.record import Record, record_moves
 from blackhole.model.deal import Position
 from blackhole.model.formats import parse_json_position
 from blackhole.model.positions import load_position
@@ -125,7 +125,7 @@ def _solve(task: Task) -> dict[str, Any]:
     result = solution.result
     return {"verdict": result.verdict.value, "seconds": result.seconds,
             "solver": result.solver, "stats": result.stats,
-            "moves": tuple((str(card), fan) for card, fan, _ in solution.moves),
+            "moves": record_moves(solution.moves),
             "reason": "backend limit reached" if result.verdict.value == "unknown" else None}
 
 
@@ -135,7 +135,7 @@ def _best(task: Task) -> dict[str, Any]:
     found = best_position(_position(task), task.backend, task.options)
     verdict = "solved" if found.won else "unsolvable" if found.proven else "unknown"
     return {"verdict": verdict, "seconds": found.seconds, "solver": found.solver,
-            "stats": found.stats, "moves": tuple((str(card), fan) for card, fan, _ in found.moves),
+            "stats": found.stats, "moves": record_moves(found.moves),
             "best": found.best, "upper_bound": found.upper_bound, "proven": found.proven,
             "reason": "backend limit reached" if verdict == "unknown" else None}
 
