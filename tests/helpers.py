@@ -21,6 +21,7 @@ from blackhole.backends import Options, Verdict, available_backends, kissat
 from blackhole.base.errors import InputError
 from blackhole.model.cards import Card, deck
 from blackhole.model.deal import Deal, Kind, Move
+from blackhole.model.formats import moves_json
 from blackhole.model.games import VARIANTS, rank_fits
 from blackhole.model.positions import load_position
 from blackhole.model.problem import Problem, same_rank_pairs
@@ -239,7 +240,7 @@ def results_line(deal: str, backend: str, verdict: str, seconds: float,
 def winning_moves(deal: str) -> list[dict[str, Any]]:
     solution = solve_deal(load_deal(deal), "look", Options())
     assert solution.verdict is Verdict.SOLVED, f"{deal} is no solvable deal for a fixture"
-    return [{"card": str(card), "fan": fan} for card, fan, _ in solution.moves]
+    return moves_json(solution.moves)
 
 
 # ---------------------------------------------------------------- orders and deals
