@@ -212,18 +212,25 @@ def test_a_deal_no_run_settled_is_unknown(tmp_path: Path) -> None:
     assert _atlas("pysol:5", "--file", str(out)).returncode == 0
 
 
-def test_a_line_that_fails_its_check_settles_nothing(tmp_path: Path) -> None:
-    """The build checks each line as the report does: a win whose moves win another deal
-    (or, with a park written as a play, none) leaves its deal unsettled."""
+@pytest.mark.parametrize("forged", ["moved", "unparked"])
+def test_a_line_that_fails_its_check_stops_the_build(tmp_path: Path, forged: str) -> None:
+    """The build checks each line as the report does: a win whose moves win another deal,
+    or whose park is written as a play, stops it (exit 4, naming the deal), even where
+    another line says the deal is lost; the real line builds."""
     results = tmp_path / "r.jsonl"
     real = json.loads(results_line("pysol:1:worm-hole", "auto", "solved", 0.1))
-    moved = {**real, "deal": "pysol:2:worm-hole"}
-    unparked = {**real, "deal": "pysol:3:worm-hole", "moves": [
-        {"card": move["card"], "fan": move["fan"]} for move in real["moves"]]}
-    results.write_text("".join(json.dumps(line) + "\n" for line in (real, moved, unparked)))
-    built = build_atlas([results], 1, 3)
-    assert built.unsettled == frozenset({2, 3}) and not built.lost
-    assert built.answer(1).won is True
+    line = {"moved": {**real, "deal": "pysol:2:worm-hole"},
+            "unparked": {**real, "deal": "pysol:2:worm-hole", "moves": [
+                {"card": move["card"], "fan": move["fan"]} for move in real["moves"]]}}[forged]
+    lost = {"deal": "pysol:2:worm-hole", "backend": "other", "verdict": "unsolvable",
+            "seconds": 0.1}
+    results.write_text("".join(json.dumps(each) + "\n" for each in (real, line, lost)))
+    with pytest.raises(InternalError, match="pysol:2:worm-hole: a solve line of auto fails"):
+        build_atlas([results], 1, 2)
+    built = blackhole("atlas-build", str(results), "--out", str(tmp_path / "a.gz"), timeout=60)
+    assert built.returncode == 4 and "pysol:2:worm-hole" in built.stderr
+    results.write_text(json.dumps(real) + "\n")
+    assert build_atlas([results], 1, 1).answer(1).won is True
 
 
 def test_a_rebuilt_atlas_replaces_the_old_one_whole_and_lookups_see_it(tmp_path: Path) -> None:

@@ -85,15 +85,19 @@ def build_atlas(results: Iterable[Path | str], first: int | None = None,
     InternalError naming the deal. The range is `first`..`last` (default: the smallest
     and largest deal in the results); a deal of it that no line settles is unsettled.
     Each line is checked as the bench report checks it (`bench.checks.checked`: a win's
-    moves replayed to a win, a best line's moves to its score) before it counts; a line
-    that fails its check settles nothing."""
+    moves replayed to a win, a best line's moves to its score); a line whose claim fails
+    its check is an InternalError naming the deal and why, as two lines that contradict
+    each other are (the report exits 4 on it too)."""
     from blackhole.bench.checks import checked
     from blackhole.bench.record import iter_results
 
     tally = _Tally()
     for path in results:
         for record in iter_results(path):
-            record = checked(record)
+            judged = checked(record)
+            if judged.verdict == "error" and record.verdict != "error":
+                raise InternalError(f"{record.deal}: a {record.task} line of "
+                                    f"{record.backend} fails its check ({judged.reason})")
             tally.add(record.deal, record.task, record.verdict, record.best, record.proven,
                       str(path))
     if tally.game is None:

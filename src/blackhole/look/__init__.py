@@ -498,7 +498,8 @@ def root_bound(problem: Problem) -> int:
     if hall_applies(problem):  # a game of other rules: the cards no line can play
         links, talon_left = hall_room(onto_table(problem),
                                       [problem.rank[v] for v in problem.talon])
-        return cards - hall_shortfall(left, hole, talon_left[0], links)
+        return cards + (problem.cell is not None) - hall_shortfall(left, hole, talon_left[0],
+                                                                   links)
     if not reach_applies(problem):  # the cuts walk Black Hole's rank cycle, with no cell
         return cards + (problem.cell is not None)
     m = problem.modulus
