@@ -48,3 +48,36 @@ def test_auto_agrees_with_solvitaire_on_every_deal_it_settled(number: int) -> No
 def test_the_referee_loses_the_deals_solvitaire_loses(number: int) -> None:
     found = solve_deal(load_deal(f"pysol:{number}:worm-hole"), "search", Options(timeout=60))
     assert found.verdict is Verdict.UNSOLVABLE and found.replay is None
+
+
+def test_the_shipped_atlas_agrees_with_solvitaire_on_every_deal_it_settled() -> None:
+    """The Worm Hole atlas (settled by `auto`, every line checked as it was built) says
+    what Solvitaire says of each deal of 1-200 it settled."""
+    from blackhole.atlas import lookup
+
+    for number in SETTLED:
+        answer = lookup(f"pysol:{number}:worm-hole")
+        assert answer.won is (REFERENCE[number] is Verdict.SOLVED), number
+
+
+def test_a_sample_of_the_shipped_atlas_agrees_with_sat() -> None:
+    """Deals beyond 1000 drawn from the Worm Hole atlas (built with the look) are settled
+    the same by `sat`, and a lost deal's best score is `sat`'s too."""
+    import random
+
+    from blackhole.atlas import read_atlas, shipped_path
+    from blackhole.model.positions import load_position
+    from blackhole.questions.best import best_position
+
+    atlas = read_atlas(shipped_path("worm-hole"))
+    rng = random.Random(51)
+    lost = sorted(n for n in atlas.lost if n > 1000)
+    won = [n for n in rng.sample(range(1001, atlas.last + 1), 20) if n not in atlas.lost][:3]
+    for number in rng.sample(lost, 3) + won:
+        spec = f"pysol:{number}:worm-hole"
+        found = solve_deal(load_deal(spec), "sat", Options(timeout=60))
+        assert found.verdict is (Verdict.UNSOLVABLE if number in atlas.lost
+                                 else Verdict.SOLVED), spec
+        if number in atlas.lost:
+            best = best_position(load_position(spec), "sat", Options(timeout=60))
+            assert best.proven and best.best == atlas.lost[number], spec
