@@ -14,14 +14,13 @@ from blackhole.backends import Options, Verdict
 from blackhole.base.errors import InputError
 from blackhole.encode.cpsat import build_model
 from blackhole.encode.layout import make_layout
-from blackhole.model.deal import Kind
 from blackhole.model.problem import RULES_HELD, build_problem
 from blackhole.model.sources import load_deal
 from blackhole.questions.pipeline import solve_deal
 
 from .helpers import most_fan_cards
 from .test_look_cell import GAMES, positions
-from .test_sat_cell import LOST, lost_agreeing_with_the_look
+from .test_sat_cell import LOST, checked_verdict, lost_agreeing_with_the_look
 
 DEALS = {"inverse": (*range(1, 61), *LOST), "cnf": (*range(1, 21), *LOST)}
 
@@ -30,13 +29,7 @@ def cpsat_verdict(deal, model: str) -> Verdict:
     """The cpsat backend's verdict with `model`; a win has replayed (solve_deal)."""
     solution = solve_deal(deal, "cpsat", Options(timeout=120, model=model))
     assert solution.result.solver == f"cp-sat:{model}"
-    if solution.verdict is Verdict.SOLVED:
-        assert solution.replay is not None and solution.replay.won
-        parks = [move for move in solution.moves if move.kind is Kind.PARK]
-        assert len(parks) == len(solution.result.parks)
-        if deal.game.rules.cell_uses:
-            assert deal.parks + len(parks) <= deal.game.rules.cell_uses
-    return solution.verdict
+    return checked_verdict(deal, solution)
 
 
 @pytest.mark.parametrize("model", DEALS)

@@ -36,6 +36,12 @@ def sat_verdict(deal, features: frozenset[str] | None = None) -> Verdict:
     """The sat backend's verdict; a win has replayed (solve_deal) and is checked again."""
     solution = solve_deal(deal, "sat", Options(timeout=120, features=features))
     assert solution.result.backend == "sat"
+    return checked_verdict(deal, solution)
+
+
+def checked_verdict(deal, solution) -> Verdict:
+    """A solution's verdict, its win (if any) replayed to a win with every park it
+    claims, and no more parks than the cell allows."""
     if solution.verdict is Verdict.SOLVED:
         assert solution.replay is not None and solution.replay.won
         parks = [move for move in solution.moves if move.kind is Kind.PARK]
