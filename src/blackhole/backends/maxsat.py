@@ -30,9 +30,8 @@ from typing import Any
 from pysat.examples.rc2 import RC2
 from pysat.formula import WCNF
 
-from blackhole.backends import Backend, Longest, Options, Result, Verdict
+from blackhole.backends import Backend, Longest, Options, Result, Verdict, seeding
 from blackhole.backends.pysat_tools import INTERRUPTIBLE, best_features, solver_name
-from blackhole.backends.seeding import starting_seed
 from blackhole.base import deadline as clock
 from blackhole.base.errors import InputError, InternalError
 from blackhole.encode import cnf
@@ -78,7 +77,7 @@ class MaxsatBackend(Backend):
         oracle = oracle_name(options)
         began = time.perf_counter()
         deadline = clock.after(options.timeout, began)
-        lower, lower_parks = starting_seed(problem, deadline)
+        lower, lower_parks = seeding.starting_seed(problem, deadline)
         n = len(problem.moves)
         stats: dict[str, Any] = {"lower_bound": len(lower)}
         with gc_paused():  # the CNF is dropped inside, before the collector resumes
