@@ -3,7 +3,8 @@
 CP-SAT, `cpsat`'s model "optional-cnf", and under RC2 with a soft clause a position,
 `maxsat`) agrees with the look's longest line (`look.longest`), with the search referee
 and with the plain search of helpers.most_fan_cards, on the two lost PySolFC deals, on
-positions part played and on small decks; every line replays with its parks and scores
+positions part played and on small decks (and, slow, with the atlas on lost deals of the
+first million whose best needs several parks); every line replays with its parks and scores
 what is claimed (a card left in the cell does not score), found by each solver itself
 (no seed) and, at the limit, the seed's line with its parks; the families are counted as
 specified; `best --certify` writes a certificate that `verify` accepts, and refuses a
@@ -18,6 +19,7 @@ import pytest
 from pysat.solvers import Solver
 
 from blackhole import best_score, solve
+from blackhole.atlas import lookup
 from blackhole.backends import Options, maxsat, seeding
 from blackhole.backends.pysat_tools import LineSolver, best_features
 from blackhole.base.errors import InputError
@@ -117,6 +119,22 @@ def test_the_lost_pysol_deals_score_as_the_look_says(game, number, backend) -> N
     found = best_score(position, backend)
     assert found.backend == backend
     assert found.solver == SOLVERS[backend]
+
+
+# lost worm-hole deals of the first million whose best needs several parks
+# (/work/atlas-runs/worm/worm-hole-lost.txt): the shipped atlas holds each one's best
+LONGER_LOST = (424512, 86151, 21242, 996105)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", sorted(SOLVERS))
+@pytest.mark.parametrize("number", LONGER_LOST)
+def test_longer_lost_deals_score_as_the_atlas_and_the_look_say(number, backend) -> None:
+    position = load_position(f"pysol:{number}:worm-hole")
+    truth = lookup(f"pysol:{number}:worm-hole").best
+    assert truth is not None and truth > max(BEST.values())
+    assert look_best(position) == truth
+    agrees(position, backend, truth)
 
 
 @pytest.mark.parametrize("game", GAMES)
