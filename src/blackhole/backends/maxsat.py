@@ -9,6 +9,11 @@ limit stops it first. It starts, as the other backends do, from the line of a sh
 search (a hard clause: at least that many cards are played), which is also the line it
 shows when the limit stops it before the optimum.
 
+A game with a free cell (Worm Hole) takes the same soft clauses on the optional-position
+CNF with the cell (`blackhole.encode.cnf_cell`, encodings/worm-hole.md "The best score"):
+filled(q) is the q-th card into the hole, whether from its fan or from the cell, so a card
+left in the cell scores nothing; the optimum's parks are read back with its hole order.
+
 `solve` asks the same question: a deal is won when the optimum fills every position.
 
 The time limit holds from the start: the CNF is built, and its clauses loaded into RC2's
@@ -25,11 +30,11 @@ from typing import Any
 from pysat.examples.rc2 import RC2
 from pysat.formula import WCNF
 
-from blackhole.backends import Backend, Longest, Options, Result, Verdict
+from blackhole.backends import Backend, Longest, Options, Result, Verdict, seeding
 from blackhole.backends.pysat_tools import INTERRUPTIBLE, best_features, solver_name
-from blackhole.backends.seeding import starting_line
 from blackhole.base import deadline as clock
 from blackhole.base.errors import InputError, InternalError
+from blackhole.encode import cnf
 from blackhole.encode.cnf import Encoding, build_cnf, gc_paused
 from blackhole.model.problem import Problem
 
@@ -48,6 +53,10 @@ def oracle_name(options: Options) -> str:
 class MaxsatBackend(Backend):
     name = "maxsat"
     reads = frozenset({"solver", "features"})
+    # the optional-position CNF scores Black Hole's rules and its free cell (a talon's
+    # fan-card score is the look's); `solve` is the same optimum, so it plays the same
+    plays = cnf.OPTIONAL_PLAYS
+    best_plays = cnf.OPTIONAL_PLAYS
 
     def check(self, options: Options) -> None:
         super().check(options)
@@ -60,7 +69,7 @@ class MaxsatBackend(Backend):
         verdict = Verdict.SOLVED if won else Verdict.UNSOLVABLE if found.proven \
             else Verdict.UNKNOWN
         return Result(verdict, found.order if won else None, self.name, found.solver,
-                      found.seconds, found.stats)
+                      found.seconds, found.stats, parks=found.parks if won else ())
 
     def best(self, problem: Problem, options: Options) -> Longest:
         self.check_best(options)
@@ -68,7 +77,7 @@ class MaxsatBackend(Backend):
         oracle = oracle_name(options)
         began = time.perf_counter()
         deadline = clock.after(options.timeout, began)
-        lower = starting_line(problem, deadline)
+        lower, lower_parks = seeding.starting_seed(problem, deadline)
         n = len(problem.moves)
         stats: dict[str, Any] = {"lower_bound": len(lower)}
         with gc_paused():  # the CNF is dropped inside, before the collector resumes
@@ -78,7 +87,7 @@ class MaxsatBackend(Backend):
             except clock.OutOfTime:
                 stats["stopped"] = "encoding"
                 return Longest(lower, n, self.name, f"rc2/{oracle}",
-                               time.perf_counter() - began, stats)
+                               time.perf_counter() - began, stats, parks=lower_parks)
             formula = WCNF()  # the soft clauses; the hard ones go to the oracle below
             for literal in encoding.filled:
                 formula.append([literal], weight=1)
@@ -98,23 +107,26 @@ class MaxsatBackend(Backend):
                               "soft": len(encoding.filled),
                               "features": sorted(encoding.features), "cost": cost,
                               **(rc2.oracle.accum_stats() or {})})
-            order = None if model is None else _decoded(encoding, model, oracle)
+            line = None if model is None else _decoded(encoding, model, oracle)
             del encoding
         stats.update(encode_seconds=round(built - began, 6),
                      solve_seconds=round(time.perf_counter() - built, 6))
-        if order is None:  # stopped: RC2 shows no line before the optimum
+        if line is None:  # stopped: RC2 shows no line before the optimum
             return Longest(lower, n - cost, self.name, f"rc2/{oracle}",
-                           time.perf_counter() - began, stats)
+                           time.perf_counter() - began, stats, parks=lower_parks)
+        order, parks = line
         if len(order) != n - cost:
             raise InternalError(f"maxsat/{oracle}: an optimum of cost {cost} plays "
                                 f"{len(order)} of {n} cards")
         return Longest(order, len(order), self.name, f"rc2/{oracle}",
-                       time.perf_counter() - began, stats)
+                       time.perf_counter() - began, stats, parks=parks)
 
 
-def _decoded(encoding: Encoding, model: list[int], oracle: str) -> tuple[int, ...]:
+def _decoded(encoding: Encoding, model: list[int], oracle: str
+             ) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]]:
+    """The hole order and the parks (a game with a cell; `Result.parks`) of RC2's model."""
     try:
-        return encoding.decode(model)
+        return encoding.decode(model), encoding.decode_parks(model)
     except ValueError as error:
         raise InternalError(f"maxsat/{oracle}: model does not decode: {error}") from None
 

@@ -3,7 +3,7 @@
 engine. It starts with a short look (blackhole.look, the engine of the `look` backend
 beside this module), then the `search` referee for a moment.
 
-A seed never gives a backend's answer: `starting_line` leaves out the last card of a
+A seed never gives a backend's answer: `starting_seed` leaves out the last card of a
 win, so that the backend's own engine finds the win (and says so in Result.solver).
 """
 
@@ -48,11 +48,6 @@ def quick_seed(problem: Problem, deadline: float | None,
         return won.order, won.parks
     found = best_score(problem, stop)
     return found.order, found.parks
-
-
-def starting_line(problem: Problem, deadline: float | None) -> tuple[int, ...]:
-    """The line a best-score backend starts its climb from (`starting_seed`'s line)."""
-    return starting_seed(problem, deadline)[0]
 
 
 def starting_seed(problem: Problem, deadline: float | None
