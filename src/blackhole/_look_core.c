@@ -916,8 +916,9 @@ done:
 }
 
 /* the stranded cut's tables (covers.py's CoverSetup) from the rules and the graph: the
- * slots that fit each foundation rank, the slots each slot may follow (neither itself nor
- * under it), the slots that may follow a talon card from card t on */
+ * slots that fit each foundation rank, the slots each slot may follow (neither itself, nor
+ * under it, nor over it but through a card on it), the slots that may follow a talon card
+ * from card t on */
 static void stranded_tables(Search *s) {
     int n = s->nfans, m = s->modulus;
     for (int h = 0; h <= m; h++)
@@ -926,7 +927,12 @@ static void stranded_tables(Search *s) {
     for (int h = 1; h <= m; h++)
         for (uint64_t bits = s->fits_on[h]; bits; bits &= bits - 1)
             s->leads[__builtin_ctzll(bits)] |= s->of_rank[h];
-    for (int f = 0; f < n; f++) s->leads[f] &= ~(1ULL << f | s->beneath[f]);
+    for (int f = 0; f < n; f++) {
+        uint64_t above = 0; /* the slots lying on f, directly or not */
+        for (int g = 0; g < n; g++)
+            if (s->beneath[g] >> f & 1) above |= 1ULL << g;
+        s->leads[f] &= ~(1ULL << f | s->beneath[f] | (above & ~s->over[f]));
+    }
     for (int t = s->ntalon - 1; t >= 0; t--)
         s->talon_leads[t] = s->talon_leads[t + 1] | s->fits_on[s->talon_rank[t]];
 }
