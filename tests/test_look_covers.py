@@ -20,7 +20,7 @@ import pytest
 from blackhole import _look_core
 from blackhole.backends import Options, Verdict
 from blackhole.look import Look, c_engine_built, cuts, longest, look
-from blackhole.look.covers import CORE_SLOTS, core_layout, cover_graph
+from blackhole.look.covers import CORE_SLOTS, CoverSetup, core_layout, cover_graph
 from blackhole.model.cards import Card, deck
 from blackhole.model.deal import Deal, Kind
 from blackhole.model.games import OnKing, Rules, Shape, Start, Variant, Won
@@ -363,6 +363,44 @@ def test_the_counting_cuts_end_only_states_they_may(game: Variant) -> None:
                 assert referee.most(state) <= cards - cuts.hall_shortfall(
                     left, hole, talon_left[turned], links)
     assert ended
+
+
+@pytest.mark.parametrize("game", SMALL_GAMES, ids=lambda game: game.name)
+def test_no_line_plays_a_stranded_card(game: Variant) -> None:
+    """In every state a line reaches, the referee's longest line plays no more than the
+    cards left less the stranded ones (`CoverSetup.stranded`), so the cut keeps a win and
+    a longest line; and the cut strands cards that a card over them through another card
+    cannot lead to, which reading only the cards under a card would not."""
+    checked = beyond = 0
+    for seed in range(60):
+        deal = small_pyramid(seed, game)
+        problem = build_problem(deal, "look", RULES_HELD)
+        graph = cover_graph(problem)
+        setup = CoverSetup(problem, (0, 0), graph)
+        slot = {problem.cards[v]: s for s, v in enumerate(graph.nodes)}
+        # the leads without the cards over a slot through another card
+        plain = [setup.leads[s] | graph.above(s) & ~graph.over[s] & sum(
+            1 << t for t, r in enumerate(graph.ranks) if graph.ranks[s] in setup.onto[r])
+            for s in range(len(graph.nodes))]
+        referee = Referee(deal)
+        for state in referee.states():
+            present = sum(1 << slot[card] for s, card in enumerate(deal.tableau.cards)
+                          if not state.gone >> s & 1)
+            if not present:
+                continue
+            setup.present[0], setup.free[0] = present, graph.free(present)
+            hole = hole_rank(state)
+            out = setup.stranded(hole, state.turned)
+            assert referee.most(state) <= present.bit_count() - out.bit_count(), (seed, state)
+            checked += 1
+            if out:
+                kept = setup.leads
+                setup.leads = plain
+                beyond += setup.stranded(hole, state.turned) != out
+                setup.leads = kept
+    assert checked
+    if game.rules.talon:
+        assert beyond
 
 
 @pytest.mark.parametrize("game", SMALL_GAMES[1:], ids=lambda game: game.name)

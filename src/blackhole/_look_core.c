@@ -165,6 +165,11 @@ typedef struct {
     size_t chain_mask;    /* the cache's slots less one (a power of two less one) */
     size_t chain_misses;  /* answers worked out since the cache last grew */
     uint64_t left_code;
+    /* hall_shortfall's answers by the counts (left_code), the hole and the talon cards
+     * turned, one a slot (a direct-mapped table; a newer answer takes the slot): few
+     * count vectors recur under many states. Off (NULL) where the key does not fit */
+    uint64_t *hall_cache;
+    int hall_turned_shift;
     /* the memo key (look._memo_code): what is left on the fans, as a multiset of rank
      * sequences, and the hole's rank, in bit fields of 64-bit words (lay_out_key); the
      * hole's field is word 0, bits 0.. A fan adds one number to one word for its top
@@ -543,7 +548,23 @@ static int chains_leaving(Search *s, int hole, int cards, int slack) {
 
 /* look_cuts.hall_shortfall: the fan cards left that no line can play, by the predecessor cut's
  * count (the largest shortfall of a family of runs with no predecessor in common) */
-static int hall_shortfall(const Search *s, int hole, int turned) {
+static int hall_count(const Search *s, int hole, int turned);
+
+#define HALL_CACHE_BITS 15
+#define HALL_KEY_BITS 55 /* the key's bits at most: the answer takes 8 below it, in use bit 63 */
+
+static int hall_shortfall(Search *s, int hole, int turned) {
+    if (!s->hall_cache) return hall_count(s, hole, turned);
+    uint64_t key = s->left_code | ((uint64_t)hole << (3 * (s->modulus + 1)))
+                   | ((uint64_t)turned << s->hall_turned_shift);
+    uint64_t *slot = s->hall_cache + (mix(key) & ((1u << HALL_CACHE_BITS) - 1));
+    if (*slot >> 8 == (key | (1ULL << HALL_KEY_BITS))) return (int)(*slot & 0xff);
+    int short_of = hall_count(s, hole, turned);
+    *slot = ((key | (1ULL << HALL_KEY_BITS)) << 8) | (uint64_t)short_of;
+    return short_of;
+}
+
+static int hall_count(const Search *s, int hole, int turned) {
     if (!hole) return 0;
     int m = s->modulus;
     const int *talon_left = s->talon_left + (size_t)turned * (size_t)(m + 1);
@@ -626,6 +647,7 @@ static void release(Search *s) {
     free(s->fan_len); free(s->fan_off); free(s->node); free(s->rank);
     free(s->onto); free(s->onto_off); free(s->showing);
     free(s->height); free(s->left); free(s->steps); free(s->chain_cache);
+    free(s->hall_cache);
     free(s->add_word); free(s->add_val);
     free(s->key); free(s->state_key); free(s->child_key); free(s->table);
     free(s->best_line); free(s->avail); free(s->inside); free(s->tried);
@@ -916,8 +938,9 @@ done:
 }
 
 /* the stranded cut's tables (covers.py's CoverSetup) from the rules and the graph: the
- * slots that fit each foundation rank, the slots each slot may follow (neither itself nor
- * under it), the slots that may follow a talon card from card t on */
+ * slots that fit each foundation rank, the slots each slot may follow (neither itself, nor
+ * under it, nor over it but through a card on it), the slots that may follow a talon card
+ * from card t on */
 static void stranded_tables(Search *s) {
     int n = s->nfans, m = s->modulus;
     for (int h = 0; h <= m; h++)
@@ -926,7 +949,12 @@ static void stranded_tables(Search *s) {
     for (int h = 1; h <= m; h++)
         for (uint64_t bits = s->fits_on[h]; bits; bits &= bits - 1)
             s->leads[__builtin_ctzll(bits)] |= s->of_rank[h];
-    for (int f = 0; f < n; f++) s->leads[f] &= ~(1ULL << f | s->beneath[f]);
+    for (int f = 0; f < n; f++) {
+        uint64_t above = 0; /* the slots lying on f, directly or not */
+        for (int g = 0; g < n; g++)
+            if (s->beneath[g] >> f & 1) above |= 1ULL << g;
+        s->leads[f] &= ~(1ULL << f | s->beneath[f] | (above & ~s->over[f]));
+    }
     for (int t = s->ntalon - 1; t >= 0; t--)
         s->talon_leads[t] = s->talon_leads[t + 1] | s->fits_on[s->talon_rank[t]];
 }
@@ -1104,6 +1132,15 @@ static int start_state(Search *s) {
     }
     s->chain_mask = (1u << CHAIN_CACHE_FIRST_BITS) - 1;
     if (packs && !(s->chain_cache = calloc(s->chain_mask + 1, sizeof(uint64_t)))) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    /* the predecessors' shortfall, where the best score asks it at every state: its key
+     * the counts, the hole's rank and the talon cards turned; answers up to 255 cards */
+    s->hall_turned_shift = 3 * (m + 1) + bit_length(m);
+    if (packs && s->hall && s->longest && s->total <= 255
+        && s->hall_turned_shift + bit_length(s->ntalon) <= HALL_KEY_BITS
+        && !(s->hall_cache = calloc((size_t)1 << HALL_CACHE_BITS, sizeof(uint64_t)))) {
         PyErr_NoMemory();
         return -1;
     }

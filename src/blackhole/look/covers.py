@@ -55,6 +55,10 @@ class CoverGraph:
         """The slots under each slot, directly or not: the move order's second key."""
         return tuple(mask.bit_count() for mask in self.below)
 
+    def above(self, s: int) -> int:
+        """The bitmask of the slots lying on slot s, directly or not."""
+        return sum(1 << t for t, low in enumerate(self.below) if low >> s & 1)
+
     def free(self, present: int) -> int:
         """The bitmask of the slots in `present` with no slot of `present` on them."""
         return sum(1 << s for s, over in enumerate(self.over)
@@ -117,11 +121,12 @@ class CoverSetup(Setup):
         self.free = [graph.free(every)]
         # the stranded cut: the slots that fit each foundation rank, the slots each slot
         # may follow (of a rank it fits, on the tableau (never the empty foundation's 0),
-        # neither itself nor under it), and the slots that may follow a talon card from
-        # card t on
+        # neither itself, nor under it, nor over it but through a card on it), and the
+        # slots that may follow a talon card from card t on
         self.fits_on = [sum(self.of_rank[r] for r in onto[h]) for h in range(m + 1)]
         self.leads = [sum(self.of_rank[h] for h in range(1, m + 1) if r in onto[h])
-                      & ~(1 << s | graph.below[s]) for s, r in enumerate(ranks)]
+                      & ~(1 << s | graph.below[s] | graph.above(s) & ~graph.over[s])
+                      for s, r in enumerate(ranks)]
         self.talon_leads = [0] * (len(self.talon_ranks) + 1)
         for t in range(len(self.talon_ranks) - 1, -1, -1):
             self.talon_leads[t] = self.talon_leads[t + 1] | self.fits_on[self.talon_ranks[t]]
