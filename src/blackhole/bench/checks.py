@@ -9,7 +9,7 @@ import json
 from functools import lru_cache
 
 from blackhole.base.errors import InputError
-from blackhole.bench.record import SETTLED, Record, position_of_record
+from blackhole.bench.record import SETTLED, Record, parse_line, position_of_record
 from blackhole.model.cards import parse_card
 from blackhole.model.deal import Kind, Position
 from blackhole.model.rules import Move, Outcome, replay
@@ -44,6 +44,24 @@ def checked(record: Record) -> Record:
         return record.with_error("solved, but its moves do not win: "
                                  + judged.describe(position.moved, position.of))
     return _checked_best(record, position, judged.outcome, position.moved + judged.played)
+
+
+def judge_lines(source: str, lines: list[tuple[int, bytes]]
+                ) -> list[tuple[str, str, str, int | None, bool | None, str | None]]:
+    """Each line (its number, its bytes) of the results file `source`, read and checked:
+    its deal, task, verdict, best score and proven flag, and why its claim fails its
+    check (None when it holds; a line written as an error stands as it is). A bad line
+    is an InputError naming the file, line and token, as `iter_results` raises it."""
+    judged = []
+    for number, raw in lines:
+        record = parse_line(raw, source, number)
+        verdict = checked(record)
+        failure = None
+        if verdict.verdict == "error" and record.verdict != "error":
+            failure = f"{record.backend} fails its check ({verdict.reason})"
+        judged.append((record.deal, record.task, record.verdict, record.best,
+                       record.proven, failure))
+    return judged
 
 
 def _checked_best(record: Record, position: Position, outcome: Outcome, score: int) -> Record:

@@ -252,6 +252,15 @@ def iter_results(path: Path | str, repair_tail: bool = False,
     a bad line: a line that is cut short or corrupted anywhere but at the very end is
     refused, never skipped. With `end`, only the lines within its first `end` bytes."""
     source = str(path)
+    for number, raw in iter_lines(path, repair_tail, end):
+        yield parse_line(raw, source, number)
+
+
+def iter_lines(path: Path | str, repair_tail: bool = False,
+               end: int | None = None) -> Iterator[tuple[int, bytes]]:
+    """The non-blank lines of a results file as read, each with its number (from 1),
+    unparsed (`parse_line` reads one); as `iter_results` reads the file."""
+    source = str(path)
     if repair_tail:
         repair_results_tail(path)
     read = 0
@@ -262,7 +271,7 @@ def iter_results(path: Path | str, repair_tail: bool = False,
                 if end is not None and read > end:
                     return
                 if raw.strip():
-                    yield _parse_line(raw, source, number)
+                    yield number, raw
     except FileNotFoundError:
         raise InputError("no such results file", source) from None
     except IsADirectoryError:
@@ -322,7 +331,9 @@ def _is_json(raw: bytes) -> bool:
     return True
 
 
-def _parse_line(raw: bytes, source: str, number: int) -> Record:
+def parse_line(raw: bytes, source: str, number: int) -> Record:
+    """One line of a results file as a Record; InputError (source, line, token) for a bad
+    one."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
