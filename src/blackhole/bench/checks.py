@@ -33,8 +33,7 @@ def checked(record: Record) -> Record:
     moves = []
     for card, fan, kind in record.moves:
         try:
-            moves.append(Move(card=parse_card(card), fan=fan,
-                              kind=None if kind is None else Kind(kind)))
+            moves.append(Move(_card(card), fan, None if kind is None else Kind(kind)))
         except ValueError as error:
             return record.with_error(f"its moves cannot be replayed ({error}: {card[:12]!r})")
     judged = replay(position.deal, moves)
@@ -83,6 +82,10 @@ def _checked_best(record: Record, position: Position, outcome: Outcome, score: i
         return record.with_error(f"unsolvable, but its best {record.best} of {position.of} "
                                  + ("is a win" if won else "is not proven"))
     return record
+
+
+# A card as a line names it: the 52 names of a deck come again on every line.
+_card = lru_cache(maxsize=4096)(parse_card)
 
 
 def derived_position(record: Record) -> Position:

@@ -147,6 +147,7 @@ _AFTER_MOVES = _FIELD_NAMES[_FIELD_NAMES.index("moves") + 1:]
 
 # The kinds a move of a results line names (a move without one is a play or a turn).
 MOVE_KINDS = ("park", "unpark")
+_KINDS_READ = (None, *MOVE_KINDS)
 
 
 def record_moves(moves: Iterable[Move]) -> tuple[tuple[str, int | None, str | None], ...]:
@@ -182,11 +183,14 @@ def _moves(raw: object, bad: Any) -> tuple[tuple[str, int | None, str | None], .
         raise bad("moves", what)
     moves = []
     for move in raw:
-        if not (isinstance(move, dict) and isinstance(move.get("card"), str)
-                and (move.get("fan") is None or _fits(move["fan"], "int"))
-                and move.get("kind") in (None, *MOVE_KINDS)):
+        if not isinstance(move, dict):
             raise bad("moves", what)
-        moves.append((move["card"], move.get("fan"), move.get("kind")))
+        card, fan, kind = move.get("card"), move.get("fan"), move.get("kind")
+        if not (isinstance(card, str)
+                and (fan is None or (isinstance(fan, int) and not isinstance(fan, bool)))
+                and kind in _KINDS_READ):
+            raise bad("moves", what)
+        moves.append((card, fan, kind))
     return tuple(moves)
 
 
