@@ -233,6 +233,28 @@ def test_a_line_that_fails_its_check_stops_the_build(tmp_path: Path, forged: str
     assert build_atlas([results], 1, 1).answer(1).won is True
 
 
+def test_a_build_checked_by_several_processes_equals_one_and_stops_at_the_first_bad_line(
+        tmp_path: Path) -> None:
+    """Lines checked in a pool, a few to a chunk, build the same atlas as one process; a
+    forged win and a line that is no JSON, in later chunks, stop it as one process would:
+    the first of them in the file, by deal or by file and line."""
+    results = tmp_path / "r.jsonl"
+    lines = [results_line(f"pysol:{n}:worm-hole", "auto", "solved", 0.1) for n in (1, 3, 4)]
+    lines += [results_line("pysol:2:worm-hole", "other", "unsolvable", 0.1)]
+    results.write_text("".join(lines))
+    alone = build_atlas([results], 1, 5, jobs=1)
+    pooled = build_atlas([results], 1, 5, jobs=2, chunk=1)
+    assert pooled.text() == alone.text() and pooled.lost == {2: None}
+    assert pooled.unsettled == {5}
+    forged = {**json.loads(lines[0]), "deal": "pysol:5:worm-hole"}
+    results.write_text("".join(lines[:3]) + json.dumps(forged) + "\n" + "{cut\n" + lines[3])
+    with pytest.raises(InternalError, match="pysol:5:worm-hole: a solve line of auto fails"):
+        build_atlas([results], 1, 5, jobs=2, chunk=1)
+    results.write_text("".join(lines[:3]) + "{cut\n" + json.dumps(forged) + "\n")
+    with pytest.raises(InputError, match=r"r\.jsonl:4: invalid JSON"):
+        build_atlas([results], 1, 5, jobs=2, chunk=1)
+
+
 def test_a_rebuilt_atlas_replaces_the_old_one_whole_and_lookups_see_it(tmp_path: Path) -> None:
     first, second = tmp_path / "1.jsonl", tmp_path / "2.jsonl"
     first.write_text(results_line("pysol:6", "sat", "solved", 0.1)

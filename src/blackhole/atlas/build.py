@@ -4,14 +4,22 @@ back are `blackhole.atlas`)."""
 from __future__ import annotations
 
 import gzip
+import multiprocessing
 import os
 import tempfile
-from collections.abc import Iterable
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 
 from blackhole.atlas import Atlas, parse_deal, spec_of
 from blackhole.base.errors import InputError, InternalError
+
+# What the check of one line gives: its deal, task, verdict, best score and proven flag,
+# and why it fails its check (None when it holds): bench.checks.judge_lines.
+Judged = tuple[str, str, str, int | None, bool | None, str | None]
 
 
 def write_atlas(atlas: Atlas, path: Path | str) -> None:
@@ -77,8 +85,14 @@ class _Tally:
                 self.best[number] = best
 
 
+# Lines a worker checks at a time: a chunk of a million-line build costs one message out
+# and one back (a few hundred kB each way).
+CHUNK = 2000
+
+
 def build_atlas(results: Iterable[Path | str], first: int | None = None,
-                last: int | None = None) -> Atlas:
+                last: int | None = None, jobs: int | None = None,
+                chunk: int = CHUNK) -> Atlas:
     """The atlas of the deals in bench results files (`.jsonl` or `.jsonl.gz`, `solve`
     and `best` tasks alike, any backends). A deal is won when some line wins it (bench
     replays every win), lost when some line proves it unsolvable; both at once is an
@@ -87,19 +101,22 @@ def build_atlas(results: Iterable[Path | str], first: int | None = None,
     Each line is checked as the bench report checks it (`bench.checks.checked`: a win's
     moves replayed to a win, a best line's moves to its score); a line whose claim fails
     its check is an InternalError naming the deal and why, as two lines that contradict
-    each other are (the report exits 4 on it too)."""
-    from blackhole.bench.checks import checked
-    from blackhole.bench.record import iter_results
+    each other are (the report exits 4 on it too).
+
+    The checks run in `jobs` processes (default: one per core), `chunk` lines at a time;
+    a file of one chunk or less, or `jobs` 1, is checked in this process. Lines are taken
+    in file order whoever checked them, so the line that stops the build (a bad line, a
+    failed check) is the first one, as one process would find it."""
+    from blackhole.bench.checks import judge_lines
 
     tally = _Tally()
     for path in results:
-        for record in iter_results(path):
-            judged = checked(record)
-            if judged.verdict == "error" and record.verdict != "error":
-                raise InternalError(f"{record.deal}: a {record.task} line of "
-                                    f"{record.backend} fails its check ({judged.reason})")
-            tally.add(record.deal, record.task, record.verdict, record.best, record.proven,
-                      str(path))
+        source = str(path)
+        for judged in _judged(source, chunk, jobs or os.cpu_count() or 1, judge_lines):
+            for deal, task, verdict, best, proven, failure in judged:
+                if failure is not None:
+                    raise InternalError(f"{deal}: a {task} line of {failure}")
+                tally.add(deal, task, verdict, best, proven, source)
     if tally.game is None:
         raise InputError("no results to build an atlas from", "results")
     low = min(tally.seen) if first is None else first
@@ -130,3 +147,34 @@ def _cards_to_move(game: str) -> int:
     from blackhole.model.positions import load_position
 
     return load_position(spec_of(1, game)).deal.cards_in_fans
+
+
+def _judged(source: str, chunk: int, jobs: int,
+            judge: Callable[[str, list[tuple[int, bytes]]], list[Judged]]
+            ) -> Iterator[list[Judged]]:
+    """What `judge` says of each chunk of the file's lines, chunk by chunk in file order:
+    in this process for a single chunk or a single job, else in a pool of `jobs`
+    processes holding at most two chunks each in flight."""
+    from blackhole.bench.record import iter_lines
+
+    lines = iter_lines(source)
+    chunks = iter(lambda: list(islice(lines, chunk)), [])
+    head = next(chunks, [])
+    if not head:
+        return
+    second = next(chunks, []) if jobs > 1 else []
+    if not second:
+        yield judge(source, head)
+        for rest in chunks:
+            yield judge(source, rest)
+        return
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["blackhole.bench.checks"])
+    with ProcessPoolExecutor(jobs, mp_context=context) as pool:
+        pending = deque([pool.submit(judge, source, head), pool.submit(judge, source, second)])
+        for part in chunks:
+            if len(pending) >= 2 * jobs:
+                yield pending.popleft().result()
+            pending.append(pool.submit(judge, source, part))
+        while pending:
+            yield pending.popleft().result()

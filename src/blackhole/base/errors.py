@@ -45,6 +45,10 @@ class InputError(BlackholeError):
         self.detail = message
         super().__init__(self.describe())
 
+    def __reduce__(self) -> tuple:
+        """Pickled whole (a worker process raises it to its pool's owner)."""
+        return type(self), (self.detail, self.source, self.line, self.token)
+
     def describe(self, names: Mapping[str, str] | None = None) -> str:
         """The one-line message, with `source` renamed through `names` when it is there."""
         where = shorten((names or {}).get(self.source, self.source), SOURCE_SHOWN)

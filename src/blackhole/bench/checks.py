@@ -9,7 +9,7 @@ import json
 from functools import lru_cache
 
 from blackhole.base.errors import InputError
-from blackhole.bench.record import SETTLED, Record, position_of_record
+from blackhole.bench.record import SETTLED, Record, parse_line, position_of_record
 from blackhole.model.cards import parse_card
 from blackhole.model.deal import Kind, Position
 from blackhole.model.rules import Move, Outcome, replay
@@ -33,8 +33,7 @@ def checked(record: Record) -> Record:
     moves = []
     for card, fan, kind in record.moves:
         try:
-            moves.append(Move(card=parse_card(card), fan=fan,
-                              kind=None if kind is None else Kind(kind)))
+            moves.append(Move(_card(card), fan, None if kind is None else Kind(kind)))
         except ValueError as error:
             return record.with_error(f"its moves cannot be replayed ({error}: {card[:12]!r})")
     judged = replay(position.deal, moves)
@@ -44,6 +43,24 @@ def checked(record: Record) -> Record:
         return record.with_error("solved, but its moves do not win: "
                                  + judged.describe(position.moved, position.of))
     return _checked_best(record, position, judged.outcome, position.moved + judged.played)
+
+
+def judge_lines(source: str, lines: list[tuple[int, bytes]]
+                ) -> list[tuple[str, str, str, int | None, bool | None, str | None]]:
+    """Each line (its number, its bytes) of the results file `source`, read and checked:
+    its deal, task, verdict, best score and proven flag, and why its claim fails its
+    check (None when it holds; a line written as an error stands as it is). A bad line
+    is an InputError naming the file, line and token, as `iter_results` raises it."""
+    judged = []
+    for number, raw in lines:
+        record = parse_line(raw, source, number)
+        verdict = checked(record)
+        failure = None
+        if verdict.verdict == "error" and record.verdict != "error":
+            failure = f"{record.backend} fails its check ({verdict.reason})"
+        judged.append((record.deal, record.task, record.verdict, record.best,
+                       record.proven, failure))
+    return judged
 
 
 def _checked_best(record: Record, position: Position, outcome: Outcome, score: int) -> Record:
@@ -65,6 +82,10 @@ def _checked_best(record: Record, position: Position, outcome: Outcome, score: i
         return record.with_error(f"unsolvable, but its best {record.best} of {position.of} "
                                  + ("is a win" if won else "is not proven"))
     return record
+
+
+# A card as a line names it: the 52 names of a deck come again on every line.
+_card = lru_cache(maxsize=4096)(parse_card)
 
 
 def derived_position(record: Record) -> Position:

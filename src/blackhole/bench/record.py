@@ -147,6 +147,7 @@ _AFTER_MOVES = _FIELD_NAMES[_FIELD_NAMES.index("moves") + 1:]
 
 # The kinds a move of a results line names (a move without one is a play or a turn).
 MOVE_KINDS = ("park", "unpark")
+_KINDS_READ = (None, *MOVE_KINDS)
 
 
 def record_moves(moves: Iterable[Move]) -> tuple[tuple[str, int | None, str | None], ...]:
@@ -182,11 +183,14 @@ def _moves(raw: object, bad: Any) -> tuple[tuple[str, int | None, str | None], .
         raise bad("moves", what)
     moves = []
     for move in raw:
-        if not (isinstance(move, dict) and isinstance(move.get("card"), str)
-                and (move.get("fan") is None or _fits(move["fan"], "int"))
-                and move.get("kind") in (None, *MOVE_KINDS)):
+        if not isinstance(move, dict):
             raise bad("moves", what)
-        moves.append((move["card"], move.get("fan"), move.get("kind")))
+        card, fan, kind = move.get("card"), move.get("fan"), move.get("kind")
+        if not (isinstance(card, str)
+                and (fan is None or (isinstance(fan, int) and not isinstance(fan, bool)))
+                and kind in _KINDS_READ):
+            raise bad("moves", what)
+        moves.append((card, fan, kind))
     return tuple(moves)
 
 
@@ -252,6 +256,15 @@ def iter_results(path: Path | str, repair_tail: bool = False,
     a bad line: a line that is cut short or corrupted anywhere but at the very end is
     refused, never skipped. With `end`, only the lines within its first `end` bytes."""
     source = str(path)
+    for number, raw in iter_lines(path, repair_tail, end):
+        yield parse_line(raw, source, number)
+
+
+def iter_lines(path: Path | str, repair_tail: bool = False,
+               end: int | None = None) -> Iterator[tuple[int, bytes]]:
+    """The non-blank lines of a results file as read, each with its number (from 1),
+    unparsed (`parse_line` reads one); as `iter_results` reads the file."""
+    source = str(path)
     if repair_tail:
         repair_results_tail(path)
     read = 0
@@ -262,7 +275,7 @@ def iter_results(path: Path | str, repair_tail: bool = False,
                 if end is not None and read > end:
                     return
                 if raw.strip():
-                    yield _parse_line(raw, source, number)
+                    yield number, raw
     except FileNotFoundError:
         raise InputError("no such results file", source) from None
     except IsADirectoryError:
@@ -322,7 +335,9 @@ def _is_json(raw: bytes) -> bool:
     return True
 
 
-def _parse_line(raw: bytes, source: str, number: int) -> Record:
+def parse_line(raw: bytes, source: str, number: int) -> Record:
+    """One line of a results file as a Record; InputError (source, line, token) for a bad
+    one."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:

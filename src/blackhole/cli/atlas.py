@@ -55,6 +55,8 @@ def atlas_build(
     lost_list: Annotated[Path | None, typer.Option(
         help="Also write the lost deals' specs here, one a line: the input of "
              "`bench @FILE --task best`.")] = None,
+    jobs: Annotated[int | None, typer.Option(
+        min=1, help="Processes that check the lines (default: one per core).")] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Build an atlas file from bench results: every deal of the range won, lost (with
@@ -63,7 +65,7 @@ def atlas_build(
     from blackhole.atlas.build import build_atlas, write_atlas, write_lost_list
 
     with user_errors():
-        built = build_atlas(results, first, last)
+        built = build_atlas(results, first, last, jobs)
         write_atlas(built, out)
         if lost_list is not None:
             write_lost_list(built, lost_list)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from blackhole.look import walk
 from blackhole.look.cuts import hall_shortfall, same_rank_beaten
@@ -70,10 +71,20 @@ def cover_graph(problem: Problem) -> CoverGraph:
     talon, in node order) and what covers what, from its precedence pairs."""
     talon = set(problem.talon)
     nodes = tuple(v for v in range(problem.size) if v != problem.start and v not in talon)
+    over, lies_on, below = _covers(nodes, problem.precedence)
+    ranks = tuple(problem.rank[v] for v in nodes)
+    return CoverGraph(nodes, ranks, over, lies_on, same_rank_beaten(ranks, lies_on), below)
+
+
+@lru_cache(maxsize=64)
+def _covers(nodes: tuple[int, ...], precedence: tuple[tuple[int, int], ...]
+            ) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...], tuple[int, ...]]:
+    """The slots' over, under (sorted) and below masks (`CoverGraph`), which depend on the
+    layout's shape alone: worked out once a shape, not once a deal."""
     slot = {v: s for s, v in enumerate(nodes)}
     over = [0] * len(nodes)
     under: list[list[int]] = [[] for _ in nodes]
-    for upper, lower in problem.precedence:
+    for upper, lower in precedence:
         if upper in slot and lower in slot:
             over[slot[lower]] |= 1 << slot[upper]
             under[slot[upper]].append(slot[lower])
@@ -87,10 +98,7 @@ def cover_graph(problem: Problem) -> CoverGraph:
                 mask |= 1 << low | below[low]
             grown = grown or mask != below[s]
             below[s] = mask
-    ranks = tuple(problem.rank[v] for v in nodes)
-    lies_on = tuple(tuple(sorted(slots)) for slots in under)
-    return CoverGraph(nodes, ranks, tuple(over), lies_on, same_rank_beaten(ranks, lies_on),
-                      tuple(below))
+    return tuple(over), tuple(tuple(sorted(slots)) for slots in under), tuple(below)
 
 
 def core_layout(graph: CoverGraph) -> tuple[list[list[int]], list[list[int]],

@@ -381,10 +381,14 @@ def same_rank_beaten(ranks: tuple[int, ...], under: tuple[tuple[int, ...], ...]
     and then y can play y and then x: whatever is played between waits for y too if it
     waits for x. On fans a card lies on the one card under it, so this is the cut over
     fans (`blackhole.look._canonical`): a fan's last card lies on nothing."""
+    of_rank: dict[int, list[int]] = {}  # rank → its slots, in order
+    for y, rank in enumerate(ranks):
+        of_rank.setdefault(rank, []).append(y)
+    lies_on = [set(slots) for slots in under]
     beaten = []
     for x, rank in enumerate(ranks):
-        mine = set(under[x])
-        beaten.append(sum(1 << y for y, other in enumerate(ranks)
-                          if other == rank and y != x and mine <= set(under[y])
+        mine = lies_on[x]
+        beaten.append(sum(1 << y for y in of_rank[rank]
+                          if y != x and mine <= lies_on[y]
                           and (len(under[y]) > len(mine) or y < x)))
     return tuple(beaten)

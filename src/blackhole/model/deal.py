@@ -271,11 +271,12 @@ def check_deck(entries: list[Entry], ranks: int, source: str, hole: Card | None)
         if not 1 <= card.rank <= ranks or card.suit not in SUITS:
             raise InputError(f"card not in a {ranks}-rank deck", source, line,
                              token or str(card))
-        if card in seen:
+        held = len(seen)
+        seen.add(card)
+        if len(seen) == held:  # it was there already (one hash a card, not two)
             reason = "the hole's card cannot also lie on a fan" if card == hole \
                 else "duplicate card"
             raise InputError(reason, source, line, token or str(card))
-        seen.add(card)
     if hole is None and len(seen) < len(SUITS) * ranks:
         missing = sorted(set(deck(ranks)) - seen, key=lambda c: (c.suit, c.rank))
         last_line = max((line for _, line, _ in entries if line is not None), default=None)

@@ -58,6 +58,9 @@ class State(NamedTuple):
     parks: int = 0
 
 
+_MOVE_TYPES = (Card, Move)
+
+
 def check_game(deal: Deal) -> None:
     """An InputError when the deal's game holds a rule feature this engine does not play
     (PLAYS)."""
@@ -224,7 +227,7 @@ def replay(deal: Deal | Position, moves: Sequence[Card | Move | str] | str) -> R
                          token=type(deal).__name__)
     check_game(deal)
     if not (isinstance(moves, list | tuple)
-            and all(isinstance(move, Card | Move) for move in moves)):
+            and all(isinstance(move, _MOVE_TYPES) for move in moves)):
         moves = as_moves(moves)
     state = initial_state(deal)  # as it changes
     total = len(deal.tableau) + (deal.cell is not None)
@@ -248,9 +251,9 @@ def step(deal: Deal, state: State, move: Move) -> tuple[State, Move] | str:
     """The one judgement of a move: the state after it and the move as `legal_moves`
     names it (card, fan, kind), or why it is illegal."""
     card = move.card
-    if move.kind is Kind.TURN or card in deal.talon_at:
+    if move.kind is Kind.TURN or (deal.talon and card in deal.talon_at):
         return _turn(deal, state, move)
-    if move.kind is Kind.UNPARK or (card is not None and card == state.cell):
+    if move.kind is Kind.UNPARK or (state.cell is not None and card == state.cell):
         return _unpark(deal, state, move)
     found = _free_card(deal, state, move)
     if isinstance(found, str):
@@ -260,11 +263,13 @@ def step(deal: Deal, state: State, move: Move) -> tuple[State, Move] | str:
         refused = _cell_refuses(deal, state)
         if refused:
             return f"cannot park {card}: {refused}"
-        return (state._replace(gone=state.gone | 1 << slot, cell=card, parks=state.parks + 1),
-                Move.park(card, home))
+        return (State(state.gone | 1 << slot, state.foundation, state.turned, card,
+                      state.parks + 1), Move(card, home, Kind.PARK))
     if not fits(deal, card, state.foundation):
         return f"{card} is not rank-adjacent to {state.foundation}"
-    return state._replace(gone=state.gone | 1 << slot, foundation=card), \
+    # States and moves are made directly (not `_replace`, `Move.park`): every answer is
+    # replayed, so this is the engine's hot path.
+    return State(state.gone | 1 << slot, card, state.turned, state.cell, state.parks), \
         Move(card, home, Kind.PLAY)
 
 
@@ -280,7 +285,7 @@ def _unpark(deal: Deal, state: State, move: Move) -> tuple[State, Move] | str:
         return f"{card} is in the cell: it goes only onto the hole, never back to a fan"
     if not fits(deal, card, state.foundation):
         return f"{card} (in the cell) is not rank-adjacent to {state.foundation}"
-    return state._replace(foundation=card, cell=None), Move.unpark(card)
+    return State(state.gone, card, state.turned, None, state.parks), Move(card, None, Kind.UNPARK)
 
 
 def _free_card(deal: Deal, state: State, move: Move) -> tuple[int, Card, int] | str:
@@ -331,7 +336,8 @@ def _turn(deal: Deal, state: State, move: Move) -> tuple[State, Move] | str:
         return f"{card} already played"
     elif at != state.turned:
         return f"{card} is not the next talon card ({talon[state.turned]} is)"
-    return state._replace(foundation=card, turned=state.turned + 1), Move.turn(card)
+    return State(state.gone, card, state.turned + 1, state.cell, state.parks), \
+        Move(card, None, Kind.TURN)
 
 
 def outcome(deal: Deal, state: State) -> Outcome:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from blackhole.base.errors import InputError
 from blackhole.model.cards import Card
@@ -105,18 +105,12 @@ class Tableau:
     @cached_property
     def over(self) -> tuple[int, ...]:
         """Slot → the bitmask of the slots covering it (bit s for slot s)."""
-        masks = [0] * len(self.cards)
-        for upper, lower in self.covers:
-            masks[lower] |= 1 << upper
-        return tuple(masks)
+        return self._shape.over
 
     @cached_property
     def under(self) -> tuple[tuple[int, ...], ...]:
         """Slot → the slots it covers."""
-        below: list[list[int]] = [[] for _ in self.cards]
-        for upper, lower in self.covers:
-            below[upper].append(lower)
-        return tuple(tuple(slots) for slots in below)
+        return self._shape.under
 
     @cached_property
     def slot_of(self) -> dict[Card, int]:
@@ -126,18 +120,18 @@ class Tableau:
     def fans(self) -> tuple[tuple[Card, ...], ...] | None:
         """The layout's chains, one a column, bottom → top, when it is made of chains
         (exactly the covers `of_fans` gives, rows numbered from 0); None otherwise."""
-        fans: list[list[tuple[int, Card]]] = [[] for _ in range(self.columns)]
-        for (column, row), card in zip(self.places, self.cards, strict=True):
-            if not 0 <= column < self.columns:
-                return None
-            fans[column].append((row, card))
-        chains = tuple(tuple(card for _, card in sorted(fan, key=lambda e: e[0]))
-                       for fan in fans)
-        if any(sorted(row for row, _ in fan) != list(range(len(fan))) for fan in fans):
+        lengths = self._shape.chains
+        if lengths is None:
             return None
-        if Tableau.of_fans(chains) != self:
-            return None
-        return chains
+        chains, start = [], 0
+        for length in lengths:
+            chains.append(self.cards[start:start + length])
+            start += length
+        return tuple(chains)
+
+    @property
+    def _shape(self) -> _Shape:
+        return _shape_of(self.covers, self.places, self.columns)
 
     @property
     def chains(self) -> bool:
@@ -182,14 +176,55 @@ class Tableau:
     def topological(self) -> list[int]:
         """The slots, each before every slot it covers; fewer than all of them when the
         covers run in a circle (then some card could never be played)."""
-        waiting = [bin(mask).count("1") for mask in self.over]
-        ready = [slot for slot, count in enumerate(waiting) if count == 0]
-        order: list[int] = []
-        while ready:
-            slot = ready.pop()
-            order.append(slot)
-            for lower in self.under[slot]:
-                waiting[lower] -= 1
-                if not waiting[lower]:
-                    ready.append(lower)
-        return order
+        return list(self._shape.order)
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """What a tableau's shape (its covers and places, not its cards) says, worked out once
+    a shape: every deal of a game shares one (`_shape_of`)."""
+
+    over: tuple[int, ...]  # Tableau.over
+    under: tuple[tuple[int, ...], ...]  # Tableau.under
+    order: tuple[int, ...]  # Tableau.topological
+    chains: tuple[int, ...] | None  # each chain's length, when it is made of chains
+
+
+@lru_cache(maxsize=64)
+def _shape_of(covers: tuple[tuple[int, int], ...], places: tuple[Place, ...],
+              columns: int) -> _Shape:
+    size = len(places)
+    masks = [0] * size
+    below: list[list[int]] = [[] for _ in range(size)]
+    for upper, lower in covers:
+        masks[lower] |= 1 << upper
+        below[upper].append(lower)
+    under = tuple(tuple(slots) for slots in below)
+    waiting = [mask.bit_count() for mask in masks]
+    ready = [slot for slot, count in enumerate(waiting) if count == 0]
+    order: list[int] = []
+    while ready:
+        slot = ready.pop()
+        order.append(slot)
+        for lower in under[slot]:
+            waiting[lower] -= 1
+            if not waiting[lower]:
+                ready.append(lower)
+    return _Shape(tuple(masks), under, tuple(order), _chain_lengths(covers, places, columns))
+
+
+def _chain_lengths(covers: tuple[tuple[int, int], ...], places: tuple[Place, ...],
+                   columns: int) -> tuple[int, ...] | None:
+    """Each column's length when the shape is exactly what `Tableau.of_fans` lays out
+    (slots fan by fan, bottom first, each covered by the one on it), else None."""
+    rows: list[list[int]] = [[] for _ in range(columns)]
+    for column, row in places:
+        if not 0 <= column < columns:
+            return None
+        rows[column].append(row)
+    if any(sorted(fan) != list(range(len(fan))) for fan in rows):
+        return None
+    lengths = tuple(len(fan) for fan in rows)
+    laid = [(column, row) for column, length in enumerate(lengths) for row in range(length)]
+    chained = [(slot, slot - 1) for slot, (_, row) in enumerate(laid) if row]
+    return lengths if tuple(laid) == places and tuple(chained) == covers else None
