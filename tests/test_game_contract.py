@@ -29,10 +29,9 @@ from blackhole.model.positions import load_position
 from blackhole.model.rules import initial_state, legal_moves, replay
 from blackhole.model.sources import load_deal
 
-from .helpers import PENDING_GAMES, ROOT, cli, most_fan_cards
+from .helpers import ROOT, cli, most_fan_cards
 
-GAMES = [pytest.param(game, marks=pytest.mark.skip(reason=f"{PENDING_GAMES[name]} under way"))
-         if name in PENDING_GAMES else game for name, game in VARIANTS.items()]
+GAMES = list(VARIANTS.values())
 ENGINES = list(REGISTRY)
 DEALS = range(1, 51)
 # where a game loses fewer than one deal in fifty (TriPeaks loses 3%), its lost deal is
@@ -439,7 +438,7 @@ def test_every_game_of_the_table_is_dealt_and_has_an_atlas() -> None:
     answers for it (else the deals above cannot be chosen)."""
     from blackhole.atlas import shipped_games
 
-    assert set(shipped_games()) == set(VARIANTS) - set(PENDING_GAMES)
+    assert set(shipped_games()) == set(VARIANTS)
 
 
 @pytest.mark.parametrize("game", GAMES, ids=ids)

@@ -36,7 +36,7 @@ from blackhole.model.sources import load_deal
 from blackhole.questions.best import best_score
 from blackhole.questions.pipeline import solve_deal
 
-from .helpers import PENDING_GAMES, cli
+from .helpers import cli
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,8 +52,8 @@ GOLF_PORTAL = dataclasses.replace(GOLF, name="golf-portal-test",
                                   title="Golf with a portal (test)",
                                 rules=PortalRules(*dataclasses.astuple(GOLF.rules), portal=1))
 ODD_GAMES = (PORTAL, GOLF_PORTAL)
-# the games of the table every engine's declaration is held to (PENDING_GAMES are built)
-CURRENT = [game for name, game in VARIANTS.items() if name not in PENDING_GAMES]
+# the games of the table every engine's declaration is held to
+CURRENT = list(VARIANTS.values())
 
 
 def deal_of(game: Variant, spec: str):
